@@ -1,0 +1,384 @@
+//! `lorebook`: the command-line tool over the lorebook engine.
+//!
+//! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME] [--seed N] [--json]`
+//! - `lorebook tokens FILE [--model NAME]`
+//!
+//! Errors go to stderr with exit status 1; usage errors exit with 2.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use lorebook_engine::chat::{self, ChatOptions, Message};
+use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, Source};
+use lorebook_engine::model::Book;
+use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::prompt::Block;
+use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};
+use serde_json::{json, Value};
+
+mod books;
+
+#[derive(Parser)]
+#[command(
+    name = "lorebook",
+    version,
+    about = "Preview, inspect and count lorebooks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Shows which entries a chat activates, why, and how the budget is spent.
+    Preview(PreviewArgs),
+    /// Counts tokens of a text file, or of every entry body of a book.
+    Tokens {
+        file: PathBuf,
+        #[arg(long, default_value = DEFAULT_MODEL)]
+        model: String,
+    },
+}
+
+#[derive(clap::Args)]
+struct PreviewArgs {
+    /// Books to attach, scanned together; their position is their index.
+    #[arg(required = true)]
+    books: Vec<PathBuf>,
+    /// The chat: OpenAI JSON, SillyTavern .jsonl or plain `Name: text` lines.
+    #[arg(long)]
+    chat: PathBuf,
+    /// Which request to show (1…M; 0 is the empty chat). Default: the last.
+    #[arg(long, conflicts_with = "log")]
+    request: Option<usize>,
+    /// Shows every request 1…M of the chat.
+    #[arg(long)]
+    log: bool,
+    /// The model whose tokenizer counts the budget.
+    #[arg(long, default_value = DEFAULT_MODEL)]
+    model: String,
+    /// Seed of the probability rolls.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Names that are the user in plain-text chats (repeatable).
+    #[arg(long = "user-name")]
+    user_names: Vec<String>,
+    /// Replaces the template's system prompt ("" drops it).
+    #[arg(long)]
+    system_prompt: Option<String>,
+    /// Position of the lorebook slot among the template's blocks (0-based).
+    #[arg(long)]
+    slot: Option<usize>,
+    /// One JSON object per request (one per line with --log).
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Preview(args) => preview(args),
+        Command::Tokens { file, model } => tokens(&file, &model),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: not UTF-8 text (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String> {
+    let text = read_text(path)?;
+    let mut options = ChatOptions::default();
+    if !user_names.is_empty() {
+        options.user_names = user_names.to_vec();
+    }
+    let chat = chat::parse(&text, &options).map_err(|e| format!("{}: {e}", path.display()))?;
+    for w in &chat.warnings {
+        eprintln!("warning: {}: {w}", path.display());
+    }
+    Ok(chat.messages)
+}
+
+fn preview(args: PreviewArgs) -> Result<(), String> {
+    let mut books = Vec::new();
+    for path in &args.books {
+        let (book, notes) = books::load(path)?;
+        for n in notes {
+            eprintln!("note: {}: {n}", path.display());
+        }
+        books.push(book);
+    }
+    let chat = load_chat(&args.chat, &args.user_names)?;
+    let mut settings = Settings {
+        seed: args.seed,
+        model: args.model.clone(),
+        ..Settings::default()
+    };
+    encoding_for_model(&args.model)?;
+    if let Some(text) = &args.system_prompt {
+        for b in &mut settings.template.blocks {
+            if let Block::SystemPrompt { text: t } = b {
+                *t = text.clone();
+            }
+        }
+    }
+    if let Some(slot) = args.slot {
+        settings.template.move_lorebook(slot);
+    }
+    let mut p = Preview::new(&books, settings);
+    let results = if args.log {
+        p.log(&chat)
+    } else {
+        let k = args.request.unwrap_or(chat.len());
+        if k > chat.len() {
+            return Err(format!(
+                "--request {k} is past the end of the chat ({} messages)",
+                chat.len()
+            ));
+        }
+        vec![p.request(&chat, k)]
+    };
+    for r in &results {
+        if args.json {
+            println!("{}", to_json(r, &books, &chat));
+        } else {
+            print!("{}", render(r, &books, &chat, &p, &args.model));
+        }
+    }
+    Ok(())
+}
+
+fn comment(books: &[Book], book: usize, id: u64) -> String {
+    books
+        .get(book)
+        .and_then(|b| b.entry(id))
+        .map(|e| e.display_name().to_string())
+        .unwrap_or_default()
+}
+
+/// The documented JSON object of one request (see the README).
+fn to_json(r: &RequestResult, books: &[Book], _chat: &[Message]) -> Value {
+    let injected: Vec<Value> = r
+        .injected
+        .iter()
+        .map(|i| {
+            json!({
+                "book": i.book,
+                "id": i.id,
+                "comment": comment(books, i.book, i.id),
+                "role": i.role,
+                "tokens": i.tokens,
+                "order": i.order,
+                "priority": i.priority,
+                "constant": i.constant,
+                "roll": i.roll,
+                "reason": i.reason,
+            })
+        })
+        .collect();
+    let dropped: Vec<Value> = r
+        .dropped
+        .iter()
+        .map(|d| {
+            json!({
+                "book": d.book,
+                "id": d.id,
+                "comment": comment(books, d.book, d.id),
+                "reason": d.reason,
+            })
+        })
+        .collect();
+    let messages: Vec<Value> = r
+        .messages
+        .iter()
+        .map(|m| json!({"role": m.role, "content": m.content, "origin": m.origin}))
+        .collect();
+    json!({
+        "request": r.request,
+        "budget": r.budget,
+        "passes": r.passes,
+        "injected": injected,
+        "dropped": dropped,
+        "messages": messages,
+    })
+}
+
+fn describe_match(m: &KeyMatch, books: &[Book], chat: &[Message]) -> String {
+    let place = match m.source {
+        Source::Message { index } => {
+            let speaker = chat
+                .get(index)
+                .and_then(|c| c.name.clone())
+                .unwrap_or_else(|| {
+                    chat.get(index)
+                        .map(|c| c.role.as_str().to_string())
+                        .unwrap_or_default()
+                });
+            format!("message {} ({speaker})", index + 1)
+        }
+        Source::Entry { book, id } => {
+            format!("the body of [{book}:{id}] {}", comment(books, book, id))
+        }
+    };
+    format!(
+        "key \"{}\" in {place} at bytes {}..{} (pass {})",
+        m.key, m.start, m.end, m.pass
+    )
+}
+
+fn describe_activation(a: &Activation, books: &[Book], chat: &[Message]) -> String {
+    match a {
+        Activation::Constant => "constant".into(),
+        Activation::Kept { since_request } => {
+            format!("kept by @@keep since request {since_request}")
+        }
+        Activation::Key { primary, secondary } => {
+            let mut s = describe_match(primary, books, chat);
+            for m in secondary {
+                s.push_str(&format!("; secondary {}", describe_match(m, books, chat)));
+            }
+            s
+        }
+    }
+}
+
+fn describe_drop(d: &DropReason, books: &[Book], chat: &[Message]) -> String {
+    match d {
+        DropReason::Disabled => "disabled".into(),
+        DropReason::Gated { decorator, detail } => format!("gated by @@{decorator}: {detail}"),
+        DropReason::NoMatch { no_keys: true, .. } => "no match: the entry has no keys".into(),
+        DropReason::NoMatch {
+            recursion_stopped: true,
+            ..
+        } => "no match: its key is only in a body from the last recursion pass (recursion stopped)"
+            .into(),
+        DropReason::NoMatch { .. } => "no match".into(),
+        DropReason::Secondary { logic, matched, .. } => format!(
+            "secondary logic {logic} failed ({} secondary key(s) matched)",
+            matched.len()
+        ),
+        DropReason::Probability { roll, chance, .. } => {
+            format!("probability: rolled {roll}, needed below {chance}")
+        }
+        DropReason::Budget {
+            needed,
+            left,
+            activation,
+        } => format!(
+            "budget: needs {needed} tokens, {left} left (activated: {})",
+            describe_activation(activation, books, chat)
+        ),
+    }
+}
+
+fn render(r: &RequestResult, books: &[Book], chat: &[Message], p: &Preview, model: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let encoding = encoding_for_model(model).map(|e| e.name()).unwrap_or("?");
+    let _ = writeln!(
+        out,
+        "Request {} of {} · budget {}/{} tokens ({model}, {encoding}){}{}",
+        r.request,
+        chat.len(),
+        r.budget.used,
+        r.budget.limit,
+        if r.passes > 0 {
+            format!(" · {} recursion pass(es)", r.passes)
+        } else {
+            String::new()
+        },
+        if r.budget.over_by_constants {
+            " · WARNING: constant entries alone exceed the budget"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(out, "Injected ({}), in placement order:", r.injected.len());
+    for (n, i) in r.injected.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {:>2}. [{}:{}] {}  role {}  order {}  priority {}  {} tokens{}",
+            n + 1,
+            i.book,
+            i.id,
+            comment(books, i.book, i.id),
+            i.role.as_str(),
+            i.order,
+            i.priority,
+            i.tokens,
+            if i.constant { "  constant" } else { "" }
+        );
+        let _ = writeln!(out, "      {}", describe_activation(&i.reason, books, chat));
+    }
+    let _ = writeln!(out, "Dropped ({}):", r.dropped.len());
+    for d in &r.dropped {
+        let _ = writeln!(
+            out,
+            "      [{}:{}] {} — {}",
+            d.book,
+            d.id,
+            comment(books, d.book, d.id),
+            describe_drop(&d.reason, books, chat)
+        );
+    }
+    for e in &p.index().entries {
+        for diag in &e.diagnostics {
+            let line = diag.line.map(|l| format!(" line {l}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  diagnostic [{}:{}]{line}: {}",
+                e.book, e.id, diag.message
+            );
+        }
+    }
+    let _ = writeln!(out, "Messages ({}):", r.messages.len());
+    for m in &r.messages {
+        let _ = writeln!(
+            out,
+            "  {:>9}: {}",
+            m.role,
+            m.content.replace('\n', "\n             ")
+        );
+    }
+    out.push('\n');
+    out
+}
+
+fn tokens(path: &Path, model: &str) -> Result<(), String> {
+    let encoding = encoding_for_model(model)?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Ok((book, _)) = books::from_bytes(&bytes) {
+        let mut total = 0u64;
+        for e in &book.entries {
+            let body = lorebook_engine::decorators::parse(&e.content).body;
+            let n = encoding.count(body);
+            total += n as u64;
+            println!("{n:>7}  [{}] {}", e.id, e.display_name());
+        }
+        println!(
+            "{total:>7}  total ({} entries, {model}, {})",
+            book.entries.len(),
+            encoding.name()
+        );
+        return Ok(());
+    }
+    let text = read_text(path)?;
+    println!("{}", encoding.count(&text));
+    Ok(())
+}

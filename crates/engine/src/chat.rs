@@ -1,0 +1,424 @@
+//! Chats: the messages a preview scans, parsed from the formats authors have.
+//!
+//! - OpenAI-style JSON: `[{role, content}]` or `{"messages": [...]}`.
+//! - SillyTavern `.jsonl`: a metadata line, then `{name, is_user, mes}` lines.
+//! - Plain pasted text, where a line `Name: text` starts a message; names in
+//!   [`ChatOptions::user_names`] are the user, any other name the character.
+//!
+//! [`parse`] picks the format from the content.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Speaker {
+    System,
+    User,
+    Assistant,
+}
+
+impl Speaker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Speaker::System => "system",
+            Speaker::User => "user",
+            Speaker::Assistant => "assistant",
+        }
+    }
+}
+
+/// One chat message. Only `text` is ever scanned, never the name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Message {
+    pub role: Speaker,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub text: String,
+}
+
+/// A parsed chat and what was skipped on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Chat {
+    pub messages: Vec<Message>,
+    /// Lines or items that were skipped, with their place.
+    pub warnings: Vec<String>,
+}
+
+/// How plain text is split into messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct ChatOptions {
+    /// Speaker names that are the user (compared case-insensitively).
+    pub user_names: Vec<String>,
+}
+
+impl Default for ChatOptions {
+    fn default() -> Self {
+        ChatOptions {
+            user_names: vec!["User".into(), "You".into(), "{{user}}".into()],
+        }
+    }
+}
+
+/// A chat that could not be read; `line` is 1-based.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatError {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ChatError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "chat line {l}: {}", self.message),
+            None => write!(f, "chat: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ChatError {}
+
+fn err(line: Option<usize>, message: impl Into<String>) -> ChatError {
+    ChatError {
+        line,
+        message: message.into(),
+    }
+}
+
+/// Parses a chat, choosing the format from the content.
+pub fn parse(text: &str, options: &ChatOptions) -> Result<Chat, ChatError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        return parse_openai(text);
+    }
+    if trimmed.starts_with('{') {
+        // One JSON document with "messages", or JSON lines.
+        let first_line = trimmed.lines().next().unwrap_or("");
+        let first: Result<Value, _> = serde_json::from_str(first_line);
+        let multi_line = trimmed.lines().filter(|l| !l.trim().is_empty()).count() > 1;
+        if first.is_ok() && multi_line {
+            return parse_jsonl(text);
+        }
+        if let Ok(Value::Object(o)) = &first {
+            if !o.contains_key("messages") && (o.contains_key("mes") || o.contains_key("user_name"))
+            {
+                return parse_jsonl(text);
+            }
+        }
+        return parse_openai(text);
+    }
+    Ok(parse_plain(text, options))
+}
+
+/// OpenAI-style JSON.
+pub fn parse_openai(text: &str) -> Result<Chat, ChatError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        err(
+            Some(e.line()),
+            format!(
+                "malformed JSON at column {}: {}",
+                e.column(),
+                strip_location(&e)
+            ),
+        )
+    })?;
+    let items = match value {
+        Value::Array(a) => a,
+        Value::Object(mut o) => match o.remove("messages") {
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(err(
+                    None,
+                    "expected an array of messages or {\"messages\": [...]}",
+                ))
+            }
+        },
+        _ => {
+            return Err(err(
+                None,
+                "expected an array of messages or {\"messages\": [...]}",
+            ))
+        }
+    };
+    let mut chat = Chat::default();
+    for (i, item) in items.into_iter().enumerate() {
+        let Value::Object(o) = item else {
+            return Err(err(None, format!("message {i} is not an object")));
+        };
+        let role = match o.get("role").and_then(Value::as_str) {
+            Some("user") => Speaker::User,
+            Some("assistant") => Speaker::Assistant,
+            Some("system") | Some("developer") => Speaker::System,
+            Some("tool") | Some("function") => {
+                chat.warnings
+                    .push(format!("message {i}: tool message skipped"));
+                continue;
+            }
+            Some(other) => return Err(err(None, format!("message {i}: unknown role \"{other}\""))),
+            None => return Err(err(None, format!("message {i}: missing \"role\""))),
+        };
+        let text = match o.get("content") {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Some(Value::Null) | None => String::new(),
+            Some(_) => return Err(err(None, format!("message {i}: \"content\" must be text"))),
+        };
+        let name = o.get("name").and_then(Value::as_str).map(str::to_string);
+        chat.messages.push(Message { role, name, text });
+    }
+    Ok(chat)
+}
+
+/// SillyTavern `.jsonl`.
+pub fn parse_jsonl(text: &str) -> Result<Chat, ChatError> {
+    let mut chat = Chat::default();
+    let mut seen_header = false;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            err(
+                Some(n),
+                format!(
+                    "malformed JSON at column {}: {}",
+                    e.column(),
+                    strip_location(&e)
+                ),
+            )
+        })?;
+        let Value::Object(o) = value else {
+            return Err(err(Some(n), "expected a JSON object"));
+        };
+        let Some(mes) = o.get("mes") else {
+            if !seen_header && chat.messages.is_empty() {
+                seen_header = true;
+            } else {
+                chat.warnings
+                    .push(format!("line {n}: not a message (no \"mes\"); skipped"));
+            }
+            continue;
+        };
+        let Some(mes) = mes.as_str() else {
+            return Err(err(Some(n), "\"mes\" must be text"));
+        };
+        let is_user = o.get("is_user").and_then(Value::as_bool).unwrap_or(false);
+        let is_system = o.get("is_system").and_then(Value::as_bool).unwrap_or(false);
+        let role = if is_user {
+            Speaker::User
+        } else if is_system {
+            Speaker::System
+        } else {
+            Speaker::Assistant
+        };
+        chat.messages.push(Message {
+            role,
+            name: o.get("name").and_then(Value::as_str).map(str::to_string),
+            text: mes.to_string(),
+        });
+    }
+    Ok(chat)
+}
+
+/// Plain text: `Name: text` lines start messages; other lines continue the
+/// current message. Text before the first name line is one user message.
+pub fn parse_plain(text: &str, options: &ChatOptions) -> Chat {
+    let mut chat = Chat::default();
+    let mut current: Option<Message> = None;
+    let mut pending = String::new();
+    for line in text.lines() {
+        if let Some((name, rest)) = speaker_prefix(line) {
+            flush(&mut chat, current.take(), &mut pending);
+            let role = if options
+                .user_names
+                .iter()
+                .any(|u| u.eq_ignore_ascii_case(name))
+            {
+                Speaker::User
+            } else {
+                Speaker::Assistant
+            };
+            current = Some(Message {
+                role,
+                name: Some(name.to_string()),
+                text: String::new(),
+            });
+            pending.push_str(rest);
+        } else {
+            if !pending.is_empty() || current.is_some() {
+                pending.push('\n');
+            }
+            pending.push_str(line);
+        }
+    }
+    flush(&mut chat, current, &mut pending);
+    chat
+}
+
+fn flush(chat: &mut Chat, current: Option<Message>, pending: &mut String) {
+    let text = std::mem::take(pending).trim().to_string();
+    match current {
+        Some(mut m) => {
+            m.text = text;
+            chat.messages.push(m);
+        }
+        None if !text.is_empty() => chat.messages.push(Message {
+            role: Speaker::User,
+            name: None,
+            text,
+        }),
+        None => {}
+    }
+}
+
+/// `Name: rest` where the name is 1–40 characters, does not start with a
+/// space and holds no colon; URLs (`http://`) are not names.
+fn speaker_prefix(line: &str) -> Option<(&str, &str)> {
+    let colon = line.find(':')?;
+    let name = &line[..colon];
+    let rest = &line[colon + 1..];
+    if name.is_empty()
+        || name.starts_with(char::is_whitespace)
+        || name.chars().count() > 40
+        || name.trim().is_empty()
+        || rest.starts_with("//")
+        || name.split_whitespace().count() > 4
+    {
+        return None;
+    }
+    Some((name.trim_end(), rest.strip_prefix(' ').unwrap_or(rest)))
+}
+
+fn strip_location(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roles(chat: &Chat) -> Vec<(Speaker, &str)> {
+        chat.messages
+            .iter()
+            .map(|m| (m.role, m.text.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn plain_text() {
+        let chat = parse(
+            "User: hi there\nmore\nAria: hello\n\n{{user}}: ok\nyou: lower\nhttp://x.y: no",
+            &ChatOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            roles(&chat),
+            vec![
+                (Speaker::User, "hi there\nmore"),
+                (Speaker::Assistant, "hello"),
+                (Speaker::User, "ok"),
+                (Speaker::User, "lower\nhttp://x.y: no"),
+            ]
+        );
+        assert_eq!(chat.messages[1].name.as_deref(), Some("Aria"));
+        let lone = parse("just some words", &ChatOptions::default()).unwrap();
+        assert_eq!(roles(&lone), vec![(Speaker::User, "just some words")]);
+        assert!(parse("  \n", &ChatOptions::default())
+            .unwrap()
+            .messages
+            .is_empty());
+        let custom = ChatOptions {
+            user_names: vec!["Rin".into()],
+        };
+        assert_eq!(
+            parse("Rin: a\nUser: b", &custom).unwrap().messages[1].role,
+            Speaker::Assistant
+        );
+    }
+
+    #[test]
+    fn openai_json() {
+        let a = parse(r#"[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":[{"type":"text","text":"a"}]}]"#, &ChatOptions::default()).unwrap();
+        assert_eq!(
+            roles(&a),
+            vec![
+                (Speaker::System, "s"),
+                (Speaker::User, "u"),
+                (Speaker::Assistant, "a")
+            ]
+        );
+        let b = parse(
+            r#"{"messages":[{"role":"user","content":"u","name":"Bo"}]}"#,
+            &ChatOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(b.messages[0].name.as_deref(), Some("Bo"));
+        let e = parse(
+            "[\n{\"role\": \"user\",\n \"content\": }]",
+            &ChatOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(3));
+        let e = parse(
+            r#"[{"role":"narrator","content":"x"}]"#,
+            &ChatOptions::default(),
+        )
+        .unwrap_err();
+        assert!(e.message.contains("unknown role"), "{e}");
+    }
+
+    #[test]
+    fn sillytavern_jsonl() {
+        let text = "{\"user_name\":\"You\",\"character_name\":\"Aria\"}\n{\"name\":\"Aria\",\"is_user\":false,\"mes\":\"hi\"}\n{\"system\":\"odd\"}\n{\"name\":\"You\",\"is_user\":true,\"mes\":\"yo\"}\n";
+        let c = parse(text, &ChatOptions::default()).unwrap();
+        assert_eq!(
+            roles(&c),
+            vec![(Speaker::Assistant, "hi"), (Speaker::User, "yo")]
+        );
+        assert_eq!(c.warnings.len(), 1);
+        assert!(c.warnings[0].contains("line 3"));
+        let e = parse(
+            "{\"user_name\":\"a\"}\n{\"mes\": 1}\n{\"mes\":\"x\"",
+            &ChatOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = parse(
+            "{\"user_name\":\"a\"}\n{\"mes\":\"x\"",
+            &ChatOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn corpus_chats_parse() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/chats");
+        let Ok(files) = std::fs::read_dir(&dir) else {
+            panic!("corpus missing at {}", dir.display());
+        };
+        for f in files {
+            let path = f.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let chat = parse(&text, &ChatOptions::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!chat.messages.is_empty(), "{}", path.display());
+        }
+    }
+}

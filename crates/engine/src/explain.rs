@@ -1,0 +1,183 @@
+//! Why each entry is in or out of a request: the result types of a preview.
+//!
+//! Every entry of every attached book appears in a [`RequestResult`] exactly
+//! once: in `injected` (with how it activated) or in `dropped` (with the
+//! reason). These types are serialized as-is for the CLI's `--json` and the
+//! desktop app.
+
+use serde::Serialize;
+
+use crate::model::Role;
+use crate::prompt::PromptMessage;
+
+/// Where a key matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Source {
+    /// A chat message, by its 0-based position in the chat.
+    Message { index: usize },
+    /// The body of an entry activated in an earlier pass.
+    Entry { book: usize, id: u64 },
+}
+
+/// One key's match: which key, where, and the byte range of the matched text
+/// in the message or in the source entry's body.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct KeyMatch {
+    pub key: String,
+    pub source: Source,
+    pub start: usize,
+    pub end: usize,
+    /// 0 for the chat scan, 1–3 for recursion passes.
+    pub pass: u8,
+}
+
+/// How an entry activated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Activation {
+    /// A constant entry: no key check.
+    Constant,
+    /// Kept by `@@keep` since the request it first matched in.
+    Kept { since_request: usize },
+    /// A primary key matched (and, if selective, the secondary logic held).
+    Key {
+        primary: KeyMatch,
+        /// The secondary keys that matched, when the entry is selective.
+        secondary: Vec<KeyMatch>,
+    },
+}
+
+impl Activation {
+    /// The pass it activated in.
+    pub fn pass(&self) -> u8 {
+        match self {
+            Activation::Key { primary, .. } => primary.pass,
+            _ => 0,
+        }
+    }
+}
+
+/// A probability roll: `roll` in 0–99 passes when below `chance`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Roll {
+    pub roll: u8,
+    pub chance: u8,
+}
+
+/// Why an entry is out of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum DropReason {
+    Disabled,
+    /// A gate decorator kept it out.
+    Gated {
+        /// The decorator's name, e.g. `activate_only_after`.
+        decorator: String,
+        detail: String,
+    },
+    /// No primary key matched its window (nor, with recursion, a body).
+    NoMatch {
+        /// A key appears only in a body activated in the last pass, which
+        /// recursion does not scan.
+        recursion_stopped: bool,
+        /// The entry has no usable primary key at all.
+        no_keys: bool,
+    },
+    /// A primary key matched but the secondary logic failed.
+    Secondary {
+        logic: String,
+        primary: KeyMatch,
+        /// The secondary keys that did match.
+        matched: Vec<KeyMatch>,
+    },
+    /// It activated but lost its probability roll.
+    Probability {
+        roll: u8,
+        chance: u8,
+        activation: Activation,
+    },
+    /// It activated but did not fit the token budget.
+    Budget {
+        needed: u32,
+        left: u32,
+        activation: Activation,
+    },
+}
+
+impl DropReason {
+    /// The `kind` tag as the JSON output spells it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DropReason::Disabled => "disabled",
+            DropReason::Gated { .. } => "gated",
+            DropReason::NoMatch { .. } => "no_match",
+            DropReason::Secondary { .. } => "secondary",
+            DropReason::Probability { .. } => "probability",
+            DropReason::Budget { .. } => "budget",
+        }
+    }
+}
+
+/// An entry that goes into the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Injected {
+    /// Position of the book among the attached books.
+    pub book: usize,
+    pub id: u64,
+    /// Effective role, order and priority (decorators applied).
+    pub role: Role,
+    pub order: i64,
+    pub priority: i64,
+    pub tokens: u32,
+    pub constant: bool,
+    /// The roll it passed, when it has `@@probability`.
+    pub roll: Option<Roll>,
+    pub reason: Activation,
+}
+
+/// An entry left out, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Dropped {
+    pub book: usize,
+    pub id: u64,
+    pub reason: DropReason,
+}
+
+/// The budget of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct BudgetUse {
+    /// The largest `token_budget` of the attached books.
+    pub limit: u32,
+    /// Tokens of every kept entry.
+    pub used: u32,
+    /// Tokens of the kept constant entries.
+    pub constants: u32,
+    /// Constants alone exceed the limit: nothing else was kept.
+    pub over_by_constants: bool,
+}
+
+/// Everything about one request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RequestResult {
+    /// 1-based: request k sees the first k messages (0 = empty chat).
+    pub request: usize,
+    pub budget: BudgetUse,
+    /// Kept entries, in placement order.
+    pub injected: Vec<Injected>,
+    /// Every other entry, in book order.
+    pub dropped: Vec<Dropped>,
+    /// The messages the model receives.
+    pub messages: Vec<PromptMessage>,
+    /// How many recursion passes ran (0 when recursion is off).
+    pub passes: u8,
+}

@@ -1,0 +1,509 @@
+//! The native file: a character-card-v3 standalone lorebook (SPEC §7).
+//!
+//! ```json
+//! {"spec": "lorebook_v3", "data": {"name": "…", "entries": [{"id": 0, …}]}}
+//! ```
+//!
+//! Fields v3 has no place for live in the entry's `extensions` under the
+//! names SillyTavern reads there: `match_whole_words`, `role` (0/1/2) and
+//! `selectiveLogic` (0–3). Every field the model does not own is kept in
+//! `extra` and written back, so load → save keeps the file's meaning.
+
+use serde_json::{json, Value};
+
+use super::{parse_json, FormatError};
+use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
+
+/// The `spec` value of the native file.
+pub const SPEC: &str = "lorebook_v3";
+
+/// Book-level fields the model owns.
+const BOOK_FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "scan_depth",
+    "token_budget",
+    "recursive_scanning",
+    "extensions",
+    "entries",
+];
+
+/// Entry-level fields the model owns.
+const ENTRY_FIELDS: &[&str] = &[
+    "id",
+    "keys",
+    "secondary_keys",
+    "selective",
+    "constant",
+    "enabled",
+    "case_sensitive",
+    "use_regex",
+    "insertion_order",
+    "priority",
+    "comment",
+    "content",
+    "extensions",
+];
+
+/// Loads a native file. Returns the book and notes about values that were
+/// repaired (clamped settings, missing or duplicate ids).
+pub fn load(bytes: &[u8]) -> Result<(Book, Vec<String>), FormatError> {
+    let value = parse_json(bytes)?;
+    from_value(value)
+}
+
+/// Reads the native JSON value.
+pub fn from_value(value: Value) -> Result<(Book, Vec<String>), FormatError> {
+    let Value::Object(mut top) = value else {
+        return Err(FormatError::Shape(
+            "expected a JSON object with \"spec\": \"lorebook_v3\"".into(),
+        ));
+    };
+    match top.get("spec") {
+        Some(Value::String(s)) if s == SPEC => {}
+        Some(other) => {
+            return Err(FormatError::Shape(format!(
+                "this is not a native lorebook: \"spec\" is {other}, expected \"{SPEC}\""
+            )))
+        }
+        None => {
+            return Err(FormatError::Shape(format!(
+                "this is not a native lorebook: no \"spec\": \"{SPEC}\""
+            )))
+        }
+    }
+    top.remove("spec");
+    let data = match top.remove("data") {
+        Some(Value::Object(d)) => d,
+        Some(_) => return Err(FormatError::field("data", "must be an object")),
+        None => return Err(FormatError::Shape("the file has no \"data\" object".into())),
+    };
+    let (mut book, notes) = book_from_object(data, "data")?;
+    book.wrapper_extra = top;
+    Ok((book, notes))
+}
+
+/// Reads a v3 `character_book`-shaped object (also used by card formats).
+pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<String>), FormatError> {
+    let mut notes = Vec::new();
+    let mut book = Book {
+        name: take_string(&mut data, "name", path)?.unwrap_or_default(),
+        description: take_string(&mut data, "description", path)?.unwrap_or_default(),
+        ..Book::default()
+    };
+    if let Some(d) = take_u64(&mut data, "scan_depth", path)? {
+        book.scan_depth = d.min(u32::MAX as u64) as u32;
+    }
+    if let Some(b) = take_u64(&mut data, "token_budget", path)? {
+        book.token_budget = b.min(u32::MAX as u64) as u32;
+    }
+    if let Some(r) = take_bool(&mut data, "recursive_scanning", path)? {
+        book.recursive_scanning = r;
+    }
+    book.extensions = take_object(&mut data, "extensions", path)?.unwrap_or_default();
+    let entries = match data.remove("entries") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a,
+        Some(_) => {
+            return Err(FormatError::field(
+                format!("{path}.entries"),
+                "must be an array",
+            ))
+        }
+    };
+    for (i, raw) in entries.into_iter().enumerate() {
+        let epath = format!("{path}.entries[{i}]");
+        let Value::Object(obj) = raw else {
+            return Err(FormatError::field(epath, "must be an object"));
+        };
+        book.entries.push(entry_from_object(obj, &epath)?);
+    }
+    book.extra = data;
+    notes.extend(book.clamp_settings());
+    notes.extend(fix_ids(&mut book));
+    Ok((book, notes))
+}
+
+/// Placeholder for entries whose id was missing; replaced by [`fix_ids`].
+const NO_ID: u64 = u64::MAX;
+
+fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, FormatError> {
+    let mut e = Entry {
+        // The v3 default: a file without match_whole_words has it off.
+        whole_words: false,
+        ..Entry::default()
+    };
+    e.id = match obj.remove("id") {
+        None | Some(Value::Null) => NO_ID,
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n < NO_ID) => {
+            n.as_u64().unwrap_or(NO_ID)
+        }
+        Some(Value::String(s)) if s.trim().parse::<u64>().is_ok_and(|n| n < NO_ID) => {
+            s.trim().parse().unwrap_or(NO_ID)
+        }
+        Some(other) => {
+            // A non-numeric id cannot be ours; keep it so nothing is lost.
+            obj.insert("original_id".into(), other);
+            NO_ID
+        }
+    };
+    e.keys = take_keys(&mut obj, "keys", path)?;
+    e.secondary_keys = take_keys(&mut obj, "secondary_keys", path)?;
+    e.selective = take_bool(&mut obj, "selective", path)?.unwrap_or(false);
+    e.constant = take_bool(&mut obj, "constant", path)?.unwrap_or(false);
+    e.enabled = take_bool(&mut obj, "enabled", path)?.unwrap_or(true);
+    e.case_sensitive = take_bool(&mut obj, "case_sensitive", path)?.unwrap_or(false);
+    e.use_regex = take_bool(&mut obj, "use_regex", path)?.unwrap_or(false);
+    e.order = take_i64(&mut obj, "insertion_order", path)?.unwrap_or(e.order);
+    e.priority = take_i64(&mut obj, "priority", path)?.unwrap_or(e.priority);
+    e.comment = take_string(&mut obj, "comment", path)?.unwrap_or_default();
+    e.content = take_string(&mut obj, "content", path)?.unwrap_or_default();
+    let mut ext = take_object(&mut obj, "extensions", path)?.unwrap_or_default();
+    let xpath = format!("{path}.extensions");
+    if let Some(w) = take_bool(&mut ext, "match_whole_words", &xpath)? {
+        e.whole_words = w;
+    }
+    if let Some(r) = ext.get("role") {
+        if let Some(role) = r.as_u64().and_then(Role::from_st) {
+            e.role = role;
+            ext.remove("role");
+        } else if r.is_null() {
+            ext.remove("role");
+        }
+        // Any other value is not ours to interpret: it stays in extensions.
+    }
+    if let Some(l) = ext.get("selectiveLogic") {
+        if let Some(logic) = l.as_u64().and_then(SecondaryLogic::from_st) {
+            e.secondary_logic = logic;
+            ext.remove("selectiveLogic");
+        } else if l.is_null() {
+            ext.remove("selectiveLogic");
+        }
+    }
+    e.extensions = ext;
+    e.extra = obj;
+    Ok(e)
+}
+
+/// Gives entries without an id, or with a repeated one, the next free id.
+fn fix_ids(book: &mut Book) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut next = book
+        .entries
+        .iter()
+        .filter(|e| e.id != NO_ID)
+        .map(|e| e.id + 1)
+        .max()
+        .unwrap_or(0);
+    for (i, e) in book.entries.iter_mut().enumerate() {
+        if e.id == NO_ID || !seen.insert(e.id) {
+            if e.id != NO_ID {
+                notes.push(format!(
+                    "entry {i}: id {} is used twice; given id {next}",
+                    e.id
+                ));
+            } else {
+                notes.push(format!("entry {i}: no usable id; given id {next}"));
+            }
+            e.id = next;
+            seen.insert(next);
+            next += 1;
+        }
+    }
+    notes
+}
+
+/// Serializes a book as the native file.
+pub fn to_value(book: &Book) -> Value {
+    let mut top = Object::new();
+    top.insert("spec".into(), json!(SPEC));
+    top.insert("data".into(), Value::Object(book_to_object(book)));
+    for (k, v) in &book.wrapper_extra {
+        if k != "spec" && k != "data" {
+            top.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(top)
+}
+
+/// The v3 `character_book` object of a book (also used by card formats).
+pub fn book_to_object(book: &Book) -> Object {
+    let mut data = Object::new();
+    data.insert("name".into(), json!(book.name));
+    data.insert("description".into(), json!(book.description));
+    data.insert("scan_depth".into(), json!(book.scan_depth));
+    data.insert("token_budget".into(), json!(book.token_budget));
+    data.insert("recursive_scanning".into(), json!(book.recursive_scanning));
+    data.insert("extensions".into(), Value::Object(book.extensions.clone()));
+    data.insert(
+        "entries".into(),
+        Value::Array(
+            book.entries
+                .iter()
+                .map(|e| Value::Object(entry_to_object(e)))
+                .collect(),
+        ),
+    );
+    for (k, v) in &book.extra {
+        if !BOOK_FIELDS.contains(&k.as_str()) {
+            data.insert(k.clone(), v.clone());
+        }
+    }
+    data
+}
+
+fn entry_to_object(e: &Entry) -> Object {
+    let mut o = Object::new();
+    o.insert("id".into(), json!(e.id));
+    o.insert("keys".into(), json!(e.keys));
+    o.insert("secondary_keys".into(), json!(e.secondary_keys));
+    o.insert("selective".into(), json!(e.selective));
+    o.insert("constant".into(), json!(e.constant));
+    o.insert("enabled".into(), json!(e.enabled));
+    o.insert("case_sensitive".into(), json!(e.case_sensitive));
+    o.insert("use_regex".into(), json!(e.use_regex));
+    o.insert("insertion_order".into(), json!(e.order));
+    o.insert("priority".into(), json!(e.priority));
+    o.insert("comment".into(), json!(e.comment));
+    o.insert("content".into(), json!(e.content));
+    let mut ext = e.extensions.clone();
+    ext.insert("match_whole_words".into(), json!(e.whole_words));
+    ext.insert("role".into(), json!(e.role.to_st()));
+    ext.insert("selectiveLogic".into(), json!(e.secondary_logic.to_st()));
+    o.insert("extensions".into(), Value::Object(ext));
+    for (k, v) in &e.extra {
+        if !ENTRY_FIELDS.contains(&k.as_str()) {
+            o.insert(k.clone(), v.clone());
+        }
+    }
+    o
+}
+
+/// Serializes a book as pretty-printed native JSON bytes.
+pub fn to_bytes(book: &Book) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(&to_value(book)).unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+/// Saves atomically (temp file, fsync, rename).
+pub fn save(book: &Book, path: &std::path::Path) -> std::io::Result<()> {
+    super::write_atomic(path, &to_bytes(book))
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn wrong(path: &str, key: &str, want: &str, got: &Value) -> FormatError {
+    FormatError::field(
+        format!("{path}.{key}"),
+        format!("must be {want}, found {}", type_name(got)),
+    )
+}
+
+pub(crate) fn take_string(
+    o: &mut Object,
+    key: &str,
+    path: &str,
+) -> Result<Option<String>, FormatError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(wrong(path, key, "a string", &v)),
+    }
+}
+
+pub(crate) fn take_bool(
+    o: &mut Object,
+    key: &str,
+    path: &str,
+) -> Result<Option<bool>, FormatError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(v) => Err(wrong(path, key, "true or false", &v)),
+    }
+}
+
+pub(crate) fn take_i64(o: &mut Object, key: &str, path: &str) -> Result<Option<i64>, FormatError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(i) => Ok(Some(i)),
+            None => match n.as_f64() {
+                Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
+                _ => Err(FormatError::field(
+                    format!("{path}.{key}"),
+                    format!("must be a whole number, found {n}"),
+                )),
+            },
+        },
+        Some(v) => Err(wrong(path, key, "a number", &v)),
+    }
+}
+
+pub(crate) fn take_u64(o: &mut Object, key: &str, path: &str) -> Result<Option<u64>, FormatError> {
+    match take_i64(o, key, path)? {
+        None => Ok(None),
+        Some(i) if i >= 0 => Ok(Some(i as u64)),
+        Some(i) => Err(FormatError::field(
+            format!("{path}.{key}"),
+            format!("must not be negative, found {i}"),
+        )),
+    }
+}
+
+pub(crate) fn take_object(
+    o: &mut Object,
+    key: &str,
+    path: &str,
+) -> Result<Option<Object>, FormatError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(m)) => Ok(Some(m)),
+        Some(v) => Err(wrong(path, key, "an object", &v)),
+    }
+}
+
+/// Keys as an array of strings; a single comma-separated string is accepted
+/// too, as some tools write it.
+pub(crate) fn take_keys(o: &mut Object, key: &str, path: &str) -> Result<Vec<String>, FormatError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::String(s)) => Ok(crate::model::split_keys(&s)),
+        Some(Value::Array(a)) => a
+            .into_iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => Ok(s),
+                Value::Number(n) => Ok(n.to_string()),
+                other => Err(FormatError::field(
+                    format!("{path}.{key}[{i}]"),
+                    format!("must be a string, found {}", type_name(&other)),
+                )),
+            })
+            .collect(),
+        Some(v) => Err(wrong(path, key, "an array of strings", &v)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(text: &str) -> Value {
+        let (book, _) = load(text.as_bytes()).unwrap();
+        serde_json::from_slice(&to_bytes(&book)).unwrap()
+    }
+
+    #[test]
+    fn unknown_fields_and_extensions_survive() {
+        let src = r#"{"spec":"lorebook_v3","spec_note":"x","data":{"name":"B","entries":[
+            {"id":3,"keys":["a"],"content":"c","insertion_order":5,"enabled":true,"use_regex":false,
+             "name":"n","position":"before_char","extensions":{"depth":4,"match_whole_words":true,"role":2,"selectiveLogic":3}}],
+            "custom":{"k":[1,2]}}}"#;
+        let out = round_trip(src);
+        assert_eq!(out["spec_note"], "x");
+        assert_eq!(out["data"]["custom"], json!({"k":[1,2]}));
+        let e = &out["data"]["entries"][0];
+        assert_eq!(e["name"], "n");
+        assert_eq!(e["position"], "before_char");
+        assert_eq!(e["insertion_order"], 5);
+        assert_eq!(e["extensions"]["depth"], 4);
+        assert_eq!(e["extensions"]["match_whole_words"], true);
+        assert_eq!(e["extensions"]["role"], 2);
+        assert_eq!(e["extensions"]["selectiveLogic"], 3);
+    }
+
+    #[test]
+    fn st_extension_fields_become_model_fields() {
+        let src = r#"{"spec":"lorebook_v3","data":{"entries":[
+            {"id":1,"keys":[],"extensions":{"match_whole_words":true,"role":1,"selectiveLogic":2}},
+            {"id":2,"keys":[]}]}}"#;
+        let (book, _) = load(src.as_bytes()).unwrap();
+        assert!(book.entries[0].whole_words);
+        assert_eq!(book.entries[0].role, Role::User);
+        assert_eq!(book.entries[0].secondary_logic, SecondaryLogic::NotAny);
+        // SPEC §7: a file without match_whole_words means whole words off.
+        assert!(!book.entries[1].whole_words);
+        assert!(book.entries[1].extensions.is_empty());
+    }
+
+    #[test]
+    fn out_of_range_settings_are_clamped_with_a_note() {
+        let src =
+            r#"{"spec":"lorebook_v3","data":{"scan_depth":500,"token_budget":5,"entries":[]}}"#;
+        let (book, notes) = load(src.as_bytes()).unwrap();
+        assert_eq!((book.scan_depth, book.token_budget), (100, 100));
+        assert_eq!(notes.len(), 2, "{notes:?}");
+    }
+
+    #[test]
+    fn missing_and_duplicate_ids_get_fresh_ones() {
+        let src = r#"{"spec":"lorebook_v3","data":{"entries":[{"id":4},{"id":4},{},{"id":"zz"}]}}"#;
+        let (book, notes) = load(src.as_bytes()).unwrap();
+        let ids: Vec<u64> = book.entries.iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![4, 5, 6, 7]);
+        assert_eq!(notes.len(), 3);
+        assert_eq!(book.entries[3].extra["original_id"], "zz");
+    }
+
+    #[test]
+    fn errors_name_the_place() {
+        let check = |src: &str, expected: &str| {
+            let err = load(src.as_bytes()).unwrap_err().to_string();
+            assert!(
+                err.contains(expected),
+                "{err:?} should contain {expected:?}"
+            );
+        };
+        check("{\n  \"spec\": ", "line 2");
+        check(r#"{"spec":"chara_card_v2"}"#, "not a native lorebook");
+        check(r#"[1]"#, "expected a JSON object");
+        check(r#"{"spec":"lorebook_v3"}"#, "no \"data\"");
+        check(
+            r#"{"spec":"lorebook_v3","data":{"entries":[{"enabled":"yes"}]}}"#,
+            "data.entries[0].enabled",
+        );
+        check(
+            r#"{"spec":"lorebook_v3","data":{"entries":[{"keys":[{}]}]}}"#,
+            "data.entries[0].keys[0]",
+        );
+        check(
+            r#"{"spec":"lorebook_v3","data":{"scan_depth":-1}}"#,
+            "must not be negative",
+        );
+    }
+
+    #[test]
+    fn save_is_atomic_and_reloadable() {
+        let dir = std::env::temp_dir().join(format!("lb-native-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.json");
+        let mut book = Book {
+            name: "Sol".into(),
+            ..Book::default()
+        };
+        book.add_entry(Entry {
+            keys: vec!["sun".into()],
+            content: "@@keep\nThe sun.".into(),
+            ..Entry::default()
+        });
+        save(&book, &path).unwrap();
+        let (back, notes) = load(&std::fs::read(&path).unwrap()).unwrap();
+        assert!(notes.is_empty());
+        assert_eq!(back, book);
+        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temp file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,567 @@
+//! Key matching (SPEC §5).
+//!
+//! All plain keys of all attached books go into two Aho-Corasick automata —
+//! one over case-folded text for case-insensitive keys, one over the raw text
+//! for case-sensitive ones — searched with overlapping matches so a key inside
+//! another key is still seen. Whole-word rules are checked on the edges of
+//! each match. Regex keys run through the `regex` crate. [`Matcher::scan`]
+//! returns every key that matches a text, with the byte range of its first
+//! match in the original text, so one scan of a message serves every entry.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::{Regex, RegexBuilder};
+use serde::Serialize;
+
+/// Index of a key in [`Matcher::keys`].
+pub type KeyId = u32;
+
+/// Where a key comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct KeyOwner {
+    /// Global entry index (the activation index's numbering).
+    pub entry: u32,
+    pub secondary: bool,
+    /// Position in the entry's `keys` or `secondary_keys`.
+    pub position: u32,
+}
+
+#[derive(Debug)]
+enum KeyKind {
+    /// Plain text; `left`/`right` say whether that edge needs a word boundary.
+    Plain {
+        left: bool,
+        right: bool,
+    },
+    Regex(Regex),
+    /// An invalid pattern: never matches.
+    Invalid,
+}
+
+#[derive(Debug)]
+struct Key {
+    owner: KeyOwner,
+    text: Box<str>,
+    kind: KeyKind,
+}
+
+/// One key matching a text: the byte range of its first match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Hit {
+    pub key: KeyId,
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The flags that decide how an entry's keys match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct KeyFlags {
+    pub case_sensitive: bool,
+    pub whole_words: bool,
+    pub use_regex: bool,
+}
+
+/// A key that could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyError {
+    pub owner: KeyOwner,
+    pub key: String,
+    pub message: String,
+}
+
+/// Compiled keys of a set of entries.
+#[derive(Debug, Default)]
+pub struct Matcher {
+    keys: Vec<Key>,
+    folded: Option<(AhoCorasick, Vec<Vec<KeyId>>)>,
+    raw: Option<(AhoCorasick, Vec<Vec<KeyId>>)>,
+    regexes: Vec<KeyId>,
+}
+
+/// Collects keys, then builds a [`Matcher`].
+#[derive(Debug, Default)]
+pub struct MatcherBuilder {
+    keys: Vec<Key>,
+    folded: PatternSet,
+    raw: PatternSet,
+    regexes: Vec<KeyId>,
+    errors: Vec<KeyError>,
+}
+
+/// Distinct patterns and the keys that share each one.
+#[derive(Debug, Default)]
+struct PatternSet {
+    patterns: Vec<String>,
+    keys: Vec<Vec<KeyId>>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl PatternSet {
+    fn add(&mut self, pattern: String, key: KeyId) {
+        let i = *self.index.entry(pattern.clone()).or_insert_with(|| {
+            self.patterns.push(pattern);
+            self.keys.push(Vec::new());
+            self.keys.len() - 1
+        });
+        self.keys[i].push(key);
+    }
+
+    fn build(self) -> Option<(AhoCorasick, Vec<Vec<KeyId>>)> {
+        if self.patterns.is_empty() {
+            return None;
+        }
+        let ac = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(&self.patterns)
+            .ok()?;
+        Some((ac, self.keys))
+    }
+}
+
+/// A key written `/pattern/flags`: returns the pattern and flags, or `None`
+/// when the key is plain text.
+pub fn split_regex_key(key: &str) -> Option<(&str, &str)> {
+    let rest = key.strip_prefix('/')?;
+    let close = rest.rfind('/')?;
+    let (pattern, flags) = (&rest[..close], &rest[close + 1..]);
+    if pattern.is_empty() || !flags.chars().all(|c| "imsxuyg".contains(c)) {
+        return None;
+    }
+    Some((pattern, flags))
+}
+
+fn compile_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .dot_matches_new_line(flags.contains('s'))
+        .ignore_whitespace(flags.contains('x'))
+        .size_limit(1 << 22)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => "the pattern is too large".to_string(),
+            other => other.to_string(),
+        })
+}
+
+impl MatcherBuilder {
+    /// Adds one key. Empty keys (after trimming) are ignored and return
+    /// `None`.
+    pub fn add(&mut self, key: &str, owner: KeyOwner, flags: KeyFlags) -> Option<KeyId> {
+        let key = key.trim();
+        if key.is_empty() {
+            return None;
+        }
+        let id = self.keys.len() as KeyId;
+        let regex = match split_regex_key(key) {
+            Some((p, f)) => Some((p, f)),
+            None if flags.use_regex => Some((key, "")),
+            None => None,
+        };
+        let kind = match regex {
+            Some((pattern, f)) => match compile_regex(pattern, f) {
+                Ok(r) => {
+                    self.regexes.push(id);
+                    KeyKind::Regex(r)
+                }
+                Err(message) => {
+                    self.errors.push(KeyError {
+                        owner,
+                        key: key.to_string(),
+                        message,
+                    });
+                    KeyKind::Invalid
+                }
+            },
+            None => {
+                let (left, right) = if flags.whole_words {
+                    let first = key.chars().next().unwrap_or(' ');
+                    let last = key.chars().next_back().unwrap_or(' ');
+                    (needs_boundary(first), needs_boundary(last))
+                } else {
+                    (false, false)
+                };
+                if flags.case_sensitive {
+                    self.raw.add(key.to_string(), id);
+                } else {
+                    self.folded.add(fold(key), id);
+                }
+                KeyKind::Plain { left, right }
+            }
+        };
+        self.keys.push(Key {
+            owner,
+            text: key.into(),
+            kind,
+        });
+        Some(id)
+    }
+
+    /// Builds the automata. Returns the matcher and the keys whose pattern
+    /// was invalid.
+    pub fn build(self) -> (Matcher, Vec<KeyError>) {
+        let matcher = Matcher {
+            keys: self.keys,
+            folded: self.folded.build(),
+            raw: self.raw.build(),
+            regexes: self.regexes,
+        };
+        (matcher, self.errors)
+    }
+}
+
+impl Matcher {
+    /// Who owns key `id`.
+    pub fn owner(&self, id: KeyId) -> KeyOwner {
+        self.keys[id as usize].owner
+    }
+
+    /// The key as written (trimmed).
+    pub fn key_text(&self, id: KeyId) -> &str {
+        &self.keys[id as usize].text
+    }
+
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Every key matching `text`, once each, with its first match; sorted by
+    /// key id.
+    pub fn scan(&self, text: &str) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        if let Some((ac, owners)) = &self.raw {
+            for m in ac.find_overlapping_iter(text) {
+                for &key in &owners[m.pattern().as_usize()] {
+                    self.push_plain(&mut hits, text, key, m.start(), m.end());
+                }
+            }
+        }
+        if let Some((ac, owners)) = &self.folded {
+            let folded = Folded::new(text);
+            for m in ac.find_overlapping_iter(folded.text.as_ref()) {
+                let (Some(start), Some(end)) =
+                    (folded.original(m.start()), folded.original(m.end()))
+                else {
+                    // The match starts or ends inside one character's folding.
+                    continue;
+                };
+                for &key in &owners[m.pattern().as_usize()] {
+                    self.push_plain(&mut hits, text, key, start, end);
+                }
+            }
+        }
+        for &key in &self.regexes {
+            if let KeyKind::Regex(r) = &self.keys[key as usize].kind {
+                if let Some(m) = r.find(text) {
+                    hits.push(Hit {
+                        key,
+                        start: m.start() as u32,
+                        end: m.end() as u32,
+                    });
+                }
+            }
+        }
+        // Keep the earliest match of each key.
+        hits.sort_unstable_by_key(|h| (h.key, h.start, h.end));
+        hits.dedup_by_key(|h| h.key);
+        hits
+    }
+
+    fn push_plain(&self, hits: &mut Vec<Hit>, text: &str, key: KeyId, start: usize, end: usize) {
+        let KeyKind::Plain { left, right } = self.keys[key as usize].kind else {
+            return;
+        };
+        if left
+            && text[..start]
+                .chars()
+                .next_back()
+                .is_some_and(blocks_boundary)
+        {
+            return;
+        }
+        if right && text[end..].chars().next().is_some_and(blocks_boundary) {
+            return;
+        }
+        hits.push(Hit {
+            key,
+            start: start as u32,
+            end: end as u32,
+        });
+    }
+}
+
+/// A word character: Unicode letter, mark, digit or connector (`_`).
+pub fn is_word_char(c: char) -> bool {
+    regex_syntax::is_word_character(c)
+}
+
+/// Scripts written without spaces between words (SPEC §5): no word
+/// boundary is required next to their characters.
+pub fn is_spaceless_script(c: char) -> bool {
+    matches!(c as u32,
+        0x0E00..=0x0EFF            // Thai, Lao
+        | 0x1000..=0x109F          // Myanmar
+        | 0x1100..=0x11FF          // Hangul Jamo
+        | 0x1780..=0x17FF          // Khmer
+        | 0x19E0..=0x19FF          // Khmer symbols
+        | 0x2E80..=0x2FDF          // CJK radicals, Kangxi
+        | 0x3005..=0x3007          // 々 〆 〇
+        | 0x3021..=0x3029          // Hangzhou numerals
+        | 0x3040..=0x30FF          // Hiragana, Katakana
+        | 0x3130..=0x318F          // Hangul compatibility Jamo
+        | 0x31F0..=0x31FF          // Katakana phonetic extensions
+        | 0x3400..=0x4DBF          // CJK extension A
+        | 0x4E00..=0x9FFF          // CJK unified ideographs
+        | 0xA960..=0xA97F          // Hangul Jamo extended A
+        | 0xA9E0..=0xA9FF          // Myanmar extended B
+        | 0xAA60..=0xAA7F          // Myanmar extended A
+        | 0xAC00..=0xD7FF          // Hangul syllables, Jamo extended B
+        | 0xF900..=0xFAFF          // CJK compatibility ideographs
+        | 0xFF66..=0xFF9F          // halfwidth Katakana
+        | 0xFFA0..=0xFFDC          // halfwidth Hangul
+        | 0x20000..=0x3134F        // CJK extensions B–H
+    )
+}
+
+/// Whether a key edge made of `c` needs a word boundary beside it.
+fn needs_boundary(c: char) -> bool {
+    is_word_char(c) && !is_spaceless_script(c)
+}
+
+/// Whether a text character next to a whole-word match breaks it.
+fn blocks_boundary(c: char) -> bool {
+    is_word_char(c) && !is_spaceless_script(c)
+}
+
+/// Unicode full case folding.
+pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    caseless::default_case_fold_str(s)
+}
+
+/// A case-folded text with a map back to the original byte offsets.
+struct Folded<'a> {
+    text: std::borrow::Cow<'a, str>,
+    /// For each folded byte offset (and one past the end): the original
+    /// offset, or `u32::MAX` inside the folding of one character. Empty when
+    /// offsets are identical.
+    map: Vec<u32>,
+}
+
+impl<'a> Folded<'a> {
+    fn new(text: &'a str) -> Self {
+        if text.is_ascii() {
+            if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+                return Folded {
+                    text: std::borrow::Cow::Borrowed(text),
+                    map: Vec::new(),
+                };
+            }
+            return Folded {
+                text: std::borrow::Cow::Owned(text.to_ascii_lowercase()),
+                map: Vec::new(),
+            };
+        }
+        use caseless::Caseless;
+        let mut out = String::with_capacity(text.len() + 8);
+        let mut map = Vec::with_capacity(text.len() + 9);
+        for (i, c) in text.char_indices() {
+            let before = out.len();
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(std::iter::once(c).default_case_fold());
+            }
+            map.push(i as u32);
+            map.extend(std::iter::repeat_n(u32::MAX, out.len() - before - 1));
+        }
+        map.push(text.len() as u32);
+        Folded {
+            text: std::borrow::Cow::Owned(out),
+            map,
+        }
+    }
+
+    fn original(&self, folded: usize) -> Option<usize> {
+        if self.map.is_empty() {
+            return Some(folded);
+        }
+        match self.map.get(folded) {
+            Some(&o) if o != u32::MAX => Some(o as usize),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds a matcher over one key and returns the matched slice of
+    /// `text`, if any.
+    fn find(key: &str, flags: KeyFlags, text: &str) -> Option<String> {
+        let mut b = MatcherBuilder::default();
+        let owner = KeyOwner {
+            entry: 0,
+            secondary: false,
+            position: 0,
+        };
+        b.add(key, owner, flags)?;
+        let (m, errors) = b.build();
+        assert!(errors.is_empty(), "{errors:?}");
+        m.scan(text)
+            .first()
+            .map(|h| text[h.start as usize..h.end as usize].to_string())
+    }
+
+    const WHOLE: KeyFlags = KeyFlags {
+        case_sensitive: false,
+        whole_words: true,
+        use_regex: false,
+    };
+    const PART: KeyFlags = KeyFlags {
+        case_sensitive: false,
+        whole_words: false,
+        use_regex: false,
+    };
+    const CASE: KeyFlags = KeyFlags {
+        case_sensitive: true,
+        whole_words: true,
+        use_regex: false,
+    };
+    const REGEX: KeyFlags = KeyFlags {
+        case_sensitive: false,
+        whole_words: true,
+        use_regex: true,
+    };
+
+    #[test]
+    fn matching_table() {
+        // (key, flags, text, expected match)
+        let cases: &[(&str, KeyFlags, &str, Option<&str>)] = &[
+            // Whole words: the guide's examples.
+            ("sol", WHOLE, "o soldado", None),
+            ("sol", WHOLE, "o sol nasce", Some("sol")),
+            ("fogo", WHOLE, "um fogoso", None),
+            ("fogo", PART, "um fogoso", Some("fogo")),
+            ("sol", WHOLE, "sol_x", None),
+            ("sol", WHOLE, "sol2", None),
+            ("sol", WHOLE, "(sol)", Some("sol")),
+            // Accents and marks are word characters.
+            ("cafe", WHOLE, "cafés", None),
+            ("cafe", WHOLE, "cafe\u{301}", None),
+            // Edges that are not word characters need no boundary.
+            ("#tag", WHOLE, "a#tag here", Some("#tag")),
+            ("#tag", WHOLE, "#tags", None),
+            ("C++", WHOLE, "I like C++s", Some("C++")),
+            ("C++", WHOLE, "ObjC++", None),
+            // Spaceless scripts.
+            ("東京", WHOLE, "東京タワーに行く", Some("東京")),
+            ("タワー", WHOLE, "東京タワーに", Some("タワー")),
+            ("Tokyo", WHOLE, "Tokyoに行く", Some("Tokyo")),
+            ("กรุงเทพ", WHOLE, "ไปกรุงเทพมหานคร", Some("กรุงเทพ")),
+            ("서울", WHOLE, "서울에서", Some("서울")),
+            // Case folding, Unicode.
+            ("SUN", WHOLE, "the sun rises", Some("sun")),
+            ("straße", WHOLE, "STRASSE 5", Some("STRASSE")),
+            ("ΣΟΦΙΑ", WHOLE, "σοφια", Some("σοφια")),
+            ("émile", WHOLE, "ÉMILE said", Some("ÉMILE")),
+            ("s", PART, "ß", None),
+            // Case sensitive.
+            ("Sun", CASE, "the sun", None),
+            ("Sun", CASE, "the Sun", Some("Sun")),
+            // Trimmed keys.
+            ("  moon ", WHOLE, "a moon", Some("moon")),
+            // Regex keys follow their own flags.
+            ("/dragons?/i", WHOLE, "DRAGON", Some("DRAGON")),
+            ("/dragons?/", WHOLE, "DRAGON", None),
+            ("/drag/", WHOLE, "dragon", Some("drag")),
+            ("/a.b/s", WHOLE, "a\nb", Some("a\nb")),
+            ("/^x$/m", WHOLE, "a\nx\nb", Some("x")),
+            ("/a b/x", WHOLE, "ab", Some("ab")),
+            ("/sun/gy", WHOLE, "sun", Some("sun")),
+            // Other flag letters make it plain text.
+            ("/sun/q", WHOLE, "a /sun/q b", Some("/sun/q")),
+            ("/usr/bin", WHOLE, "see /usr/bin", Some("/usr/bin")),
+            // use_regex: every key is a pattern, case sensitive by default.
+            ("dragons?", REGEX, "dragon", Some("dragon")),
+            ("dragons?", REGEX, "Dragon", None),
+            ("/dragons?/i", REGEX, "Dragon", Some("Dragon")),
+            // Overlapping keys are all found.
+            ("knight", PART, "a dark knight", Some("knight")),
+        ];
+        for &(key, flags, text, expected) in cases {
+            assert_eq!(
+                find(key, flags, text).as_deref(),
+                expected,
+                "key {key:?} in {text:?} with {flags:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_keys_are_ignored() {
+        let mut b = MatcherBuilder::default();
+        let owner = KeyOwner {
+            entry: 0,
+            secondary: false,
+            position: 0,
+        };
+        assert_eq!(b.add("   ", owner, WHOLE), None);
+        assert_eq!(b.build().0.key_count(), 0);
+    }
+
+    #[test]
+    fn invalid_regex_is_an_error_and_never_matches() {
+        let mut b = MatcherBuilder::default();
+        let owner = KeyOwner {
+            entry: 3,
+            secondary: false,
+            position: 1,
+        };
+        b.add("/(unclosed/", owner, WHOLE);
+        b.add("ok", owner, WHOLE);
+        let (m, errors) = b.build();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].owner.entry, 3);
+        assert!(
+            errors[0].message.contains("unclosed"),
+            "{}",
+            errors[0].message
+        );
+        let hits = m.scan("(unclosed ok");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].key, 1);
+    }
+
+    #[test]
+    fn shared_patterns_report_every_key() {
+        let mut b = MatcherBuilder::default();
+        for entry in 0..3 {
+            let owner = KeyOwner {
+                entry,
+                secondary: false,
+                position: 0,
+            };
+            b.add("Sun", owner, if entry == 2 { PART } else { WHOLE });
+        }
+        let (m, _) = b.build();
+        let hits = m.scan("sunny SUN");
+        let entries: Vec<u32> = hits.iter().map(|h| m.owner(h.key).entry).collect();
+        assert_eq!(entries, vec![0, 1, 2]);
+        assert_eq!(hits[0].start, 6, "the whole-word key skips 'sunny'");
+        assert_eq!(hits[2].start, 0, "the partial key takes the first");
+    }
+
+    #[test]
+    fn offsets_map_back_through_folding() {
+        let text = "ẞtraße und KELVIN";
+        let m = find("kelvin", WHOLE, text);
+        assert_eq!(m.as_deref(), Some("KELVIN"));
+        assert_eq!(
+            find("\u{212A}elvin", WHOLE, "kelvin").as_deref(),
+            Some("kelvin")
+        );
+    }
+}

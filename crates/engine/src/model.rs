@@ -1,0 +1,355 @@
+//! The book and entry model of SPEC §1–2.
+//!
+//! The model is what the engine reasons about; file formats (see
+//! [`crate::formats`]) translate between it and bytes. Fields a format has
+//! that the model does not own are kept in [`Book::extra`] / [`Entry::extra`]
+//! (the file's own unknown keys) and in `extensions` (the documented
+//! extension bag), so nothing is lost on a round trip.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object whose key order is preserved.
+pub type Object = Map<String, Value>;
+
+/// Inclusive range of [`Book::scan_depth`].
+pub const SCAN_DEPTH_RANGE: (u32, u32) = (0, 100);
+/// Inclusive range of [`Book::token_budget`].
+pub const TOKEN_BUDGET_RANGE: (u32, u32) = (100, 32000);
+/// Default [`Book::scan_depth`].
+pub const DEFAULT_SCAN_DEPTH: u32 = 4;
+/// Default [`Book::token_budget`].
+pub const DEFAULT_TOKEN_BUDGET: u32 = 800;
+/// Default [`Entry::order`] and [`Entry::priority`].
+pub const DEFAULT_ORDER: i64 = 100;
+
+/// A lorebook: entries plus scan settings (SPEC §1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default)]
+pub struct Book {
+    pub name: String,
+    pub description: String,
+    /// How many of the most recent messages are scanned (0–100).
+    pub scan_depth: u32,
+    /// Ceiling in tokens for all injected entries together (100–32000).
+    pub token_budget: u32,
+    /// Whether activated entries' bodies are scanned again (≤ 3 extra passes).
+    pub recursive_scanning: bool,
+    pub entries: Vec<Entry>,
+    /// Kept verbatim on every save, import and export.
+    pub extensions: Object,
+    /// Fields of the file's book object that the model does not own.
+    pub extra: Object,
+    /// Fields of the file's outer wrapper (beside `spec` and `data`).
+    pub wrapper_extra: Object,
+}
+
+impl Default for Book {
+    fn default() -> Self {
+        Book {
+            name: String::new(),
+            description: String::new(),
+            scan_depth: DEFAULT_SCAN_DEPTH,
+            token_budget: DEFAULT_TOKEN_BUDGET,
+            recursive_scanning: false,
+            entries: Vec::new(),
+            extensions: Object::new(),
+            extra: Object::new(),
+            wrapper_extra: Object::new(),
+        }
+    }
+}
+
+impl Book {
+    /// The next free entry id: one more than the largest id in use.
+    pub fn next_id(&self) -> u64 {
+        self.entries.iter().map(|e| e.id + 1).max().unwrap_or(0)
+    }
+
+    /// Adds a new entry with editor defaults and a fresh id; returns its id.
+    pub fn add_entry(&mut self, mut entry: Entry) -> u64 {
+        entry.id = self.next_id();
+        let id = entry.id;
+        self.entries.push(entry);
+        id
+    }
+
+    /// Finds an entry by id.
+    pub fn entry(&self, id: u64) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// Clamps the scan settings to their SPEC ranges; returns a message per
+    /// value that was changed, for import reports.
+    pub fn clamp_settings(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let (lo, hi) = SCAN_DEPTH_RANGE;
+        if self.scan_depth > hi {
+            notes.push(format!(
+                "scan_depth {} is above {hi}; clamped to {hi}",
+                self.scan_depth
+            ));
+            self.scan_depth = self.scan_depth.clamp(lo, hi);
+        }
+        let (lo, hi) = TOKEN_BUDGET_RANGE;
+        if !(lo..=hi).contains(&self.token_budget) {
+            let clamped = self.token_budget.clamp(lo, hi);
+            notes.push(format!(
+                "token_budget {} is outside {lo}–{hi}; clamped to {clamped}",
+                self.token_budget
+            ));
+            self.token_budget = clamped;
+        }
+        notes
+    }
+}
+
+/// How secondary keys combine with the primary match (SPEC §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum SecondaryLogic {
+    /// Any secondary key matches (the guide's rule).
+    #[default]
+    AndAny,
+    /// Every secondary key matches.
+    AndAll,
+    /// No secondary key matches.
+    NotAny,
+    /// At least one secondary key does not match.
+    NotAll,
+}
+
+impl SecondaryLogic {
+    /// SillyTavern's `selectiveLogic` number.
+    pub fn to_st(self) -> u8 {
+        match self {
+            SecondaryLogic::AndAny => 0,
+            SecondaryLogic::NotAll => 1,
+            SecondaryLogic::NotAny => 2,
+            SecondaryLogic::AndAll => 3,
+        }
+    }
+
+    /// Reads SillyTavern's `selectiveLogic` number.
+    pub fn from_st(n: u64) -> Option<Self> {
+        Some(match n {
+            0 => SecondaryLogic::AndAny,
+            1 => SecondaryLogic::NotAll,
+            2 => SecondaryLogic::NotAny,
+            3 => SecondaryLogic::AndAll,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecondaryLogic::AndAny => "and_any",
+            SecondaryLogic::AndAll => "and_all",
+            SecondaryLogic::NotAny => "not_any",
+            SecondaryLogic::NotAll => "not_all",
+        }
+    }
+}
+
+/// The role of the message an entry becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    #[default]
+    System,
+    User,
+    Assistant,
+}
+
+impl Role {
+    /// SillyTavern's numeric role (0 system, 1 user, 2 assistant).
+    pub fn to_st(self) -> u8 {
+        match self {
+            Role::System => 0,
+            Role::User => 1,
+            Role::Assistant => 2,
+        }
+    }
+
+    pub fn from_st(n: u64) -> Option<Self> {
+        Some(match n {
+            0 => Role::System,
+            1 => Role::User,
+            2 => Role::Assistant,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            _ => return None,
+        })
+    }
+}
+
+/// One lorebook entry (SPEC §2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default)]
+pub struct Entry {
+    /// Unique inside its book, stable across saves.
+    pub id: u64,
+    /// Display name for the editor; never sent to the model.
+    pub comment: String,
+    pub keys: Vec<String>,
+    pub secondary_keys: Vec<String>,
+    pub selective: bool,
+    pub secondary_logic: SecondaryLogic,
+    pub constant: bool,
+    pub enabled: bool,
+    pub whole_words: bool,
+    pub case_sensitive: bool,
+    pub use_regex: bool,
+    /// Placement: higher appears earlier in the prompt.
+    pub order: i64,
+    /// Budget: higher is kept first.
+    pub priority: i64,
+    pub role: Role,
+    /// Decorator lines, then the injected body.
+    pub content: String,
+    /// Kept verbatim.
+    pub extensions: Object,
+    /// Fields of the file's entry object that the model does not own.
+    pub extra: Object,
+}
+
+impl Default for Entry {
+    /// An entry as the editor creates it (whole words on).
+    fn default() -> Self {
+        Entry {
+            id: 0,
+            comment: String::new(),
+            keys: Vec::new(),
+            secondary_keys: Vec::new(),
+            selective: false,
+            secondary_logic: SecondaryLogic::AndAny,
+            constant: false,
+            enabled: true,
+            whole_words: true,
+            case_sensitive: false,
+            use_regex: false,
+            order: DEFAULT_ORDER,
+            priority: DEFAULT_ORDER,
+            role: Role::System,
+            content: String::new(),
+            extensions: Object::new(),
+            extra: Object::new(),
+        }
+    }
+}
+
+impl Entry {
+    /// The name shown in lists: the comment, falling back to the first key.
+    pub fn display_name(&self) -> &str {
+        if !self.comment.trim().is_empty() {
+            return &self.comment;
+        }
+        self.keys
+            .iter()
+            .map(|k| k.trim())
+            .find(|k| !k.is_empty())
+            .unwrap_or("")
+    }
+}
+
+/// Splits the editor's comma-separated key text into keys, keeping commas
+/// that sit inside a `/regex/flags` key.
+///
+/// ```
+/// use lorebook_engine::model::split_keys;
+/// assert_eq!(split_keys("sun, /a,b/i , moon"), vec!["sun", "/a,b/i", "moon"]);
+/// ```
+pub fn split_keys(text: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut current = String::new();
+    let mut in_regex = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_regex {
+            current.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '/' {
+                in_regex = false;
+            }
+            continue;
+        }
+        match c {
+            ',' => {
+                let k = current.trim();
+                if !k.is_empty() {
+                    keys.push(k.to_string());
+                }
+                current.clear();
+            }
+            '/' if current.trim().is_empty() => {
+                current.push(c);
+                in_regex = true;
+            }
+            _ => current.push(c),
+        }
+    }
+    let k = current.trim();
+    if !k.is_empty() {
+        keys.push(k.to_string());
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_keys_cases() {
+        let check = |input: &str, expected: &[&str]| {
+            assert_eq!(split_keys(input), expected, "input {input:?}");
+        };
+        check("", &[]);
+        check(" , ,", &[]);
+        check("a,b", &["a", "b"]);
+        check("/x\\/,y/g, z", &["/x\\/,y/g", "z"]);
+        check("a/b, c", &["a/b", "c"]);
+        check("/unterminated, z", &["/unterminated, z"]);
+    }
+
+    #[test]
+    fn display_name_falls_back_to_first_key() {
+        let mut e = Entry {
+            keys: vec![" ".into(), "sun".into()],
+            ..Entry::default()
+        };
+        assert_eq!(e.display_name(), "sun");
+        e.comment = "The Sun".into();
+        assert_eq!(e.display_name(), "The Sun");
+    }
+
+    #[test]
+    fn next_id_is_one_past_the_largest() {
+        let mut b = Book::default();
+        assert_eq!(b.add_entry(Entry::default()), 0);
+        b.entries[0].id = 7;
+        assert_eq!(b.add_entry(Entry::default()), 8);
+    }
+}

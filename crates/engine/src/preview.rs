@@ -1,0 +1,193 @@
+//! A preview session: attached books, their compiled [`Index`], and the
+//! caches that make a request after a small change cheap.
+//!
+//! - Message and body hits are cached by content hash ([`HitCache`]): a new
+//!   or edited message rescans only itself.
+//! - Token counts are cached per encoding by content hash.
+//! - The `@@keep` / `@@dont_activate_after_match` state after each request
+//!   is cached by the hash of the chat prefix, so request k after an edit to
+//!   message m replays only requests m…k−1.
+//!
+//! ```
+//! use lorebook_engine::{chat, model::{Book, Entry}, preview::{Preview, Settings}};
+//! let mut book = Book::default();
+//! book.add_entry(Entry { keys: vec!["moon".into()], content: "The moon is red.".into(), ..Entry::default() });
+//! let chat = chat::parse("User: look at the moon", &Default::default()).unwrap();
+//! let mut p = Preview::new(&[book], Settings::default());
+//! let r = p.request(&chat.messages, 1);
+//! assert_eq!(r.injected.len(), 1);
+//! ```
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use crate::activation::{HitCache, Index, State};
+use crate::chat::Message;
+use crate::explain::RequestResult;
+use crate::model::Book;
+use crate::prompt::Template;
+use crate::tokenizer::{content_hash, encoding_for_model, Encoding, TokenCounter, DEFAULT_MODEL};
+
+/// What a preview depends on besides books and chat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Settings {
+    /// Seed of the probability rolls; "reroll" picks a new one.
+    pub seed: u64,
+    /// The model whose tokenizer counts the budget.
+    pub model: String,
+    pub template: Template,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: 0,
+            model: DEFAULT_MODEL.into(),
+            template: Template::default(),
+        }
+    }
+}
+
+/// A live preview over a set of attached books.
+#[derive(Debug)]
+pub struct Preview {
+    index: Index,
+    hits: HitCache,
+    counters: HashMap<Encoding, TokenCounter>,
+    encoding: Encoding,
+    settings: Settings,
+    /// State after requests 1…j, keyed by (seed, hash of messages 0…j−1).
+    states: HashMap<u64, State>,
+}
+
+impl Preview {
+    /// A preview of `books`. An unknown model falls back to the default
+    /// model's tokenizer; use [`Preview::set_settings`] to get the error.
+    pub fn new(books: &[Book], settings: Settings) -> Preview {
+        let encoding = encoding_for_model(&settings.model).unwrap_or(Encoding::O200kBase);
+        Preview {
+            index: Index::build(books),
+            hits: HitCache::default(),
+            counters: HashMap::new(),
+            encoding,
+            settings,
+            states: HashMap::new(),
+        }
+    }
+
+    /// Replaces the attached books; caches of the old keys are dropped,
+    /// token counts are kept.
+    pub fn set_books(&mut self, books: &[Book]) {
+        self.index = Index::build(books);
+        self.hits.clear();
+        self.states.clear();
+    }
+
+    /// Changes seed, model or template.
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), String> {
+        self.encoding = encoding_for_model(&settings.model)?;
+        if settings.seed != self.settings.seed {
+            self.states.clear();
+        }
+        self.settings = settings;
+        Ok(())
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Forgets every cached message scan (for benchmarks).
+    pub fn clear_hit_cache(&mut self) {
+        self.hits.clear();
+        self.states.clear();
+    }
+
+    /// Token count of a text under the selected model.
+    pub fn count_tokens(&mut self, text: &str) -> u32 {
+        self.counter().count(text)
+    }
+
+    fn counter(&mut self) -> &mut TokenCounter {
+        let e = self.encoding;
+        self.counters
+            .entry(e)
+            .or_insert_with(|| TokenCounter::new(e))
+    }
+
+    /// Request `k` (1 ≤ k ≤ chat length; 0 for the empty chat; larger values
+    /// mean the whole chat).
+    pub fn request(&mut self, chat: &[Message], k: usize) -> RequestResult {
+        let k = k.min(chat.len());
+        let state = self.state_before(chat, k);
+        let seed = self.settings.seed;
+        let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
+        let e = self.encoding;
+        let counter = self
+            .counters
+            .entry(e)
+            .or_insert_with(|| TokenCounter::new(e));
+        self.index.finish(a, counter, &self.settings.template, chat)
+    }
+
+    /// The request log: requests 1…M of the chat, in order.
+    pub fn log(&mut self, chat: &[Message]) -> Vec<RequestResult> {
+        let seed = self.settings.seed;
+        let mut state = State::default();
+        let mut out = Vec::with_capacity(chat.len());
+        let e = self.encoding;
+        let counter = self
+            .counters
+            .entry(e)
+            .or_insert_with(|| TokenCounter::new(e));
+        for k in 1..=chat.len() {
+            let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
+            if self.index.any_stateful {
+                self.index.record(&a, &mut state);
+            }
+            out.push(self.index.finish(a, counter, &self.settings.template, chat));
+        }
+        out
+    }
+
+    /// The `@@keep` state after requests 1…k−1, replaying only what is not
+    /// cached.
+    fn state_before(&mut self, chat: &[Message], k: usize) -> State {
+        if !self.index.any_stateful || k <= 1 {
+            return State::default();
+        }
+        let seed = self.settings.seed;
+        // prefix[j] identifies (seed, messages 0..j).
+        let mut prefix = Vec::with_capacity(k);
+        let mut h = seed;
+        for m in &chat[..k - 1] {
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            (h, content_hash(&m.text), m.role).hash(&mut hasher);
+            h = hasher.finish();
+            prefix.push(h);
+        }
+        // Latest cached state at or before request k−1.
+        let mut j = k - 1;
+        let mut state = State::default();
+        while j > 0 {
+            if let Some(s) = self.states.get(&prefix[j - 1]) {
+                state = s.clone();
+                break;
+            }
+            j -= 1;
+        }
+        for r in j + 1..k {
+            let a = self.index.activate(&mut self.hits, chat, r, seed, &state);
+            self.index.record(&a, &mut state);
+            self.states.insert(prefix[r - 1], state.clone());
+        }
+        state
+    }
+}

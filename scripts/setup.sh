@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what Lorebook Studio needs on Debian/Ubuntu, skipping what is
+# already there. Usage: scripts/setup.sh [--e2e]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+packages=(libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev
+          libssl-dev build-essential file pkg-config)
+if [[ "${1:-}" == "--e2e" ]]; then
+  packages+=(webkit2gtk-driver xvfb)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v cargo >/dev/null || { echo "setup: cargo is missing; install Rust from https://rustup.rs" >&2; exit 1; }
+command -v npm >/dev/null || { echo "setup: npm is missing; install Node.js 20+" >&2; exit 1; }
+
+if [[ ! -d "$root/ui/node_modules" || "$root/ui/package-lock.json" -nt "$root/ui/node_modules/.package-lock.json" ]]; then
+  echo "setup: installing UI packages"
+  (cd "$root/ui" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [[ "${1:-}" == "--e2e" ]] && ! command -v tauri-driver >/dev/null; then
+  if [[ -x "$HOME/.cargo/bin/tauri-driver" ]]; then
+    export PATH="$HOME/.cargo/bin:$PATH"
+  else
+    echo "setup: installing tauri-driver"
+    cargo install tauri-driver --locked --quiet
+  fi
+fi

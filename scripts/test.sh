@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Sets up what is missing and runs every test: formatting, lints, UI type
+# checks and unit tests, Rust tests (engine, CLI, app commands) and the
+# end-to-end tests that drive the real app under Xvfb.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/setup.sh" --e2e
+export PATH="$HOME/.cargo/bin:$PATH"
+cd "$root"
+
+echo "== rustfmt"
+cargo fmt --all -- --check
+echo "== UI: type check, unit tests, build"
+(cd ui && npm run --silent check && npm run --silent test && npm run --silent build)
+echo "== clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+echo "== cargo test"
+cargo test --workspace

@@ -1,0 +1,92 @@
+//! The TypeScript declarations of every type crossing the IPC boundary,
+//! generated from the Rust types with ts-rs into `ui/src/lib/bindings.ts`.
+//!
+//! `cargo test` fails when that file is stale; run
+//! `UPDATE_BINDINGS=1 cargo test -p lorebook-studio bindings` to rewrite it.
+
+use ts_rs::TS;
+
+/// The whole generated file.
+pub fn render() -> String {
+    let mut out = String::from(
+        "// Generated from the Rust types by ts-rs (src-tauri/src/bindings.rs). Do not edit.\n\
+         // 64-bit integers travel as JSON numbers.\n\n\
+         export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n",
+    );
+    macro_rules! decl {
+        ($($t:ty),* $(,)?) => {
+            $(
+                out.push_str("\nexport ");
+                out.push_str(&<$t>::decl().replace("bigint", "number"));
+                out.push('\n');
+            )*
+        };
+    }
+    use crate::error::AppError;
+    use crate::views::*;
+    use lorebook_engine::{chat, decorators, explain, model, preview, prompt};
+    decl!(
+        AppError,
+        model::Book,
+        model::Entry,
+        model::Role,
+        model::SecondaryLogic,
+        decorators::Decorators,
+        decorators::LineStatus,
+        decorators::DecoratorLine,
+        decorators::Severity,
+        decorators::Diagnostic,
+        chat::Speaker,
+        chat::Message,
+        prompt::Block,
+        prompt::Template,
+        prompt::Origin,
+        prompt::PromptMessage,
+        preview::Settings,
+        explain::Source,
+        explain::KeyMatch,
+        explain::Activation,
+        explain::Roll,
+        explain::DropReason,
+        explain::Injected,
+        explain::Dropped,
+        explain::BudgetUse,
+        explain::RequestResult,
+        DocSummary,
+        AppStateView,
+        BookSettings,
+        EntryFilter,
+        SortKey,
+        ListQuery,
+        EntryRow,
+        EntryDetail,
+        BulkPatch,
+        OpenResult,
+        AttachedBook,
+        EntryName,
+        EntryBody,
+        EntryRef,
+        PreviewView,
+        LogRow,
+        DecoratorInfo,
+        Catalog,
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bindings_are_up_to_date() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/lib/bindings.ts");
+        let fresh = super::render();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&path, &fresh).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "ui/src/lib/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p lorebook-studio bindings`"
+        );
+    }
+}

@@ -1,0 +1,319 @@
+//! Tauri commands: thin wrappers that lock the workspace, make one call and
+//! return a serializable value or an [`AppError`].
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use lorebook_engine::decorators::{ArgKind, KNOWN};
+use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
+use lorebook_engine::preview::Settings;
+use lorebook_engine::tokenizer::SUGGESTED_MODELS;
+use tauri::{AppHandle, Manager, State};
+use tauri_plugin_dialog::DialogExt;
+
+use crate::error::AppError;
+use crate::views::*;
+use crate::workspace::Workspace;
+
+/// The app's state: the workspace and messages waiting for the UI.
+#[derive(Default)]
+pub struct AppState {
+    pub ws: Mutex<Workspace>,
+    pub notices: Mutex<Vec<String>>,
+}
+
+type R<T> = Result<T, AppError>;
+
+fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> {
+    // A panic while holding the lock cannot leave a half-applied edit
+    // (edits are applied before they are recorded), so poisoning is ignored.
+    s.ws.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[tauri::command]
+pub fn catalog() -> Catalog {
+    Catalog {
+        decorators: KNOWN
+            .iter()
+            .map(|d| {
+                let (arg, min, max) = match d.arg {
+                    ArgKind::None => ("none", None, None),
+                    ArgKind::Int { min, max } => (
+                        "int",
+                        (min != i64::MIN).then_some(min),
+                        (max != i64::MAX).then_some(max),
+                    ),
+                    ArgKind::Role => ("role", None, None),
+                };
+                DecoratorInfo {
+                    name: d.name.into(),
+                    aliases: d.aliases.iter().map(|a| a.to_string()).collect(),
+                    arg: arg.into(),
+                    min,
+                    max,
+                    summary: d.summary.into(),
+                }
+            })
+            .collect(),
+        models: SUGGESTED_MODELS.iter().map(|m| m.to_string()).collect(),
+        scan_depth: [SCAN_DEPTH_RANGE.0, SCAN_DEPTH_RANGE.1],
+        token_budget: [TOKEN_BUDGET_RANGE.0, TOKEN_BUDGET_RANGE.1],
+    }
+}
+
+#[tauri::command]
+pub fn app_state(s: State<'_, AppState>) -> AppStateView {
+    lock(&s).state()
+}
+
+/// Messages from startup, drag and drop or the menu that the UI shows once.
+#[tauri::command]
+pub fn take_notices(s: State<'_, AppState>) -> Vec<String> {
+    std::mem::take(&mut *s.notices.lock().unwrap_or_else(|p| p.into_inner()))
+}
+
+#[tauri::command]
+pub fn new_book(s: State<'_, AppState>) -> u32 {
+    lock(&s).new_book()
+}
+
+#[tauri::command]
+pub async fn open_dialog(app: AppHandle) -> R<Vec<OpenResult>> {
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("Open lorebook")
+        .add_filter("Lorebook (JSON)", &["json"])
+        .add_filter("All files", &["*"])
+        .blocking_pick_files();
+    let Some(paths) = picked else {
+        return Err(AppError::new("cancelled", "no file chosen"));
+    };
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .filter_map(|p| p.into_path().ok())
+        .collect();
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    paths.iter().map(|p| ws.open_path(p)).collect()
+}
+
+/// Reopens a file from the recent list; the webview cannot name any other
+/// path.
+#[tauri::command]
+pub fn open_recent(s: State<'_, AppState>, path: String) -> R<OpenResult> {
+    let mut ws = lock(&s);
+    let known = ws.recent.iter().any(|p| p.display().to_string() == path);
+    if !known {
+        return Err(AppError::invalid(
+            "only files from the recent list can be reopened this way",
+        ));
+    }
+    ws.open_path(std::path::Path::new(&path))
+}
+
+#[tauri::command]
+pub fn save(s: State<'_, AppState>, doc: u32) -> R<String> {
+    lock(&s).save(doc, None)
+}
+
+#[tauri::command]
+pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
+    let name = {
+        let state = app.state::<AppState>();
+        let ws = lock(&state);
+        let d = ws.doc(doc)?;
+        let stem: String = d
+            .book
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        format!(
+            "{}.json",
+            if stem.is_empty() { "book".into() } else { stem }
+        )
+    };
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("Save lorebook as")
+        .set_file_name(&name)
+        .add_filter("Lorebook (JSON)", &["json"])
+        .blocking_save_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::new("cancelled", "no file chosen"));
+    };
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    ws.save(doc, Some(path))
+}
+
+#[tauri::command]
+pub fn close_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
+    lock(&s).close(doc)
+}
+
+#[tauri::command]
+pub fn book_settings(s: State<'_, AppState>, doc: u32) -> R<BookSettings> {
+    lock(&s).book_settings(doc)
+}
+
+#[tauri::command]
+pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSettings) -> R<()> {
+    lock(&s).set_book_settings(doc, settings)
+}
+
+#[tauri::command]
+pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
+    lock(&s).list(doc, &query)
+}
+
+#[tauri::command]
+pub fn get_entry(s: State<'_, AppState>, doc: u32, id: u64) -> R<EntryDetail> {
+    lock(&s).entry(doc, id)
+}
+
+#[tauri::command]
+pub fn update_entry(s: State<'_, AppState>, doc: u32, entry: Entry) -> R<EntryDetail> {
+    lock(&s).update_entry(doc, entry)
+}
+
+#[tauri::command]
+pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
+    lock(&s).add_entry(doc)
+}
+
+#[tauri::command]
+pub fn duplicate_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<Vec<u64>> {
+    lock(&s).duplicate(doc, &ids)
+}
+
+#[tauri::command]
+pub fn delete_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<()> {
+    lock(&s).delete(doc, &ids)
+}
+
+#[tauri::command]
+pub fn bulk_update(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, patch: BulkPatch) -> R<()> {
+    lock(&s).bulk(doc, &ids, &patch)
+}
+
+#[tauri::command]
+pub fn undo(s: State<'_, AppState>, doc: u32) -> R<bool> {
+    lock(&s).undo(doc)
+}
+
+#[tauri::command]
+pub fn redo(s: State<'_, AppState>, doc: u32) -> R<bool> {
+    lock(&s).redo(doc)
+}
+
+/// Splits the editor's comma-separated keys, keeping commas inside
+/// `/regex/` keys (the engine's rule, not re-implemented in the UI).
+#[tauri::command]
+pub fn split_keys(text: String) -> Vec<String> {
+    lorebook_engine::model::split_keys(&text)
+}
+
+#[tauri::command]
+pub fn set_decorator(content: String, name: String, arg: Option<String>, present: bool) -> String {
+    Workspace::set_decorator(&content, &name, arg.as_deref(), present)
+}
+
+#[tauri::command]
+pub fn set_chat(s: State<'_, AppState>, text: String) -> AppStateView {
+    let mut ws = lock(&s);
+    ws.set_chat(text);
+    ws.state()
+}
+
+#[tauri::command]
+pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("Open chat")
+        .add_filter("Chats", &["json", "jsonl", "txt"])
+        .add_filter("All files", &["*"])
+        .blocking_pick_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::new("cancelled", "no file chosen"));
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    ws.set_chat(text);
+    Ok(ws.state())
+}
+
+#[tauri::command]
+pub fn set_attached(s: State<'_, AppState>, doc: u32, attached: bool) -> R<()> {
+    lock(&s).set_attached(doc, attached)
+}
+
+#[tauri::command]
+pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()> {
+    lock(&s).set_settings(settings)
+}
+
+#[tauri::command]
+pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> PreviewView {
+    lock(&s).preview(request.map(|r| r as usize))
+}
+
+#[tauri::command]
+pub fn preview_log(s: State<'_, AppState>) -> Vec<LogRow> {
+    lock(&s).log()
+}
+
+/// Closes the window even with unsaved changes (after the UI asked).
+#[tauri::command]
+pub fn quit(app: AppHandle) {
+    app.exit(0);
+}
+
+/// Every command, for the invoke handler and the build script's manifest.
+#[macro_export]
+macro_rules! app_commands {
+    () => {
+        tauri::generate_handler![
+            $crate::commands::catalog,
+            $crate::commands::app_state,
+            $crate::commands::take_notices,
+            $crate::commands::new_book,
+            $crate::commands::open_dialog,
+            $crate::commands::open_recent,
+            $crate::commands::save,
+            $crate::commands::save_as,
+            $crate::commands::close_doc,
+            $crate::commands::book_settings,
+            $crate::commands::set_book_settings,
+            $crate::commands::list_entries,
+            $crate::commands::get_entry,
+            $crate::commands::update_entry,
+            $crate::commands::add_entry,
+            $crate::commands::duplicate_entries,
+            $crate::commands::delete_entries,
+            $crate::commands::bulk_update,
+            $crate::commands::undo,
+            $crate::commands::redo,
+            $crate::commands::split_keys,
+            $crate::commands::set_decorator,
+            $crate::commands::set_chat,
+            $crate::commands::open_chat_dialog,
+            $crate::commands::set_attached,
+            $crate::commands::set_preview_settings,
+            $crate::commands::preview,
+            $crate::commands::preview_log,
+            $crate::commands::quit,
+        ]
+    };
+}

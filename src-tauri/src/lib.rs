@@ -1,0 +1,81 @@
+//! Lorebook Studio, the desktop shell: app state, commands, the native menu,
+//! drag and drop, and the unsaved-changes guard. The engine does the work;
+//! this crate only routes.
+
+pub mod bindings;
+pub mod commands;
+pub mod error;
+pub mod menu;
+pub mod views;
+pub mod workspace;
+
+use std::path::PathBuf;
+
+use tauri::{Emitter, Manager, WindowEvent};
+
+use commands::AppState;
+use workspace::Workspace;
+
+/// The workspace at startup: the files named on the command line, or the
+/// bundled sample book and chat when none is given.
+pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<String>) {
+    let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if paths.is_empty() {
+        return (Workspace::with_sample(), Vec::new());
+    }
+    let mut ws = Workspace::default();
+    let mut notices = Vec::new();
+    for p in paths {
+        match ws.open_path(&PathBuf::from(p)) {
+            Ok(r) => notices.extend(r.notes.into_iter().map(|n| format!("{p}: {n}"))),
+            Err(e) => notices.push(e.message),
+        }
+    }
+    (ws, notices)
+}
+
+pub fn run() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (ws, notices) = initial_workspace(&args);
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(AppState {
+            ws: std::sync::Mutex::new(ws),
+            notices: std::sync::Mutex::new(notices),
+        })
+        .menu(menu::build)
+        .on_menu_event(|app, event| {
+            let _ = app.emit("menu", event.id().0.as_str());
+        })
+        .on_window_event(|window, event| match event {
+            WindowEvent::CloseRequested { api, .. } => {
+                let state = window.state::<AppState>();
+                let dirty = state.ws.lock().map(|ws| ws.any_dirty()).unwrap_or(false);
+                if dirty {
+                    // The UI asks the user, then calls `quit`.
+                    api.prevent_close();
+                    let _ = window.emit("close-requested", ());
+                }
+            }
+            WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) => {
+                let state = window.state::<AppState>();
+                let mut messages = Vec::new();
+                if let Ok(mut ws) = state.ws.lock() {
+                    for p in paths {
+                        match ws.open_path(p) {
+                            Ok(r) => messages.extend(r.notes),
+                            Err(e) => messages.push(e.message),
+                        }
+                    }
+                }
+                if let Ok(mut n) = state.notices.lock() {
+                    n.extend(messages);
+                }
+                let _ = window.emit("docs-changed", ());
+            }
+            _ => {}
+        })
+        .invoke_handler(app_commands!())
+        .run(tauri::generate_context!())
+        .expect("error while running Lorebook Studio");
+}

@@ -1,0 +1,187 @@
+//! What crosses the IPC boundary besides engine types. Every type here and
+//! every engine type it holds derives `ts_rs::TS`; `ui/src/lib/bindings.ts`
+//! is generated from them (see `bindings::tests`).
+
+use lorebook_engine::chat::Message;
+use lorebook_engine::decorators::{DecoratorLine, Diagnostic};
+use lorebook_engine::explain::RequestResult;
+use lorebook_engine::model::Entry;
+use lorebook_engine::preview::Settings;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DocSummary {
+    pub id: u32,
+    pub name: String,
+    pub path: Option<String>,
+    pub dirty: bool,
+    /// Attached to the preview.
+    pub attached: bool,
+    pub entries: u32,
+    pub can_undo: bool,
+    pub can_redo: bool,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AppStateView {
+    pub docs: Vec<DocSummary>,
+    pub chat_text: String,
+    pub chat_error: Option<String>,
+    pub chat_warnings: Vec<String>,
+    pub settings: Settings,
+    pub recent: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BookSettings {
+    pub name: String,
+    pub description: String,
+    pub scan_depth: u32,
+    pub token_budget: u32,
+    pub recursive_scanning: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryFilter {
+    All,
+    Enabled,
+    Disabled,
+    Constant,
+    Diagnostics,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    Id,
+    Name,
+    Keys,
+    Order,
+    Priority,
+    Tokens,
+    Enabled,
+    Constant,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+pub struct ListQuery {
+    pub search: String,
+    pub filter: EntryFilter,
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+/// One row of the entry list.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryRow {
+    pub id: u64,
+    /// Comment, falling back to the first key.
+    pub name: String,
+    pub keys: String,
+    pub enabled: bool,
+    pub constant: bool,
+    pub order: i64,
+    pub priority: i64,
+    /// Body tokens under the selected model.
+    pub tokens: u32,
+    pub diagnostics: u32,
+}
+
+/// The entry editor's view of one entry.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryDetail {
+    pub entry: Entry,
+    pub decorator_lines: Vec<DecoratorLine>,
+    /// Byte offset where the body starts in `content`.
+    pub body_start: u32,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Body tokens under the selected model.
+    pub tokens: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+pub struct BulkPatch {
+    pub enabled: Option<bool>,
+    pub order: Option<i64>,
+    pub priority: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct OpenResult {
+    pub doc: u32,
+    /// Values repaired on load (clamped settings, new ids).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AttachedBook {
+    pub doc: u32,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryName {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryBody {
+    pub book: u32,
+    pub id: u64,
+    pub body: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryRef {
+    pub book: u32,
+    pub id: u64,
+}
+
+/// The live preview of one request.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PreviewView {
+    /// Attached books; `book` indices in the result point here.
+    pub books: Vec<AttachedBook>,
+    /// Number of requests (chat length).
+    pub requests: u32,
+    pub chat: Vec<Message>,
+    /// Display names of every entry in the result.
+    pub names: Vec<EntryName>,
+    /// Bodies of the injected entries (for highlighting recursion sources).
+    pub bodies: Vec<EntryBody>,
+    pub result: RequestResult,
+}
+
+/// One line of the request log.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct LogRow {
+    pub request: u32,
+    pub used: u32,
+    pub limit: u32,
+    pub injected: Vec<EntryRef>,
+}
+
+/// A decorator for the editor's completion and structured panel.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DecoratorInfo {
+    pub name: String,
+    pub aliases: Vec<String>,
+    /// `none`, `int` or `role`.
+    pub arg: String,
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    pub summary: String,
+}
+
+/// Static facts the UI needs once.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct Catalog {
+    pub decorators: Vec<DecoratorInfo>,
+    pub models: Vec<String>,
+    pub scan_depth: [u32; 2],
+    pub token_budget: [u32; 2],
+}

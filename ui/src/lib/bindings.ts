@@ -1,0 +1,289 @@
+// Generated from the Rust types by ts-rs (src-tauri/src/bindings.rs). Do not edit.
+// 64-bit integers travel as JSON numbers.
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
+
+export type AppError = { 
+/**
+ * `not_found`, `invalid`, `io`, `format`, `needs_path`, `cancelled`, …
+ */
+kind: string, message: string, };
+
+export type Book = { name: string, description: string, 
+/**
+ * How many of the most recent messages are scanned (0–100).
+ */
+scan_depth: number, 
+/**
+ * Ceiling in tokens for all injected entries together (100–32000).
+ */
+token_budget: number, 
+/**
+ * Whether activated entries' bodies are scanned again (≤ 3 extra passes).
+ */
+recursive_scanning: boolean, entries: Array<Entry>, 
+/**
+ * Kept verbatim on every save, import and export.
+ */
+extensions: { [key in string]?: JsonValue }, 
+/**
+ * Fields of the file's book object that the model does not own.
+ */
+extra: { [key in string]?: JsonValue }, 
+/**
+ * Fields of the file's outer wrapper (beside `spec` and `data`).
+ */
+wrapper_extra: { [key in string]?: JsonValue }, };
+
+export type Entry = { 
+/**
+ * Unique inside its book, stable across saves.
+ */
+id: number, 
+/**
+ * Display name for the editor; never sent to the model.
+ */
+comment: string, keys: Array<string>, secondary_keys: Array<string>, selective: boolean, secondary_logic: SecondaryLogic, constant: boolean, enabled: boolean, whole_words: boolean, case_sensitive: boolean, use_regex: boolean, 
+/**
+ * Placement: higher appears earlier in the prompt.
+ */
+order: number, 
+/**
+ * Budget: higher is kept first.
+ */
+priority: number, role: Role, 
+/**
+ * Decorator lines, then the injected body.
+ */
+content: string, 
+/**
+ * Kept verbatim.
+ */
+extensions: { [key in string]?: JsonValue }, 
+/**
+ * Fields of the file's entry object that the model does not own.
+ */
+extra: { [key in string]?: JsonValue }, };
+
+export type Role = "system" | "user" | "assistant";
+
+export type SecondaryLogic = "and_any" | "and_all" | "not_any" | "not_all";
+
+export type Decorators = { probability: number | null, scan_depth: number | null, order: number | null, priority: number | null, role: Role | null, activate_only_after: number | null, activate_only_every: number | null, keep: boolean, dont_activate_after_match: boolean, is_greeting: boolean, };
+
+export type LineStatus = { "kind": "applied" } | { "kind": "overridden", by_line: number, } | { "kind": "unknown" } | { "kind": "invalid", message: string, } | { "kind": "fallback_unused" };
+
+export type DecoratorLine = { 
+/**
+ * 1-based line number in the content.
+ */
+line: number, 
+/**
+ * Byte range of the line in the content, without its line break.
+ */
+start: number, end: number, name: string, arg: string | null, 
+/**
+ * Written `@@@name`: applies only if the line before failed.
+ */
+fallback: boolean, status: LineStatus, };
+
+export type Severity = "error" | "warning";
+
+export type Diagnostic = { 
+/**
+ * 1-based content line, when the problem is on one.
+ */
+line: number | null, severity: Severity, message: string, };
+
+export type Speaker = "system" | "user" | "assistant";
+
+export type Message = { role: Speaker, name?: string | null, text: string, };
+
+export type Block = { "kind": "system_prompt", text: string, } | { "kind": "lorebook" } | { "kind": "chat_history" };
+
+export type Template = { blocks: Array<Block>, };
+
+export type Origin = { "kind": "system_prompt" } | { "kind": "entry", book: number, id: number, } | { "kind": "chat", index: number, };
+
+export type PromptMessage = { role: string, content: string, origin: Origin, };
+
+export type Settings = { 
+/**
+ * Seed of the probability rolls; "reroll" picks a new one.
+ */
+seed: number, 
+/**
+ * The model whose tokenizer counts the budget.
+ */
+model: string, template: Template, };
+
+export type Source = { "kind": "message", index: number, } | { "kind": "entry", book: number, id: number, };
+
+export type KeyMatch = { key: string, source: Source, start: number, end: number, 
+/**
+ * 0 for the chat scan, 1–3 for recursion passes.
+ */
+pass: number, };
+
+export type Activation = { "kind": "constant" } | { "kind": "kept", since_request: number, } | { "kind": "key", primary: KeyMatch, 
+/**
+ * The secondary keys that matched, when the entry is selective.
+ */
+secondary: Array<KeyMatch>, };
+
+export type Roll = { roll: number, chance: number, };
+
+export type DropReason = { "kind": "disabled" } | { "kind": "gated", 
+/**
+ * The decorator's name, e.g. `activate_only_after`.
+ */
+decorator: string, detail: string, } | { "kind": "no_match", 
+/**
+ * A key appears only in a body activated in the last pass, which
+ * recursion does not scan.
+ */
+recursion_stopped: boolean, 
+/**
+ * The entry has no usable primary key at all.
+ */
+no_keys: boolean, } | { "kind": "secondary", logic: string, primary: KeyMatch, 
+/**
+ * The secondary keys that did match.
+ */
+matched: Array<KeyMatch>, } | { "kind": "probability", roll: number, chance: number, activation: Activation, } | { "kind": "budget", needed: number, left: number, activation: Activation, };
+
+export type Injected = { 
+/**
+ * Position of the book among the attached books.
+ */
+book: number, id: number, 
+/**
+ * Effective role, order and priority (decorators applied).
+ */
+role: Role, order: number, priority: number, tokens: number, constant: boolean, 
+/**
+ * The roll it passed, when it has `@@probability`.
+ */
+roll: Roll | null, reason: Activation, };
+
+export type Dropped = { book: number, id: number, reason: DropReason, };
+
+export type BudgetUse = { 
+/**
+ * The largest `token_budget` of the attached books.
+ */
+limit: number, 
+/**
+ * Tokens of every kept entry.
+ */
+used: number, 
+/**
+ * Tokens of the kept constant entries.
+ */
+constants: number, 
+/**
+ * Constants alone exceed the limit: nothing else was kept.
+ */
+over_by_constants: boolean, };
+
+export type RequestResult = { 
+/**
+ * 1-based: request k sees the first k messages (0 = empty chat).
+ */
+request: number, budget: BudgetUse, 
+/**
+ * Kept entries, in placement order.
+ */
+injected: Array<Injected>, 
+/**
+ * Every other entry, in book order.
+ */
+dropped: Array<Dropped>, 
+/**
+ * The messages the model receives.
+ */
+messages: Array<PromptMessage>, 
+/**
+ * How many recursion passes ran (0 when recursion is off).
+ */
+passes: number, };
+
+export type DocSummary = { id: number, name: string, path: string | null, dirty: boolean, 
+/**
+ * Attached to the preview.
+ */
+attached: boolean, entries: number, can_undo: boolean, can_redo: boolean, };
+
+export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: string | null, chat_warnings: Array<string>, settings: Settings, recent: Array<string>, };
+
+export type BookSettings = { name: string, description: string, scan_depth: number, token_budget: number, recursive_scanning: boolean, };
+
+export type EntryFilter = "all" | "enabled" | "disabled" | "constant" | "diagnostics";
+
+export type SortKey = "id" | "name" | "keys" | "order" | "priority" | "tokens" | "enabled" | "constant";
+
+export type ListQuery = { search: string, filter: EntryFilter, sort: SortKey, descending: boolean, };
+
+export type EntryRow = { id: number, 
+/**
+ * Comment, falling back to the first key.
+ */
+name: string, keys: string, enabled: boolean, constant: boolean, order: number, priority: number, 
+/**
+ * Body tokens under the selected model.
+ */
+tokens: number, diagnostics: number, };
+
+export type EntryDetail = { entry: Entry, decorator_lines: Array<DecoratorLine>, 
+/**
+ * Byte offset where the body starts in `content`.
+ */
+body_start: number, diagnostics: Array<Diagnostic>, 
+/**
+ * Body tokens under the selected model.
+ */
+tokens: number, };
+
+export type BulkPatch = { enabled: boolean | null, order: number | null, priority: number | null, };
+
+export type OpenResult = { doc: number, 
+/**
+ * Values repaired on load (clamped settings, new ids).
+ */
+notes: Array<string>, };
+
+export type AttachedBook = { doc: number, name: string, };
+
+export type EntryName = { book: number, id: number, name: string, };
+
+export type EntryBody = { book: number, id: number, body: string, };
+
+export type EntryRef = { book: number, id: number, };
+
+export type PreviewView = { 
+/**
+ * Attached books; `book` indices in the result point here.
+ */
+books: Array<AttachedBook>, 
+/**
+ * Number of requests (chat length).
+ */
+requests: number, chat: Array<Message>, 
+/**
+ * Display names of every entry in the result.
+ */
+names: Array<EntryName>, 
+/**
+ * Bodies of the injected entries (for highlighting recursion sources).
+ */
+bodies: Array<EntryBody>, result: RequestResult, };
+
+export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, };
+
+export type DecoratorInfo = { name: string, aliases: Array<string>, 
+/**
+ * `none`, `int` or `role`.
+ */
+arg: string, min: number | null, max: number | null, summary: string, };
+
+export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], };

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { catalogs, format, pickLocale } from './i18n';
+
+describe('message catalog', () => {
+  it('has every key translated in both languages', () => {
+    const en = Object.keys(catalogs.en).sort();
+    expect(Object.keys(catalogs['pt-BR']).sort()).toEqual(en);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const [k, v] of Object.entries(catalogs[locale])) expect(v.trim(), `${locale} ${k}`).not.toBe('');
+    }
+  });
+
+  it('keeps the same placeholders in both languages', () => {
+    const names = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+    for (const [k, v] of Object.entries(catalogs.en)) {
+      expect(names(catalogs['pt-BR'][k as keyof typeof catalogs.en]), k).toEqual(names(v));
+    }
+  });
+
+  it('formats and follows the system locale', () => {
+    expect(format('en', 'preview.budget', { used: 5, limit: 800 })).toBe('Budget: 5 / 800 tokens');
+    expect(format('pt-BR', 'preview.budget', { used: 5, limit: 800 })).toBe('Orçamento: 5 / 800 tokens');
+    expect(pickLocale('pt-BR')).toBe('pt-BR');
+    expect(pickLocale('pt-PT')).toBe('pt-BR');
+    expect(pickLocale('en-US')).toBe('en');
+    expect(pickLocale(undefined)).toBe('en');
+  });
+});

@@ -1,0 +1,84 @@
+// The one module that talks to Tauri. Components call `api.*` and `onEvent`;
+// unit tests mock this module (or `@tauri-apps/api`) in one place.
+import { invoke } from '@tauri-apps/api/core';
+import { listen, type UnlistenFn } from '@tauri-apps/api/event';
+import type {
+  AppError,
+  AppStateView,
+  BookSettings,
+  BulkPatch,
+  Catalog,
+  Entry,
+  EntryDetail,
+  EntryRow,
+  ListQuery,
+  LogRow,
+  OpenResult,
+  PreviewView,
+  Settings,
+} from './bindings';
+
+/** An error from a command, as `{kind, message}`. */
+export class IpcError extends Error implements AppError {
+  kind: string;
+  constructor(kind: string, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/** Normalizes whatever a failed invoke threw into an IpcError. */
+export function toIpcError(e: unknown): IpcError {
+  if (e instanceof IpcError) return e;
+  if (e && typeof e === 'object' && 'kind' in e && 'message' in e) {
+    const o = e as { kind: unknown; message: unknown };
+    return new IpcError(String(o.kind), String(o.message));
+  }
+  return new IpcError('internal', e instanceof Error ? e.message : String(e));
+}
+
+async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+  try {
+    return await invoke<T>(cmd, args);
+  } catch (e) {
+    throw toIpcError(e);
+  }
+}
+
+export const api = {
+  catalog: () => call<Catalog>('catalog'),
+  appState: () => call<AppStateView>('app_state'),
+  takeNotices: () => call<string[]>('take_notices'),
+  newBook: () => call<number>('new_book'),
+  openDialog: () => call<OpenResult[]>('open_dialog'),
+  openRecent: (path: string) => call<OpenResult>('open_recent', { path }),
+  save: (doc: number) => call<string>('save', { doc }),
+  saveAs: (doc: number) => call<string>('save_as', { doc }),
+  closeDoc: (doc: number) => call<void>('close_doc', { doc }),
+  bookSettings: (doc: number) => call<BookSettings>('book_settings', { doc }),
+  setBookSettings: (doc: number, settings: BookSettings) => call<void>('set_book_settings', { doc, settings }),
+  listEntries: (doc: number, query: ListQuery) => call<EntryRow[]>('list_entries', { doc, query }),
+  getEntry: (doc: number, id: number) => call<EntryDetail>('get_entry', { doc, id }),
+  updateEntry: (doc: number, entry: Entry) => call<EntryDetail>('update_entry', { doc, entry }),
+  addEntry: (doc: number) => call<number>('add_entry', { doc }),
+  duplicateEntries: (doc: number, ids: number[]) => call<number[]>('duplicate_entries', { doc, ids }),
+  deleteEntries: (doc: number, ids: number[]) => call<void>('delete_entries', { doc, ids }),
+  bulkUpdate: (doc: number, ids: number[], patch: BulkPatch) => call<void>('bulk_update', { doc, ids, patch }),
+  undo: (doc: number) => call<boolean>('undo', { doc }),
+  redo: (doc: number) => call<boolean>('redo', { doc }),
+  splitKeys: (text: string) => call<string[]>('split_keys', { text }),
+  setDecorator: (content: string, name: string, arg: string | null, present: boolean) =>
+    call<string>('set_decorator', { content, name, arg, present }),
+  setChat: (text: string) => call<AppStateView>('set_chat', { text }),
+  openChatDialog: () => call<AppStateView>('open_chat_dialog'),
+  setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
+  setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
+  preview: (request: number | null) => call<PreviewView>('preview', { request }),
+  previewLog: () => call<LogRow[]>('preview_log'),
+  quit: () => call<void>('quit'),
+};
+
+/** Listens to an app event; returns the function that stops listening. */
+export function onEvent<T>(name: string, handler: (payload: T) => void): Promise<UnlistenFn> {
+  return listen<T>(name, (e) => handler(e.payload));
+}

@@ -1,0 +1,71 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EntryDetail } from './bindings';
+
+const calls: { cmd: string; args: unknown }[] = [];
+const responses: Record<string, (args: Record<string, unknown>) => unknown> = {};
+vi.mock('@tauri-apps/api/core', () => ({
+  invoke: async (cmd: string, args: Record<string, unknown>) => {
+    calls.push({ cmd, args });
+    const r = responses[cmd];
+    if (!r) return null;
+    return r(args);
+  },
+}));
+vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) }));
+
+const { Studio } = await import('./studio.svelte');
+
+function detail(id: number, content: string): EntryDetail {
+  return {
+    entry: {
+      id, comment: 'c', keys: ['moon'], secondary_keys: [], selective: false, secondary_logic: 'and_any', constant: false,
+      enabled: true, whole_words: true, case_sensitive: false, use_regex: false, order: 100, priority: 100, role: 'system',
+      content, extensions: {}, extra: {},
+    },
+    decorator_lines: [], body_start: 0, diagnostics: [], tokens: 3,
+  };
+}
+
+describe('studio', () => {
+  beforeEach(() => {
+    calls.length = 0;
+    for (const k of Object.keys(responses)) delete responses[k];
+    responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] });
+    responses.list_entries = () => [];
+    responses.get_entry = (a) => detail(a.id as number, 'Body');
+    responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry });
+  });
+
+  it('sends edits of the selected entry to Rust', async () => {
+    const s = new Studio();
+    s.doc = 1;
+    await s.select(1);
+    s.edit({ content: '@@keep\nBody' });
+    await s.flushDraft();
+    const update = calls.find((c) => c.cmd === 'update_entry');
+    expect(update?.args).toMatchObject({ doc: 1, entry: { id: 1, content: '@@keep\nBody' } });
+    expect(s.draft?.content).toBe('@@keep\nBody');
+  });
+
+  it('shows errors and ignores cancelled dialogs', async () => {
+    const s = new Studio();
+    responses.open_dialog = () => Promise.reject({ kind: 'cancelled', message: 'no file chosen' });
+    await s.run(() => s.openDialog());
+    expect(s.errors).toEqual([]);
+    responses.open_dialog = () => Promise.reject({ kind: 'format', message: 'book.json: line 2' });
+    await s.run(() => s.openDialog());
+    expect(s.errors).toEqual(['book.json: line 2']);
+  });
+
+  it('asks before quitting with unsaved changes', async () => {
+    const s = new Studio();
+    s.app = { ...(responses.app_state({}) as NonNullable<typeof s.app>) };
+    s.app.docs[0].dirty = true;
+    s.askQuit();
+    expect(s.confirm?.text).toContain('B');
+    expect(calls.some((c) => c.cmd === 'quit')).toBe(false);
+    s.confirm?.action();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(calls.some((c) => c.cmd === 'quit')).toBe(true);
+  });
+});

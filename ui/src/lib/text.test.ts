@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, typedDecorator } from './text';
+
+describe('byte offsets', () => {
+  it('maps UTF-8 bytes to UTF-16 indices', () => {
+    expect(byteToIndex('abc', 2)).toBe(2);
+    expect(byteToIndex('é moon', 3)).toBe(2); // é is 2 bytes, 1 unit
+    expect(byteToIndex('東京 moon', 7)).toBe(3); // 東, 京 are 3 bytes each
+    expect(byteToIndex('😀x', 4)).toBe(2); // a surrogate pair is 4 bytes, 2 units
+    expect(byteToIndex('ab', 99)).toBe(2);
+  });
+
+  it('highlights the matched range as text segments', () => {
+    expect(highlight('the moon rises', 4, 8)).toEqual([
+      { text: 'the ', mark: false },
+      { text: 'moon', mark: true },
+      { text: ' rises', mark: false },
+    ]);
+    expect(highlight('東京タワー', 0, 6)).toEqual([
+      { text: '東京', mark: true },
+      { text: 'タワー', mark: false },
+    ]);
+  });
+
+  it('keeps markup as plain text', () => {
+    const segs = highlight('<img src=x onerror=alert(1)> moon', 29, 33);
+    expect(segs[0].text).toBe('<img src=x onerror=alert(1)> ');
+    expect(segs[1]).toEqual({ text: 'moon', mark: true });
+  });
+
+  it('cuts long texts around the match', () => {
+    const text = 'a'.repeat(100) + 'moon' + 'b'.repeat(100);
+    const segs = excerpt(text, 100, 104, 10);
+    expect(segs.map((s) => s.text)).toEqual(['…' + 'a'.repeat(10), 'moon', 'b'.repeat(10) + '…']);
+  });
+});
+
+describe('content lines', () => {
+  it('marks the decorator block', () => {
+    expect(contentLines('@@keep\n@@order 3\nBody\nmore', 17)).toEqual([
+      { text: '@@keep', decorator: true },
+      { text: '@@order 3', decorator: true },
+      { text: 'Body', decorator: false },
+      { text: 'more', decorator: false },
+    ]);
+    expect(contentLines('Body', 0)).toEqual([{ text: 'Body', decorator: false }]);
+  });
+
+  it('finds and completes the decorator being typed', () => {
+    expect(typedDecorator('Body\n@@pro', 10)).toBe('pro');
+    expect(typedDecorator('@@@ke', 5)).toBe('ke');
+    expect(typedDecorator('plain', 5)).toBeNull();
+    expect(completeDecorator('@@pro\nBody', 5, 'probability')).toEqual({ content: '@@probability\nBody', caret: 13 });
+    expect(completeDecorator('@@x\n@@@ke', 9, 'keep')).toEqual({ content: '@@x\n@@@keep', caret: 11 });
+  });
+});

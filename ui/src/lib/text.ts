@@ -1,0 +1,80 @@
+// Text helpers for rendering engine results. The engine reports byte
+// offsets into UTF-8 text; JavaScript strings index UTF-16 code units.
+
+/** Converts a UTF-8 byte offset in `text` to a UTF-16 index. */
+export function byteToIndex(text: string, byte: number): number {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < byte) {
+    const cp = text.codePointAt(i) ?? 0;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    i += cp > 0xffff ? 2 : 1;
+  }
+  return i;
+}
+
+export interface Segment {
+  text: string;
+  mark: boolean;
+}
+
+/**
+ * Splits `text` around the byte range [start, end) so the match can be
+ * rendered highlighted — as text nodes, never as HTML.
+ */
+export function highlight(text: string, start: number, end: number): Segment[] {
+  const a = byteToIndex(text, start);
+  const b = byteToIndex(text, end);
+  const out: Segment[] = [];
+  if (a > 0) out.push({ text: text.slice(0, a), mark: false });
+  if (b > a) out.push({ text: text.slice(a, b), mark: true });
+  if (b < text.length) out.push({ text: text.slice(b), mark: false });
+  return out;
+}
+
+/** Like `highlight`, but cut to about `context` characters around the match. */
+export function excerpt(text: string, start: number, end: number, context = 60): Segment[] {
+  const a = byteToIndex(text, start);
+  const b = byteToIndex(text, end);
+  const from = Math.max(0, a - context);
+  const to = Math.min(text.length, b + context);
+  const out: Segment[] = [];
+  const pre = (from > 0 ? '…' : '') + text.slice(from, a);
+  if (pre) out.push({ text: pre, mark: false });
+  out.push({ text: text.slice(a, b), mark: true });
+  const post = text.slice(b, to) + (to < text.length ? '…' : '');
+  if (post) out.push({ text: post, mark: false });
+  return out;
+}
+
+/** The content's lines, marking the decorator block (byte offset `bodyStart`). */
+export function contentLines(content: string, bodyStart: number): { text: string; decorator: boolean }[] {
+  const split = byteToIndex(content, bodyStart);
+  const head = content.slice(0, split);
+  const body = content.slice(split);
+  const lines: { text: string; decorator: boolean }[] = [];
+  if (head) {
+    const hl = head.endsWith('\n') ? head.slice(0, -1).split('\n') : head.split('\n');
+    for (const l of hl) lines.push({ text: l, decorator: true });
+  }
+  for (const l of body.split('\n')) lines.push({ text: l, decorator: false });
+  return lines;
+}
+
+/** The decorator name being typed on the caret's line, if the line is `@@name`. */
+export function typedDecorator(content: string, caret: number): string | null {
+  const lineStart = content.lastIndexOf('\n', caret - 1) + 1;
+  const line = content.slice(lineStart, caret);
+  const m = /^@@@?([a-z_]*)$/.exec(line);
+  return m ? m[1] : null;
+}
+
+/** Replaces the decorator name being typed at `caret` with `name`. */
+export function completeDecorator(content: string, caret: number, name: string): { content: string; caret: number } {
+  const lineStart = content.lastIndexOf('\n', caret - 1) + 1;
+  const line = content.slice(lineStart, caret);
+  const prefix = line.startsWith('@@@') ? '@@@' : '@@';
+  const inserted = `${prefix}${name}`;
+  const rest = content.slice(caret);
+  return { content: content.slice(0, lineStart) + inserted + rest, caret: lineStart + inserted.length };
+}

@@ -32,8 +32,8 @@ enum Change {
     /// entry is absent on that side (insert / remove).
     Entry {
         index: usize,
-        before: Option<Entry>,
-        after: Option<Entry>,
+        before: Option<Box<Entry>>,
+        after: Option<Box<Entry>>,
     },
     Settings {
         before: BookSettings,
@@ -90,8 +90,8 @@ impl Doc {
                     (after, before)
                 };
                 match (from, to) {
-                    (Some(_), Some(e)) => self.book.entries[*index] = e.clone(),
-                    (None, Some(e)) => self.book.entries.insert(*index, e.clone()),
+                    (Some(_), Some(e)) => self.book.entries[*index] = (**e).clone(),
+                    (None, Some(e)) => self.book.entries.insert(*index, (**e).clone()),
                     (Some(_), None) => {
                         self.book.entries.remove(*index);
                     }
@@ -483,8 +483,8 @@ impl Workspace {
             d.commit(
                 vec![Change::Entry {
                     index,
-                    before: Some(before),
-                    after: Some(entry),
+                    before: Some(Box::new(before)),
+                    after: Some(Box::new(entry)),
                 }],
                 Some(id),
             );
@@ -506,7 +506,7 @@ impl Workspace {
             vec![Change::Entry {
                 index,
                 before: None,
-                after: Some(entry),
+                after: Some(Box::new(entry)),
             }],
             None,
         );
@@ -516,11 +516,12 @@ impl Workspace {
 
     pub fn duplicate(&mut self, doc: u32, ids: &[u64]) -> Result<Vec<u64>, AppError> {
         let d = self.doc_mut(doc)?;
-        let mut next = d.book.next_id();
+        let first_id = d.book.next_id();
+        let first_index = d.book.entries.len();
         let mut changes = Vec::new();
         let mut new_ids = Vec::new();
-        let mut end = d.book.entries.len();
-        for &id in ids {
+        for (n, &id) in ids.iter().enumerate() {
+            let next = first_id + n as u64;
             let src = d.book.entries[d.position(id)?].clone();
             let copy = Entry {
                 id: next,
@@ -532,13 +533,11 @@ impl Workspace {
                 ..src
             };
             new_ids.push(next);
-            next += 1;
             changes.push(Change::Entry {
-                index: end,
+                index: first_index + n,
                 before: None,
-                after: Some(copy),
+                after: Some(Box::new(copy)),
             });
-            end += 1;
         }
         d.commit(changes, None);
         self.touched(doc);
@@ -560,7 +559,7 @@ impl Workspace {
             .rev()
             .map(|&index| Change::Entry {
                 index,
-                before: Some(d.book.entries[index].clone()),
+                before: Some(Box::new(d.book.entries[index].clone())),
                 after: None,
             })
             .collect();
@@ -588,8 +587,8 @@ impl Workspace {
             if after != before {
                 changes.push(Change::Entry {
                     index,
-                    before: Some(before),
-                    after: Some(after),
+                    before: Some(Box::new(before)),
+                    after: Some(Box::new(after)),
                 });
             }
         }

@@ -1,1 +1,67 @@
-fn main(){}
+//! Preview benchmarks on the generated workload (see `workload.rs` and
+//! BENCHMARKS.md). Run with `cargo bench -p lorebook-engine --bench preview`.
+
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lorebook_engine::chat::Message;
+use lorebook_engine::preview::{Preview, Settings};
+
+mod workload;
+
+/// Times `iters` requests, each after forgetting every cached scan (the
+/// clearing itself is not timed).
+fn uncached(p: &mut Preview, chat: &[Message], iters: u64) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        p.clear_hit_cache();
+        let start = Instant::now();
+        std::hint::black_box(p.request(chat, chat.len()));
+        total += start.elapsed();
+    }
+    total
+}
+
+fn benches(c: &mut Criterion) {
+    let book = workload::book(false);
+    let chat = workload::chat(&book);
+    let mut group = c.benchmark_group("preview_10k");
+    group.sample_size(30);
+
+    group.bench_function("build_index", |b| {
+        b.iter(|| lorebook_engine::activation::Index::build(std::slice::from_ref(&book)))
+    });
+
+    let mut preview = Preview::new(std::slice::from_ref(&book), Settings::default());
+    // Warm: automata built, messages scanned, token counts cached.
+    preview.log(&chat);
+
+    let mut edited = chat.clone();
+    let mut n = 0u64;
+    group.bench_function("request_after_one_message_change", |b| {
+        b.iter(|| {
+            n += 1;
+            edited[199].text = format!("{} {n}", chat[199].text);
+            preview.request(&edited, 200)
+        })
+    });
+
+    group.bench_function("request_without_message_cache", |b| {
+        b.iter_custom(|iters| uncached(&mut preview, &chat, iters))
+    });
+
+    group.bench_function("log_200_requests", |b| b.iter(|| preview.log(&chat)));
+
+    let recursive = workload::book(true);
+    let mut rp = Preview::new(std::slice::from_ref(&recursive), Settings::default());
+    rp.log(&chat);
+    let passes = rp.request(&chat, 200).passes;
+    assert_eq!(passes, 3, "the recursive workload must run three passes");
+    group.bench_function("recursive_request_three_passes_no_cache", |b| {
+        b.iter_custom(|iters| uncached(&mut rp, &chat, iters))
+    });
+    group.finish();
+}
+
+criterion_group!(preview_benches, benches);
+criterion_main!(preview_benches);

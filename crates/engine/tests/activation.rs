@@ -511,7 +511,10 @@ fn the_largest_budget_wins() {
         token_budget: 500,
         ..book(vec![])
     };
-    assert_eq!(kind(&run(&[small.clone()], "User: moon"), 0), "budget");
+    assert_eq!(
+        kind(&run(std::slice::from_ref(&small), "User: moon"), 0),
+        "budget"
+    );
     let r = run(&[small, large], "User: moon");
     assert_eq!(r.budget.limit, 500);
     assert_eq!(injected(&r), vec![(0, 0)]);

@@ -109,3 +109,21 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
     }
     result
 }
+
+pub mod agnai;
+pub mod card;
+pub mod charx;
+mod common;
+pub mod convert;
+pub mod novelai;
+pub mod png;
+pub mod report;
+pub mod risu;
+pub mod shadow;
+pub mod sillytavern;
+
+pub use convert::{
+    detect, detect_value, export, export_into_card, import, import_value, ExportError,
+    ExportFormat, Format, ImportError, Imported, UnknownExportFormat,
+};
+pub use report::Report;

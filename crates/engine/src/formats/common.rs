@@ -1,0 +1,178 @@
+//! Helpers shared by the foreign-format modules: namespaced extensions,
+//! decorator edits and regex keys.
+
+use serde_json::Value;
+
+use crate::decorators;
+use crate::model::Object;
+
+/// Removes `extensions[ns]` and returns it (empty when absent or not an
+/// object; a non-object value is left in place, it is not ours).
+pub(crate) fn take_ns(extensions: &mut Object, ns: &str) -> Object {
+    match extensions.get(ns) {
+        Some(Value::Object(_)) => match extensions.remove(ns) {
+            Some(Value::Object(o)) => o,
+            _ => Object::new(),
+        },
+        _ => Object::new(),
+    }
+}
+
+/// Stores `fields` as `extensions[ns]`, merging with what is there; nothing
+/// when `fields` is empty.
+pub(crate) fn put_ns(extensions: &mut Object, ns: &str, fields: Object) {
+    if fields.is_empty() {
+        return;
+    }
+    match extensions.get_mut(ns) {
+        Some(Value::Object(existing)) => {
+            for (k, v) in fields {
+                existing.entry(k).or_insert(v);
+            }
+        }
+        Some(_) => {
+            // The file already used our namespace for something else: keep
+            // both, ours beside it.
+            extensions.insert(format!("{ns}_fields"), Value::Object(fields));
+        }
+        None => {
+            extensions.insert(ns.to_string(), Value::Object(fields));
+        }
+    }
+}
+
+/// Removes every line of decorator `name` when it applies; returns the new
+/// content. Used when a value moves from a decorator to a field.
+pub(crate) fn drop_decorator(content: &str, name: &str) -> String {
+    decorators::remove(content, name)
+}
+
+/// Sets decorator `name` in content (replacing a line that applies).
+pub(crate) fn set_decorator(content: &str, name: &str, arg: Option<&str>) -> String {
+    decorators::set(content, name, arg)
+}
+
+/// Renames decorator lines `from` to `to` (fallback lines too), keeping the
+/// argument and everything else byte for byte.
+pub(crate) fn rename_decorator(content: &str, from: &str, to: &str) -> String {
+    let parsed = decorators::parse(content);
+    let mut out = String::with_capacity(content.len());
+    let mut cursor = 0;
+    for l in parsed.lines.iter().filter(|l| l.name == from) {
+        let prefix = if l.fallback { "@@@" } else { "@@" };
+        let name_end = l.start + prefix.len() + l.name.len();
+        let (Some(before), Some(rest)) =
+            (content.get(cursor..l.start), content.get(name_end..l.end))
+        else {
+            return content.to_string();
+        };
+        out.push_str(before);
+        out.push_str(prefix);
+        out.push_str(to);
+        out.push_str(rest);
+        cursor = l.end;
+    }
+    match content.get(cursor..) {
+        Some(rest) => out.push_str(rest),
+        None => return content.to_string(),
+    }
+    out
+}
+
+/// Whether content's decorator block has a line named `name` (any status).
+pub(crate) fn has_decorator_line(content: &str, name: &str) -> bool {
+    decorators::parse(content)
+        .lines
+        .iter()
+        .any(|l| l.name == name)
+}
+
+/// Whether a key is written `/pattern/flags` (SPEC §5).
+pub(crate) fn is_regex_literal(key: &str) -> bool {
+    let Some(rest) = key.strip_prefix('/') else {
+        return false;
+    };
+    match rest.rfind('/') {
+        Some(i) => rest[i + 1..].chars().all(|c| "imsxugy".contains(c)) && i > 0,
+        None => false,
+    }
+}
+
+/// A key as a `/pattern/flags` literal, for targets without a "keys are
+/// regular expressions" switch. A key already written that way is kept.
+pub(crate) fn as_regex_literal(key: &str, case_sensitive: bool) -> String {
+    if is_regex_literal(key) {
+        return key.to_string();
+    }
+    let mut out = String::with_capacity(key.len() + 3);
+    out.push('/');
+    let mut escaped = false;
+    for c in key.chars() {
+        if c == '/' && !escaped {
+            out.push('\\');
+        }
+        escaped = c == '\\' && !escaped;
+        out.push(c);
+    }
+    if escaped {
+        // A trailing lone backslash would escape the closing slash.
+        out.push('\\');
+    }
+    out.push('/');
+    if !case_sensitive {
+        out.push('i');
+    }
+    out
+}
+
+/// A probability number read leniently: rounds fractions, clamps to 0–100.
+/// Returns the value and whether it had to be changed.
+pub(crate) fn percent(v: &Value) -> Option<(u8, bool)> {
+    let f = v.as_f64()?;
+    if !f.is_finite() {
+        return None;
+    }
+    let r = f.round().clamp(0.0, 100.0);
+    Some((r as u8, r != f))
+}
+
+/// The first key of an object that is one of `names`.
+pub(crate) fn bool_of(o: &Object, key: &str) -> Option<bool> {
+    o.get(key).and_then(Value::as_bool)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regex_literals() {
+        assert!(is_regex_literal("/a+/i"));
+        assert!(is_regex_literal("/a/"));
+        assert!(!is_regex_literal("/a/q"));
+        assert!(!is_regex_literal("//"));
+        assert!(!is_regex_literal("a/b/"));
+        assert_eq!(as_regex_literal("a/b", false), "/a\\/b/i");
+        assert_eq!(as_regex_literal("x\\/y", true), "/x\\/y/");
+        assert_eq!(as_regex_literal("end\\", true), "/end\\\\/");
+        assert_eq!(as_regex_literal("/k/i", true), "/k/i");
+    }
+
+    #[test]
+    fn rename_keeps_the_rest() {
+        let c = "@@keep_activate_after_match\n@@bogus\n@@@keep_activate_after_match\nbody @@keep_activate_after_match";
+        assert_eq!(
+            rename_decorator(c, "keep_activate_after_match", "keep"),
+            "@@keep\n@@bogus\n@@@keep\nbody @@keep_activate_after_match"
+        );
+        assert_eq!(rename_decorator("plain", "a", "b"), "plain");
+    }
+
+    #[test]
+    fn percent_rounds_and_clamps() {
+        assert_eq!(percent(&serde_json::json!(50)), Some((50, false)));
+        assert_eq!(percent(&serde_json::json!(49.6)), Some((50, true)));
+        assert_eq!(percent(&serde_json::json!(150)), Some((100, true)));
+        assert_eq!(percent(&serde_json::json!("x")), None);
+    }
+}

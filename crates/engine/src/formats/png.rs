@@ -1,0 +1,336 @@
+//! PNG character cards: the card is base64 JSON in a `tEXt` chunk named
+//! `chara` (v2, sometimes holding a v3 card) or `ccv3` (v3).
+//!
+//! Import prefers `ccv3` and reads the book once even when both chunks
+//! hold it; it falls back to `chara` when `ccv3` is unreadable or has no
+//! book, and the report says so. The card's other fields are kept in
+//! `wrapper_extra["character_card"]` as for a JSON card ([`super::card`]).
+//!
+//! Export ([`export_into`]) rewrites the card chunks of an existing PNG and
+//! copies every other chunk byte for byte, in order.
+
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::{DecodePaddingMode, Engine};
+use serde_json::Value;
+
+use super::card::{self, Version};
+use super::convert::{ExportError, ImportError};
+use super::report::Report;
+use crate::model::{Book, Object};
+
+const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+/// The card chunk keywords, in order of preference.
+const KEYWORDS: [&str; 2] = ["ccv3", "chara"];
+
+/// Base64 that accepts input with or without padding.
+const B64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// One chunk: its type and the byte range of the whole chunk (length,
+/// type, data and CRC) in the file.
+#[derive(Debug, Clone, Copy)]
+struct Chunk<'a> {
+    kind: &'a [u8],
+    data: &'a [u8],
+    whole: &'a [u8],
+}
+
+fn chunks(bytes: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
+    let mut rest = bytes
+        .strip_prefix(SIGNATURE)
+        .ok_or_else(|| "no PNG signature".to_string())?;
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let header = rest
+            .get(..8)
+            .ok_or_else(|| format!("truncated chunk header after {} chunks", out.len()))?;
+        let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
+        let total = len
+            .checked_add(12)
+            .ok_or_else(|| "chunk length overflows".to_string())?;
+        let whole = rest.get(..total).ok_or_else(|| {
+            format!(
+                "chunk {} declares {len} bytes but the file ends first",
+                String::from_utf8_lossy(&header[4..8])
+            )
+        })?;
+        let chunk = Chunk {
+            kind: &whole[4..8],
+            data: &whole[8..8 + len],
+            whole,
+        };
+        rest = &rest[total..];
+        let end = chunk.kind == b"IEND";
+        out.push(chunk);
+        if end {
+            break;
+        }
+    }
+    if out.first().map(|c| c.kind) != Some(b"IHDR".as_slice()) {
+        return Err("the first chunk is not IHDR".into());
+    }
+    Ok(out)
+}
+
+/// The keyword and text of a `tEXt` chunk.
+fn text_chunk<'a>(c: &Chunk<'a>) -> Option<(&'a [u8], &'a [u8])> {
+    if c.kind != b"tEXt" {
+        return None;
+    }
+    let nul = c.data.iter().position(|b| *b == 0)?;
+    Some((&c.data[..nul], &c.data[nul + 1..]))
+}
+
+fn is_keyword(k: &[u8], want: &str) -> bool {
+    k.eq_ignore_ascii_case(want.as_bytes())
+}
+
+/// The card JSON of a chunk text.
+fn decode_card(text: &[u8]) -> Result<Object, String> {
+    let trimmed: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let raw = B64
+        .decode(&trimmed)
+        .map_err(|e| format!("not base64 ({e})"))?;
+    match super::parse_json(&raw) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err("the JSON is not an object".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The card chunks present, decoded, in order of preference.
+type Found = Vec<(&'static str, Result<Object, String>)>;
+
+fn cards(bytes: &[u8]) -> Result<Found, ImportError> {
+    let list = chunks(bytes).map_err(ImportError::BadPng)?;
+    let mut found = Vec::new();
+    for kw in KEYWORDS {
+        if let Some((_, text)) = list
+            .iter()
+            .filter_map(text_chunk)
+            .find(|(k, _)| is_keyword(k, kw))
+        {
+            found.push((kw, decode_card(text)));
+        }
+    }
+    if found.is_empty() {
+        return Err(ImportError::PngWithoutCard);
+    }
+    Ok(found)
+}
+
+/// Checks that the PNG holds a card chunk.
+pub(crate) fn find_card(bytes: &[u8]) -> Result<(), ImportError> {
+    cards(bytes).map(|_| ())
+}
+
+fn has_book(card: &Object) -> bool {
+    card.get("data")
+        .and_then(|d| d.get("character_book"))
+        .is_some_and(Value::is_object)
+}
+
+/// Reads the book out of a PNG card.
+pub fn import(bytes: &[u8], report: &mut Report) -> Result<Book, ImportError> {
+    let found = cards(bytes)?;
+    let pick = found
+        .iter()
+        .position(|(_, c)| c.as_ref().is_ok_and(has_book))
+        .or_else(|| found.iter().position(|(_, c)| c.is_ok()));
+    let Some(i) = pick else {
+        let (kw, e) = &found[0];
+        return Err(ImportError::BadCardChunk {
+            chunk: kw.to_string(),
+            message: e.clone().err().unwrap_or_default(),
+        });
+    };
+    for (j, (kw, c)) in found.iter().enumerate() {
+        if j == i {
+            continue;
+        }
+        match c {
+            Err(e) => report
+                .notes
+                .push(format!("the \"{kw}\" chunk was skipped: {e}")),
+            Ok(_) => report.notes.push(format!(
+                "the \"{kw}\" chunk was not read (the \"{}\" chunk was)",
+                found[i].0
+            )),
+        }
+    }
+    let (kw, card) = &found[i];
+    let card = card.clone().unwrap_or_default();
+    report.notes.push(format!(
+        "book read from the \"{kw}\" chunk ({})",
+        card.get("spec")
+            .and_then(Value::as_str)
+            .unwrap_or("no spec")
+    ));
+    card::book_of_card(card, report)
+}
+
+/// A `tEXt` chunk with its length and CRC.
+fn text_chunk_bytes(keyword: &str, text: &[u8]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(keyword.len() + 1 + text.len() + 4);
+    body.extend_from_slice(b"tEXt");
+    body.extend_from_slice(keyword.as_bytes());
+    body.push(0);
+    body.extend_from_slice(text);
+    let len = (body.len() - 4) as u32;
+    let crc = crc32fast::hash(&body);
+    let mut out = Vec::with_capacity(body.len() + 8);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&body);
+    out.extend_from_slice(&crc.to_be_bytes());
+    out
+}
+
+fn encode_card(card: &Object) -> Vec<u8> {
+    let json = serde_json::to_string(card).unwrap_or_default();
+    B64.encode(json.as_bytes()).into_bytes()
+}
+
+/// Writes the book into the card chunks of `png` (see
+/// [`super::export_into_card`]).
+pub fn export_into(
+    book: &Book,
+    png: &[u8],
+    want: Version,
+    report: &mut Report,
+) -> Result<Vec<u8>, ExportError> {
+    let list = chunks(png).map_err(ExportError::BadPng)?;
+    // (keyword, card, whether the chunk is added by this export)
+    let mut existing: Vec<(&'static str, Object, bool)> = Vec::new();
+    for kw in KEYWORDS {
+        if let Some((_, text)) = list
+            .iter()
+            .filter_map(text_chunk)
+            .find(|(k, _)| is_keyword(k, kw))
+        {
+            let card = decode_card(text).map_err(|message| ExportError::BadCardChunk {
+                chunk: kw.to_string(),
+                message,
+            })?;
+            existing.push((kw, card, false));
+        }
+    }
+    if existing.is_empty() {
+        return Err(ExportError::PngWithoutCard);
+    }
+    let wanted_kw = match want {
+        Version::V2 => "chara",
+        Version::V3 => "ccv3",
+    };
+    if !existing.iter().any(|(k, _, _)| *k == wanted_kw) {
+        let template = existing[0].1.clone();
+        report.notes.push(format!(
+            "the PNG had no \"{wanted_kw}\" chunk; one was added from the \"{}\" card",
+            existing[0].0
+        ));
+        existing.push((wanted_kw, template, true));
+    }
+    let mut new_text: Vec<(&'static str, Vec<u8>)> = Vec::new();
+    let mut first = true;
+    for (kw, card_obj, added) in existing {
+        // `chara` keeps the version it declares (some hold a v3 card);
+        // an added chunk gets the version asked for.
+        let version = match kw {
+            "ccv3" => Version::V3,
+            _ if added => want,
+            _ => Version::of_card(&card_obj),
+        };
+        // Only the first card's report is kept: the chunks hold one book.
+        let mut scratch = Report::new(report.direction, "");
+        let target = if first { &mut *report } else { &mut scratch };
+        first = false;
+        let card_out = card::card_with_book(card_obj, book, version, target);
+        new_text.push((kw, encode_card(&card_out)));
+    }
+    let mut out = Vec::with_capacity(png.len() + 1024);
+    out.extend_from_slice(SIGNATURE);
+    let mut written: Vec<&str> = Vec::new();
+    for c in &list {
+        if c.kind == b"IEND" {
+            for (kw, text) in &new_text {
+                if !written.contains(kw) {
+                    out.extend_from_slice(&text_chunk_bytes(kw, text));
+                    written.push(kw);
+                }
+            }
+        }
+        let replaced = text_chunk(c).and_then(|(k, _)| {
+            new_text
+                .iter()
+                .find(|(kw, _)| is_keyword(k, kw))
+                .map(|(kw, text)| (*kw, k, text))
+        });
+        match replaced {
+            Some((kw, original_kw, text)) => {
+                let kw_text = String::from_utf8_lossy(original_kw).into_owned();
+                out.extend_from_slice(&text_chunk_bytes(&kw_text, text));
+                if !written.contains(&kw) {
+                    written.push(kw);
+                }
+            }
+            None => out.extend_from_slice(c.whole),
+        }
+    }
+    // Bytes after IEND (some tools append data) are kept too.
+    let consumed = SIGNATURE.len() + list.iter().map(|c| c.whole.len()).sum::<usize>();
+    out.extend_from_slice(png.get(consumed..).unwrap_or_default());
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A 1×1 PNG with the given extra text chunks before IEND.
+    pub(crate) fn tiny_png(texts: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut out = SIGNATURE.to_vec();
+        let chunk = |kind: &[u8], data: &[u8]| {
+            let mut body = kind.to_vec();
+            body.extend_from_slice(data);
+            let mut c = (data.len() as u32).to_be_bytes().to_vec();
+            c.extend_from_slice(&body);
+            c.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
+            c
+        };
+        out.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
+        out.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1]));
+        for (k, t) in texts {
+            out.extend(text_chunk_bytes(k, t));
+        }
+        out.extend(chunk(b"IEND", &[]));
+        out
+    }
+
+    #[test]
+    fn truncated_and_foreign_pngs_are_errors() {
+        let png = tiny_png(&[]);
+        assert!(matches!(cards(&png), Err(ImportError::PngWithoutCard)));
+        for cut in 8..png.len() - 1 {
+            let _ = cards(&png[..cut]);
+        }
+        assert!(matches!(cards(&png[..20]), Err(ImportError::BadPng(_))));
+        let bad = tiny_png(&[("chara", b"%%%")]);
+        let mut r = Report::new(super::super::report::Direction::Import, "");
+        assert!(matches!(
+            import(&bad, &mut r),
+            Err(ImportError::BadCardChunk { .. })
+        ));
+    }
+
+    #[test]
+    fn text_chunk_crc_is_valid() {
+        let c = text_chunk_bytes("chara", b"abc");
+        let body = &c[4..c.len() - 4];
+        assert_eq!(&c[c.len() - 4..], &crc32fast::hash(body).to_be_bytes());
+    }
+}

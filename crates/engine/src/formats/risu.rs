@@ -1,0 +1,457 @@
+//! RisuAI lorebook export: `{"type": "risu", "ver": 1, "data": [...]}`.
+//!
+//! | RisuAI | model | notes |
+//! |---|---|---|
+//! | position in `data` | `id` | RisuAI entries have no stable id |
+//! | `key`, `secondkey` (comma-separated) | `keys`, `secondary_keys` | with `useRegex` the key is one `/pattern/flags` |
+//! | `comment` | `comment` | |
+//! | `content` | `content` | `@@keep_activate_after_match` → `@@keep`; `@@role R` → `role`; `@@dont_activate` → `enabled: false` (the lines move to fields and back on export) |
+//! | `insertorder` | `order` **and** `priority` | one number drives both, as in SillyTavern |
+//! | `alwaysActive` | `constant` | `mode: "constant"` also reads as constant |
+//! | `selective` | `selective` (AND ANY) | |
+//! | `useRegex` | `use_regex` | |
+//! | `extentions.risu_case_sensitive` | `case_sensitive` | (RisuAI's spelling) |
+//! | `activationPercent` | `@@probability N` | |
+//! | — | `whole_words: false` | RisuAI matches keys inside words |
+//! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` entries are folders: kept as disabled entries |
+//! | top-level fields besides `type`, `ver`, `data` | book `extensions["risu"]` | |
+//!
+//! RisuAI understands the character-card-v3 decorators, so `@@scan_depth`,
+//! `@@activate_only_after`, `@@activate_only_every`,
+//! `@@dont_activate_after_match` and `@@is_greeting` stay in the content;
+//! `@@order` and `@@priority` are reported. The export has no book name,
+//! description, scan settings, secondary logic other than AND ANY, or
+//! whole-word matching: those are reported.
+
+use serde_json::{json, Value};
+
+use super::common::{
+    drop_decorator, has_decorator_line, percent, put_ns, rename_decorator, set_decorator, take_ns,
+};
+use super::convert::{Format, ImportError};
+use super::report::{EntryReport, Report, Section};
+use super::shadow;
+use crate::decorators;
+use crate::model::{Book, Entry, Object, Role};
+
+pub const NS: &str = "risu";
+const SOURCE: &str = "risu";
+
+fn split(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn string_field(o: &mut Object, key: &str, path: &str) -> Result<String, ImportError> {
+    match o.remove(key) {
+        None | Some(Value::Null) => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(_) => Err(ImportError::field(
+            format!("{path}.{key}"),
+            "must be a string",
+        )),
+    }
+}
+
+/// Reads a RisuAI lorebook export.
+pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportError> {
+    let Value::Object(mut top) = value else {
+        return Err(ImportError::shape(Format::Risu, "expected a JSON object"));
+    };
+    let data = match top.remove("data") {
+        Some(Value::Array(a)) => a,
+        _ => {
+            return Err(ImportError::shape(
+                Format::Risu,
+                "\"data\" must be an array of entries",
+            ))
+        }
+    };
+    let raw_top = top.clone();
+    top.remove("type");
+    top.remove("ver");
+    let mut book = Book::default();
+    put_ns(&mut book.extensions, NS, top);
+    report.book.approx(
+        "name, description, scan_depth, token_budget, recursive_scanning",
+        "a RisuAI export has none; defaults used",
+    );
+    for (i, raw) in data.into_iter().enumerate() {
+        let path = format!("data[{i}]");
+        let Value::Object(raw) = raw else {
+            return Err(ImportError::field(path, "must be an object"));
+        };
+        let mut sec = Section::default();
+        let mut e = entry_from_risu(raw.clone(), &path, &mut sec)?;
+        e.id = i as u64;
+        let emitted = entry_to_risu(&e, &mut Section::default());
+        shadow::store(&mut e.extensions, SOURCE, shadow::diff(&raw, &emitted));
+        report.entries.push(EntryReport {
+            id: e.id,
+            name: e.display_name().to_string(),
+            fields: sec,
+        });
+        book.entries.push(e);
+    }
+    let emitted_top = book_top(&book);
+    shadow::store(
+        &mut book.extensions,
+        SOURCE,
+        shadow::diff(&raw_top, &emitted_top),
+    );
+    Ok(book)
+}
+
+fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, ImportError> {
+    let mut e = Entry {
+        whole_words: false,
+        ..Entry::default()
+    };
+    let use_regex = matches!(o.remove("useRegex"), Some(Value::Bool(true)));
+    e.use_regex = use_regex;
+    let key = string_field(&mut o, "key", path)?;
+    let second = string_field(&mut o, "secondkey", path)?;
+    if use_regex {
+        e.keys = if key.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![key]
+        };
+        e.secondary_keys = if second.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![second]
+        };
+    } else {
+        e.keys = split(&key);
+        e.secondary_keys = split(&second);
+    }
+    e.comment = string_field(&mut o, "comment", path)?;
+    e.content = string_field(&mut o, "content", path)?;
+    for f in ["key", "secondkey", "comment", "content", "useRegex"] {
+        sec.carry(f);
+    }
+    match o.remove("insertorder") {
+        None | Some(Value::Null) => {}
+        Some(v) => match v.as_f64() {
+            Some(f) if f.is_finite() => {
+                e.order = f.round() as i64;
+                sec.carry("insertorder (as order and priority)");
+            }
+            _ => {
+                return Err(ImportError::field(
+                    format!("{path}.insertorder"),
+                    "must be a number",
+                ))
+            }
+        },
+    }
+    e.priority = e.order;
+    if let Some(Value::Bool(b)) = o.remove("alwaysActive") {
+        e.constant = b;
+        sec.carry("alwaysActive");
+    }
+    if o.get("mode").and_then(Value::as_str) == Some("constant") && !e.constant {
+        e.constant = true;
+        sec.approx("mode", "\"constant\" read as constant (alwaysActive)");
+    }
+    if o.get("mode").and_then(Value::as_str) == Some("folder") {
+        e.enabled = false;
+        sec.approx(
+            "mode",
+            "a RisuAI folder; kept as a disabled entry so it never fires",
+        );
+    }
+    if let Some(Value::Bool(b)) = o.remove("selective") {
+        e.selective = b;
+        sec.carry("selective");
+    }
+    if let Some(Value::Object(mut x)) = o.remove("extentions") {
+        if let Some(Value::Bool(b)) = x.remove("risu_case_sensitive") {
+            e.case_sensitive = b;
+            sec.carry("extentions.risu_case_sensitive");
+        }
+        if !x.is_empty() {
+            o.insert("extentions".into(), Value::Object(x));
+        }
+    }
+    if let Some(v) = o.remove("activationPercent") {
+        match percent(&v) {
+            Some((n, changed)) => {
+                if n < 100 {
+                    e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
+                }
+                if changed {
+                    sec.approx("activationPercent", format!("{v} read as {n}"));
+                } else {
+                    sec.carry("activationPercent (as @@probability)");
+                }
+            }
+            None if v.is_null() => {}
+            None => {
+                o.insert("activationPercent".into(), v);
+            }
+        }
+    }
+    // Decorators RisuAI spells its own way, or that are fields here.
+    e.content = rename_decorator(&e.content, "keep_activate_after_match", "keep");
+    let parsed = decorators::parse(&e.content);
+    let role = parsed.decorators.role;
+    let dont = parsed
+        .lines
+        .iter()
+        .any(|l| l.name == "dont_activate" && !l.fallback && l.arg.is_none());
+    if let Some(r) = role {
+        e.role = r;
+        e.content = drop_decorator(&e.content, "role");
+        sec.carry("@@role (as role)");
+    }
+    if dont {
+        e.enabled = false;
+        e.content = remove_line(&e.content, "dont_activate");
+        sec.carry("@@dont_activate (as enabled: false)");
+    }
+    // Values equal to what export writes by default are not stored.
+    if o.get("mode") == Some(&json!("normal")) {
+        o.remove("mode");
+    }
+    if o.get("bookVersion") == Some(&json!(2)) {
+        o.remove("bookVersion");
+    }
+    for k in o.keys() {
+        sec.carry(format!("{k} (kept in extensions.{NS})"));
+    }
+    put_ns(&mut e.extensions, NS, o);
+    Ok(e)
+}
+
+/// Removes every non-fallback line named `name` (unknown decorators too).
+fn remove_line(content: &str, name: &str) -> String {
+    let parsed = decorators::parse(content);
+    let mut out = String::with_capacity(content.len());
+    let mut cursor = 0;
+    for l in parsed
+        .lines
+        .iter()
+        .filter(|l| l.name == name && !l.fallback)
+    {
+        if let Some(s) = content.get(cursor..l.start) {
+            out.push_str(s);
+        }
+        let rest = content.get(l.end..).unwrap_or("");
+        cursor = l.end
+            + if rest.starts_with("\r\n") {
+                2
+            } else if rest.starts_with('\n') {
+                1
+            } else {
+                0
+            };
+    }
+    out.push_str(content.get(cursor..).unwrap_or(""));
+    out
+}
+
+/// Prepends a decorator line to the content's decorator block.
+fn prepend_line(content: &str, line: &str) -> String {
+    format!("{line}\n{content}")
+}
+
+fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
+    let mut ext = e.extensions.clone();
+    shadow::take(&mut ext, SOURCE);
+    let mut ns = take_ns(&mut ext, NS);
+    let mut content = e.content.clone();
+    let parsed = decorators::parse(&content).decorators;
+    let mut activation = None;
+    if let Some(p) = parsed.probability {
+        activation = Some(p);
+        content = drop_decorator(&content, "probability");
+        sec.carry("@@probability (as activationPercent)");
+    }
+    if e.role != Role::System && !has_decorator_line(&content, "role") {
+        content = prepend_line(&content, &format!("@@role {}", e.role.as_str()));
+        sec.carry("role (as @@role)");
+    }
+    let is_folder = ns.get("mode").and_then(Value::as_str) == Some("folder");
+    if !e.enabled && !is_folder {
+        content = prepend_line(&content, "@@dont_activate");
+        sec.approx(
+            "enabled",
+            "RisuAI has no switch; written as the @@dont_activate decorator",
+        );
+    }
+    content = rename_decorator(&content, "keep", "keep_activate_after_match");
+    for l in &decorators::parse(&content).lines {
+        if matches!(l.name.as_str(), "order" | "priority") {
+            sec.lose(
+                format!("@@{}", l.name),
+                "RisuAI does not know it; the line stays in the content",
+            );
+        }
+    }
+    let join = |keys: &[String]| -> String { keys.join(",") };
+    for k in e.keys.iter().chain(&e.secondary_keys) {
+        if k.contains(',') && !e.use_regex {
+            sec.approx(
+                "keys",
+                format!("key {k:?} holds a comma; RisuAI will split it"),
+            );
+        }
+    }
+    let (key, second) = if e.use_regex {
+        if e.keys.len() > 1 || e.secondary_keys.len() > 1 {
+            sec.approx(
+                "keys",
+                "RisuAI takes one pattern per key field; patterns joined with |",
+            );
+        }
+        (e.keys.join("|"), e.secondary_keys.join("|"))
+    } else {
+        (join(&e.keys), join(&e.secondary_keys))
+    };
+    let mut o = Object::new();
+    o.insert("key".into(), json!(key));
+    o.insert("comment".into(), json!(e.comment));
+    o.insert("content".into(), json!(content));
+    o.insert(
+        "mode".into(),
+        ns.remove("mode").unwrap_or_else(|| json!("normal")),
+    );
+    o.insert("insertorder".into(), json!(e.order));
+    o.insert("alwaysActive".into(), json!(e.constant));
+    o.insert("secondkey".into(), json!(second));
+    o.insert("selective".into(), json!(e.selective));
+    o.insert("useRegex".into(), json!(e.use_regex));
+    for f in [
+        "keys",
+        "secondary_keys",
+        "comment",
+        "content",
+        "order",
+        "constant",
+        "selective",
+        "use_regex",
+    ] {
+        sec.carry(f);
+    }
+    let mut x = match ns.remove("extentions") {
+        Some(Value::Object(x)) => x,
+        _ => Object::new(),
+    };
+    if e.case_sensitive {
+        x.insert("risu_case_sensitive".into(), json!(true));
+        sec.carry("case_sensitive");
+    }
+    if !x.is_empty() {
+        o.insert("extentions".into(), Value::Object(x));
+    }
+    if let Some(p) = activation {
+        o.insert("activationPercent".into(), json!(p));
+    }
+    if !ns.contains_key("bookVersion") {
+        o.insert("bookVersion".into(), json!(2));
+    }
+    for (k, v) in ns {
+        o.entry(k).or_insert(v);
+    }
+    if e.priority != e.order {
+        sec.approx(
+            "priority",
+            format!(
+                "RisuAI's insertorder drives both; priority {} not carried",
+                e.priority
+            ),
+        );
+    }
+    if e.selective && e.secondary_logic != crate::model::SecondaryLogic::AndAny {
+        sec.lose(
+            "secondary_logic",
+            format!(
+                "RisuAI only has AND ANY; {} not carried",
+                e.secondary_logic.as_str()
+            ),
+        );
+    }
+    if e.whole_words {
+        sec.lose("whole_words", "RisuAI matches keys inside words");
+    }
+    if !ext.is_empty() {
+        sec.lose(
+            format!(
+                "extensions ({})",
+                ext.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            "RisuAI entries have no extension fields",
+        );
+    }
+    for k in e.extra.keys() {
+        sec.lose(
+            k.clone(),
+            "a field of the source file with no place in RisuAI",
+        );
+    }
+    o
+}
+
+fn book_top(book: &Book) -> Object {
+    let mut ext = book.extensions.clone();
+    shadow::take(&mut ext, SOURCE);
+    let ns = take_ns(&mut ext, NS);
+    let mut top = Object::new();
+    top.insert("type".into(), json!("risu"));
+    top.insert("ver".into(), json!(1));
+    for (k, v) in ns {
+        top.entry(k).or_insert(v);
+    }
+    top
+}
+
+/// Writes a book as a RisuAI lorebook export.
+pub fn export_value(book: &Book, report: &mut Report) -> Value {
+    let data: Vec<Value> = book
+        .entries
+        .iter()
+        .map(|e| {
+            let sec = report.entry(e.id, e.display_name());
+            let mut o = entry_to_risu(e, sec);
+            let mut ext = e.extensions.clone();
+            shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+            Value::Object(o)
+        })
+        .collect();
+    let mut top = book_top(book);
+    let mut ext = book.extensions.clone();
+    shadow::restore(&mut top, &shadow::take(&mut ext, SOURCE));
+    let d = Book::default();
+    let lost = [
+        ("name", book.name != d.name),
+        ("description", book.description != d.description),
+        ("scan_depth", book.scan_depth != d.scan_depth),
+        ("token_budget", book.token_budget != d.token_budget),
+        (
+            "recursive_scanning",
+            book.recursive_scanning != d.recursive_scanning,
+        ),
+    ];
+    for (f, differs) in lost {
+        if differs {
+            report
+                .book
+                .lose(f, "a RisuAI lorebook export has no place for it");
+        }
+    }
+    let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
+    if !ext_keys.is_empty() {
+        report.book.lose(
+            format!("extensions ({})", ext_keys.join(", ")),
+            "a RisuAI lorebook export has no place for it",
+        );
+    }
+    top.insert("data".into(), Value::Array(data));
+    Value::Object(top)
+}

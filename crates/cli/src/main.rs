@@ -1,7 +1,12 @@
 //! `lorebook`: the command-line tool over the lorebook engine.
 //!
 //! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME] [--seed N] [--json]`
+//! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
+//! - `lorebook inspect FILE [--json]`
 //! - `lorebook tokens FILE [--model NAME]`
+//!
+//! Every BOOK or IN may be any importable format (native, SillyTavern,
+//! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
 //!
 //! Errors go to stderr with exit status 1; usage errors exit with 2.
 
@@ -11,6 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, Source};
+use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::Block;
@@ -34,6 +40,26 @@ struct Cli {
 enum Command {
     /// Shows which entries a chat activates, why, and how the budget is spent.
     Preview(PreviewArgs),
+    /// Converts a book to another format, printing what could not be carried.
+    Convert {
+        /// The book to read (any importable format).
+        input: PathBuf,
+        /// native, sillytavern, ccv2, ccv3, book, risu, novelai or agnai.
+        #[arg(long)]
+        to: String,
+        /// Where to write; standard output when omitted (not for PNG cards).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Writes the book into this existing card PNG (with --to ccv2 or ccv3).
+        #[arg(long)]
+        into_card: Option<PathBuf>,
+    },
+    /// Shows a file's detected format, its counts and the import report.
+    Inspect {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Counts tokens of a text file, or of every entry body of a book.
     Tokens {
         file: PathBuf,
@@ -80,6 +106,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Preview(args) => preview(args),
+        Command::Convert {
+            input,
+            to,
+            output,
+            into_card,
+        } => convert(&input, &to, output.as_deref(), into_card.as_deref()),
+        Command::Inspect { file, json } => inspect(&file, json),
         Command::Tokens { file, model } => tokens(&file, &model),
     };
     match result {
@@ -118,11 +151,15 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
 fn preview(args: PreviewArgs) -> Result<(), String> {
     let mut books = Vec::new();
     for path in &args.books {
-        let (book, notes) = books::load(path)?;
-        for n in notes {
-            eprintln!("note: {}: {n}", path.display());
+        let imported = books::load(path)?;
+        if !imported.report.is_lossless() {
+            eprintln!(
+                "note: {}: read as {}; run `lorebook inspect` for what was approximated",
+                path.display(),
+                imported.format.name()
+            );
         }
-        books.push(book);
+        books.push(imported.book);
     }
     let chat = load_chat(&args.chat, &args.user_names)?;
     let mut settings = Settings {
@@ -156,9 +193,9 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
     };
     for r in &results {
         if args.json {
-            println!("{}", to_json(r, &books, &chat));
+            emit(&format!("{}\n", to_json(r, &books, &chat)));
         } else {
-            print!("{}", render(r, &books, &chat, &p, &args.model));
+            emit(&render(r, &books, &chat, &p, &args.model));
         }
     }
     Ok(())
@@ -363,22 +400,103 @@ fn render(r: &RequestResult, books: &[Book], chat: &[Message], p: &Preview, mode
 fn tokens(path: &Path, model: &str) -> Result<(), String> {
     let encoding = encoding_for_model(model)?;
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    if let Ok((book, _)) = books::from_bytes(&bytes) {
+    if let Ok(Imported { book, .. }) = books::from_bytes(&bytes) {
         let mut total = 0u64;
         for e in &book.entries {
             let body = lorebook_engine::decorators::parse(&e.content).body;
             let n = encoding.count(body);
             total += n as u64;
-            println!("{n:>7}  [{}] {}", e.id, e.display_name());
+            emit(&format!("{n:>7}  [{}] {}\n", e.id, e.display_name()));
         }
-        println!(
-            "{total:>7}  total ({} entries, {model}, {})",
+        emit(&format!(
+            "{total:>7}  total ({} entries, {model}, {})\n",
             book.entries.len(),
             encoding.name()
-        );
+        ));
         return Ok(());
     }
     let text = read_text(path)?;
-    println!("{}", encoding.count(&text));
+    emit(&format!("{}\n", encoding.count(&text)));
     Ok(())
+}
+
+fn convert(
+    input: &Path,
+    to: &str,
+    output: Option<&Path>,
+    into_card: Option<&Path>,
+) -> Result<(), String> {
+    let to: ExportFormat = to
+        .parse()
+        .map_err(|e: formats::UnknownExportFormat| e.to_string())?;
+    let imported = books::load(input)?;
+    eprint!("{}", imported.report);
+    let (bytes, report) = match into_card {
+        Some(card) => {
+            let png = std::fs::read(card).map_err(|e| format!("{}: {e}", card.display()))?;
+            formats::export_into_card(&imported.book, &png, to)
+                .map_err(|e| format!("{}: {e}", card.display()))?
+        }
+        None => formats::export(&imported.book, to).map_err(|e| e.to_string())?,
+    };
+    eprint!("{report}");
+    match output {
+        Some(out) => formats::write_atomic(out, &bytes)
+            .map_err(|e| format!("cannot write {}: {e}", out.display())),
+        None if into_card.is_some() => Err("a card PNG is binary: give -o OUT.png".into()),
+        None => {
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(&bytes)
+                .map_err(|e| format!("cannot write to standard output: {e}"))
+        }
+    }
+}
+
+fn inspect(path: &Path, json: bool) -> Result<(), String> {
+    let imported = books::load(path)?;
+    let Imported {
+        format,
+        book,
+        report,
+    } = &imported;
+    let constant = book.entries.iter().filter(|e| e.constant).count();
+    let disabled = book.entries.iter().filter(|e| !e.enabled).count();
+    if json {
+        let value = json!({
+            "format": format.id(),
+            "format_name": format.name(),
+            "books": 1,
+            "name": book.name,
+            "entries": book.entries.len(),
+            "constant": constant,
+            "disabled": disabled,
+            "report": report,
+        });
+        emit(&format!("{value}\n"));
+    } else {
+        emit(&format!("File: {}\n", path.display()));
+        emit(&format!("Format: {}\n", format.name()));
+        emit(&format!("Books: 1 (\"{}\")\n", book.name));
+        emit(&format!(
+            "Entries: {} ({constant} constant, {disabled} disabled)\n",
+            book.entries.len()
+        ));
+        emit(&report.to_string());
+    }
+    Ok(())
+}
+
+/// Writes to standard output. A closed pipe (`lorebook … | head`) ends the
+/// program quietly instead of panicking.
+fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
 }

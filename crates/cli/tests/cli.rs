@@ -1,0 +1,300 @@
+//! The `lorebook` binary, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus(rel: &str) -> PathBuf {
+    root().join("../shared/corpus").join(rel)
+}
+
+fn lorebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run lorebook")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = lorebook(args);
+    assert!(
+        out.status.success(),
+        "lorebook {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str], expected: &str) {
+    let out = lorebook(args);
+    assert_eq!(out.status.code(), Some(1), "lorebook {args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(expected),
+        "stderr {err:?} should contain {expected:?}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lorebook-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+const BOOK: &str = "samples/saltmere.json";
+const CHAT: &str = "samples/saltmere-chat.txt";
+
+#[test]
+fn preview_json_has_the_documented_shape() {
+    let out = ok(&["preview", BOOK, "--chat", CHAT, "--json"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1, "one object for one request");
+    let v: Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(v["request"], 6);
+    let limit = v["budget"]["limit"].as_u64().unwrap();
+    let used = v["budget"]["used"].as_u64().unwrap();
+    assert_eq!(limit, 200);
+    assert!(used <= limit);
+    let injected = v["injected"].as_array().unwrap();
+    let sum: u64 = injected.iter().map(|i| i["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(sum, used);
+    for i in injected {
+        for field in [
+            "book", "id", "comment", "role", "tokens", "order", "priority", "reason",
+        ] {
+            assert!(!i[field].is_null(), "injected entry lacks {field}: {i}");
+        }
+        assert_eq!(i["book"], 0);
+    }
+    // Placement order: order descending.
+    let orders: Vec<i64> = injected
+        .iter()
+        .map(|i| i["order"].as_i64().unwrap())
+        .collect();
+    assert!(orders.windows(2).all(|w| w[0] >= w[1]), "{orders:?}");
+    let kinds: Vec<&str> = v["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["reason"]["kind"].as_str().unwrap())
+        .collect();
+    for k in &kinds {
+        assert!(
+            [
+                "disabled",
+                "gated",
+                "no_match",
+                "secondary",
+                "probability",
+                "budget"
+            ]
+            .contains(k),
+            "{k}"
+        );
+    }
+    assert!(kinds.contains(&"disabled") && kinds.contains(&"gated") && kinds.contains(&"budget"));
+    let messages = v["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert!(messages.iter().all(|m| m["content"].is_string()));
+    assert_eq!(messages.last().unwrap()["role"], "user");
+}
+
+#[test]
+fn log_and_request_select_requests() {
+    let log = ok(&["preview", BOOK, "--chat", CHAT, "--log", "--json"]);
+    let requests: Vec<u64> = log
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["request"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(requests, vec![1, 2, 3, 4, 5, 6]);
+    let one: Value = serde_json::from_str(&ok(&[
+        "preview",
+        BOOK,
+        "--chat",
+        CHAT,
+        "--request",
+        "1",
+        "--json",
+    ]))
+    .unwrap();
+    let first: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(one, first);
+    let text = ok(&["preview", BOOK, "--chat", CHAT]);
+    assert!(text.contains("Request 6 of 6"));
+    assert!(text.contains("gated by @@is_greeting"));
+}
+
+#[test]
+fn seeds_and_models_change_rolls_and_counts() {
+    let tokens = |model: &str| -> u64 {
+        let v: Value = serde_json::from_str(&ok(&[
+            "preview", BOOK, "--chat", CHAT, "--json", "--model", model,
+        ]))
+        .unwrap();
+        v["injected"][0]["tokens"].as_u64().unwrap()
+    };
+    assert_ne!(tokens("gpt-4o"), tokens("davinci"));
+    let rolls: std::collections::HashSet<String> = (0..12)
+        .map(|seed| {
+            let v: Value = serde_json::from_str(&ok(&[
+                "preview",
+                BOOK,
+                "--chat",
+                CHAT,
+                "--json",
+                "--seed",
+                &seed.to_string(),
+            ]))
+            .unwrap();
+            v["injected"].to_string()
+        })
+        .collect();
+    assert!(
+        rolls.len() > 1,
+        "the @@probability 60 entry varies with the seed"
+    );
+}
+
+#[test]
+fn errors_are_clear_and_never_panic() {
+    fails(&["preview", "nope.json", "--chat", CHAT], "nope.json");
+    fails(&["preview", BOOK, "--chat", "nope.txt"], "nope.txt");
+    fails(
+        &["preview", BOOK, "--chat", CHAT, "--request", "99"],
+        "past the end",
+    );
+    fails(
+        &["preview", BOOK, "--chat", CHAT, "--model", "llama"],
+        "unknown model",
+    );
+    let bad = tmp("bad.json");
+    std::fs::write(&bad, "{\n  \"entries\": [,]\n}").unwrap();
+    fails(
+        &["preview", bad.to_str().unwrap(), "--chat", CHAT],
+        "line 2",
+    );
+    let bad_chat = tmp("bad-chat.json");
+    std::fs::write(&bad_chat, "[{\"role\":\"user\",\n\"content\": ]").unwrap();
+    fails(
+        &["preview", BOOK, "--chat", bad_chat.to_str().unwrap()],
+        "chat line 2",
+    );
+    let binary = tmp("noise.bin");
+    std::fs::write(&binary, [0u8, 159, 146, 150, 255]).unwrap();
+    fails(&["inspect", binary.to_str().unwrap()], "noise.bin");
+    fails(&["convert", BOOK, "--to", "docx"], "docx");
+}
+
+#[test]
+fn convert_round_trips_through_every_format() {
+    for format in [
+        "native",
+        "sillytavern",
+        "ccv2",
+        "ccv3",
+        "risu",
+        "novelai",
+        "agnai",
+    ] {
+        let out = tmp(&format!("saltmere.{format}.json"));
+        ok(&["convert", BOOK, "--to", format, "-o", out.to_str().unwrap()]);
+        let v: Value =
+            serde_json::from_str(&ok(&["inspect", out.to_str().unwrap(), "--json"])).unwrap();
+        assert_eq!(v["entries"], 10, "{format}");
+        // Comments (display names) survive every format that has a place.
+        let back = tmp(&format!("back.{format}.json"));
+        ok(&[
+            "convert",
+            out.to_str().unwrap(),
+            "--to",
+            "native",
+            "-o",
+            back.to_str().unwrap(),
+        ]);
+        let text = std::fs::read_to_string(&back).unwrap();
+        assert!(text.contains("The Lighthouse"), "{format} lost a comment");
+    }
+    // Standard output when no -o is given.
+    let st: Value = serde_json::from_str(&ok(&["convert", BOOK, "--to", "sillytavern"])).unwrap();
+    assert!(st["entries"].is_object());
+}
+
+#[test]
+fn convert_into_a_card_png_and_inspect_corpus_files() {
+    let card = corpus("ccv3/default_Seraphina.png");
+    let out = tmp("seraphina-saltmere.png");
+    ok(&[
+        "convert",
+        BOOK,
+        "--to",
+        "ccv3",
+        "--into-card",
+        card.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let v: Value =
+        serde_json::from_str(&ok(&["inspect", out.to_str().unwrap(), "--json"])).unwrap();
+    assert_eq!(v["format"], "png_card");
+    assert_eq!(v["name"], "Saltmere");
+    fails(
+        &[
+            "convert",
+            BOOK,
+            "--to",
+            "ccv3",
+            "--into-card",
+            card.to_str().unwrap(),
+        ],
+        "-o",
+    );
+    for rel in [
+        "sillytavern/Eldoria.json",
+        "ccv2/nightreign_master_complete.json",
+        "risu/rpg_module_cha1_lorebook_export.json",
+        "novelai/test_lorebook.lorebook",
+    ] {
+        let v: Value =
+            serde_json::from_str(&ok(&["inspect", corpus(rel).to_str().unwrap(), "--json"]))
+                .unwrap();
+        assert!(v["entries"].as_u64().unwrap() > 0, "{rel}");
+    }
+    // preview accepts any importable file directly.
+    let p = ok(&[
+        "preview",
+        corpus("ccv3/default_Seraphina.png").to_str().unwrap(),
+        "--chat",
+        corpus("chats/st_Seraphina_2023-5-12.jsonl")
+            .to_str()
+            .unwrap(),
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&p).unwrap();
+    assert!(!v["injected"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn tokens_counts_texts_and_books() {
+    let text = tmp("hello.txt");
+    std::fs::write(&text, "hello world").unwrap();
+    assert_eq!(
+        ok(&["tokens", text.to_str().unwrap(), "--model", "gpt-4"]).trim(),
+        "2"
+    );
+    let book = ok(&["tokens", BOOK]);
+    assert!(
+        book.contains("total (10 entries, gpt-4o, o200k_base)"),
+        "{book}"
+    );
+}

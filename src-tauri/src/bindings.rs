@@ -70,6 +70,16 @@ pub fn render() -> String {
         LogRow,
         DecoratorInfo,
         Catalog,
+        lorebook_engine::formats::Format,
+        lorebook_engine::formats::ExportFormat,
+        lorebook_engine::formats::report::Direction,
+        lorebook_engine::formats::report::FieldNote,
+        lorebook_engine::formats::report::Section,
+        lorebook_engine::formats::report::EntryReport,
+        lorebook_engine::formats::Report,
+        PendingImport,
+        ImportOutcome,
+        ExportChoice,
     );
     out
 }

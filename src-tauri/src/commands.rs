@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use lorebook_engine::decorators::{ArgKind, KNOWN};
+use lorebook_engine::formats::{ExportFormat, Report};
 use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use lorebook_engine::preview::Settings;
 use lorebook_engine::tokenizer::SUGGESTED_MODELS;
@@ -58,6 +59,17 @@ pub fn catalog() -> Catalog {
         models: SUGGESTED_MODELS.iter().map(|m| m.to_string()).collect(),
         scan_depth: [SCAN_DEPTH_RANGE.0, SCAN_DEPTH_RANGE.1],
         token_budget: [TOKEN_BUDGET_RANGE.0, TOKEN_BUDGET_RANGE.1],
+        export_formats: ExportFormat::ALL
+            .iter()
+            .map(|f| ExportChoice {
+                id: serde_json::to_value(f)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                name: f.name().into(),
+                card: matches!(f, ExportFormat::CardV2 | ExportFormat::CardV3),
+            })
+            .collect(),
     }
 }
 
@@ -77,16 +89,26 @@ pub fn new_book(s: State<'_, AppState>) -> u32 {
     lock(&s).new_book()
 }
 
+/// Open… and Import…: a native dialog, then every chosen file is read.
+/// Native files open at once; others wait with their report.
 #[tauri::command]
-pub async fn open_dialog(app: AppHandle) -> R<Vec<OpenResult>> {
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("Open lorebook")
-        .add_filter("Lorebook (JSON)", &["json"])
-        .add_filter("All files", &["*"])
-        .blocking_pick_files();
-    let Some(paths) = picked else {
+pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> {
+    let dialog = app.dialog().file();
+    let dialog = if import {
+        dialog
+            .set_title("Import lorebook")
+            .add_filter(
+                "Lorebooks and cards",
+                &["json", "png", "charx", "lorebook", "story"],
+            )
+            .add_filter("All files", &["*"])
+    } else {
+        dialog
+            .set_title("Open lorebook")
+            .add_filter("Lorebook (JSON)", &["json"])
+            .add_filter("All files", &["*"])
+    };
+    let Some(paths) = dialog.blocking_pick_files() else {
         return Err(AppError::new("cancelled", "no file chosen"));
     };
     let paths: Vec<PathBuf> = paths
@@ -95,7 +117,90 @@ pub async fn open_dialog(app: AppHandle) -> R<Vec<OpenResult>> {
         .collect();
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
-    paths.iter().map(|p| ws.open_path(p)).collect()
+    paths.iter().map(|p| ws.import_path(p)).collect()
+}
+
+#[tauri::command]
+pub fn pending_imports(s: State<'_, AppState>) -> Vec<PendingImport> {
+    lock(&s).pending()
+}
+
+#[tauri::command]
+pub fn confirm_import(s: State<'_, AppState>, id: u32, accept: bool) -> R<Option<u32>> {
+    lock(&s).confirm_import(id, accept)
+}
+
+/// What an export would carry, shown before the user confirms.
+#[tauri::command]
+pub fn export_report(s: State<'_, AppState>, doc: u32, format: ExportFormat) -> R<Report> {
+    lock(&s).export_report(doc, format)
+}
+
+/// Export as…: optionally a card PNG to write into, then where to save.
+#[tauri::command]
+pub async fn export_dialog(
+    app: AppHandle,
+    doc: u32,
+    format: ExportFormat,
+    into_card: bool,
+) -> R<String> {
+    let card = if into_card {
+        let picked = app
+            .dialog()
+            .file()
+            .set_title("Choose the card PNG to write the book into")
+            .add_filter("PNG card", &["png"])
+            .blocking_pick_file();
+        match picked.and_then(|p| p.into_path().ok()) {
+            Some(p) => Some(p),
+            None => return Err(AppError::new("cancelled", "no card chosen")),
+        }
+    } else {
+        None
+    };
+    let name = {
+        let state = app.state::<AppState>();
+        let ws = lock(&state);
+        let d = ws.doc(doc)?;
+        let ext = if card.is_some() {
+            "png"
+        } else {
+            format.extension()
+        };
+        format!("{}.{ext}", safe_stem(&d.book.name))
+    };
+    let Some(path) = app
+        .dialog()
+        .file()
+        .set_title("Export lorebook as")
+        .set_file_name(&name)
+        .blocking_save_file()
+        .and_then(|p| p.into_path().ok())
+    else {
+        return Err(AppError::new("cancelled", "no file chosen"));
+    };
+    let state = app.state::<AppState>();
+    let ws = lock(&state);
+    ws.export_to(doc, format, &path, card.as_deref())
+}
+
+/// A file name made from a book name.
+fn safe_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        "book".into()
+    } else {
+        stem
+    }
 }
 
 /// Reopens a file from the recent list; the webview cannot name any other
@@ -123,22 +228,7 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
         let state = app.state::<AppState>();
         let ws = lock(&state);
         let d = ws.doc(doc)?;
-        let stem: String = d
-            .book
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        format!(
-            "{}.json",
-            if stem.is_empty() { "book".into() } else { stem }
-        )
+        format!("{}.json", safe_stem(&d.book.name))
     };
     let picked = app
         .dialog()
@@ -291,6 +381,10 @@ macro_rules! app_commands {
             $crate::commands::new_book,
             $crate::commands::open_dialog,
             $crate::commands::open_recent,
+            $crate::commands::pending_imports,
+            $crate::commands::confirm_import,
+            $crate::commands::export_report,
+            $crate::commands::export_dialog,
             $crate::commands::save,
             $crate::commands::save_as,
             $crate::commands::close_doc,

@@ -26,8 +26,18 @@ pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<String>) {
     let mut ws = Workspace::default();
     let mut notices = Vec::new();
     for p in paths {
-        match ws.open_path(&PathBuf::from(p)) {
-            Ok(r) => notices.extend(r.notes.into_iter().map(|n| format!("{p}: {n}"))),
+        match ws.import_path(&PathBuf::from(p)) {
+            Ok(views::ImportOutcome::Opened(r)) => {
+                notices.extend(r.notes.into_iter().map(|n| format!("{p}: {n}")))
+            }
+            // Named on the command line: the user already chose the file,
+            // so it opens at once and the report becomes a notice.
+            Ok(views::ImportOutcome::Pending(pending)) => {
+                notices.push(format!("{p}: {}", pending.report.to_string().trim_end()));
+                if let Err(e) = ws.confirm_import(pending.id, true) {
+                    notices.push(e.message);
+                }
+            }
             Err(e) => notices.push(e.message),
         }
     }
@@ -62,8 +72,10 @@ pub fn run() {
                 let mut messages = Vec::new();
                 if let Ok(mut ws) = state.ws.lock() {
                     for p in paths {
-                        match ws.open_path(p) {
-                            Ok(r) => messages.extend(r.notes),
+                        match ws.import_path(p) {
+                            Ok(views::ImportOutcome::Opened(r)) => messages.extend(r.notes),
+                            // Shown with its report by the UI (pending_imports).
+                            Ok(views::ImportOutcome::Pending(_)) => {}
                             Err(e) => messages.push(e.message),
                         }
                     }

@@ -11,6 +11,8 @@ pub const FILE: &[(&str, &str, &str)] = &[
     ("open", "Open…", "CmdOrCtrl+O"),
     ("save", "Save", "CmdOrCtrl+S"),
     ("save_as", "Save As…", "CmdOrCtrl+Shift+S"),
+    ("import", "Import…", "CmdOrCtrl+I"),
+    ("export", "Export As…", "CmdOrCtrl+Shift+E"),
     ("open_chat", "Open Chat…", "CmdOrCtrl+Shift+O"),
     ("close_book", "Close Book", "CmdOrCtrl+W"),
     ("quit", "Quit", "CmdOrCtrl+Q"),

@@ -5,6 +5,7 @@
 use lorebook_engine::chat::Message;
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic};
 use lorebook_engine::explain::RequestResult;
+use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
 use serde::{Deserialize, Serialize};
@@ -184,4 +185,36 @@ pub struct Catalog {
     pub models: Vec<String>,
     pub scan_depth: [u32; 2],
     pub token_budget: [u32; 2],
+    pub export_formats: Vec<ExportChoice>,
+}
+
+/// An import read and reported, waiting for the user's confirmation.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PendingImport {
+    pub id: u32,
+    pub file: String,
+    pub format: Format,
+    pub name: String,
+    pub entries: u32,
+    pub report: Report,
+}
+
+/// What reading a file did.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ImportOutcome {
+    /// A native file, opened at once.
+    Opened(OpenResult),
+    /// Anything else: shown with its report until confirmed.
+    Pending(PendingImport),
+}
+
+/// An export format the UI offers.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ExportChoice {
+    /// The serde name of `ExportFormat`.
+    pub id: String,
+    pub name: String,
+    /// Whether it can be written into a card PNG.
+    pub card: bool,
 }

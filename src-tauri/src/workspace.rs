@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::decorators;
-use lorebook_engine::formats::native;
+use lorebook_engine::formats::{self, native, ExportFormat, Format, Imported};
 use lorebook_engine::model::{Book, Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::tokenizer::encoding_for_model;
@@ -175,6 +175,9 @@ pub struct Workspace {
     /// The attached books changed since the preview index was built.
     stale: bool,
     pub recent: Vec<PathBuf>,
+    /// Imports read and reported, waiting for the user to confirm.
+    pending: Vec<(u32, Imported, Option<PathBuf>)>,
+    next_pending: u32,
 }
 
 impl Default for Workspace {
@@ -190,6 +193,8 @@ impl Default for Workspace {
             preview: Preview::new(&[], Settings::default()),
             stale: false,
             recent: Vec::new(),
+            pending: Vec::new(),
+            next_pending: 1,
         }
     }
 }
@@ -300,6 +305,103 @@ impl Workspace {
         let doc = self.add_doc(book, Some(canonical.clone()));
         self.remember(canonical);
         Ok(OpenResult { doc, notes })
+    }
+
+    /// Reads any importable file. A native file whose import is lossless
+    /// opens at once (and saves back to its path); anything else waits,
+    /// with its report, for [`Workspace::confirm_import`].
+    pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
+        let imported = formats::import(&bytes)
+            .map_err(|e| AppError::new(e.code(), format!("{}: {e}", path.display())))?;
+        if imported.format == Format::Native && imported.report.is_lossless() {
+            return self.open_path(path).map(ImportOutcome::Opened);
+        }
+        let id = self.next_pending;
+        self.next_pending += 1;
+        let view = PendingImport {
+            id,
+            file: path.display().to_string(),
+            format: imported.format,
+            name: imported.book.name.clone(),
+            entries: imported.book.entries.len() as u32,
+            report: imported.report.clone(),
+        };
+        let native_path = (imported.format == Format::Native).then(|| path.to_path_buf());
+        self.pending.push((id, imported, native_path));
+        Ok(ImportOutcome::Pending(view))
+    }
+
+    /// Imports waiting for confirmation.
+    pub fn pending(&self) -> Vec<PendingImport> {
+        self.pending
+            .iter()
+            .map(|(id, i, path)| PendingImport {
+                id: *id,
+                file: path
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                format: i.format,
+                name: i.book.name.clone(),
+                entries: i.book.entries.len() as u32,
+                report: i.report.clone(),
+            })
+            .collect()
+    }
+
+    /// Opens (`accept`) or discards a pending import.
+    pub fn confirm_import(&mut self, id: u32, accept: bool) -> Result<Option<u32>, AppError> {
+        let at = self
+            .pending
+            .iter()
+            .position(|(p, _, _)| *p == id)
+            .ok_or_else(|| AppError::not_found(format!("no pending import {id}")))?;
+        let (_, imported, native_path) = self.pending.remove(at);
+        if !accept {
+            return Ok(None);
+        }
+        // A foreign book becomes a new native book: Save asks where.
+        let doc = self.add_doc(imported.book, native_path);
+        Ok(Some(doc))
+    }
+
+    /// What exporting `doc` to `to` would carry, without writing anything.
+    pub fn export_report(
+        &self,
+        doc: u32,
+        to: ExportFormat,
+    ) -> Result<lorebook_engine::formats::Report, AppError> {
+        let d = self.doc(doc)?;
+        formats::export(&d.book, to)
+            .map(|(_, report)| report)
+            .map_err(|e| AppError::new(e.code(), e.to_string()))
+    }
+
+    /// Exports `doc` to `path` (into the card PNG `card` when given).
+    pub fn export_to(
+        &self,
+        doc: u32,
+        to: ExportFormat,
+        path: &Path,
+        card: Option<&Path>,
+    ) -> Result<String, AppError> {
+        let d = self.doc(doc)?;
+        let (bytes, _) = match card {
+            Some(card) => {
+                let png = std::fs::read(card)
+                    .map_err(|e| AppError::io(format!("cannot read {}: {e}", card.display())))?;
+                formats::export_into_card(&d.book, &png, to)
+                    .map_err(|e| AppError::new(e.code(), format!("{}: {e}", card.display())))?
+            }
+            None => {
+                formats::export(&d.book, to).map_err(|e| AppError::new(e.code(), e.to_string()))?
+            }
+        };
+        formats::write_atomic(path, &bytes)
+            .map_err(|e| AppError::io(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path.display().to_string())
     }
 
     fn remember(&mut self, path: PathBuf) {
@@ -1018,6 +1120,78 @@ mod tests {
                 ..Settings::default()
             })
             .is_err());
+    }
+
+    #[test]
+    fn foreign_files_wait_for_confirmation_with_a_report() {
+        let mut ws = Workspace::default();
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let st = corpus.join("sillytavern/Eldoria.json");
+        let ImportOutcome::Pending(p) = ws.import_path(&st).unwrap() else {
+            panic!("a SillyTavern file is not opened without confirmation")
+        };
+        assert_eq!(p.entries, 4);
+        assert_eq!(p.format, Format::SillyTavern);
+        assert!(ws.docs.is_empty(), "nothing opens before confirming");
+        assert_eq!(ws.pending().len(), 1);
+        let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+        assert!(
+            ws.doc(doc).unwrap().path.is_none(),
+            "an imported book saves as a new native file"
+        );
+        assert!(ws.pending().is_empty());
+        let ImportOutcome::Pending(p) = ws
+            .import_path(&corpus.join("ccv3/default_Seraphina.png"))
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(ws.confirm_import(p.id, false).unwrap(), None);
+        assert_eq!(ws.docs.len(), 1);
+        let err = ws
+            .import_path(&corpus.join("kobold/create_character_20210621.json"))
+            .unwrap_err();
+        assert!(err.message.contains("KoboldAI"), "{}", err.message);
+        assert_eq!(ws.docs.len(), 1, "a failed import touches nothing");
+        let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/saltmere.json");
+        assert!(matches!(
+            ws.import_path(&sample).unwrap(),
+            ImportOutcome::Opened(_)
+        ));
+    }
+
+    #[test]
+    fn export_reports_then_writes() {
+        let (ws, doc) = ws();
+        let report = ws.export_report(doc, ExportFormat::Risu).unwrap();
+        assert!(!report.is_lossless(), "RisuAI has no place for whole words");
+        let dir = std::env::temp_dir().join(format!("lbs-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = dir.join("book.risu.json");
+        ws.export_to(doc, ExportFormat::Risu, &out, None).unwrap();
+        let back = formats::import(&std::fs::read(&out).unwrap()).unwrap();
+        assert_eq!(back.format, Format::Risu);
+        assert_eq!(
+            back.book.entries.len(),
+            ws.doc(doc).unwrap().book.entries.len()
+        );
+        let card = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/corpus/ccv3/default_Seraphina.png");
+        let png = dir.join("card.png");
+        ws.export_to(doc, ExportFormat::CardV3, &png, Some(&card))
+            .unwrap();
+        assert_eq!(
+            formats::import(&std::fs::read(&png).unwrap())
+                .unwrap()
+                .book
+                .name,
+            "Saltmere"
+        );
+        let err = ws
+            .export_to(doc, ExportFormat::Risu, &png, Some(&card))
+            .unwrap_err();
+        assert!(!err.message.is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

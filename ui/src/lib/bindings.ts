@@ -286,4 +286,52 @@ export type DecoratorInfo = { name: string, aliases: Array<string>,
  */
 arg: string, min: number | null, max: number | null, summary: string, };
 
-export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], };
+export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], export_formats: Array<ExportChoice>, };
+
+export type Format = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novel_ai" | "agnai";
+
+export type ExportFormat = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "risu" | "novel_ai" | "agnai";
+
+export type Direction = "import" | "export";
+
+export type FieldNote = { 
+/**
+ * The field, in the source's spelling (`matchWholeWords`, `@@keep`).
+ */
+field: string, note: string, };
+
+export type Section = { carried: Array<string>, approximated: Array<FieldNote>, not_carried: Array<FieldNote>, };
+
+export type EntryReport = { 
+/**
+ * The entry's id in the model.
+ */
+id: number, 
+/**
+ * Its display name (comment, else first key).
+ */
+name: string, carried: Array<string>, approximated: Array<FieldNote>, not_carried: Array<FieldNote>, };
+
+export type Report = { direction: Direction, 
+/**
+ * The format's human name (see [`super::Format::name`]).
+ */
+format: string, book: Section, entries: Array<EntryReport>, 
+/**
+ * Remarks that are not about one field (which chunk was read, …).
+ */
+notes: Array<string>, };
+
+export type PendingImport = { id: number, file: string, format: Format, name: string, entries: number, report: Report, };
+
+export type ImportOutcome = { "kind": "opened" } & OpenResult | { "kind": "pending" } & PendingImport;
+
+export type ExportChoice = { 
+/**
+ * The serde name of `ExportFormat`.
+ */
+id: string, name: string, 
+/**
+ * Whether it can be written into a card PNG.
+ */
+card: boolean, };

@@ -150,6 +150,21 @@ const en = {
   'error.title': 'Error',
   'error.dismiss': 'Dismiss',
   'notice.saved': 'Saved to {path}',
+  'notice.exported': 'Exported to {path}',
+  'toolbar.import': 'Import…',
+  'toolbar.export': 'Export as…',
+  'import.title': 'Import {format}',
+  'import.summary': '{file}: "{name}", {n} entries',
+  'import.confirm': 'Import',
+  'export.title': 'Export as…',
+  'export.format': 'Format',
+  'export.intoCard': 'Write into an existing card PNG',
+  'export.confirm': 'Export…',
+  'report.lossless': 'Every field is carried.',
+  'report.book': 'Book',
+  'report.approximated': 'Approximated',
+  'report.notCarried': 'Not carried',
+  'report.loading': 'Checking what this format can hold…',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -301,6 +316,21 @@ const ptBR: Record<MessageKey, string> = {
   'error.title': 'Erro',
   'error.dismiss': 'Fechar',
   'notice.saved': 'Salvo em {path}',
+  'notice.exported': 'Exportado para {path}',
+  'toolbar.import': 'Importar…',
+  'toolbar.export': 'Exportar como…',
+  'import.title': 'Importar {format}',
+  'import.summary': '{file}: "{name}", {n} entradas',
+  'import.confirm': 'Importar',
+  'export.title': 'Exportar como…',
+  'export.format': 'Formato',
+  'export.intoCard': 'Gravar dentro de um card PNG existente',
+  'export.confirm': 'Exportar…',
+  'report.lossless': 'Todos os campos são levados.',
+  'report.book': 'Livro',
+  'report.approximated': 'Aproximados',
+  'report.notCarried': 'Não levados',
+  'report.loading': 'Verificando o que este formato comporta…',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

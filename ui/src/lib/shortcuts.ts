@@ -6,6 +6,8 @@ export const shortcuts: Record<string, string> = {
   open: 'Ctrl+O',
   save: 'Ctrl+S',
   save_as: 'Ctrl+Shift+S',
+  import: 'Ctrl+I',
+  export: 'Ctrl+Shift+E',
   open_chat: 'Ctrl+Shift+O',
   close_book: 'Ctrl+W',
   quit: 'Ctrl+Q',

@@ -9,7 +9,10 @@ import type {
   EntryDetail,
   EntryFilter,
   EntryRow,
+  ExportFormat,
   LogRow,
+  PendingImport,
+  Report,
   PreviewView,
   SortKey,
 } from './bindings';
@@ -51,6 +54,8 @@ export class Studio {
   notices = $state<string[]>([]);
   confirm = $state<{ text: string; yes: string; action: () => void } | null>(null);
   showSettings = $state(false);
+  imports = $state<PendingImport[]>([]);
+  exporting = $state<{ format: ExportFormat; intoCard: boolean; report: Report | null } | null>(null);
   focusSearch = $state(0);
 
   t = (key: MessageKey, params: Record<string, string | number> = {}) => format(this.locale, key, params);
@@ -314,10 +319,46 @@ export class Studio {
     this.schedulePreview();
   }
 
-  async openDialog() {
+  /** Open… (`importing` false) or Import…: native files open at once,
+   *  others wait for confirmation with their report. */
+  async openDialog(importing = false) {
     await this.flushDraft();
-    const opened = await api.openDialog();
+    const outcomes = await api.openDialog(importing);
+    const opened = outcomes.flatMap((o) => (o.kind === 'opened' ? [o] : []));
     await this.afterOpen(opened.map((o) => o.doc), opened.flatMap((o) => o.notes));
+    this.imports = await api.pendingImports();
+  }
+
+  async refreshImports() {
+    this.imports = await api.pendingImports();
+  }
+
+  async confirmImport(id: number, accept: boolean) {
+    const doc = await api.confirmImport(id, accept);
+    this.imports = await api.pendingImports();
+    if (doc !== null) await this.afterOpen([doc], []);
+  }
+
+  async startExport(format: ExportFormat = 'silly_tavern') {
+    if (this.doc === null) return;
+    await this.flushDraft();
+    this.exporting = { format, intoCard: false, report: null };
+    this.exporting.report = await api.exportReport(this.doc, format);
+  }
+
+  async setExportFormat(format: ExportFormat) {
+    if (this.doc === null || !this.exporting) return;
+    this.exporting = { format, intoCard: this.exporting.intoCard, report: null };
+    const report = await api.exportReport(this.doc, format);
+    if (this.exporting?.format === format) this.exporting.report = report;
+  }
+
+  async finishExport() {
+    if (this.doc === null || !this.exporting) return;
+    const { format, intoCard } = this.exporting;
+    const path = await api.exportDialog(this.doc, format, intoCard);
+    this.exporting = null;
+    this.notices = [...this.notices, this.t('notice.exported', { path })];
   }
 
   async openRecent(path: string) {

@@ -31,6 +31,7 @@ use crate::model::Book;
 
 /// A format an import can come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Format {
     /// The project's own `{"spec": "lorebook_v3", …}` file.
@@ -97,6 +98,7 @@ impl fmt::Display for Format {
 
 /// A format an export can write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
     Native,

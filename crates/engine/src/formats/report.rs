@@ -14,6 +14,7 @@ use serde::Serialize;
 
 /// Import or export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     Import,
@@ -22,6 +23,7 @@ pub enum Direction {
 
 /// A field that arrived changed or not at all, and how or why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FieldNote {
     /// The field, in the source's spelling (`matchWholeWords`, `@@keep`).
     pub field: String,
@@ -30,6 +32,7 @@ pub struct FieldNote {
 
 /// The outcome of every field of one book or entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Section {
     pub carried: Vec<String>,
     pub approximated: Vec<FieldNote>,
@@ -63,6 +66,7 @@ impl Section {
 
 /// The report of one entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EntryReport {
     /// The entry's id in the model.
     pub id: u64,
@@ -74,6 +78,7 @@ pub struct EntryReport {
 
 /// The report of one import or export.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Report {
     pub direction: Direction,
     /// The format's human name (see [`super::Format::name`]).

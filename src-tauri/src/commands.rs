@@ -25,6 +25,34 @@ pub struct AppState {
 
 type R<T> = Result<T, AppError>;
 
+/// The recent-files list lives in the app's config folder as JSON.
+fn recent_file(app: &AppHandle) -> Option<PathBuf> {
+    app.path()
+        .app_config_dir()
+        .ok()
+        .map(|d| d.join("recent.json"))
+}
+
+/// Reads the recent-files list saved by an earlier run (missing or broken
+/// files give an empty list: it is a convenience, not a document).
+pub fn load_recent(app: &AppHandle) -> Vec<PathBuf> {
+    recent_file(app)
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice::<Vec<PathBuf>>(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Persists the recent-files list after opens and saves.
+pub(crate) fn store_recent(app: &AppHandle, ws: &Workspace) {
+    let Some(file) = recent_file(app) else { return };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(bytes) = serde_json::to_vec_pretty(&ws.recent) {
+        let _ = lorebook_engine::formats::write_atomic(&file, &bytes);
+    }
+}
+
 fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> {
     // A panic while holding the lock cannot leave a half-applied edit
     // (edits are applied before they are recorded), so poisoning is ignored.
@@ -117,7 +145,9 @@ pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> 
         .collect();
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
-    paths.iter().map(|p| ws.import_path(p)).collect()
+    let result = paths.iter().map(|p| ws.import_path(p)).collect();
+    store_recent(&app, &ws);
+    result
 }
 
 #[tauri::command]
@@ -206,7 +236,7 @@ fn safe_stem(name: &str) -> String {
 /// Reopens a file from the recent list; the webview cannot name any other
 /// path.
 #[tauri::command]
-pub fn open_recent(s: State<'_, AppState>, path: String) -> R<OpenResult> {
+pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<OpenResult> {
     let mut ws = lock(&s);
     let known = ws.recent.iter().any(|p| p.display().to_string() == path);
     if !known {
@@ -214,12 +244,17 @@ pub fn open_recent(s: State<'_, AppState>, path: String) -> R<OpenResult> {
             "only files from the recent list can be reopened this way",
         ));
     }
-    ws.open_path(std::path::Path::new(&path))
+    let result = ws.open_path(std::path::Path::new(&path));
+    store_recent(&app, &ws);
+    result
 }
 
 #[tauri::command]
-pub fn save(s: State<'_, AppState>, doc: u32) -> R<String> {
-    lock(&s).save(doc, None)
+pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32) -> R<String> {
+    let mut ws = lock(&s);
+    let result = ws.save(doc, None);
+    store_recent(&app, &ws);
+    result
 }
 
 #[tauri::command]
@@ -242,7 +277,9 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
     };
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
-    ws.save(doc, Some(path))
+    let result = ws.save(doc, Some(path));
+    store_recent(&app, &ws);
+    result
 }
 
 #[tauri::command]

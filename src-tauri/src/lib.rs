@@ -53,6 +53,14 @@ pub fn run() {
             ws: std::sync::Mutex::new(ws),
             notices: std::sync::Mutex::new(notices),
         })
+        .setup(|app| {
+            let recent = commands::load_recent(app.handle());
+            let state = app.state::<AppState>();
+            if let Ok(mut ws) = state.ws.lock() {
+                ws.add_recent(recent);
+            }
+            Ok(())
+        })
         .menu(menu::build)
         .on_menu_event(|app, event| {
             let _ = app.emit("menu", event.id().0.as_str());
@@ -79,6 +87,7 @@ pub fn run() {
                             Err(e) => messages.push(e.message),
                         }
                     }
+                    commands::store_recent(window.app_handle(), &ws);
                 }
                 if let Ok(mut n) = state.notices.lock() {
                     n.extend(messages);

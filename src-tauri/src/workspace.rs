@@ -404,6 +404,15 @@ impl Workspace {
         Ok(path.display().to_string())
     }
 
+    /// Adds paths remembered from an earlier run after this run's own.
+    pub fn add_recent(&mut self, paths: Vec<PathBuf>) {
+        for p in paths {
+            if !self.recent.contains(&p) && self.recent.len() < 10 {
+                self.recent.push(p);
+            }
+        }
+    }
+
     fn remember(&mut self, path: PathBuf) {
         self.recent.retain(|p| *p != path);
         self.recent.insert(0, path);

@@ -1,0 +1,822 @@
+//! End-to-end tests: the real Lorebook Studio binary, driven through
+//! `tauri-driver` → `WebKitWebDriver` on a private Xvfb display.
+//!
+//! Every test starts its own Xvfb, tauri-driver and app (one WebDriver
+//! session per app launch) and kills them on drop, also when an assertion
+//! fails. The tests take a lock so they run one at a time.
+//!
+//! Needs Xvfb, WebKitWebDriver and tauri-driver (`scripts/setup.sh --e2e`)
+//! and a built UI (`npm --prefix ui run build`, embedded at compile time).
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const APP: &str = env!("CARGO_BIN_EXE_lorebook-studio");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+/// How long anything may take to show up before a test fails.
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// The W3C WebDriver key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+const SETUP_HINT: &str = "run `scripts/setup.sh --e2e` to install Xvfb, WebKitWebDriver \
+                          (webkit2gtk-driver) and tauri-driver";
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// One test at a time: each runs a display, a driver and a webview.
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+// ---------------------------------------------------------------- polling
+
+/// Polls `probe` until it returns `Ok`, or fails the test after `timeout`
+/// with `what` and the last thing `probe` saw (its `Err`).
+fn wait_until<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Result<T, String>) -> T {
+    let start = Instant::now();
+    loop {
+        match probe() {
+            Ok(v) => return v,
+            Err(seen) if start.elapsed() >= timeout => {
+                panic!("timed out after {timeout:?} waiting for {what}\n  last seen: {seen}")
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- processes
+
+/// A child process, killed (with its whole process group) on drop.
+struct Proc {
+    name: &'static str,
+    child: Child,
+}
+
+impl Proc {
+    fn spawn(name: &'static str, cmd: &mut Command) -> Proc {
+        // Own process group, so the driver's WebKitWebDriver and the app it
+        // launches are killed together with it.
+        cmd.process_group(0);
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}; {SETUP_HINT}"));
+        Proc { name, child }
+    }
+
+    /// Fails the test if the process has already exited.
+    fn check_alive(&mut self, log: &Path) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!(
+                "{} exited early ({status}); its log:\n{}",
+                self.name,
+                tail(log, 40)
+            );
+        }
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("lbs-e2e-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A tool from PATH (or ~/.cargo/bin); its absence fails the test.
+fn tool(name: &str) -> PathBuf {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".cargo/bin"));
+    }
+    dirs.into_iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("e2e: `{name}` is not installed (not in PATH); {SETUP_HINT}"))
+}
+
+fn free_ports() -> (u16, u16) {
+    let a = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    let b = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    (
+        a.local_addr().unwrap().port(),
+        b.local_addr().unwrap().port(),
+    )
+}
+
+/// The last `n` lines of a log file.
+fn tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+// ---------------------------------------------------------------- the driver
+
+/// Xvfb plus tauri-driver; sessions launch the app under them.
+struct Driver {
+    // Dropped in this order: driver (and app) first, then the display.
+    driver: Proc,
+    _xvfb: Proc,
+    url: String,
+    agent: ureq::Agent,
+    dir: TempDir,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let xvfb_bin = tool("Xvfb");
+        let native = tool("WebKitWebDriver");
+        let tauri_driver = tool("tauri-driver");
+        warn_if_ui_is_stale();
+
+        let dir = TempDir::new("driver");
+        let xvfb_log = dir.path().join("xvfb.log");
+        let log = dir.path().join("driver.log");
+
+        // Xvfb picks a free display and writes its number to fd 1.
+        let mut xvfb = Proc::spawn(
+            "Xvfb",
+            Command::new(&xvfb_bin)
+                .args(["-displayfd", "1", "-screen", "0", "1400x1000x24"])
+                .args(["-nolisten", "tcp", "-noreset"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(std::fs::File::create(&xvfb_log).expect("xvfb log")),
+        );
+        let stdout = xvfb.child.stdout.take().expect("xvfb stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(line)) = lines.next() {
+                let _ = tx.send(line);
+            }
+            // Keep the pipe open while Xvfb runs.
+            for _ in lines {}
+        });
+        let display = match rx.recv_timeout(TIMEOUT) {
+            Ok(n) => format!(":{}", n.trim()),
+            Err(_) => {
+                xvfb.check_alive(&xvfb_log);
+                panic!(
+                    "Xvfb did not report a display within {TIMEOUT:?}; its log:\n{}",
+                    tail(&xvfb_log, 20)
+                )
+            }
+        };
+
+        let (port, native_port) = free_ports();
+        let xdg = dir.path().join("xdg");
+        let out = std::fs::File::create(&log).expect("driver log");
+        let err = out.try_clone().expect("driver log");
+        let mut driver = Proc::spawn(
+            "tauri-driver",
+            Command::new(&tauri_driver)
+                .arg("--port")
+                .arg(port.to_string())
+                .arg("--native-port")
+                .arg(native_port.to_string())
+                .arg("--native-driver")
+                .arg(&native)
+                .env("DISPLAY", &display)
+                .env_remove("WAYLAND_DISPLAY")
+                .env("GDK_BACKEND", "x11")
+                // Keep WebKit's caches and data out of the user's home.
+                .env("XDG_CONFIG_HOME", xdg.join("config"))
+                .env("XDG_DATA_HOME", xdg.join("data"))
+                .env("XDG_CACHE_HOME", xdg.join("cache"))
+                .stdin(Stdio::null())
+                .stdout(out)
+                .stderr(err),
+        );
+
+        let url = format!("http://127.0.0.1:{port}");
+        let agent = ureq::AgentBuilder::new()
+            .timeout_connect(Duration::from_secs(2))
+            .timeout(Duration::from_secs(60))
+            .build();
+        wait_until("tauri-driver to answer /status", TIMEOUT, || {
+            driver.check_alive(&log);
+            http(&agent, "GET", &format!("{url}/status"), None)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        });
+        Driver {
+            driver,
+            _xvfb: xvfb,
+            url,
+            agent,
+            dir,
+        }
+    }
+
+    /// Launches the app with `args` in a new WebDriver session.
+    fn launch(&mut self, args: &[&str]) -> Session<'_> {
+        let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {
+            "application": APP,
+            "args": args,
+        }}}});
+        let log = self.dir.path().join("driver.log");
+        let created = http(
+            &self.agent,
+            "POST",
+            &format!("{}/session", self.url),
+            Some(caps),
+        );
+        self.driver.check_alive(&log);
+        let value = created.unwrap_or_else(|e| {
+            panic!(
+                "cannot start a WebDriver session for {APP}: {e}\ndriver log:\n{}",
+                tail(&log, 40)
+            )
+        });
+        let id = value["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no sessionId in {value}"))
+            .to_string();
+        Session {
+            base: format!("{}/session/{id}", self.url),
+            agent: self.agent.clone(),
+            _driver: std::marker::PhantomData,
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "--- tauri-driver / WebKitWebDriver / app log (tail) ---\n{}\n---",
+                tail(&self.dir.path().join("driver.log"), 40)
+            );
+        }
+    }
+}
+
+/// Warns when UI sources are newer than the embedded `ui/dist`.
+fn warn_if_ui_is_stale() {
+    fn newest(dir: &Path) -> Option<std::time::SystemTime> {
+        let mut best = None;
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let path = entry.path();
+            let t = if path.is_dir() {
+                newest(&path)
+            } else {
+                entry.metadata().ok()?.modified().ok()
+            };
+            best = best.max(t);
+        }
+        best
+    }
+    let root = Path::new(ROOT).join("ui");
+    let built = std::fs::metadata(root.join("dist/index.html")).and_then(|m| m.modified());
+    match (built, newest(&root.join("src"))) {
+        (Err(_), _) => panic!("ui/dist is missing: run `npm --prefix ui run build`, then rebuild"),
+        (Ok(built), Some(src)) if src > built => eprintln!(
+            "warning: ui/src is newer than ui/dist; run `npm --prefix ui run build` \
+             (the app embeds ui/dist when it is compiled)"
+        ),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------- WebDriver
+
+/// A WebDriver error response (or a transport failure).
+#[derive(Debug)]
+struct WdError {
+    error: String,
+    message: String,
+}
+
+impl std::fmt::Display for WdError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.error, self.message)
+    }
+}
+
+impl From<WdError> for String {
+    fn from(e: WdError) -> String {
+        e.to_string()
+    }
+}
+
+/// One WebDriver call; returns the response's `value`.
+fn http(
+    agent: &ureq::Agent,
+    method: &str,
+    url: &str,
+    body: Option<Value>,
+) -> Result<Value, WdError> {
+    let req = agent.request(method, url);
+    let resp = match body {
+        Some(b) => req.send_json(b),
+        None => req.call(),
+    };
+    match resp {
+        Ok(r) => {
+            let v: Value = r.into_json().map_err(|e| WdError {
+                error: "bad response".into(),
+                message: e.to_string(),
+            })?;
+            Ok(v["value"].clone())
+        }
+        Err(ureq::Error::Status(code, r)) => {
+            let v: Value = r.into_json().unwrap_or(Value::Null);
+            Err(WdError {
+                error: v["value"]["error"]
+                    .as_str()
+                    .map_or_else(|| format!("HTTP {code}"), str::to_string),
+                message: v["value"]["message"].as_str().unwrap_or("").to_string(),
+            })
+        }
+        Err(e) => Err(WdError {
+            error: "transport".into(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// `[data-testid="id"]`.
+fn tid(id: &str) -> String {
+    format!("[data-testid=\"{id}\"]")
+}
+
+/// One app launch; the session is deleted (the app closed) on drop.
+struct Session<'a> {
+    base: String,
+    agent: ureq::Agent,
+    _driver: std::marker::PhantomData<&'a mut Driver>,
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.save_screenshot();
+        }
+        let _ = http(&self.agent, "DELETE", &self.base, None);
+    }
+}
+
+/// Decodes standard base64 (as WebDriver screenshots are sent).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let digit = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for d in text.bytes().filter_map(digit) {
+        acc = (acc << 6) | u32::from(d);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
+}
+
+impl Session<'_> {
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, WdError> {
+        http(&self.agent, method, &format!("{}{path}", self.base), body)
+    }
+
+    fn find_all(&self, css: &str) -> Result<Vec<String>, WdError> {
+        let v = self.call(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        )?;
+        Ok(v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| e[ELEMENT].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    fn find(&self, css: &str) -> Result<String, WdError> {
+        let v = self.call(
+            "POST",
+            "/element",
+            Some(json!({"using": "css selector", "value": css})),
+        )?;
+        v[ELEMENT].as_str().map(str::to_string).ok_or(WdError {
+            error: "bad response".into(),
+            message: format!("no element reference in {v}"),
+        })
+    }
+
+    /// Waits until `css` matches an element and returns it.
+    fn wait_for(&self, css: &str) -> String {
+        wait_until(&format!("an element `{css}`"), TIMEOUT, || {
+            self.find(css).map_err(String::from)
+        })
+    }
+
+    fn attr(&self, el: &str, name: &str) -> Result<Option<String>, WdError> {
+        let v = self.call("GET", &format!("/element/{el}/attribute/{name}"), None)?;
+        Ok(v.as_str().map(str::to_string))
+    }
+
+    fn property(&self, el: &str, name: &str) -> Result<Value, WdError> {
+        self.call("GET", &format!("/element/{el}/property/{name}"), None)
+    }
+
+    fn text(&self, el: &str) -> Result<String, WdError> {
+        let v = self.call("GET", &format!("/element/{el}/text"), None)?;
+        Ok(v.as_str().unwrap_or("").to_string())
+    }
+
+    /// The value of the input or textarea `css`.
+    fn value(&self, css: &str) -> Result<String, WdError> {
+        let el = self.find(css)?;
+        Ok(self
+            .property(&el, "value")?
+            .as_str()
+            .unwrap_or("")
+            .to_string())
+    }
+
+    /// Clicks `css` once it exists (retrying while it re-renders).
+    fn click(&self, css: &str) {
+        wait_until(&format!("a click on `{css}`"), TIMEOUT, || {
+            let el = self.find(css)?;
+            self.call("POST", &format!("/element/{el}/click"), Some(json!({})))?;
+            Ok::<_, String>(())
+        });
+    }
+
+    /// Clears the input or textarea `css`, types `text` (a `\n` is typed as
+    /// Enter) and waits until the field holds exactly `text`.
+    fn type_into(&self, css: &str, text: &str) {
+        let keys: String = text
+            .chars()
+            .map(|c| if c == '\n' { '\u{E007}' } else { c })
+            .collect();
+        wait_until(&format!("typing {text:?} into `{css}`"), TIMEOUT, || {
+            let el = self.find(css)?;
+            self.call("POST", &format!("/element/{el}/clear"), Some(json!({})))?;
+            self.call(
+                "POST",
+                &format!("/element/{el}/value"),
+                Some(json!({ "text": keys })),
+            )?;
+            let now = self.value(css)?;
+            if now == text {
+                Ok(())
+            } else {
+                Err(format!("the field holds {now:?}"))
+            }
+        });
+    }
+
+    /// Waits until the app has loaded a book (its entry rows are listed).
+    fn wait_ready(&self) {
+        self.wait_for(&tid("entry-row"));
+    }
+
+    /// Selects the entry with `id` and waits until the editor shows it.
+    fn select_entry(&self, id: u64, comment: &str) {
+        self.click(&format!("{}[data-id=\"{id}\"]", tid("entry-row")));
+        wait_until(&format!("entry {id} in the editor"), TIMEOUT, || {
+            let now = self.value(&tid("comment"))?;
+            if now == comment {
+                Ok(())
+            } else {
+                Err(format!("comment field holds {now:?}"))
+            }
+        });
+    }
+
+    /// The ids of the listed entry rows.
+    fn row_ids(&self) -> Result<Vec<u64>, WdError> {
+        let mut ids = Vec::new();
+        for el in self.find_all(&tid("entry-row"))? {
+            if let Some(id) = self.attr(&el, "data-id")?.and_then(|s| s.parse().ok()) {
+                ids.push(id);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// What the preview shows: injected ids and dropped ids with their kind.
+    fn preview(&self) -> Result<Preview, WdError> {
+        let mut p = Preview::default();
+        for el in self.find_all(&tid("injected-entry"))? {
+            if let Some(id) = self.attr(&el, "data-id")?.and_then(|s| s.parse().ok()) {
+                p.injected.push(id);
+            }
+        }
+        for el in self.find_all(&tid("dropped-entry"))? {
+            let id = self.attr(&el, "data-id")?.and_then(|s| s.parse().ok());
+            let kind = self.attr(&el, "data-kind")?.unwrap_or_default();
+            if let Some(id) = id {
+                p.dropped.insert(id, kind);
+            }
+        }
+        Ok(p)
+    }
+
+    /// The final prompt: the text of each message.
+    fn messages(&self) -> Result<Vec<String>, WdError> {
+        let mut out = Vec::new();
+        for el in self.find_all(&format!("{} > li", tid("messages")))? {
+            out.push(self.text(&el)?);
+        }
+        Ok(out)
+    }
+
+    /// Fails the test if the app shows its error banner.
+    fn assert_no_errors(&self) {
+        let banners = self.find_all(&tid("errors")).expect("look for errors");
+        if let Some(el) = banners.first() {
+            panic!(
+                "the app shows an error: {}",
+                self.text(el).unwrap_or_default()
+            );
+        }
+    }
+
+    /// Saves a screenshot under target/e2e-failures/, named after the test.
+    fn save_screenshot(&self) {
+        let Ok(Value::String(png)) = self.call("GET", "/screenshot", None) else {
+            return;
+        };
+        let dir = Path::new(ROOT).join("target/e2e-failures");
+        let name = std::thread::current()
+            .name()
+            .unwrap_or("e2e")
+            .replace("::", "-");
+        let path = dir.join(format!("{name}.png"));
+        if std::fs::create_dir_all(&dir).is_ok()
+            && std::fs::write(&path, base64_decode(&png)).is_ok()
+        {
+            eprintln!("screenshot of the app: {}", path.display());
+        }
+    }
+
+    /// Ends the session (closes the app).
+    fn quit(self) {
+        // Drop deletes the session.
+    }
+}
+
+#[derive(Debug, Default)]
+struct Preview {
+    injected: Vec<u64>,
+    dropped: BTreeMap<u64, String>,
+}
+
+// ---------------------------------------------------------------- tests
+
+#[test]
+fn editing_a_key_updates_the_preview() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    wait_until("The Lighthouse injected at start", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected.contains(&1) {
+            Ok(())
+        } else {
+            Err(format!("{p:?}"))
+        }
+    });
+
+    app.type_into(&tid("keys"), "zeppelin");
+    wait_until(
+        "The Lighthouse (id 1) dropped as no_match after its key became `zeppelin`",
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            match p.dropped.get(&1) {
+                Some(kind) if kind == "no_match" && !p.injected.contains(&1) => Ok(()),
+                _ => Err(format!("{p:?}")),
+            }
+        },
+    );
+
+    app.type_into(&tid("keys"), "lighthouse");
+    wait_until(
+        "The Lighthouse (id 1) injected again with key `lighthouse`",
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            if p.injected.contains(&1) && !p.dropped.contains_key(&1) {
+                Ok(())
+            } else {
+                Err(format!("{p:?}"))
+            }
+        },
+    );
+    app.assert_no_errors();
+}
+
+#[test]
+fn a_new_entry_with_decorators_changes_the_preview() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let before = wait_until("the entry rows", TIMEOUT, || {
+        app.row_ids().map_err(String::from)
+    });
+
+    app.click(&tid("add-entry"));
+    let id = wait_until("a new entry row", TIMEOUT, || {
+        let ids = app.row_ids()?;
+        ids.iter()
+            .copied()
+            .find(|id| !before.contains(id))
+            .ok_or_else(|| format!("rows {ids:?}"))
+    });
+    wait_until("the new entry in the editor", TIMEOUT, || {
+        let keys = app.value(&tid("keys"))?;
+        let content = app.value(&tid("content"))?;
+        if keys.is_empty() && content.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("keys {keys:?}, content {content:?}"))
+        }
+    });
+
+    app.type_into(&tid("keys"), "harbour");
+    // Above every sample entry, so the token budget keeps it.
+    app.type_into(&tid("priority"), "1000");
+    app.type_into(&tid("content"), "@@role assistant\nHarbour notes.");
+    wait_until(
+        &format!("entry {id} injected and sent as an assistant message"),
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            let messages = app.messages()?;
+            let sent = messages
+                .iter()
+                .any(|m| m.starts_with("assistant") && m.contains("Harbour notes."));
+            if p.injected.contains(&id) && sent {
+                Ok(())
+            } else {
+                Err(format!("{p:?}\n  messages: {messages:#?}"))
+            }
+        },
+    );
+
+    app.type_into(&tid("content"), "@@probability 0\nHarbour notes.");
+    wait_until(
+        &format!("entry {id} dropped by @@probability 0"),
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            let messages = app.messages()?;
+            let sent = messages.iter().any(|m| m.contains("Harbour notes."));
+            match p.dropped.get(&id) {
+                Some(kind) if kind == "probability" && !sent => Ok(()),
+                _ => Err(format!("{p:?}\n  messages: {messages:#?}")),
+            }
+        },
+    );
+    app.assert_no_errors();
+}
+
+#[test]
+fn a_book_from_the_command_line_is_saved_and_reopened() {
+    let _serial = serial();
+    let files = TempDir::new("book");
+    let book = files.path().join("book.json");
+    std::fs::copy(Path::new(ROOT).join("samples/saltmere.json"), &book).expect("copy the sample");
+    let path = book.to_str().expect("utf-8 temp path");
+    let changed = "The Lighthouse (edited by e2e)";
+
+    let mut driver = Driver::start();
+    {
+        let app = driver.launch(&[path]);
+        app.wait_ready();
+        app.select_entry(1, "The Lighthouse");
+        assert!(
+            app.find_all(&tid("dirty"))
+                .expect("look for dirty")
+                .is_empty(),
+            "a freshly opened book is marked unsaved"
+        );
+        app.type_into(&tid("comment"), changed);
+        app.wait_for(&tid("dirty"));
+        app.click(&tid("save"));
+        wait_until("the unsaved marker to go after Save", TIMEOUT, || {
+            let dirty = app.find_all(&tid("dirty"))?;
+            if dirty.is_empty() {
+                Ok(())
+            } else {
+                Err("the book tab still shows the unsaved marker".to_string())
+            }
+        });
+        app.assert_no_errors();
+        app.quit();
+    }
+
+    let text = std::fs::read_to_string(&book).expect("read the saved book");
+    assert!(
+        text.contains(changed),
+        "the saved file lacks {changed:?}:\n{text}"
+    );
+
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    app.select_entry(1, changed);
+    wait_until("the edited name in the entry list", TIMEOUT, || {
+        let row = app.find(&format!("{}[data-id=\"1\"]", tid("entry-row")))?;
+        let text = app.property(&row, "textContent")?;
+        if text.as_str().is_some_and(|t| t.contains(changed)) {
+            Ok(())
+        } else {
+            Err(format!("row text {text:?}"))
+        }
+    });
+    assert!(
+        app.find_all(&tid("dirty"))
+            .expect("look for dirty")
+            .is_empty(),
+        "the reopened book is marked unsaved"
+    );
+    app.assert_no_errors();
+}
+
+#[test]
+fn entry_content_is_rendered_as_text() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+
+    let markup = "<img src=x onerror=alert(1)>";
+    app.type_into(&tid("content"), &format!("{markup} lighthouse"));
+    wait_until("the markup as text in the final prompt", TIMEOUT, || {
+        let el = app.find(&tid("messages"))?;
+        let text = app.text(&el)?;
+        if text.contains(markup) {
+            Ok(())
+        } else {
+            Err(format!("messages text {text:?}"))
+        }
+    });
+
+    let images = app.find_all("img").expect("find img elements");
+    assert!(
+        images.is_empty(),
+        "the app contains {} img element(s)",
+        images.len()
+    );
+    match app.call("GET", "/alert/text", None) {
+        Err(e) if e.error == "no such alert" => {}
+        other => panic!("expected no alert, got {other:?}"),
+    }
+    app.assert_no_errors();
+}

@@ -68,4 +68,25 @@ describe('studio', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(calls.some((c) => c.cmd === 'quit')).toBe(true);
   });
+
+  it('shows a foreign import with its report until confirmed', async () => {
+    const s = new Studio();
+    const pending = {
+      id: 7, file: '/books/eldoria.json', format: 'silly_tavern', name: 'Eldoria', entries: 4,
+      report: { direction: 'import', format: 'SillyTavern world info', book: { carried: [], approximated: [], not_carried: [] }, entries: [], notes: [] },
+    };
+    let waiting = [pending];
+    responses.open_dialog = () => [{ kind: 'pending', ...pending }];
+    responses.pending_imports = () => waiting;
+    responses.confirm_import = () => {
+      waiting = [];
+      return 3;
+    };
+    await s.openDialog(true);
+    expect(calls.find((c) => c.cmd === 'open_dialog')?.args).toEqual({ import: true });
+    expect(s.imports.map((i) => i.id)).toEqual([7]);
+    await s.confirmImport(7, true);
+    expect(calls.find((c) => c.cmd === 'confirm_import')?.args).toEqual({ id: 7, accept: true });
+    expect(s.imports).toEqual([]);
+  });
 });

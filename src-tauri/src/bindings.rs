@@ -51,6 +51,7 @@ pub fn render() -> String {
         explain::Injected,
         explain::Dropped,
         explain::BudgetUse,
+        explain::EntryKey,
         explain::RequestResult,
         DocSummary,
         AppStateView,

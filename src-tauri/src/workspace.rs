@@ -109,11 +109,13 @@ impl Doc {
         }
     }
 
-    /// Applies and records an edit.
-    fn commit(&mut self, changes: Vec<Change>, entry: Option<u64>) {
+    /// Applies and records an edit; returns the changes applied, for the
+    /// preview to follow.
+    fn commit(&mut self, changes: Vec<Change>, entry: Option<u64>) -> Vec<Change> {
         if changes.is_empty() {
-            return;
+            return changes;
         }
+        let applied = changes.clone();
         for c in &changes {
             self.apply(c, true);
         }
@@ -150,6 +152,7 @@ impl Doc {
             });
         }
         self.redo.clear();
+        applied
     }
 
     fn position(&self, id: u64) -> Result<usize, AppError> {
@@ -240,10 +243,44 @@ impl Workspace {
             .ok_or_else(|| AppError::not_found(format!("no open book with id {id}")))
     }
 
-    /// Marks the preview for a rebuild when `doc` is attached.
-    fn touched(&mut self, doc: u32) {
-        if self.docs.iter().any(|d| d.id == doc && d.attached) {
-            self.stale = true;
+    /// Tells the preview about changes applied to `doc` (forwards, or
+    /// backwards for undo), one entry at a time, so a keystroke never
+    /// rebuilds the whole index.
+    fn sync(&mut self, doc: u32, changes: &[Change], forward: bool) {
+        let Some(book) = self.attached_position(doc) else {
+            return;
+        };
+        if self.stale {
+            // A rebuild is due anyway and will read the current books.
+            return;
+        }
+        let mut apply = |c: &Change| match c {
+            Change::Entry { before, after, .. } => {
+                let (from, to) = if forward {
+                    (before, after)
+                } else {
+                    (after, before)
+                };
+                match (from, to) {
+                    (_, Some(e)) => self.preview.upsert_entry(book, e),
+                    (Some(e), None) => self.preview.remove_entry(book, e.id),
+                    (None, None) => {}
+                }
+            }
+            Change::Settings { before, after } => {
+                let s = if forward { after } else { before };
+                self.preview.set_book_settings(
+                    book,
+                    s.scan_depth,
+                    s.token_budget,
+                    s.recursive_scanning,
+                );
+            }
+        };
+        if forward {
+            changes.iter().for_each(&mut apply);
+        } else {
+            changes.iter().rev().for_each(&mut apply);
         }
     }
 
@@ -473,9 +510,9 @@ impl Workspace {
         let d = self.doc_mut(doc)?;
         let before = d.settings();
         if before != s {
-            d.commit(vec![Change::Settings { before, after: s }], None);
+            let applied = d.commit(vec![Change::Settings { before, after: s }], None);
+            self.sync(doc, &applied, true);
         }
-        self.touched(doc);
         Ok(())
     }
 
@@ -591,7 +628,7 @@ impl Workspace {
         let index = d.position(id)?;
         if d.book.entries[index] != entry {
             let before = d.book.entries[index].clone();
-            d.commit(
+            let applied = d.commit(
                 vec![Change::Entry {
                     index,
                     before: Some(Box::new(before)),
@@ -599,7 +636,7 @@ impl Workspace {
                 }],
                 Some(id),
             );
-            self.touched(doc);
+            self.sync(doc, &applied, true);
         }
         self.entry(doc, id)
     }
@@ -613,7 +650,7 @@ impl Workspace {
         };
         let id = entry.id;
         let index = d.book.entries.len();
-        d.commit(
+        let applied = d.commit(
             vec![Change::Entry {
                 index,
                 before: None,
@@ -621,7 +658,7 @@ impl Workspace {
             }],
             None,
         );
-        self.touched(doc);
+        self.sync(doc, &applied, true);
         Ok(id)
     }
 
@@ -650,8 +687,8 @@ impl Workspace {
                 after: Some(Box::new(copy)),
             });
         }
-        d.commit(changes, None);
-        self.touched(doc);
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied, true);
         Ok(new_ids)
     }
 
@@ -674,8 +711,8 @@ impl Workspace {
                 after: None,
             })
             .collect();
-        d.commit(changes, None);
-        self.touched(doc);
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied, true);
         Ok(())
     }
 
@@ -703,8 +740,8 @@ impl Workspace {
                 });
             }
         }
-        d.commit(changes, None);
-        self.touched(doc);
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied, true);
         Ok(())
     }
 
@@ -716,8 +753,9 @@ impl Workspace {
         for c in edit.changes.iter().rev() {
             d.apply(c, false);
         }
+        let changes = edit.changes.clone();
         d.redo.push(edit);
-        self.touched(doc);
+        self.sync(doc, &changes, false);
         Ok(true)
     }
 
@@ -731,8 +769,9 @@ impl Workspace {
         }
         // A redone edit never coalesces with the next one.
         edit.entry = None;
+        let changes = edit.changes.clone();
         d.undo.push(edit);
-        self.touched(doc);
+        self.sync(doc, &changes, true);
         Ok(true)
     }
 
@@ -1201,6 +1240,58 @@ mod tests {
             .unwrap_err();
         assert!(!err.message.is_empty());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The preview after incremental updates equals one built from scratch.
+    fn assert_fresh(ws: &mut Workspace) {
+        let incremental = ws.preview(None).result;
+        let books = ws.attached_books();
+        let fresh = Preview::new(&books, ws.settings().clone()).request(&ws.chat, ws.chat.len());
+        assert_eq!(incremental, fresh);
+    }
+
+    #[test]
+    fn every_edit_updates_the_preview_incrementally() {
+        let (mut ws, doc) = ws();
+        assert_fresh(&mut ws);
+        let mut e = ws.entry(doc, 1).unwrap().entry;
+        e.keys = vec!["ferry".into()];
+        e.content = "@@priority 999\nNew body.".into();
+        ws.update_entry(doc, e).unwrap();
+        assert_fresh(&mut ws);
+        let id = ws.add_entry(doc).unwrap();
+        let mut e = ws.entry(doc, id).unwrap().entry;
+        e.keys = vec!["tavern".into()];
+        e.content = "A new tavern note.".into();
+        ws.update_entry(doc, e).unwrap();
+        assert_fresh(&mut ws);
+        ws.delete(doc, &[2, 3]).unwrap();
+        assert_fresh(&mut ws);
+        ws.bulk(
+            doc,
+            &[0, 4],
+            &BulkPatch {
+                enabled: Some(false),
+                order: Some(1),
+                priority: None,
+            },
+        )
+        .unwrap();
+        assert_fresh(&mut ws);
+        let mut s = ws.book_settings(doc).unwrap();
+        s.token_budget = 120;
+        s.recursive_scanning = false;
+        s.scan_depth = 2;
+        ws.set_book_settings(doc, s).unwrap();
+        assert_fresh(&mut ws);
+        for _ in 0..4 {
+            ws.undo(doc).unwrap();
+            assert_fresh(&mut ws);
+        }
+        ws.redo(doc).unwrap();
+        assert_fresh(&mut ws);
+        ws.duplicate(doc, &[1]).unwrap();
+        assert_fresh(&mut ws);
     }
 
     #[test]

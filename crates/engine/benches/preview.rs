@@ -22,6 +22,14 @@ fn uncached(p: &mut Preview, chat: &[Message], iters: u64) -> Duration {
     total
 }
 
+/// A word of the last message of `chat`, so an entry keyed on it activates.
+fn chat_key(chat: &[Message], n: u64) -> String {
+    let words: Vec<&str> = chat[chat.len() - 1].text.split_whitespace().collect();
+    words[n as usize % words.len()]
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_string()
+}
+
 fn benches(c: &mut Criterion) {
     let book = workload::book(false);
     let chat = workload::chat(&book);
@@ -51,6 +59,48 @@ fn benches(c: &mut Criterion) {
     });
 
     group.bench_function("log_200_requests", |b| b.iter(|| preview.log(&chat)));
+
+    // The live preview while an entry is edited: the edit itself (one entry
+    // recompiled, the small recent overlay rebuilt) and the request after it. The new
+    // keys are named in the chat, so the entry activates and its new body is
+    // counted and scanned too.
+    let keys = workload::plain_keys(&book);
+    let mut entry = book.entries[5000].clone();
+    let mut n = 0u64;
+    group.bench_function("request_after_editing_one_entry", |b| {
+        b.iter(|| {
+            n += 1;
+            entry.keys = vec![
+                keys[(n as usize * 7) % keys.len()].clone(),
+                chat_key(&chat, n),
+            ];
+            entry.content = format!("{} {n}", book.entries[5000].content);
+            preview.upsert_entry(0, &entry);
+            preview.request(&chat, 200)
+        })
+    });
+
+    // The same with 255 entries edited since the last full build, the most
+    // before one: their keys sit in the overlays, which every request scans
+    // too and which are merged now and then.
+    for e in &book.entries[5000..5255] {
+        let mut e = e.clone();
+        e.keys.iter_mut().for_each(|k| k.push('x'));
+        preview.upsert_entry(0, &e);
+    }
+    assert_eq!(preview.index().overlay_len(), 255);
+    group.bench_function("request_after_editing_one_entry_of_255_edited", |b| {
+        b.iter(|| {
+            n += 1;
+            entry.keys = vec![
+                keys[(n as usize * 7) % keys.len()].clone(),
+                chat_key(&chat, n),
+            ];
+            entry.content = format!("{} {n}", book.entries[5000].content);
+            preview.upsert_entry(0, &entry);
+            preview.request(&chat, 200)
+        })
+    });
 
     let recursive = workload::book(true);
     let mut rp = Preview::new(std::slice::from_ref(&recursive), Settings::default());

@@ -35,6 +35,9 @@ pub struct Outcome {
     pub used: u32,
     pub constants: u32,
     pub over_by_constants: bool,
+    /// Index (in the input) of the first candidate the cut dropped: where the
+    /// budget bar draws its cut line.
+    pub first_cut: Option<usize>,
 }
 
 /// Applies `limit` to `candidates`.
@@ -59,14 +62,14 @@ pub fn apply(candidates: &[Candidate], limit: u32) -> Outcome {
             .then(x.book.cmp(&y.book))
             .then(x.id.cmp(&y.id))
     });
-    let mut cut = over_by_constants;
+    let mut first_cut = None;
     for i in rest {
         let left = limit.saturating_sub(used);
         let needed = candidates[i].tokens;
-        if !cut && needed <= left {
+        if first_cut.is_none() && !over_by_constants && needed <= left {
             used += needed;
         } else {
-            cut = true;
+            first_cut.get_or_insert(i);
             verdicts[i] = Verdict::Cut { needed, left };
         }
     }
@@ -75,6 +78,7 @@ pub fn apply(candidates: &[Candidate], limit: u32) -> Outcome {
         used,
         constants,
         over_by_constants,
+        first_cut,
     }
 }
 

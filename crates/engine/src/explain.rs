@@ -163,6 +163,17 @@ pub struct BudgetUse {
     pub constants: u32,
     /// Constants alone exceed the limit: nothing else was kept.
     pub over_by_constants: bool,
+    /// The first entry the budget dropped (the highest priority that did not
+    /// fit): where the cut line falls.
+    pub first_cut: Option<EntryKey>,
+}
+
+/// An entry of an attached book.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EntryKey {
+    pub book: usize,
+    pub id: u64,
 }
 
 /// Everything about one request.
@@ -174,7 +185,9 @@ pub struct RequestResult {
     pub budget: BudgetUse,
     /// Kept entries, in placement order.
     pub injected: Vec<Injected>,
-    /// Every other entry, in book order.
+    /// Every other entry, sorted by book and then id (not by position in
+    /// the book, so an incrementally edited preview keeps the same order as
+    /// one built from scratch).
     pub dropped: Vec<Dropped>,
     /// The messages the model receives.
     pub messages: Vec<PromptMessage>,

@@ -7,6 +7,13 @@
 //! - The `@@keep` / `@@dont_activate_after_match` state after each request
 //!   is cached by the hash of the chat prefix, so request k after an edit to
 //!   message m replays only requests m…k−1.
+//! - An edit to one entry ([`Preview::upsert_entry`],
+//!   [`Preview::remove_entry`]) or to a book's settings
+//!   ([`Preview::set_book_settings`]) recompiles only what it touches; the
+//!   index is rebuilt in full only once [`OVERLAY_LIMIT`] entries have been
+//!   edited (or [`DEAD_SLOT_LIMIT`] replaced or removed) since the last
+//!   build. The results are exactly those of a preview built from the
+//!   edited books.
 //!
 //! ```
 //! use lorebook_engine::{chat, model::{Book, Entry}, preview::{Preview, Settings}};
@@ -16,6 +23,12 @@
 //! let mut p = Preview::new(&[book], Settings::default());
 //! let r = p.request(&chat.messages, 1);
 //! assert_eq!(r.injected.len(), 1);
+//!
+//! // The user changes the entry's key: only that entry is recompiled.
+//! let mut edited = p.books()[0].entries[0].clone();
+//! edited.keys = vec!["sun".into()];
+//! p.upsert_entry(0, &edited);
+//! assert!(p.request(&chat.messages, 1).injected.is_empty());
 //! ```
 
 use std::collections::HashMap;
@@ -26,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::activation::{HitCache, Index, State};
 use crate::chat::Message;
 use crate::explain::RequestResult;
-use crate::model::Book;
+use crate::model::{Book, Entry};
 use crate::prompt::Template;
 use crate::tokenizer::{content_hash, encoding_for_model, Encoding, TokenCounter, DEFAULT_MODEL};
 
@@ -51,9 +64,22 @@ impl Default for Settings {
     }
 }
 
+/// Entries edited since the last full build at which the next edit
+/// rebuilds the index: past this, merging overlays (a few hundred
+/// microseconds now and then) and scanning them start to cost more than a
+/// full build every so often.
+pub const OVERLAY_LIMIT: usize = 256;
+
+/// Dead slots (masked keys of replaced or removed entries) at which the next
+/// edit rebuilds the index, so a long session of edits and removals does not
+/// accumulate masked keys without bound.
+pub const DEAD_SLOT_LIMIT: usize = 4096;
+
 /// A live preview over a set of attached books.
 #[derive(Debug)]
 pub struct Preview {
+    /// The attached books as edited, for full rebuilds.
+    books: Vec<Book>,
     index: Index,
     hits: HitCache,
     counters: HashMap<Encoding, TokenCounter>,
@@ -69,6 +95,7 @@ impl Preview {
     pub fn new(books: &[Book], settings: Settings) -> Preview {
         let encoding = encoding_for_model(&settings.model).unwrap_or(Encoding::O200kBase);
         Preview {
+            books: books.to_vec(),
             index: Index::build(books),
             hits: HitCache::default(),
             counters: HashMap::new(),
@@ -81,7 +108,82 @@ impl Preview {
     /// Replaces the attached books; caches of the old keys are dropped,
     /// token counts are kept.
     pub fn set_books(&mut self, books: &[Book]) {
-        self.index = Index::build(books);
+        self.books = books.to_vec();
+        self.rebuild();
+    }
+
+    /// Replaces entry `entry.id` of attached book `book` (position among
+    /// the attached books), or adds it as the book's last entry when absent.
+    /// Nothing happens when `book` is not attached.
+    pub fn upsert_entry(&mut self, book: usize, entry: &Entry) {
+        let Some(b) = self.books.get_mut(book) else {
+            return;
+        };
+        // The index resolves an id shared by several entries (a malformed
+        // file) to the last one, so the copy does too.
+        match b.entries.iter().rposition(|e| e.id == entry.id) {
+            Some(i) => b.entries[i] = entry.clone(),
+            None => b.entries.push(entry.clone()),
+        }
+        if self.worn() {
+            self.rebuild();
+        } else {
+            self.states.clear();
+            self.index.upsert(book, entry);
+        }
+    }
+
+    /// Removes entry `id` of attached book `book` (no-op when absent).
+    pub fn remove_entry(&mut self, book: usize, id: u64) {
+        let Some(b) = self.books.get_mut(book) else {
+            return;
+        };
+        let Some(i) = b.entries.iter().rposition(|e| e.id == id) else {
+            return;
+        };
+        b.entries.remove(i);
+        if self.worn() {
+            self.rebuild();
+        } else {
+            self.states.clear();
+            self.index.remove(book, id);
+        }
+    }
+
+    /// The book-level settings of attached book `book` changed; its entries
+    /// did not. Nothing happens when `book` is not attached.
+    pub fn set_book_settings(
+        &mut self,
+        book: usize,
+        scan_depth: u32,
+        token_budget: u32,
+        recursive_scanning: bool,
+    ) {
+        let Some(b) = self.books.get_mut(book) else {
+            return;
+        };
+        b.scan_depth = scan_depth;
+        b.token_budget = token_budget;
+        b.recursive_scanning = recursive_scanning;
+        self.states.clear();
+        self.index
+            .set_book_settings(book, scan_depth, token_budget, recursive_scanning);
+    }
+
+    /// The attached books, with every edit applied.
+    pub fn books(&self) -> &[Book] {
+        &self.books
+    }
+
+    /// Whether incremental edits have piled up enough for a full build.
+    fn worn(&self) -> bool {
+        self.index.overlay_len() >= OVERLAY_LIMIT || self.index.dead_slots() >= DEAD_SLOT_LIMIT
+    }
+
+    /// Compiles the books from scratch; caches of the old keys are dropped,
+    /// token counts are kept.
+    fn rebuild(&mut self) {
+        self.index = Index::build(&self.books);
         self.hits.clear();
         self.states.clear();
     }

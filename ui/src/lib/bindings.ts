@@ -184,7 +184,14 @@ constants: number,
 /**
  * Constants alone exceed the limit: nothing else was kept.
  */
-over_by_constants: boolean, };
+over_by_constants: boolean, 
+/**
+ * The first entry the budget dropped (the highest priority that did not
+ * fit): where the cut line falls.
+ */
+first_cut: EntryKey | null, };
+
+export type EntryKey = { book: number, id: number, };
 
 export type RequestResult = { 
 /**
@@ -196,7 +203,9 @@ request: number, budget: BudgetUse,
  */
 injected: Array<Injected>, 
 /**
- * Every other entry, in book order.
+ * Every other entry, sorted by book and then id (not by position in
+ * the book, so an incrementally edited preview keeps the same order as
+ * one built from scratch).
  */
 dropped: Array<Dropped>, 
 /**

@@ -9,9 +9,16 @@ function injected(id: number, tokens: number, constant = false): Injected {
 function result(inj: Injected[], used: number, limit: number, cut?: number): RequestResult {
   return {
     request: 1,
-    budget: { limit, used, constants: 0, over_by_constants: false },
+    budget: { limit, used, constants: 0, over_by_constants: false, first_cut: cut === undefined ? null : { book: 0, id: 99 } },
     injected: inj,
-    dropped: cut === undefined ? [] : [{ book: 0, id: 99, reason: { kind: 'budget', needed: cut, left: limit - used, activation: { kind: 'constant' } } }],
+    dropped:
+      cut === undefined
+        ? []
+        : [
+            // Listed first by id, but not the first cut: the bar must follow budget.first_cut.
+            { book: 0, id: 2, reason: { kind: 'budget', needed: 1, left: limit - used, activation: { kind: 'constant' } } },
+            { book: 0, id: 99, reason: { kind: 'budget', needed: cut, left: limit - used, activation: { kind: 'constant' } } },
+          ],
     messages: [],
     passes: 0,
   };
@@ -32,6 +39,7 @@ describe('budget bar', () => {
     expect(l.scale).toBe(140);
     const cut = l.segments.at(-1)!;
     expect(cut.cut).toBe(true);
+    expect(cut.id).toBe(99);
     expect(cut.left).toBeCloseTo((80 / 140) * 100);
     expect(l.limitAt).toBeCloseTo((100 / 140) * 100);
   });

@@ -19,7 +19,8 @@ export interface BarLayout {
 }
 
 export function barLayout(r: RequestResult): BarLayout {
-  const firstCut = r.dropped.find((d) => d.reason.kind === 'budget');
+  const cutAt = r.budget.first_cut;
+  const firstCut = cutAt ? r.dropped.find((d) => d.book === cutAt.book && d.id === cutAt.id) : undefined;
   const cutNeeded = firstCut && firstCut.reason.kind === 'budget' ? firstCut.reason.needed : 0;
   const scale = Math.max(r.budget.limit, r.budget.used + cutNeeded, 1);
   const segments: BarSegment[] = [];

@@ -40,20 +40,24 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("workspace_10k");
     group.sample_size(20);
     let mut n = 0u64;
+    let base5000 = book.entries[5000].content.clone();
+    let base4000 = book.entries[4000].content.clone();
     group.bench_function("edit_entry_keys_then_preview", |b| {
         b.iter(|| {
             n += 1;
             let mut e = ws.entry(doc, 5000).unwrap().entry;
             e.keys[0] = format!("renamed{n}");
-            e.content.push('.');
+            // A new body each time (as typing makes), of the same length.
+            e.content = format!("{base5000} edit {n}");
             ws.update_entry(doc, e).unwrap();
             ws.preview(None)
         })
     });
     group.bench_function("edit_entry_content_then_preview", |b| {
         b.iter(|| {
+            n += 1;
             let mut e = ws.entry(doc, 4000).unwrap().entry;
-            e.content.push('!');
+            e.content = format!("{base4000} edit {n}");
             ws.update_entry(doc, e).unwrap();
             ws.preview(None)
         })

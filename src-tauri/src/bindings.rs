@@ -68,6 +68,7 @@ pub fn render() -> String {
         EntryBody,
         EntryRef,
         PreviewView,
+        OmittedDropped,
         LogRow,
         DecoratorInfo,
         Catalog,

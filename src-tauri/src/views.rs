@@ -100,6 +100,8 @@ pub struct EntryDetail {
     pub diagnostics: Vec<Diagnostic>,
     /// Body tokens under the selected model.
     pub tokens: u32,
+    /// Its row in the entry list, so one edit updates one row.
+    pub row: EntryRow,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
@@ -154,7 +156,17 @@ pub struct PreviewView {
     pub names: Vec<EntryName>,
     /// Bodies of the injected entries (for highlighting recursion sources).
     pub bodies: Vec<EntryBody>,
+    /// The request; `dropped` lists at most a few hundred entries of each
+    /// plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
     pub result: RequestResult,
+    pub omitted: Vec<OmittedDropped>,
+}
+
+/// Dropped entries of one kind left out of a preview view.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct OmittedDropped {
+    pub kind: String,
+    pub count: u32,
 }
 
 /// One line of the request log.

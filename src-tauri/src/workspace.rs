@@ -18,6 +18,9 @@ use lorebook_engine::tokenizer::encoding_for_model;
 use crate::error::AppError;
 use crate::views::*;
 
+/// How many "no match" and "disabled" entries a preview view lists.
+pub const SHOWN_PER_KIND: usize = 300;
+
 /// Consecutive edits of one entry closer than this are one undo step.
 const COALESCE_MS: u128 = 1000;
 
@@ -520,13 +523,18 @@ impl Workspace {
     /// every entry's content.
     pub fn list(&mut self, doc: u32, q: &ListQuery) -> Result<Vec<EntryRow>, AppError> {
         self.refresh();
-        let d = self.doc(doc)?;
-        let needle = q.search.trim().to_lowercase();
-        let index = self.preview.index();
         let book_pos = self.attached_position(doc);
+        // Disjoint borrows: the documents are read while the preview counts.
+        let d = self
+            .docs
+            .iter()
+            .find(|d| d.id == doc)
+            .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
+        let preview = &mut self.preview;
+        let needle = q.search.trim().to_lowercase();
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {
-            let compiled = book_pos.and_then(|b| index.entry(b, e.id));
+            let compiled = book_pos.and_then(|b| preview.index().entry(b, e.id));
             let diagnostics = match compiled {
                 Some(c) => c.diagnostics.len() as u32,
                 None => diagnostics_of(e).len() as u32,
@@ -552,6 +560,7 @@ impl Workspace {
             {
                 continue;
             }
+            // Same fields as `entry()` gives for one row.
             rows.push(EntryRow {
                 id: e.id,
                 name: e.display_name().to_string(),
@@ -560,21 +569,9 @@ impl Workspace {
                 constant: e.constant,
                 order: e.order,
                 priority: e.priority,
-                tokens: 0,
+                tokens: preview.count_tokens(decorators::parse(&e.content).body),
                 diagnostics,
             });
-        }
-        let bodies: Vec<(usize, String)> = rows
-            .iter()
-            .enumerate()
-            .filter_map(|(i, r)| {
-                d.book
-                    .entry(r.id)
-                    .map(|e| (i, decorators::parse(&e.content).body.to_string()))
-            })
-            .collect();
-        for (i, body) in bodies {
-            rows[i].tokens = self.preview.count_tokens(&body);
         }
         let key = q.sort;
         rows.sort_by(|a, b| {
@@ -610,14 +607,33 @@ impl Workspace {
         let lines = parsed.lines.clone();
         let body_start = parsed.body_start as u32;
         let body = parsed.body.to_string();
-        let diagnostics = diagnostics_of(&e);
+        // An attached entry was just compiled by the preview: reuse its
+        // diagnostics instead of compiling its keys again.
+        let diagnostics = self
+            .attached_position(doc)
+            .filter(|_| !self.stale)
+            .and_then(|b| self.preview.index().entry(b, id))
+            .map(|c| c.diagnostics.clone())
+            .unwrap_or_else(|| diagnostics_of(&e));
         let tokens = self.preview.count_tokens(&body);
+        let row = EntryRow {
+            id: e.id,
+            name: e.display_name().to_string(),
+            keys: e.keys.join(", "),
+            enabled: e.enabled,
+            constant: e.constant,
+            order: e.order,
+            priority: e.priority,
+            tokens,
+            diagnostics: diagnostics.len() as u32,
+        };
         Ok(EntryDetail {
             entry: e,
             decorator_lines: lines,
             body_start,
             diagnostics,
             tokens,
+            row,
         })
     }
 
@@ -852,7 +868,34 @@ impl Workspace {
             .map(|d| (d.id, d.book.name.clone()))
             .collect();
         let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
-        let result = self.preview.request(&self.chat, k);
+        let mut result = self.preview.request(&self.chat, k);
+        // On a 10,000-entry book nearly every entry is "no match": the view
+        // lists the first few of the plentiful kinds and counts the rest, so
+        // a keystroke does not ship megabytes to the webview.
+        let mut seen: Vec<(&'static str, u32)> = Vec::new();
+        result.dropped.retain(|d| {
+            let kind = d.reason.kind();
+            if kind != "no_match" && kind != "disabled" {
+                return true;
+            }
+            let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => n,
+                None => {
+                    seen.push((kind, 0));
+                    &mut seen.last_mut().expect("just pushed").1
+                }
+            };
+            *n += 1;
+            *n as usize <= SHOWN_PER_KIND
+        });
+        let omitted = seen
+            .into_iter()
+            .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
+            .map(|(kind, n)| OmittedDropped {
+                kind: kind.to_string(),
+                count: n - SHOWN_PER_KIND as u32,
+            })
+            .collect();
         let index = self.preview.index();
         let name = |book: usize, id: u64| -> String {
             index
@@ -900,6 +943,7 @@ impl Workspace {
             names,
             bodies,
             result,
+            omitted,
         }
     }
 
@@ -1154,6 +1198,23 @@ mod tests {
         ws.set_chat("User: the lighthouse".into());
         assert_eq!(ws.chat.len(), 1);
         assert!(ws.chat_error.is_none());
+    }
+
+    #[test]
+    fn the_view_counts_what_it_does_not_list() {
+        let mut ws = Workspace::default();
+        let doc = ws.new_book();
+        for _ in 0..(SHOWN_PER_KIND + 5) {
+            ws.add_entry(doc).unwrap();
+        }
+        ws.set_chat("User: hello".into());
+        let p = ws.preview(None);
+        assert_eq!(p.result.dropped.len(), SHOWN_PER_KIND);
+        assert_eq!(p.omitted.len(), 1);
+        assert_eq!(
+            (p.omitted[0].kind.as_str(), p.omitted[0].count),
+            ("no_match", 5)
+        );
     }
 
     #[test]

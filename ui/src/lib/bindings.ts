@@ -251,7 +251,11 @@ body_start: number, diagnostics: Array<Diagnostic>,
 /**
  * Body tokens under the selected model.
  */
-tokens: number, };
+tokens: number, 
+/**
+ * Its row in the entry list, so one edit updates one row.
+ */
+row: EntryRow, };
 
 export type BulkPatch = { enabled: boolean | null, order: number | null, priority: number | null, };
 
@@ -285,7 +289,14 @@ names: Array<EntryName>,
 /**
  * Bodies of the injected entries (for highlighting recursion sources).
  */
-bodies: Array<EntryBody>, result: RequestResult, };
+bodies: Array<EntryBody>, 
+/**
+ * The request; `dropped` lists at most a few hundred entries of each
+ * plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+ */
+result: RequestResult, omitted: Array<OmittedDropped>, };
+
+export type OmittedDropped = { kind: string, count: number, };
 
 export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, };
 

@@ -50,6 +50,9 @@ export class Studio {
   preview = $state<PreviewView | null>(null);
   log = $state<LogRow[]>([]);
   request = $state<number | null>(null);
+  /** The request log is computed only while its panel is open (it replays
+   *  every request of the chat). */
+  showLog = $state(false);
   errors = $state<string[]>([]);
   notices = $state<string[]>([]);
   confirm = $state<{ text: string; yes: string; action: () => void } | null>(null);
@@ -115,7 +118,7 @@ export class Studio {
   private previewNow = async () => {
     try {
       this.preview = await api.preview(this.request);
-      this.log = await api.previewLog();
+      if (this.showLog) this.log = await api.previewLog();
     } catch (e) {
       this.fail(e);
     }
@@ -199,7 +202,11 @@ export class Studio {
       const detail = await api.updateEntry(this.doc, sent);
       // Keep what the user typed since; take diagnostics and counts.
       if (this.draft && this.draft.id === detail.entry.id) this.detail = detail;
-      await this.afterEdit();
+      // One edited entry updates its own row; the list is not reloaded, so
+      // typing stays cheap on 10,000-entry books.
+      this.rows = this.rows.map((r) => (r.id === detail.row.id ? detail.row : r));
+      await this.refreshState();
+      this.schedulePreview();
     } catch (e) {
       this.fail(e);
     }
@@ -457,6 +464,11 @@ export class Studio {
     await api.setPreviewSettings(settings);
     await this.refreshState();
     this.schedulePreview();
+  }
+
+  async toggleLog(open: boolean) {
+    this.showLog = open;
+    if (open) this.log = await api.previewLog();
   }
 
   async setRequest(k: number | null) {

@@ -23,6 +23,7 @@ function detail(id: number, content: string): EntryDetail {
       content, extensions: {}, extra: {},
     },
     decorator_lines: [], body_start: 0, diagnostics: [], tokens: 3,
+    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0 },
   };
 }
 
@@ -33,18 +34,21 @@ describe('studio', () => {
     responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] });
     responses.list_entries = () => [];
     responses.get_entry = (a) => detail(a.id as number, 'Body');
-    responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry });
+    responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } });
   });
 
   it('sends edits of the selected entry to Rust', async () => {
     const s = new Studio();
     s.doc = 1;
+    s.rows = [detail(1, 'Body').row, detail(2, 'Other').row];
     await s.select(1);
     s.edit({ content: '@@keep\nBody' });
     await s.flushDraft();
     const update = calls.find((c) => c.cmd === 'update_entry');
     expect(update?.args).toMatchObject({ doc: 1, entry: { id: 1, content: '@@keep\nBody' } });
     expect(s.draft?.content).toBe('@@keep\nBody');
+    expect(s.rows.find((r) => r.id === 1)?.tokens).toBe(42);
+    expect(calls.filter((c) => c.cmd === 'list_entries').length).toBe(0);
   });
 
   it('shows errors and ignores cancelled dialogs', async () => {

@@ -179,8 +179,20 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
         settings.template.move_lorebook(slot);
     }
     let mut p = Preview::new(&books, settings);
-    let results = if args.log {
-        p.log(&chat)
+    let diagnostics = diagnostics_text(&p);
+    let names = names_of(&books);
+    let books = &names;
+    let print = |r: &RequestResult| {
+        if args.json {
+            emit(&format!("{}\n", to_json(r, books, &chat)));
+        } else {
+            emit(&render(r, books, &chat, &diagnostics, &args.model));
+        }
+    };
+    if args.log {
+        // Streamed: each request is printed and dropped before the next,
+        // so memory stays flat however long the chat.
+        p.log_each(&chat, |r| print(&r));
     } else {
         let k = args.request.unwrap_or(chat.len());
         if k > chat.len() {
@@ -189,28 +201,32 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
                 chat.len()
             ));
         }
-        vec![p.request(&chat, k)]
-    };
-    for r in &results {
-        if args.json {
-            emit(&format!("{}\n", to_json(r, &books, &chat)));
-        } else {
-            emit(&render(r, &books, &chat, &p, &args.model));
-        }
+        print(&p.request(&chat, k));
     }
     Ok(())
 }
 
-fn comment(books: &[Book], book: usize, id: u64) -> String {
+/// Display names by (book, entry id), built once per run.
+type Names = std::collections::HashMap<(usize, u64), String>;
+
+fn names_of(books: &[Book]) -> Names {
     books
-        .get(book)
-        .and_then(|b| b.entry(id))
-        .map(|e| e.display_name().to_string())
-        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .flat_map(|(b, book)| {
+            book.entries
+                .iter()
+                .map(move |e| ((b, e.id), e.display_name().to_string()))
+        })
+        .collect()
+}
+
+fn comment(names: &Names, book: usize, id: u64) -> String {
+    names.get(&(book, id)).cloned().unwrap_or_default()
 }
 
 /// The documented JSON object of one request (see the README).
-fn to_json(r: &RequestResult, books: &[Book], _chat: &[Message]) -> Value {
+fn to_json(r: &RequestResult, books: &Names, _chat: &[Message]) -> Value {
     let injected: Vec<Value> = r
         .injected
         .iter()
@@ -256,7 +272,7 @@ fn to_json(r: &RequestResult, books: &[Book], _chat: &[Message]) -> Value {
     })
 }
 
-fn describe_match(m: &KeyMatch, books: &[Book], chat: &[Message]) -> String {
+fn describe_match(m: &KeyMatch, books: &Names, chat: &[Message]) -> String {
     let place = match m.source {
         Source::Message { index } => {
             let speaker = chat
@@ -279,7 +295,7 @@ fn describe_match(m: &KeyMatch, books: &[Book], chat: &[Message]) -> String {
     )
 }
 
-fn describe_activation(a: &Activation, books: &[Book], chat: &[Message]) -> String {
+fn describe_activation(a: &Activation, books: &Names, chat: &[Message]) -> String {
     match a {
         Activation::Constant => "constant".into(),
         Activation::Kept { since_request } => {
@@ -295,7 +311,7 @@ fn describe_activation(a: &Activation, books: &[Book], chat: &[Message]) -> Stri
     }
 }
 
-fn describe_drop(d: &DropReason, books: &[Book], chat: &[Message]) -> String {
+fn describe_drop(d: &DropReason, books: &Names, chat: &[Message]) -> String {
     match d {
         DropReason::Disabled => "disabled".into(),
         DropReason::Gated { decorator, detail } => format!("gated by @@{decorator}: {detail}"),
@@ -324,7 +340,13 @@ fn describe_drop(d: &DropReason, books: &[Book], chat: &[Message]) -> String {
     }
 }
 
-fn render(r: &RequestResult, books: &[Book], chat: &[Message], p: &Preview, model: &str) -> String {
+fn render(
+    r: &RequestResult,
+    books: &Names,
+    chat: &[Message],
+    diagnostics: &str,
+    model: &str,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let encoding = encoding_for_model(model).map(|e| e.name()).unwrap_or("?");
@@ -374,16 +396,7 @@ fn render(r: &RequestResult, books: &[Book], chat: &[Message], p: &Preview, mode
             describe_drop(&d.reason, books, chat)
         );
     }
-    for e in &p.index().entries {
-        for diag in &e.diagnostics {
-            let line = diag.line.map(|l| format!(" line {l}")).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  diagnostic [{}:{}]{line}: {}",
-                e.book, e.id, diag.message
-            );
-        }
-    }
+    out.push_str(diagnostics);
     let _ = writeln!(out, "Messages ({}):", r.messages.len());
     for m in &r.messages {
         let _ = writeln!(
@@ -499,4 +512,19 @@ fn emit(text: &str) {
         eprintln!("error: cannot write to standard output: {e}");
         std::process::exit(1);
     }
+}
+
+/// The entries' diagnostics, printed with every request.
+fn diagnostics_text(p: &Preview) -> String {
+    let mut out = String::new();
+    for e in &p.index().entries {
+        for diag in &e.diagnostics {
+            let line = diag.line.map(|l| format!(" line {l}")).unwrap_or_default();
+            out.push_str(&format!(
+                "  diagnostic [{}:{}]{line}: {}\n",
+                e.book, e.id, diag.message
+            ));
+        }
+    }
+    out
 }

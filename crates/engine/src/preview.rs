@@ -241,9 +241,16 @@ impl Preview {
 
     /// The request log: requests 1…M of the chat, in order.
     pub fn log(&mut self, chat: &[Message]) -> Vec<RequestResult> {
+        let mut out = Vec::with_capacity(chat.len());
+        self.log_each(chat, |r| out.push(r));
+        out
+    }
+
+    /// The request log, one request at a time, so a caller that prints or
+    /// summarizes each request never holds them all.
+    pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RequestResult)) {
         let seed = self.settings.seed;
         let mut state = State::default();
-        let mut out = Vec::with_capacity(chat.len());
         let e = self.encoding;
         let counter = self
             .counters
@@ -254,9 +261,8 @@ impl Preview {
             if self.index.any_stateful {
                 self.index.record(&a, &mut state);
             }
-            out.push(self.index.finish(a, counter, &self.settings.template, chat));
+            each(self.index.finish(a, counter, &self.settings.template, chat));
         }
-        out
     }
 
     /// The `@@keep` state after requests 1…k−1, replaying only what is not

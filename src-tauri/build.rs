@@ -35,6 +35,7 @@ const COMMANDS: &[&str] = &[
     "set_preview_settings",
     "preview",
     "preview_log",
+    "set_menu_labels",
     "quit",
 ];
 

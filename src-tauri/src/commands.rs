@@ -401,6 +401,17 @@ pub fn preview_log(s: State<'_, AppState>) -> Vec<LogRow> {
     lock(&s).log()
 }
 
+/// Relabels the native menu in the UI's language (the message catalog lives
+/// in the UI; accelerators stay the same).
+#[tauri::command]
+pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String, String>) -> R<()> {
+    let menu = crate::menu::build_labeled(&app, &labels)
+        .map_err(|e| AppError::new("menu", e.to_string()))?;
+    app.set_menu(menu)
+        .map_err(|e| AppError::new("menu", e.to_string()))?;
+    Ok(())
+}
+
 /// Closes the window even with unsaved changes (after the UI asked).
 #[tauri::command]
 pub fn quit(app: AppHandle) {
@@ -444,6 +455,7 @@ macro_rules! app_commands {
             $crate::commands::set_preview_settings,
             $crate::commands::preview,
             $crate::commands::preview_log,
+            $crate::commands::set_menu_labels,
             $crate::commands::quit,
         ]
     };

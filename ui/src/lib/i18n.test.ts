@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogs, format, pickLocale } from './i18n';
+import { catalogs, format, menuLabels, pickLocale } from './i18n';
 
 describe('message catalog', () => {
   it('has every key translated in both languages', () => {
@@ -24,5 +24,14 @@ describe('message catalog', () => {
     expect(pickLocale('pt-PT')).toBe('pt-BR');
     expect(pickLocale('en-US')).toBe('en');
     expect(pickLocale(undefined)).toBe('en');
+  });
+
+  it('labels every native menu item in both languages', () => {
+    // The ids of src-tauri/src/menu.rs.
+    const ids = ['menu_file', 'menu_edit', 'menu_preview', 'new_book', 'open', 'save', 'save_as', 'import', 'export',
+      'open_chat', 'close_book', 'quit', 'undo', 'redo', 'find', 'new_entry', 'duplicate_entry', 'next_entry',
+      'previous_entry', 'reroll', 'toggle_theme'];
+    expect(Object.keys(menuLabels('en')).sort()).toEqual([...ids].sort());
+    expect(menuLabels('pt-BR').save_as).toBe('Salvar como…');
   });
 });

@@ -42,6 +42,11 @@ const en = {
   'list.col.priority': 'Priority',
   'list.col.tokens': 'Tokens',
   'list.col.id': 'Id',
+  'list.col.enabled': 'Enabled',
+  'list.col.constant': 'Constant',
+  'list.sort': 'Sort by',
+  'list.direction': 'Ascending / descending',
+  'entry.id': 'Entry id {id}',
   'list.add': 'Add entry',
   'list.duplicate': 'Duplicate',
   'list.delete': 'Delete',
@@ -151,6 +156,27 @@ const en = {
   'error.title': 'Error',
   'error.dismiss': 'Dismiss',
   'notice.saved': 'Saved to {path}',
+  'menu.menu_file': 'File',
+  'menu.menu_edit': 'Edit',
+  'menu.menu_preview': 'Preview',
+  'menu.new_book': 'New Book',
+  'menu.open': 'Open…',
+  'menu.save': 'Save',
+  'menu.save_as': 'Save As…',
+  'menu.import': 'Import…',
+  'menu.export': 'Export As…',
+  'menu.open_chat': 'Open Chat…',
+  'menu.close_book': 'Close Book',
+  'menu.quit': 'Quit',
+  'menu.undo': 'Undo',
+  'menu.redo': 'Redo',
+  'menu.find': 'Find Entries',
+  'menu.new_entry': 'New Entry',
+  'menu.duplicate_entry': 'Duplicate Entry',
+  'menu.next_entry': 'Next Entry',
+  'menu.previous_entry': 'Previous Entry',
+  'menu.reroll': 'Reroll Seed',
+  'menu.toggle_theme': 'Toggle Theme',
   'notice.exported': 'Exported to {path}',
   'toolbar.import': 'Import…',
   'toolbar.export': 'Export as…',
@@ -209,6 +235,11 @@ const ptBR: Record<MessageKey, string> = {
   'list.col.priority': 'Prioridade',
   'list.col.tokens': 'Tokens',
   'list.col.id': 'Id',
+  'list.col.enabled': 'Ativada',
+  'list.col.constant': 'Constante',
+  'list.sort': 'Ordenar por',
+  'list.direction': 'Crescente / decrescente',
+  'entry.id': 'Entrada id {id}',
   'list.add': 'Adicionar entrada',
   'list.duplicate': 'Duplicar',
   'list.delete': 'Excluir',
@@ -318,6 +349,27 @@ const ptBR: Record<MessageKey, string> = {
   'error.title': 'Erro',
   'error.dismiss': 'Fechar',
   'notice.saved': 'Salvo em {path}',
+  'menu.menu_file': 'Arquivo',
+  'menu.menu_edit': 'Editar',
+  'menu.menu_preview': 'Prévia',
+  'menu.new_book': 'Novo livro',
+  'menu.open': 'Abrir…',
+  'menu.save': 'Salvar',
+  'menu.save_as': 'Salvar como…',
+  'menu.import': 'Importar…',
+  'menu.export': 'Exportar como…',
+  'menu.open_chat': 'Abrir conversa…',
+  'menu.close_book': 'Fechar livro',
+  'menu.quit': 'Sair',
+  'menu.undo': 'Desfazer',
+  'menu.redo': 'Refazer',
+  'menu.find': 'Buscar entradas',
+  'menu.new_entry': 'Nova entrada',
+  'menu.duplicate_entry': 'Duplicar entrada',
+  'menu.next_entry': 'Próxima entrada',
+  'menu.previous_entry': 'Entrada anterior',
+  'menu.reroll': 'Sortear nova semente',
+  'menu.toggle_theme': 'Alternar tema',
   'notice.exported': 'Exportado para {path}',
   'toolbar.import': 'Importar…',
   'toolbar.export': 'Exportar como…',
@@ -346,4 +398,13 @@ export function pickLocale(tag: string | undefined): Locale {
 export function format(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
   const template = catalogs[locale][key] ?? en[key];
   return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
+}
+
+/** The native menu's labels in `locale`, by menu id (see src-tauri/src/menu.rs). */
+export function menuLabels(locale: Locale): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(catalogs[locale])) {
+    if (key.startsWith('menu.')) out[key.slice('menu.'.length)] = value;
+  }
+  return out;
 }

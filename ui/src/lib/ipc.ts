@@ -84,6 +84,7 @@ export const api = {
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
   preview: (request: number | null) => call<PreviewView>('preview', { request }),
   previewLog: () => call<LogRow[]>('preview_log'),
+  setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
   quit: () => call<void>('quit'),
 };
 

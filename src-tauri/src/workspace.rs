@@ -338,8 +338,7 @@ impl Workspace {
                 notes: vec![],
             });
         }
-        let bytes = std::fs::read(path)
-            .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = formats::read_limited(path).map_err(AppError::io)?;
         let (book, notes) = native::load(&bytes)
             .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
         let doc = self.add_doc(book, Some(canonical.clone()));
@@ -351,8 +350,7 @@ impl Workspace {
     /// opens at once (and saves back to its path); anything else waits,
     /// with its report, for [`Workspace::confirm_import`].
     pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
-        let bytes = std::fs::read(path)
-            .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = formats::read_limited(path).map_err(AppError::io)?;
         let imported = formats::import(&bytes)
             .map_err(|e| AppError::new(e.code(), format!("{}: {e}", path.display())))?;
         if imported.format == Format::Native && imported.report.is_lossless() {

@@ -12,6 +12,6 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Imported, String> {
 
 /// Reads and imports a book file.
 pub fn load(path: &Path) -> Result<Imported, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = formats::read_limited(path)?;
     from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -194,6 +194,14 @@ fn errors_are_clear_and_never_panic() {
     std::fs::write(&binary, [0u8, 159, 146, 150, 255]).unwrap();
     fails(&["inspect", binary.to_str().unwrap()], "noise.bin");
     fails(&["convert", BOOK, "--to", "docx"], "docx");
+    // An absurd size is refused before it is read (a sparse file).
+    let huge = tmp("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(300 * 1024 * 1024)
+        .unwrap();
+    fails(&["inspect", huge.to_str().unwrap()], "refused");
+    std::fs::remove_file(&huge).unwrap();
 }
 
 #[test]

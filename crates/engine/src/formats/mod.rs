@@ -67,6 +67,28 @@ impl FormatError {
     }
 }
 
+/// The largest book file read (256 MiB): far above any real lorebook, low
+/// enough that an absurd file gets a clear refusal instead of exhausting
+/// memory.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads a book file, refusing files above [`MAX_FILE_BYTES`] with a message
+/// that names the file and its size.
+pub fn read_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} is {} MiB; books larger than {} MiB are refused",
+            path.display(),
+            size / (1024 * 1024),
+            MAX_FILE_BYTES / (1024 * 1024)
+        ));
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
 /// Parses bytes as JSON with a located error.
 pub fn parse_json(bytes: &[u8]) -> Result<serde_json::Value, FormatError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {

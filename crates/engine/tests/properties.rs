@@ -1,114 +1,14 @@
 //! Invariants of SPEC §6 and §7, checked on generated books and chats.
 
-use lorebook_engine::chat::{Message, Speaker};
 use lorebook_engine::formats::native;
-use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
+use lorebook_engine::model::Role;
 use lorebook_engine::placement;
 use lorebook_engine::preview::{Preview, Settings};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-const WORDS: &[&str] = &[
-    "moon", "sun", "star", "sea", "tower", "Lyra", "東京", "fire",
-];
-
-fn word() -> impl Strategy<Value = String> {
-    prop::sample::select(WORDS).prop_map(str::to_string)
-}
-
-fn arb_entry() -> impl Strategy<Value = Entry> {
-    (
-        prop::collection::vec(word(), 0..3),
-        prop::collection::vec(word(), 0..2),
-        any::<bool>(),
-        prop::sample::select(vec![
-            SecondaryLogic::AndAny,
-            SecondaryLogic::AndAll,
-            SecondaryLogic::NotAny,
-            SecondaryLogic::NotAll,
-        ]),
-        prop::bool::weighted(0.15),
-        prop::bool::weighted(0.9),
-        (0i64..5, 0i64..5),
-        prop::option::of(0u8..=100),
-        prop::collection::vec(word(), 1..60),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(
-                keys,
-                secondary,
-                selective,
-                logic,
-                constant,
-                enabled,
-                (order, priority),
-                prob,
-                body,
-                keep,
-            )| {
-                let mut content = String::new();
-                if let Some(p) = prob {
-                    content.push_str(&format!("@@probability {p}\n"));
-                }
-                if keep {
-                    content.push_str("@@keep\n");
-                }
-                content.push_str(&body.join(" "));
-                Entry {
-                    keys,
-                    secondary_keys: secondary,
-                    selective,
-                    secondary_logic: logic,
-                    constant,
-                    enabled,
-                    order,
-                    priority,
-                    content,
-                    ..Entry::default()
-                }
-            },
-        )
-}
-
-fn arb_book() -> impl Strategy<Value = Book> {
-    (
-        prop::collection::vec(arb_entry(), 0..12),
-        100u32..300,
-        0u32..6,
-        any::<bool>(),
-    )
-        .prop_map(|(entries, token_budget, scan_depth, recursive_scanning)| {
-            let mut b = Book {
-                token_budget,
-                scan_depth,
-                recursive_scanning,
-                ..Book::default()
-            };
-            for e in entries {
-                b.add_entry(e);
-            }
-            b
-        })
-}
-
-fn arb_chat() -> impl Strategy<Value = Vec<Message>> {
-    prop::collection::vec((any::<bool>(), prop::collection::vec(word(), 0..6)), 0..6).prop_map(
-        |msgs| {
-            msgs.into_iter()
-                .map(|(user, words)| Message {
-                    role: if user {
-                        Speaker::User
-                    } else {
-                        Speaker::Assistant
-                    },
-                    name: None,
-                    text: words.join(" "),
-                })
-                .collect()
-        },
-    )
-}
+mod common;
+use common::{arb_book, arb_chat};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]

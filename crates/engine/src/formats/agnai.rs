@@ -21,10 +21,10 @@
 
 use serde_json::{json, Value};
 
-use super::common::{put_ns, take_ns};
+use super::common::{finish_imported, push_imported, put_ns, take_ns};
 use super::convert::{Format, ImportError};
 use super::native::{take_bool, take_i64, take_keys, take_string};
-use super::report::{EntryReport, Report, Section};
+use super::report::{Report, Section};
 use super::{shadow, FormatError};
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
@@ -103,20 +103,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         }
         put_ns(&mut e.extensions, NS, o);
         let emitted = entry_to_agnai(&e, &mut Section::default());
-        shadow::store(&mut e.extensions, SOURCE, shadow::diff(&raw, &emitted));
-        report.entries.push(EntryReport {
-            id: e.id,
-            name: e.display_name().to_string(),
-            fields: sec,
-        });
-        book.entries.push(e);
+        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
     }
     let emitted_top = book_top(&book);
-    shadow::store(
-        &mut book.extensions,
-        SOURCE,
-        shadow::diff(&raw_top, &emitted_top),
-    );
+    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
     Ok(book)
 }
 

@@ -1,10 +1,12 @@
 //! Helpers shared by the foreign-format modules: namespaced extensions,
-//! decorator edits and regex keys.
+//! decorator edits, regex keys, and the last step of every entry import.
 
 use serde_json::Value;
 
+use super::report::{EntryReport, Report, Section};
+use super::shadow;
 use crate::decorators;
-use crate::model::Object;
+use crate::model::{Book, Entry, Object};
 
 /// Removes `extensions[ns]` and returns it (empty when absent or not an
 /// object; a non-object value is left in place, it is not ours).
@@ -175,4 +177,39 @@ mod tests {
         assert_eq!(percent(&serde_json::json!(150)), Some((100, true)));
         assert_eq!(percent(&serde_json::json!("x")), None);
     }
+}
+
+/// The last step of importing one entry: keep what its export would write
+/// differently from the source (so X → native → X gives the source back),
+/// file its report section, and add it to the book.
+pub(crate) fn push_imported(
+    book: &mut Book,
+    report: &mut Report,
+    source: &str,
+    raw: &Object,
+    emitted: &Object,
+    mut e: Entry,
+    sec: Section,
+) {
+    shadow::store(&mut e.extensions, source, shadow::diff(raw, emitted));
+    report.entries.push(EntryReport {
+        id: e.id,
+        name: e.display_name().to_string(),
+        fields: sec,
+    });
+    book.entries.push(e);
+}
+
+/// The same for the book's own fields, once every entry is in.
+pub(crate) fn finish_imported(
+    book: &mut Book,
+    source: &str,
+    raw_top: &Object,
+    emitted_top: &Object,
+) {
+    shadow::store(
+        &mut book.extensions,
+        source,
+        shadow::diff(raw_top, emitted_top),
+    );
 }

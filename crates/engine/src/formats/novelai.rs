@@ -22,10 +22,10 @@
 
 use serde_json::{json, Value};
 
-use super::common::{as_regex_literal, put_ns, take_ns};
+use super::common::{as_regex_literal, finish_imported, push_imported, put_ns, take_ns};
 use super::convert::{Format, ImportError};
 use super::native::{take_bool, take_keys, take_string};
-use super::report::{EntryReport, Report, Section};
+use super::report::{Report, Section};
 use super::{shadow, FormatError};
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
@@ -118,20 +118,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         let mut e = entry_from_nai(raw.clone(), &epath, &mut sec)?;
         e.id = i as u64;
         let emitted = entry_to_nai(&e, &mut Section::default());
-        shadow::store(&mut e.extensions, SOURCE, shadow::diff(&raw, &emitted));
-        report.entries.push(EntryReport {
-            id: e.id,
-            name: e.display_name().to_string(),
-            fields: sec,
-        });
-        book.entries.push(e);
+        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
     }
     let emitted_top = book_top(&book);
-    shadow::store(
-        &mut book.extensions,
-        SOURCE,
-        shadow::diff(&raw_top, &emitted_top),
-    );
+    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
     Ok(book)
 }
 

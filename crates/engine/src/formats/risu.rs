@@ -26,10 +26,11 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    drop_decorator, has_decorator_line, percent, put_ns, rename_decorator, set_decorator, take_ns,
+    drop_decorator, finish_imported, has_decorator_line, percent, push_imported, put_ns,
+    rename_decorator, set_decorator, take_ns,
 };
 use super::convert::{Format, ImportError};
-use super::report::{EntryReport, Report, Section};
+use super::report::{Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
@@ -89,20 +90,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         let mut e = entry_from_risu(raw.clone(), &path, &mut sec)?;
         e.id = i as u64;
         let emitted = entry_to_risu(&e, &mut Section::default());
-        shadow::store(&mut e.extensions, SOURCE, shadow::diff(&raw, &emitted));
-        report.entries.push(EntryReport {
-            id: e.id,
-            name: e.display_name().to_string(),
-            fields: sec,
-        });
-        book.entries.push(e);
+        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
     }
     let emitted_top = book_top(&book);
-    shadow::store(
-        &mut book.extensions,
-        SOURCE,
-        shadow::diff(&raw_top, &emitted_top),
-    );
+    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
     Ok(book)
 }
 

@@ -143,6 +143,41 @@ pub(crate) fn bool_of(o: &Object, key: &str) -> Option<bool> {
     o.get(key).and_then(Value::as_bool)
 }
 
+/// The last step of importing one entry: keep what its export would write
+/// differently from the source (so X → native → X gives the source back),
+/// file its report section, and add it to the book.
+pub(crate) fn push_imported(
+    book: &mut Book,
+    report: &mut Report,
+    source: &str,
+    raw: &Object,
+    emitted: &Object,
+    mut e: Entry,
+    sec: Section,
+) {
+    shadow::store(&mut e.extensions, source, shadow::diff(raw, emitted));
+    report.entries.push(EntryReport {
+        id: e.id,
+        name: e.display_name().to_string(),
+        fields: sec,
+    });
+    book.entries.push(e);
+}
+
+/// The same for the book's own fields, once every entry is in.
+pub(crate) fn finish_imported(
+    book: &mut Book,
+    source: &str,
+    raw_top: &Object,
+    emitted_top: &Object,
+) {
+    shadow::store(
+        &mut book.extensions,
+        source,
+        shadow::diff(raw_top, emitted_top),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,39 +212,4 @@ mod tests {
         assert_eq!(percent(&serde_json::json!(150)), Some((100, true)));
         assert_eq!(percent(&serde_json::json!("x")), None);
     }
-}
-
-/// The last step of importing one entry: keep what its export would write
-/// differently from the source (so X → native → X gives the source back),
-/// file its report section, and add it to the book.
-pub(crate) fn push_imported(
-    book: &mut Book,
-    report: &mut Report,
-    source: &str,
-    raw: &Object,
-    emitted: &Object,
-    mut e: Entry,
-    sec: Section,
-) {
-    shadow::store(&mut e.extensions, source, shadow::diff(raw, emitted));
-    report.entries.push(EntryReport {
-        id: e.id,
-        name: e.display_name().to_string(),
-        fields: sec,
-    });
-    book.entries.push(e);
-}
-
-/// The same for the book's own fields, once every entry is in.
-pub(crate) fn finish_imported(
-    book: &mut Book,
-    source: &str,
-    raw_top: &Object,
-    emitted_top: &Object,
-) {
-    shadow::store(
-        &mut book.extensions,
-        source,
-        shadow::diff(raw_top, emitted_top),
-    );
 }

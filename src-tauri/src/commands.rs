@@ -16,6 +16,10 @@ use crate::error::AppError;
 use crate::views::*;
 use crate::workspace::Workspace;
 
+// Commands that touch the workspace run off the main thread
+// (`command(async)`), so a long one — the first list of a 10,000-entry book —
+// never freezes the window. The workspace mutex serializes them.
+
 /// The app's state: the workspace and messages waiting for the UI.
 #[derive(Default)]
 pub struct AppState {
@@ -101,9 +105,9 @@ pub fn catalog() -> Catalog {
     }
 }
 
-#[tauri::command]
-pub fn app_state(s: State<'_, AppState>) -> AppStateView {
-    lock(&s).state()
+#[tauri::command(async)]
+pub fn app_state(s: State<'_, AppState>) -> R<AppStateView> {
+    Ok(lock(&s).state())
 }
 
 /// Messages from startup, drag and drop or the menu that the UI shows once.
@@ -150,18 +154,18 @@ pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> 
     result
 }
 
-#[tauri::command]
-pub fn pending_imports(s: State<'_, AppState>) -> Vec<PendingImport> {
-    lock(&s).pending()
+#[tauri::command(async)]
+pub fn pending_imports(s: State<'_, AppState>) -> R<Vec<PendingImport>> {
+    Ok(lock(&s).pending())
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn confirm_import(s: State<'_, AppState>, id: u32, accept: bool) -> R<Option<u32>> {
     lock(&s).confirm_import(id, accept)
 }
 
 /// What an export would carry, shown before the user confirms.
-#[tauri::command]
+#[tauri::command(async)]
 pub fn export_report(s: State<'_, AppState>, doc: u32, format: ExportFormat) -> R<Report> {
     lock(&s).export_report(doc, format)
 }
@@ -235,7 +239,7 @@ fn safe_stem(name: &str) -> String {
 
 /// Reopens a file from the recent list; the webview cannot name any other
 /// path.
-#[tauri::command]
+#[tauri::command(async)]
 pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<OpenResult> {
     let mut ws = lock(&s);
     let known = ws.recent.iter().any(|p| p.display().to_string() == path);
@@ -249,7 +253,7 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Op
     result
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32) -> R<String> {
     let mut ws = lock(&s);
     let result = ws.save(doc, None);
@@ -282,62 +286,62 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
     result
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn close_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
     lock(&s).close(doc)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn book_settings(s: State<'_, AppState>, doc: u32) -> R<BookSettings> {
     lock(&s).book_settings(doc)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSettings) -> R<()> {
     lock(&s).set_book_settings(doc, settings)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
     lock(&s).list(doc, &query)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn get_entry(s: State<'_, AppState>, doc: u32, id: u64) -> R<EntryDetail> {
     lock(&s).entry(doc, id)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn update_entry(s: State<'_, AppState>, doc: u32, entry: Entry) -> R<EntryDetail> {
     lock(&s).update_entry(doc, entry)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
     lock(&s).add_entry(doc)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn duplicate_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<Vec<u64>> {
     lock(&s).duplicate(doc, &ids)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn delete_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<()> {
     lock(&s).delete(doc, &ids)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn bulk_update(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, patch: BulkPatch) -> R<()> {
     lock(&s).bulk(doc, &ids, &patch)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn undo(s: State<'_, AppState>, doc: u32) -> R<bool> {
     lock(&s).undo(doc)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn redo(s: State<'_, AppState>, doc: u32) -> R<bool> {
     lock(&s).redo(doc)
 }
@@ -354,11 +358,11 @@ pub fn set_decorator(content: String, name: String, arg: Option<String>, present
     Workspace::set_decorator(&content, &name, arg.as_deref(), present)
 }
 
-#[tauri::command]
-pub fn set_chat(s: State<'_, AppState>, text: String) -> AppStateView {
+#[tauri::command(async)]
+pub fn set_chat(s: State<'_, AppState>, text: String) -> R<AppStateView> {
     let mut ws = lock(&s);
     ws.set_chat(text);
-    ws.state()
+    Ok(ws.state())
 }
 
 #[tauri::command]
@@ -381,24 +385,24 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
     Ok(ws.state())
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn set_attached(s: State<'_, AppState>, doc: u32, attached: bool) -> R<()> {
     lock(&s).set_attached(doc, attached)
 }
 
-#[tauri::command]
+#[tauri::command(async)]
 pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()> {
     lock(&s).set_settings(settings)
 }
 
-#[tauri::command]
-pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> PreviewView {
-    lock(&s).preview(request.map(|r| r as usize))
+#[tauri::command(async)]
+pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> R<PreviewView> {
+    Ok(lock(&s).preview(request.map(|r| r as usize)))
 }
 
-#[tauri::command]
-pub fn preview_log(s: State<'_, AppState>) -> Vec<LogRow> {
-    lock(&s).log()
+#[tauri::command(async)]
+pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
+    Ok(lock(&s).log())
 }
 
 /// Relabels the native menu in the UI's language (the message catalog lives

@@ -820,3 +820,44 @@ fn entry_content_is_rendered_as_text() {
     }
     app.assert_no_errors();
 }
+
+#[test]
+fn a_foreign_book_on_the_command_line_opens_with_its_report() {
+    let _serial = serial();
+    let eldoria = Path::new(ROOT).join("../shared/corpus/sillytavern/Eldoria.json");
+    let path = eldoria.to_str().expect("utf-8 corpus path");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    // The SillyTavern book was imported: its four entries, and the import
+    // report shown as a notice.
+    wait_until("the four Eldoria entries", TIMEOUT, || {
+        let ids = app.row_ids()?;
+        if ids.len() == 4 {
+            Ok(())
+        } else {
+            Err(format!("rows {ids:?}"))
+        }
+    });
+    let notices = app.find(&tid("notices")).expect("the import notice");
+    let text = app.text(&notices).expect("notice text");
+    assert!(
+        text.contains("SillyTavern world info"),
+        "the notice should carry the import report, saw {text:?}"
+    );
+    // Its entries activate against a pasted chat.
+    app.type_into(&tid("chat"), "User: We walk into the forest at dusk.");
+    wait_until(
+        "an Eldoria entry injected by the pasted chat",
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            if p.injected.is_empty() {
+                Err(format!("nothing injected; dropped {:?}", p.dropped))
+            } else {
+                Ok(())
+            }
+        },
+    );
+    app.assert_no_errors();
+}

@@ -67,16 +67,22 @@ fn benches(c: &mut Criterion) {
     let keys = workload::plain_keys(&book);
     let mut entry = book.entries[5000].clone();
     let mut n = 0u64;
-    group.bench_function("request_after_editing_one_entry", |b| {
-        b.iter(|| {
-            n += 1;
+    // Edit `entry` (new keys, one of them in the chat, and a new body), then
+    // ask for the last request.
+    let edit_and_request =
+        |preview: &mut Preview, entry: &mut lorebook_engine::model::Entry, n: u64| {
             entry.keys = vec![
                 keys[(n as usize * 7) % keys.len()].clone(),
                 chat_key(&chat, n),
             ];
             entry.content = format!("{} {n}", book.entries[5000].content);
-            preview.upsert_entry(0, &entry);
+            preview.upsert_entry(0, entry);
             preview.request(&chat, 200)
+        };
+    group.bench_function("request_after_editing_one_entry", |b| {
+        b.iter(|| {
+            n += 1;
+            edit_and_request(&mut preview, &mut entry, n)
         })
     });
 
@@ -92,13 +98,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("request_after_editing_one_entry_of_255_edited", |b| {
         b.iter(|| {
             n += 1;
-            entry.keys = vec![
-                keys[(n as usize * 7) % keys.len()].clone(),
-                chat_key(&chat, n),
-            ];
-            entry.content = format!("{} {n}", book.entries[5000].content);
-            preview.upsert_entry(0, &entry);
-            preview.request(&chat, 200)
+            edit_and_request(&mut preview, &mut entry, n)
         })
     });
 

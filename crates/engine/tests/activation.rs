@@ -3,32 +3,14 @@
 //! Each test builds books with [`book`] / [`entry`], a chat in plain text,
 //! runs a request and checks who is in, who is out, and why.
 
-use lorebook_engine::chat::{self, Message};
 use lorebook_engine::explain::{Activation, DropReason, RequestResult, Source};
-use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
+use lorebook_engine::model::{Book, Role, SecondaryLogic};
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::{Block, Origin};
 use lorebook_engine::tokenizer::Encoding;
 
-fn entry(id: u64, keys: &[&str], content: &str) -> Entry {
-    Entry {
-        id,
-        keys: keys.iter().map(|k| k.to_string()).collect(),
-        content: content.into(),
-        ..Entry::default()
-    }
-}
-
-fn book(entries: Vec<Entry>) -> Book {
-    Book {
-        entries,
-        ..Book::default()
-    }
-}
-
-fn chat(text: &str) -> Vec<Message> {
-    chat::parse(text, &Default::default()).unwrap().messages
-}
+mod common;
+use common::{book, chat, entry};
 
 fn run(books: &[Book], chat_text: &str) -> RequestResult {
     let c = chat(chat_text);

@@ -6,7 +6,7 @@
 //! compares every request and the log with a fresh preview after each edit;
 //! the unit tests pin one kind of edit each.
 
-use lorebook_engine::chat::{self, Message};
+use lorebook_engine::chat::Message;
 use lorebook_engine::explain::{DropReason, RequestResult};
 use lorebook_engine::model::{Book, Entry};
 use lorebook_engine::preview::{Preview, Settings, DEAD_SLOT_LIMIT, OVERLAY_LIMIT};
@@ -180,26 +180,6 @@ proptest! {
 }
 
 // Unit tests: one kind of edit each.
-
-fn entry(id: u64, keys: &[&str], content: &str) -> Entry {
-    Entry {
-        id,
-        keys: keys.iter().map(|k| k.to_string()).collect(),
-        content: content.into(),
-        ..Entry::default()
-    }
-}
-
-fn book(entries: Vec<Entry>) -> Book {
-    Book {
-        entries,
-        ..Book::default()
-    }
-}
-
-fn chat(text: &str) -> Vec<Message> {
-    chat::parse(text, &Default::default()).unwrap().messages
-}
 
 fn ids(r: &RequestResult) -> Vec<u64> {
     r.injected.iter().map(|i| i.id).collect()

@@ -21,12 +21,13 @@
 
 use serde_json::{json, Value};
 
-use super::common::{finish_imported, push_imported, put_ns, take_ns};
+use super::common::{
+    finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns, take_ns,
+};
 use super::convert::{Format, ImportError};
 use super::native::{take_bool, take_i64, take_keys, take_string};
 use super::report::{Report, Section};
 use super::{shadow, FormatError};
-use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
 
 pub const NS: &str = "agnai";
@@ -161,27 +162,8 @@ fn entry_to_agnai(e: &Entry, sec: &mut Section) -> Object {
     if e.role != Role::System {
         sec.lose("role", "Agnai memory is plain prompt text");
     }
-    for l in &decorators::parse(&e.content).lines {
-        sec.lose(
-            format!("@@{}", l.name),
-            "Agnai has no decorators; the line stays in the entry and will be sent to the model",
-        );
-    }
-    if !ext.is_empty() {
-        sec.lose(
-            format!(
-                "extensions ({})",
-                ext.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-            "Agnai entries have no extension fields",
-        );
-    }
-    for k in e.extra.keys() {
-        sec.lose(
-            k.clone(),
-            "a field of the source file with no place in Agnai",
-        );
-    }
+    lose_decorators(sec, &e.content, "Agnai", "entry");
+    lose_leftovers(sec, &ext, &e.extra, "Agnai");
     o
 }
 
@@ -207,8 +189,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         .map(|e| {
             let sec = report.entry(e.id, e.display_name());
             let mut o = entry_to_agnai(e, sec);
-            let mut ext = e.extensions.clone();
-            shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+            shadow::restore_from(&mut o, &e.extensions, SOURCE);
             Value::Object(o)
         })
         .collect();

@@ -392,8 +392,7 @@ fn book_object(book: &Book, version: Version, report: &mut Report) -> Object {
                 sec.carry(f);
             }
             let mut o = entry_object(e, version, sec);
-            let mut ext = e.extensions.clone();
-            shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+            shadow::restore_from(&mut o, &e.extensions, SOURCE);
             Value::Object(o)
         })
         .collect();
@@ -415,8 +414,7 @@ pub fn export_book(book: &Book, version: Version, report: &mut Report) -> Object
     }
     let mut obj = book_object(book, version, report);
     let entries = obj.remove("entries");
-    let mut ext = book.extensions.clone();
-    shadow::restore(&mut obj, &shadow::take(&mut ext, SOURCE));
+    shadow::restore_from(&mut obj, &book.extensions, SOURCE);
     if let Some(entries) = entries {
         obj.insert("entries".into(), entries);
     }

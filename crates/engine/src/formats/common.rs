@@ -178,6 +178,37 @@ pub(crate) fn finish_imported(
     );
 }
 
+/// On export to a tool without decorators: every decorator line is
+/// reported, since it stays in the text (`place`) the model will receive.
+pub(crate) fn lose_decorators(sec: &mut Section, content: &str, tool: &str, place: &str) {
+    for l in &decorators::parse(content).lines {
+        sec.lose(
+            format!("@@{}", l.name),
+            format!("{tool} has no decorators; the line stays in the {place} and will be sent to the model"),
+        );
+    }
+}
+
+/// On export to a tool whose entries hold no extensions: the extensions and
+/// the source file's extra fields left over are reported as not carried.
+pub(crate) fn lose_leftovers(sec: &mut Section, extensions: &Object, extra: &Object, tool: &str) {
+    if !extensions.is_empty() {
+        sec.lose(
+            format!(
+                "extensions ({})",
+                extensions.keys().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            format!("{tool} entries have no extension fields"),
+        );
+    }
+    for k in extra.keys() {
+        sec.lose(
+            k.clone(),
+            format!("a field of the source file with no place in {tool}"),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,8 +124,8 @@ pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Strin
     Ok((book, notes))
 }
 
-/// Placeholder for entries whose id was missing; replaced by [`fix_ids`].
-const NO_ID: u64 = u64::MAX;
+/// Placeholder for entries whose id was missing; replaced by [`assign_ids`].
+pub(crate) const NO_ID: u64 = u64::MAX;
 
 fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, FormatError> {
     let mut e = Entry {
@@ -185,9 +185,19 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, FormatError> 
     Ok(e)
 }
 
-/// Gives entries without an id, or with a repeated one, the next free id.
-fn fix_ids(book: &mut Book) -> Vec<String> {
-    let mut notes = Vec::new();
+/// An entry whose id was missing or repeated, and the id it was given.
+pub(crate) struct IdFix {
+    /// Position in the book.
+    pub index: usize,
+    /// The repeated id, or `None` when the entry had no usable id.
+    pub old: Option<u64>,
+    pub new: u64,
+}
+
+/// Gives entries without an id ([`NO_ID`]), or with a repeated one, the next
+/// free id; every format's importer uses it and words its own note.
+pub(crate) fn assign_ids(book: &mut Book) -> Vec<IdFix> {
+    let mut fixes = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut next = book
         .entries
@@ -196,22 +206,32 @@ fn fix_ids(book: &mut Book) -> Vec<String> {
         .map(|e| e.id + 1)
         .max()
         .unwrap_or(0);
-    for (i, e) in book.entries.iter_mut().enumerate() {
+    for (index, e) in book.entries.iter_mut().enumerate() {
         if e.id == NO_ID || !seen.insert(e.id) {
-            if e.id != NO_ID {
-                notes.push(format!(
-                    "entry {i}: id {} is used twice; given id {next}",
-                    e.id
-                ));
-            } else {
-                notes.push(format!("entry {i}: no usable id; given id {next}"));
-            }
+            fixes.push(IdFix {
+                index,
+                old: (e.id != NO_ID).then_some(e.id),
+                new: next,
+            });
             e.id = next;
             seen.insert(next);
             next += 1;
         }
     }
-    notes
+    fixes
+}
+
+fn fix_ids(book: &mut Book) -> Vec<String> {
+    assign_ids(book)
+        .into_iter()
+        .map(|f| match f.old {
+            Some(old) => format!(
+                "entry {}: id {old} is used twice; given id {}",
+                f.index, f.new
+            ),
+            None => format!("entry {}: no usable id; given id {}", f.index, f.new),
+        })
+        .collect()
 }
 
 /// Serializes a book as the native file.

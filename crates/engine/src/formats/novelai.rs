@@ -22,12 +22,14 @@
 
 use serde_json::{json, Value};
 
-use super::common::{as_regex_literal, finish_imported, push_imported, put_ns, take_ns};
+use super::common::{
+    as_regex_literal, finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns,
+    take_ns,
+};
 use super::convert::{Format, ImportError};
 use super::native::{take_bool, take_keys, take_string};
 use super::report::{Report, Section};
 use super::{shadow, FormatError};
-use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
 
 pub const NS: &str = "novelai";
@@ -298,27 +300,8 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
     if e.role != Role::System {
         sec.lose("role", "NovelAI entries are plain context text");
     }
-    for l in &decorators::parse(&e.content).lines {
-        sec.lose(
-            format!("@@{}", l.name),
-            "NovelAI has no decorators; the line stays in the text and will be sent to the model",
-        );
-    }
-    if !ext.is_empty() {
-        sec.lose(
-            format!(
-                "extensions ({})",
-                ext.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-            "NovelAI entries have no extension fields",
-        );
-    }
-    for k in e.extra.keys() {
-        sec.lose(
-            k.clone(),
-            "a field of the source file with no place in NovelAI",
-        );
-    }
+    lose_decorators(sec, &e.content, "NovelAI", "text");
+    lose_leftovers(sec, &ext, &e.extra, "NovelAI");
     o
 }
 
@@ -354,8 +337,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         .map(|e| {
             let sec = report.entry(e.id, e.display_name());
             let mut o = entry_to_nai(e, sec);
-            let mut ext = e.extensions.clone();
-            shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+            shadow::restore_from(&mut o, &e.extensions, SOURCE);
             Value::Object(o)
         })
         .collect();

@@ -26,8 +26,8 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    drop_decorator, finish_imported, has_decorator_line, percent, push_imported, put_ns,
-    rename_decorator, set_decorator, take_ns,
+    drop_decorator, finish_imported, has_decorator_line, lose_leftovers, percent, push_imported,
+    put_ns, rename_decorator, set_decorator, take_ns,
 };
 use super::convert::{Format, ImportError};
 use super::report::{Report, Section};
@@ -371,21 +371,7 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     if e.whole_words {
         sec.lose("whole_words", "RisuAI matches keys inside words");
     }
-    if !ext.is_empty() {
-        sec.lose(
-            format!(
-                "extensions ({})",
-                ext.keys().cloned().collect::<Vec<_>>().join(", ")
-            ),
-            "RisuAI entries have no extension fields",
-        );
-    }
-    for k in e.extra.keys() {
-        sec.lose(
-            k.clone(),
-            "a field of the source file with no place in RisuAI",
-        );
-    }
+    lose_leftovers(sec, &ext, &e.extra, "RisuAI");
     o
 }
 
@@ -410,8 +396,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         .map(|e| {
             let sec = report.entry(e.id, e.display_name());
             let mut o = entry_to_risu(e, sec);
-            let mut ext = e.extensions.clone();
-            shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+            shadow::restore_from(&mut o, &e.extensions, SOURCE);
             Value::Object(o)
         })
         .collect();

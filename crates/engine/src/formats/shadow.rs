@@ -133,6 +133,19 @@ pub(crate) fn store(extensions: &mut Object, source: &str, records: Object) {
     }
 }
 
+/// Applies the records of `source` kept in `extensions` to `out`, on export:
+/// the source's exact spellings come back where the field is unchanged.
+/// Reads in place, so exporting never copies an entry's extensions.
+pub(crate) fn restore_from(out: &mut Object, extensions: &Object, source: &str) {
+    if let Some(Value::Object(records)) = extensions
+        .get(KEY)
+        .and_then(Value::as_object)
+        .and_then(|o| o.get(source))
+    {
+        restore(out, records);
+    }
+}
+
 /// Removes and returns the records of `source` from `extensions`; drops the
 /// key when nothing else is left under it.
 pub(crate) fn take(extensions: &mut Object, source: &str) -> Object {

@@ -35,7 +35,9 @@ use serde_json::{json, Value};
 
 use super::common::{as_regex_literal, drop_decorator, percent, put_ns, set_decorator, take_ns};
 use super::convert::{Format, ImportError};
-use super::native::{take_bool, take_i64, take_keys, take_object, take_string, take_u64};
+use super::native::{
+    assign_ids, take_bool, take_i64, take_keys, take_object, take_string, take_u64, NO_ID,
+};
 use super::report::{Report, Section};
 use super::{shadow, FormatError};
 use crate::decorators;
@@ -217,33 +219,17 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     Ok(book)
 }
 
-/// Placeholder id until [`fix_ids`] runs.
-const NO_ID: u64 = u64::MAX;
-
 fn fix_ids(book: &mut Book) -> Vec<(u64, String)> {
-    let mut notes = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut next = book
-        .entries
-        .iter()
-        .filter(|e| e.id != NO_ID)
-        .map(|e| e.id + 1)
-        .max()
-        .unwrap_or(0);
-    for e in &mut book.entries {
-        if e.id == NO_ID || !seen.insert(e.id) {
-            let note = if e.id == NO_ID {
-                format!("no usable uid; given id {next}")
-            } else {
-                format!("uid {} is used twice; given id {next}", e.id)
+    assign_ids(book)
+        .into_iter()
+        .map(|f| {
+            let note = match f.old {
+                Some(old) => format!("uid {old} is used twice; given id {}", f.new),
+                None => format!("no usable uid; given id {}", f.new),
             };
-            e.id = next;
-            seen.insert(next);
-            notes.push((next, note));
-            next += 1;
-        }
-    }
-    notes
+            (f.new, note)
+        })
+        .collect()
 }
 
 fn entry_from_st(
@@ -631,8 +617,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     for e in &book.entries {
         let sec = report.entry(e.id, e.display_name());
         let mut o = entry_to_st(e, sec);
-        let mut ext = e.extensions.clone();
-        shadow::restore(&mut o, &shadow::take(&mut ext, SOURCE));
+        shadow::restore_from(&mut o, &e.extensions, SOURCE);
         let mut key = e.id.to_string();
         if entries.contains_key(&key) {
             key = format!("{}_{}", e.id, entries.len());
@@ -642,8 +627,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     let mut top = Object::new();
     top.insert("entries".into(), Value::Object(entries));
     let mut rest = book_top(book, &mut report.book);
-    let mut ext = book.extensions.clone();
-    shadow::restore(&mut rest, &shadow::take(&mut ext, SOURCE));
+    shadow::restore_from(&mut rest, &book.extensions, SOURCE);
     top.extend(rest);
     Value::Object(top)
 }

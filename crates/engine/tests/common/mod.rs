@@ -5,7 +5,7 @@
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
-use lorebook_engine::chat::{Message, Speaker};
+use lorebook_engine::chat::{self, Message, Speaker};
 use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
 use proptest::prelude::*;
 
@@ -165,4 +165,26 @@ pub fn arb_chat() -> impl Strategy<Value = Vec<Message>> {
                 .collect()
         },
     )
+}
+
+// Builders for the data-driven cases.
+
+pub fn entry(id: u64, keys: &[&str], content: &str) -> Entry {
+    Entry {
+        id,
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        content: content.into(),
+        ..Entry::default()
+    }
+}
+
+pub fn book(entries: Vec<Entry>) -> Book {
+    Book {
+        entries,
+        ..Book::default()
+    }
+}
+
+pub fn chat(text: &str) -> Vec<Message> {
+    chat::parse(text, &Default::default()).unwrap().messages
 }

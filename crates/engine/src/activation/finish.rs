@@ -1,0 +1,132 @@
+//! The finish of a request (SPEC §6 steps 7–9): the active entries go
+//! through the token budget ([`budget`]), the kept ones are placed
+//! ([`placement`]) and assembled into the prompt ([`prompt`]), and every
+//! entry of the index ends up either injected or dropped with its reason.
+
+use super::index::Index;
+use super::request::{Activated, Status};
+use crate::budget::{self, Candidate, Verdict};
+use crate::chat::Message;
+use crate::explain::{BudgetUse, DropReason, Dropped, EntryKey, Injected, RequestResult};
+use crate::placement;
+use crate::prompt::{self, LoreMessage, Template};
+use crate::tokenizer::TokenCounter;
+
+impl Index {
+    /// Steps 7–9: budget, placement and the final messages.
+    pub fn finish(
+        &self,
+        a: Activated,
+        tokens: &mut TokenCounter,
+        template: &Template,
+        chat: &[Message],
+    ) -> RequestResult {
+        let Activated {
+            request,
+            status,
+            passes,
+        } = a;
+        let mut active = Vec::new();
+        let mut candidates = Vec::new();
+        for (at, s) in status.iter().enumerate() {
+            if s.is_active() {
+                let e = &self.entries[at];
+                active.push(at);
+                candidates.push(Candidate {
+                    book: e.book,
+                    id: e.id,
+                    priority: e.priority,
+                    order: e.order,
+                    tokens: tokens.count(&e.body),
+                    constant: e.constant,
+                });
+            }
+        }
+
+        let outcome = budget::apply(&candidates, self.budget);
+        let mut kept: Vec<usize> = (0..candidates.len())
+            .filter(|&i| outcome.verdicts[i] == Verdict::Kept)
+            .collect();
+        kept.sort_by(|&x, &y| {
+            let (a, b) = (&candidates[x], &candidates[y]);
+            placement::compare(
+                (a.order, a.priority, a.book, a.id),
+                (b.order, b.priority, b.book, b.id),
+            )
+        });
+        let mut injected = Vec::with_capacity(kept.len());
+        let mut lore = Vec::with_capacity(kept.len());
+        for i in kept {
+            let e = &self.entries[active[i]];
+            let Status::Active { activation, roll } = &status[active[i]] else {
+                continue;
+            };
+            injected.push(Injected {
+                book: e.book,
+                id: e.id,
+                role: e.role,
+                order: e.order,
+                priority: e.priority,
+                tokens: candidates[i].tokens,
+                constant: e.constant,
+                roll: *roll,
+                reason: activation.clone(),
+            });
+            lore.push(LoreMessage {
+                book: e.book,
+                id: e.id,
+                role: e.role,
+                body: &e.body,
+            });
+        }
+
+        // The active entries come in the order of `candidates`, so each
+        // takes the next verdict.
+        let mut verdicts = outcome.verdicts.iter();
+        let mut dropped: Vec<Dropped> = status
+            .into_iter()
+            .zip(&self.entries)
+            .filter_map(|(s, e)| {
+                let reason = match s {
+                    Status::Out(reason) => reason,
+                    Status::Active { activation, .. } => match verdicts.next() {
+                        Some(&Verdict::Cut { needed, left }) => DropReason::Budget {
+                            needed,
+                            left,
+                            activation,
+                        },
+                        _ => return None,
+                    },
+                };
+                Some(Dropped {
+                    book: e.book,
+                    id: e.id,
+                    reason,
+                })
+            })
+            .collect();
+        if !self.in_id_order {
+            // Stable, so entries sharing an id (a malformed file) keep their
+            // order in the book.
+            dropped.sort_by_key(|d| (d.book, d.id));
+        }
+        let history = &chat[..request.min(chat.len())];
+        RequestResult {
+            request,
+            budget: BudgetUse {
+                limit: self.budget,
+                used: outcome.used,
+                constants: outcome.constants,
+                over_by_constants: outcome.over_by_constants,
+                first_cut: outcome.first_cut.map(|i| EntryKey {
+                    book: candidates[i].book,
+                    id: candidates[i].id,
+                }),
+            },
+            messages: prompt::assemble(template, &lore, history),
+            injected,
+            dropped,
+            passes,
+        }
+    }
+}

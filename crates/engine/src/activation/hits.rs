@@ -1,0 +1,107 @@
+//! Key hits (SPEC §5 as step 3 uses it): which keys a message or an entry
+//! body contains, scanned once per text and cached by content hash
+//! ([`HitCache`]), and read back through the index's slots so that keys of
+//! replaced or removed entries stay masked.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::index::{EntryIx, Index, KeyIx, Layer, Slot};
+use crate::matcher::{Hit, Matcher};
+use crate::tokenizer::content_hash;
+
+/// Per-text hit lists, keyed by content hash, so a message (or an entry
+/// body) is scanned once for as long as the index lives.
+///
+/// Hits of the base matcher stay valid across incremental edits (the slots
+/// of edited entries mask them); hits of an overlay are kept only until that
+/// overlay is rebuilt, which its generation tells.
+#[derive(Debug, Default)]
+pub struct HitCache {
+    map: Hits,
+    /// Per overlay: the generation the hits are of, and the hits.
+    layers: [(u64, Hits); 2],
+}
+
+/// Hit lists by content hash.
+type Hits = HashMap<u64, Arc<[Hit]>>;
+
+impl HitCache {
+    /// Cached text count above which the cache starts over.
+    const LIMIT: usize = 200_000;
+
+    /// The hits of overlay `i`.
+    fn get_layer(&mut self, i: usize, layer: &Layer, text: &str) -> Arc<[Hit]> {
+        let (generation, map) = &mut self.layers[i];
+        if *generation != layer.generation {
+            map.clear();
+            *generation = layer.generation;
+        }
+        Self::lookup(map, &layer.matcher, text)
+    }
+
+    fn lookup(map: &mut Hits, matcher: &Matcher, text: &str) -> Arc<[Hit]> {
+        let h = content_hash(text);
+        if let Some(hits) = map.get(&h) {
+            return hits.clone();
+        }
+        if map.len() >= Self::LIMIT {
+            map.clear();
+        }
+        let hits: Arc<[Hit]> = matcher.scan(text).into();
+        map.insert(h, hits.clone());
+        hits
+    }
+
+    pub fn clear(&mut self) {
+        self.map.clear();
+        self.layers.iter_mut().for_each(|(_, m)| m.clear());
+    }
+}
+
+/// A key of a live entry found in a text.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LiveHit {
+    pub(super) key: KeyIx,
+    pub(super) entry: EntryIx,
+    pub(super) secondary: bool,
+    /// The byte range of the key's first match in the text.
+    pub(super) start: u32,
+    pub(super) end: u32,
+}
+
+impl Index {
+    /// Calls `f` with every live key hit in `text`, from the base matcher
+    /// and from the overlays, skipping keys whose slot maps to no entry.
+    pub(super) fn for_each_hit(
+        &self,
+        cache: &mut HitCache,
+        text: &str,
+        mut f: impl FnMut(LiveHit),
+    ) {
+        let mut live = |matcher: &Matcher, offset: u32, h: &Hit| {
+            let owner = matcher.owner(h.key);
+            if let Some(entry) = self.live(Slot::of(owner)) {
+                f(LiveHit {
+                    key: KeyIx::new(h.key, offset),
+                    entry,
+                    secondary: owner.secondary,
+                    start: h.start,
+                    end: h.end,
+                });
+            }
+        };
+        for h in HitCache::lookup(&mut cache.map, &self.matcher, text).iter() {
+            live(&self.matcher, 0, h);
+        }
+        let mut offset = self.matcher.key_count() as u32;
+        for (i, layer) in self.layers.iter().enumerate() {
+            if layer.matcher.key_count() > 0 {
+                for h in cache.get_layer(i, layer, text).iter() {
+                    live(&layer.matcher, offset, h);
+                }
+            }
+            offset += layer.matcher.key_count() as u32;
+        }
+    }
+}

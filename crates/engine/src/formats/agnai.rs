@@ -22,19 +22,26 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns, take_ns,
+    entries_are_a_list, finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns,
+    take_ns,
 };
-use super::convert::{Format, ImportError};
-use super::native::{take_bool, take_i64, take_keys, take_string};
+use super::error::ImportError;
+use super::format::{Detect, Format};
+use super::json::{take_bool, take_i64, take_keys, take_string};
 use super::report::{Report, Section};
-use super::{shadow, FormatError};
+use super::shadow;
 use crate::model::{Book, Entry, Object, Role};
 
 pub const NS: &str = "agnai";
 const SOURCE: &str = "agnai";
 
-fn err(e: FormatError) -> ImportError {
-    ImportError::from_format(Format::Agnai, e)
+/// An Agnai memory book says `kind: "memory"` and has an entry list.
+pub(crate) fn detect(top: &Object) -> Detect {
+    if top.get("kind").and_then(Value::as_str) == Some("memory") && entries_are_a_list(top) {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
 }
 
 /// Reads an Agnai memory book.
@@ -49,12 +56,8 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     };
     let raw_top = top.clone();
     let mut book = Book {
-        name: take_string(&mut top, "name", "")
-            .map_err(err)?
-            .unwrap_or_default(),
-        description: take_string(&mut top, "description", "")
-            .map_err(err)?
-            .unwrap_or_default(),
+        name: take_string(&mut top, "name", "")?.unwrap_or_default(),
+        description: take_string(&mut top, "description", "")?.unwrap_or_default(),
         ..Book::default()
     };
     report.book.carry("name");
@@ -72,22 +75,12 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
             whole_words: false,
             ..Entry::default()
         };
-        e.comment = take_string(&mut o, "name", &path)
-            .map_err(err)?
-            .unwrap_or_default();
-        e.content = take_string(&mut o, "entry", &path)
-            .map_err(err)?
-            .unwrap_or_default();
-        e.keys = take_keys(&mut o, "keywords", &path).map_err(err)?;
-        e.priority = take_i64(&mut o, "priority", &path)
-            .map_err(err)?
-            .unwrap_or(e.priority);
-        e.order = take_i64(&mut o, "weight", &path)
-            .map_err(err)?
-            .unwrap_or(e.order);
-        e.enabled = take_bool(&mut o, "enabled", &path)
-            .map_err(err)?
-            .unwrap_or(true);
+        e.comment = take_string(&mut o, "name", &path)?.unwrap_or_default();
+        e.content = take_string(&mut o, "entry", &path)?.unwrap_or_default();
+        e.keys = take_keys(&mut o, "keywords", &path)?;
+        e.priority = take_i64(&mut o, "priority", &path)?.unwrap_or(e.priority);
+        e.order = take_i64(&mut o, "weight", &path)?.unwrap_or(e.order);
+        e.enabled = take_bool(&mut o, "enabled", &path)?.unwrap_or(true);
         let mut sec = Section::default();
         for f in [
             "name",

@@ -26,8 +26,10 @@
 
 use serde_json::{json, Value};
 
-use super::common::{bool_of, drop_decorator, percent, rename_decorator, set_decorator};
-use super::convert::{Format, ImportError};
+use super::common::{drop_decorator, rename_decorator, set_decorator};
+use super::error::ImportError;
+use super::format::{Detect, Format};
+use super::json::{bool_of, percent};
 use super::native;
 use super::report::{EntryReport, Report, Section};
 use super::shadow;
@@ -76,8 +78,33 @@ impl Version {
 /// crate's exports do not add by themselves): all present = SillyTavern's.
 const ST_MARKERS: &[&str] = &["display_index", "exclude_recursion", "group_override"];
 
-fn err(e: super::FormatError) -> ImportError {
-    ImportError::from_format(Format::CardV3, e)
+fn detect_spec(top: &Object, spec: &str) -> Detect {
+    if top.get("spec").and_then(Value::as_str) == Some(spec) {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
+}
+
+/// A v2 card says so in its `spec`.
+pub(crate) fn detect_v2(top: &Object) -> Detect {
+    detect_spec(top, SPEC_V2)
+}
+
+/// A v3 card says so in its `spec`.
+pub(crate) fn detect_v3(top: &Object) -> Detect {
+    detect_spec(top, SPEC_V3)
+}
+
+/// A bare book is an entry list with no card `spec` around it.
+pub(crate) fn detect_bare_book(top: &Object) -> Detect {
+    if top.get("entries").is_some_and(Value::is_array)
+        && !top.get("spec").is_some_and(Value::is_string)
+    {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
 }
 
 /// Reads the book of a card JSON (`spec: chara_card_v2 | chara_card_v3`).
@@ -152,7 +179,7 @@ pub(crate) fn import_book(
     report: &mut Report,
 ) -> Result<Book, ImportError> {
     let raw = obj.clone();
-    let (mut book, notes) = native::book_from_object(obj, path).map_err(err)?;
+    let (mut book, notes) = native::book_from_object(obj, path)?;
     for n in notes {
         report.book.approx("book", n);
     }
@@ -440,6 +467,29 @@ pub fn export_card(book: &Book, version: Version, report: &mut Report) -> Value 
         }
     };
     Value::Object(card_with_book(template, book, version, report))
+}
+
+/// [`export_card`] as a v2 card.
+pub(crate) fn export_card_v2(book: &Book, report: &mut Report) -> Value {
+    export_card(book, Version::V2, report)
+}
+
+/// [`export_card`] as a v3 card.
+pub(crate) fn export_card_v3(book: &Book, report: &mut Report) -> Value {
+    export_card(book, Version::V3, report)
+}
+
+/// A bare v3 `character_book` object. It has no `spec`: one among the
+/// book's own fields would make the file read as something else.
+pub(crate) fn export_bare_book(book: &Book, report: &mut Report) -> Value {
+    let mut obj = export_book(book, Version::V3, report);
+    if obj.get("spec").is_some_and(Value::is_string) {
+        obj.remove("spec");
+        report
+            .book
+            .lose("spec", "a bare character book cannot hold a \"spec\" field");
+    }
+    Value::Object(obj)
 }
 
 /// Puts the book into `card`, converting the card to `version`.

@@ -127,20 +127,10 @@ pub(crate) fn as_regex_literal(key: &str, case_sensitive: bool) -> String {
     out
 }
 
-/// A probability number read leniently: rounds fractions, clamps to 0–100.
-/// Returns the value and whether it had to be changed.
-pub(crate) fn percent(v: &Value) -> Option<(u8, bool)> {
-    let f = v.as_f64()?;
-    if !f.is_finite() {
-        return None;
-    }
-    let r = f.round().clamp(0.0, 100.0);
-    Some((r as u8, r != f))
-}
-
-/// The first key of an object that is one of `names`.
-pub(crate) fn bool_of(o: &Object, key: &str) -> Option<bool> {
-    o.get(key).and_then(Value::as_bool)
+/// Whether `entries` is absent or an array (the formats whose entries are
+/// a list are told apart by other fields).
+pub(crate) fn entries_are_a_list(top: &Object) -> bool {
+    matches!(top.get("entries"), Some(Value::Array(_)) | None)
 }
 
 /// The last step of importing one entry: keep what its export would write
@@ -234,13 +224,5 @@ mod tests {
             "@@keep\n@@bogus\n@@@keep\nbody @@keep_activate_after_match"
         );
         assert_eq!(rename_decorator("plain", "a", "b"), "plain");
-    }
-
-    #[test]
-    fn percent_rounds_and_clamps() {
-        assert_eq!(percent(&serde_json::json!(50)), Some((50, false)));
-        assert_eq!(percent(&serde_json::json!(49.6)), Some((50, true)));
-        assert_eq!(percent(&serde_json::json!(150)), Some((100, true)));
-        assert_eq!(percent(&serde_json::json!("x")), None);
     }
 }

@@ -11,7 +11,12 @@
 
 use serde_json::{json, Value};
 
-use super::{parse_json, FormatError};
+use super::error::ImportError;
+use super::format::Detect;
+use super::json::{
+    parse_json, take_bool, take_i64, take_keys, take_object, take_string, take_u64, to_pretty,
+};
+use super::report::Report;
 use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
 
 /// The `spec` value of the native file.
@@ -47,27 +52,27 @@ const ENTRY_FIELDS: &[&str] = &[
 
 /// Loads a native file. Returns the book and notes about values that were
 /// repaired (clamped settings, missing or duplicate ids).
-pub fn load(bytes: &[u8]) -> Result<(Book, Vec<String>), FormatError> {
+pub fn load(bytes: &[u8]) -> Result<(Book, Vec<String>), ImportError> {
     let value = parse_json(bytes)?;
     from_value(value)
 }
 
 /// Reads the native JSON value.
-pub fn from_value(value: Value) -> Result<(Book, Vec<String>), FormatError> {
+pub fn from_value(value: Value) -> Result<(Book, Vec<String>), ImportError> {
     let Value::Object(mut top) = value else {
-        return Err(FormatError::Shape(
-            "expected a JSON object with \"spec\": \"lorebook_v3\"".into(),
+        return Err(ImportError::shape_of_file(
+            "expected a JSON object with \"spec\": \"lorebook_v3\"",
         ));
     };
     match top.get("spec") {
         Some(Value::String(s)) if s == SPEC => {}
         Some(other) => {
-            return Err(FormatError::Shape(format!(
+            return Err(ImportError::shape_of_file(format!(
                 "this is not a native lorebook: \"spec\" is {other}, expected \"{SPEC}\""
             )))
         }
         None => {
-            return Err(FormatError::Shape(format!(
+            return Err(ImportError::shape_of_file(format!(
                 "this is not a native lorebook: no \"spec\": \"{SPEC}\""
             )))
         }
@@ -75,16 +80,52 @@ pub fn from_value(value: Value) -> Result<(Book, Vec<String>), FormatError> {
     top.remove("spec");
     let data = match top.remove("data") {
         Some(Value::Object(d)) => d,
-        Some(_) => return Err(FormatError::field("data", "must be an object")),
-        None => return Err(FormatError::Shape("the file has no \"data\" object".into())),
+        Some(_) => return Err(ImportError::field("data", "must be an object")),
+        None => {
+            return Err(ImportError::shape_of_file(
+                "the file has no \"data\" object",
+            ))
+        }
     };
     let (mut book, notes) = book_from_object(data, "data")?;
     book.wrapper_extra = top;
     Ok((book, notes))
 }
 
+/// A native file says so in its `spec`.
+pub(crate) fn detect(top: &Object) -> Detect {
+    if top.get("spec").and_then(Value::as_str) == Some(SPEC) {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
+}
+
+/// The native codec's import: [`from_value`], with its repair notes and
+/// every entry carried whole in the report.
+pub(crate) fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportError> {
+    let (book, notes) = from_value(value)?;
+    for n in notes {
+        report.book.approx("data", n);
+    }
+    carry_every_field(&book, report);
+    Ok(book)
+}
+
+/// The native codec's export: [`to_value`], every entry carried whole.
+pub(crate) fn export_value(book: &Book, report: &mut Report) -> Value {
+    carry_every_field(book, report);
+    to_value(book)
+}
+
+fn carry_every_field(book: &Book, report: &mut Report) {
+    for e in &book.entries {
+        report.entry(e.id, e.display_name()).carry("every field");
+    }
+}
+
 /// Reads a v3 `character_book`-shaped object (also used by card formats).
-pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<String>), FormatError> {
+pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<String>), ImportError> {
     let mut notes = Vec::new();
     let mut book = Book {
         name: take_string(&mut data, "name", path)?.unwrap_or_default(),
@@ -105,7 +146,7 @@ pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Strin
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a,
         Some(_) => {
-            return Err(FormatError::field(
+            return Err(ImportError::field(
                 format!("{path}.entries"),
                 "must be an array",
             ))
@@ -114,7 +155,7 @@ pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Strin
     for (i, raw) in entries.into_iter().enumerate() {
         let epath = format!("{path}.entries[{i}]");
         let Value::Object(obj) = raw else {
-            return Err(FormatError::field(epath, "must be an object"));
+            return Err(ImportError::field(epath, "must be an object"));
         };
         book.entries.push(entry_from_object(obj, &epath)?);
     }
@@ -127,7 +168,7 @@ pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Strin
 /// Placeholder for entries whose id was missing; replaced by [`assign_ids`].
 pub(crate) const NO_ID: u64 = u64::MAX;
 
-fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, FormatError> {
+fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> {
     let mut e = Entry {
         // The v3 default: a file without match_whole_words has it off.
         whole_words: false,
@@ -302,118 +343,12 @@ fn entry_to_object(e: &Entry) -> Object {
 
 /// Serializes a book as pretty-printed native JSON bytes.
 pub fn to_bytes(book: &Book) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(&to_value(book)).unwrap_or_default();
-    out.push(b'\n');
-    out
+    to_pretty(&to_value(book))
 }
 
 /// Saves atomically (temp file, fsync, rename).
 pub fn save(book: &Book, path: &std::path::Path) -> std::io::Result<()> {
     super::write_atomic(path, &to_bytes(book))
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn wrong(path: &str, key: &str, want: &str, got: &Value) -> FormatError {
-    FormatError::field(
-        format!("{path}.{key}"),
-        format!("must be {want}, found {}", type_name(got)),
-    )
-}
-
-pub(crate) fn take_string(
-    o: &mut Object,
-    key: &str,
-    path: &str,
-) -> Result<Option<String>, FormatError> {
-    match o.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(v) => Err(wrong(path, key, "a string", &v)),
-    }
-}
-
-pub(crate) fn take_bool(
-    o: &mut Object,
-    key: &str,
-    path: &str,
-) -> Result<Option<bool>, FormatError> {
-    match o.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(b)),
-        Some(v) => Err(wrong(path, key, "true or false", &v)),
-    }
-}
-
-pub(crate) fn take_i64(o: &mut Object, key: &str, path: &str) -> Result<Option<i64>, FormatError> {
-    match o.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_i64() {
-            Some(i) => Ok(Some(i)),
-            None => match n.as_f64() {
-                Some(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(Some(f as i64)),
-                _ => Err(FormatError::field(
-                    format!("{path}.{key}"),
-                    format!("must be a whole number, found {n}"),
-                )),
-            },
-        },
-        Some(v) => Err(wrong(path, key, "a number", &v)),
-    }
-}
-
-pub(crate) fn take_u64(o: &mut Object, key: &str, path: &str) -> Result<Option<u64>, FormatError> {
-    match take_i64(o, key, path)? {
-        None => Ok(None),
-        Some(i) if i >= 0 => Ok(Some(i as u64)),
-        Some(i) => Err(FormatError::field(
-            format!("{path}.{key}"),
-            format!("must not be negative, found {i}"),
-        )),
-    }
-}
-
-pub(crate) fn take_object(
-    o: &mut Object,
-    key: &str,
-    path: &str,
-) -> Result<Option<Object>, FormatError> {
-    match o.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Object(m)) => Ok(Some(m)),
-        Some(v) => Err(wrong(path, key, "an object", &v)),
-    }
-}
-
-/// Keys as an array of strings; a single comma-separated string is accepted
-/// too, as some tools write it.
-pub(crate) fn take_keys(o: &mut Object, key: &str, path: &str) -> Result<Vec<String>, FormatError> {
-    match o.remove(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::String(s)) => Ok(crate::model::split_keys(&s)),
-        Some(Value::Array(a)) => a
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| match v {
-                Value::String(s) => Ok(s),
-                Value::Number(n) => Ok(n.to_string()),
-                other => Err(FormatError::field(
-                    format!("{path}.{key}[{i}]"),
-                    format!("must be a string, found {}", type_name(&other)),
-                )),
-            })
-            .collect(),
-        Some(v) => Err(wrong(path, key, "an array of strings", &v)),
-    }
 }
 
 #[cfg(test)]

@@ -23,13 +23,14 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    as_regex_literal, finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns,
-    take_ns,
+    as_regex_literal, entries_are_a_list, finish_imported, lose_decorators, lose_leftovers,
+    push_imported, put_ns, take_ns,
 };
-use super::convert::{Format, ImportError};
-use super::native::{take_bool, take_keys, take_string};
+use super::error::ImportError;
+use super::format::{Detect, Format};
+use super::json::{take_bool, take_keys, take_string};
 use super::report::{Report, Section};
-use super::{shadow, FormatError};
+use super::shadow;
 use crate::model::{Book, Entry, Object, Role};
 
 pub const NS: &str = "novelai";
@@ -39,17 +40,23 @@ const SOURCE: &str = "novelai";
 /// NovelAI's default `budgetPriority`.
 const DEFAULT_PRIORITY: i64 = 400;
 
-fn err(e: FormatError) -> ImportError {
-    ImportError::from_format(Format::NovelAi, e)
-}
-
 /// Whether a JSON object is a `.story` container holding a lorebook.
-pub(crate) fn is_story(top: &Object) -> bool {
+fn is_story(top: &Object) -> bool {
     top.contains_key("storyContainerVersion")
         && top
             .get("content")
             .and_then(|c| c.get("lorebook"))
             .is_some_and(Value::is_object)
+}
+
+/// A NovelAI lorebook has `lorebookVersion` and an entry list; a story
+/// holds one in `content.lorebook`.
+pub(crate) fn detect(top: &Object) -> Detect {
+    if (top.contains_key("lorebookVersion") && entries_are_a_list(top)) || is_story(top) {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
 }
 
 /// Reads a NovelAI lorebook or story.
@@ -132,19 +139,11 @@ fn entry_from_nai(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry,
         whole_words: false,
         ..Entry::default()
     };
-    e.content = take_string(&mut o, "text", path)
-        .map_err(err)?
-        .unwrap_or_default();
-    e.comment = take_string(&mut o, "displayName", path)
-        .map_err(err)?
-        .unwrap_or_default();
-    e.keys = take_keys(&mut o, "keys", path).map_err(err)?;
-    e.enabled = take_bool(&mut o, "enabled", path)
-        .map_err(err)?
-        .unwrap_or(true);
-    e.constant = take_bool(&mut o, "forceActivation", path)
-        .map_err(err)?
-        .unwrap_or(false);
+    e.content = take_string(&mut o, "text", path)?.unwrap_or_default();
+    e.comment = take_string(&mut o, "displayName", path)?.unwrap_or_default();
+    e.keys = take_keys(&mut o, "keys", path)?;
+    e.enabled = take_bool(&mut o, "enabled", path)?.unwrap_or(true);
+    e.constant = take_bool(&mut o, "forceActivation", path)?.unwrap_or(false);
     for f in ["text", "displayName", "keys", "enabled", "forceActivation"] {
         sec.carry(f);
     }

@@ -14,11 +14,13 @@ use base64::engine::{DecodePaddingMode, Engine};
 use serde_json::Value;
 
 use super::card::{self, Version};
-use super::convert::{ExportError, ImportError};
+use super::error::{ExportError, ImportError};
+use super::json::parse_json;
 use super::report::Report;
 use crate::model::{Book, Object};
 
-const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+/// The first eight bytes of every PNG file.
+pub(crate) const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// The card chunk keywords, in order of preference.
 const KEYWORDS: [&str; 2] = ["ccv3", "chara"];
 
@@ -97,7 +99,7 @@ fn decode_card(text: &[u8]) -> Result<Object, String> {
     let raw = B64
         .decode(&trimmed)
         .map_err(|e| format!("not base64 ({e})"))?;
-    match super::parse_json(&raw) {
+    match parse_json(&raw) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(_) => Err("the JSON is not an object".into()),
         Err(e) => Err(e.to_string()),
@@ -107,18 +109,26 @@ fn decode_card(text: &[u8]) -> Result<Object, String> {
 /// The card chunks present, decoded, in order of preference.
 type Found = Vec<(&'static str, Result<Object, String>)>;
 
+/// The text of each card chunk present, in order of preference (the first
+/// chunk of each keyword).
+fn card_texts<'a>(list: &[Chunk<'a>]) -> Vec<(&'static str, &'a [u8])> {
+    KEYWORDS
+        .into_iter()
+        .filter_map(|kw| {
+            list.iter()
+                .filter_map(text_chunk)
+                .find(|(k, _)| is_keyword(k, kw))
+                .map(|(_, text)| (kw, text))
+        })
+        .collect()
+}
+
 fn cards(bytes: &[u8]) -> Result<Found, ImportError> {
     let list = chunks(bytes).map_err(ImportError::BadPng)?;
-    let mut found = Vec::new();
-    for kw in KEYWORDS {
-        if let Some((_, text)) = list
-            .iter()
-            .filter_map(text_chunk)
-            .find(|(k, _)| is_keyword(k, kw))
-        {
-            found.push((kw, decode_card(text)));
-        }
-    }
+    let found: Found = card_texts(&list)
+        .into_iter()
+        .map(|(kw, text)| (kw, decode_card(text)))
+        .collect();
     if found.is_empty() {
         return Err(ImportError::PngWithoutCard);
     }
@@ -175,20 +185,24 @@ pub fn import(bytes: &[u8], report: &mut Report) -> Result<Book, ImportError> {
     card::book_of_card(card, report)
 }
 
-/// A `tEXt` chunk with its length and CRC.
-fn text_chunk_bytes(keyword: &str, text: &[u8]) -> Vec<u8> {
-    let mut body = Vec::with_capacity(keyword.len() + 1 + text.len() + 4);
-    body.extend_from_slice(b"tEXt");
-    body.extend_from_slice(keyword.as_bytes());
-    body.push(0);
-    body.extend_from_slice(text);
-    let len = (body.len() - 4) as u32;
-    let crc = crc32fast::hash(&body);
-    let mut out = Vec::with_capacity(body.len() + 8);
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(&body);
+/// A chunk with its length and CRC (CRC-32 of the type and data, PNG §5.3).
+fn chunk_bytes(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 12);
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let crc = crc32fast::hash(&out[4..]);
     out.extend_from_slice(&crc.to_be_bytes());
     out
+}
+
+/// A `tEXt` chunk: keyword, NUL, text.
+fn text_chunk_bytes(keyword: &str, text: &[u8]) -> Vec<u8> {
+    let mut data = Vec::with_capacity(keyword.len() + 1 + text.len());
+    data.extend_from_slice(keyword.as_bytes());
+    data.push(0);
+    data.extend_from_slice(text);
+    chunk_bytes(b"tEXt", &data)
 }
 
 fn encode_card(card: &Object) -> Vec<u8> {
@@ -207,18 +221,12 @@ pub fn export_into(
     let list = chunks(png).map_err(ExportError::BadPng)?;
     // (keyword, card, whether the chunk is added by this export)
     let mut existing: Vec<(&'static str, Object, bool)> = Vec::new();
-    for kw in KEYWORDS {
-        if let Some((_, text)) = list
-            .iter()
-            .filter_map(text_chunk)
-            .find(|(k, _)| is_keyword(k, kw))
-        {
-            let card = decode_card(text).map_err(|message| ExportError::BadCardChunk {
-                chunk: kw.to_string(),
-                message,
-            })?;
-            existing.push((kw, card, false));
-        }
+    for (kw, text) in card_texts(&list) {
+        let card = decode_card(text).map_err(|message| ExportError::BadCardChunk {
+            chunk: kw.to_string(),
+            message,
+        })?;
+        existing.push((kw, card, false));
     }
     if existing.is_empty() {
         return Err(ExportError::PngWithoutCard);
@@ -294,20 +302,15 @@ pub(crate) mod tests {
     /// A 1×1 PNG with the given extra text chunks before IEND.
     pub(crate) fn tiny_png(texts: &[(&str, &[u8])]) -> Vec<u8> {
         let mut out = SIGNATURE.to_vec();
-        let chunk = |kind: &[u8], data: &[u8]| {
-            let mut body = kind.to_vec();
-            body.extend_from_slice(data);
-            let mut c = (data.len() as u32).to_be_bytes().to_vec();
-            c.extend_from_slice(&body);
-            c.extend_from_slice(&crc32fast::hash(&body).to_be_bytes());
-            c
-        };
-        out.extend(chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]));
-        out.extend(chunk(b"IDAT", &[0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1]));
+        out.extend(chunk_bytes(
+            b"IHDR",
+            &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0],
+        ));
+        out.extend(chunk_bytes(b"IDAT", &[0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1]));
         for (k, t) in texts {
             out.extend(text_chunk_bytes(k, t));
         }
-        out.extend(chunk(b"IEND", &[]));
+        out.extend(chunk_bytes(b"IEND", &[]));
         out
     }
 
@@ -327,10 +330,18 @@ pub(crate) mod tests {
         ));
     }
 
+    /// The CRCs are checked against values computed independently of
+    /// this code: IEND's is printed in every PNG file, the other was
+    /// computed with zlib's `crc32`.
     #[test]
-    fn text_chunk_crc_is_valid() {
+    fn chunk_crcs_match_independent_values() {
+        assert_eq!(
+            chunk_bytes(b"IEND", &[]),
+            [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82]
+        );
         let c = text_chunk_bytes("chara", b"abc");
-        let body = &c[4..c.len() - 4];
-        assert_eq!(&c[c.len() - 4..], &crc32fast::hash(body).to_be_bytes());
+        assert_eq!(&c[..4], &[0, 0, 0, 9]);
+        assert_eq!(&c[4..17], b"tEXtchara\0abc");
+        assert_eq!(&c[17..], &[0x83, 0xDA, 0xA2, 0x2A]);
     }
 }

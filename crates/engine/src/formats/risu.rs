@@ -26,10 +26,12 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    drop_decorator, finish_imported, has_decorator_line, lose_leftovers, percent, push_imported,
-    put_ns, rename_decorator, set_decorator, take_ns,
+    drop_decorator, finish_imported, has_decorator_line, lose_leftovers, push_imported, put_ns,
+    rename_decorator, set_decorator, take_ns,
 };
-use super::convert::{Format, ImportError};
+use super::error::ImportError;
+use super::format::{Detect, Format};
+use super::json::percent;
 use super::report::{Report, Section};
 use super::shadow;
 use crate::decorators;
@@ -55,6 +57,18 @@ fn string_field(o: &mut Object, key: &str, path: &str) -> Result<String, ImportE
             format!("{path}.{key}"),
             "must be a string",
         )),
+    }
+}
+
+/// A RisuAI export says `type: "risu"` and holds its entries in a `data`
+/// array; without `data` it is still the likeliest reader.
+pub(crate) fn detect(top: &Object) -> Detect {
+    if top.get("type").and_then(Value::as_str) != Some("risu") {
+        Detect::No
+    } else if top.get("data").is_some_and(Value::is_array) {
+        Detect::Sure
+    } else {
+        Detect::Fallback
     }
 }
 

@@ -33,13 +33,13 @@
 
 use serde_json::{json, Value};
 
-use super::common::{as_regex_literal, drop_decorator, percent, put_ns, set_decorator, take_ns};
-use super::convert::{Format, ImportError};
-use super::native::{
-    assign_ids, take_bool, take_i64, take_keys, take_object, take_string, take_u64, NO_ID,
-};
+use super::common::{as_regex_literal, drop_decorator, put_ns, set_decorator, take_ns};
+use super::error::ImportError;
+use super::format::{Detect, Format};
+use super::json::{percent, take_bool, take_i64, take_keys, take_object, take_string, take_u64};
+use super::native::{assign_ids, NO_ID};
 use super::report::{Report, Section};
-use super::{shadow, FormatError};
+use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role, SecondaryLogic, DEFAULT_ORDER};
 
@@ -125,8 +125,13 @@ const BOOK_FIELDS: &[&str] = &[
     "extensions",
 ];
 
-fn err(e: FormatError) -> ImportError {
-    ImportError::from_format(Format::SillyTavern, e)
+/// SillyTavern world info keeps its entries in an object keyed by uid.
+pub(crate) fn detect(top: &Object) -> Detect {
+    if top.get("entries").is_some_and(Value::is_object) {
+        Detect::Sure
+    } else {
+        Detect::No
+    }
 }
 
 /// Reads a SillyTavern world info document.
@@ -148,29 +153,23 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     };
     let raw_top = top.clone();
     let mut book = Book {
-        name: take_string(&mut top, "name", "")
-            .map_err(err)?
-            .unwrap_or_default(),
-        description: take_string(&mut top, "description", "")
-            .map_err(err)?
-            .unwrap_or_default(),
+        name: take_string(&mut top, "name", "")?.unwrap_or_default(),
+        description: take_string(&mut top, "description", "")?.unwrap_or_default(),
         ..Book::default()
     };
-    if let Some(d) = take_u64(&mut top, "scan_depth", "").map_err(err)? {
+    if let Some(d) = take_u64(&mut top, "scan_depth", "")? {
         book.scan_depth = d.min(u32::MAX as u64) as u32;
         report.book.carry("scan_depth");
     }
-    if let Some(b) = take_u64(&mut top, "token_budget", "").map_err(err)? {
+    if let Some(b) = take_u64(&mut top, "token_budget", "")? {
         book.token_budget = b.min(u32::MAX as u64) as u32;
         report.book.carry("token_budget");
     }
-    if let Some(r) = take_bool(&mut top, "recursive_scanning", "").map_err(err)? {
+    if let Some(r) = take_bool(&mut top, "recursive_scanning", "")? {
         book.recursive_scanning = r;
         report.book.carry("recursive_scanning");
     }
-    book.extensions = take_object(&mut top, "extensions", "")
-        .map_err(err)?
-        .unwrap_or_default();
+    book.extensions = take_object(&mut top, "extensions", "")?.unwrap_or_default();
     for note in book.clamp_settings() {
         let field = note.split(' ').next().unwrap_or("settings").to_string();
         report.book.approx(field, note);
@@ -257,20 +256,12 @@ fn entry_from_st(
         ..Entry::default()
     };
     sec.carry("uid");
-    e.keys = take_keys(&mut o, "key", path).map_err(err)?;
-    e.secondary_keys = take_keys(&mut o, "keysecondary", path).map_err(err)?;
-    e.comment = take_string(&mut o, "comment", path)
-        .map_err(err)?
-        .unwrap_or_default();
-    e.content = take_string(&mut o, "content", path)
-        .map_err(err)?
-        .unwrap_or_default();
-    e.constant = take_bool(&mut o, "constant", path)
-        .map_err(err)?
-        .unwrap_or(false);
-    e.selective = take_bool(&mut o, "selective", path)
-        .map_err(err)?
-        .unwrap_or(false);
+    e.keys = take_keys(&mut o, "key", path)?;
+    e.secondary_keys = take_keys(&mut o, "keysecondary", path)?;
+    e.comment = take_string(&mut o, "comment", path)?.unwrap_or_default();
+    e.content = take_string(&mut o, "content", path)?.unwrap_or_default();
+    e.constant = take_bool(&mut o, "constant", path)?.unwrap_or(false);
+    e.selective = take_bool(&mut o, "selective", path)?.unwrap_or(false);
     for f in [
         "key",
         "keysecondary",
@@ -294,13 +285,11 @@ fn entry_from_st(
             ),
         },
     }
-    let order = take_i64(&mut o, "order", path)
-        .map_err(err)?
-        .unwrap_or(DEFAULT_ORDER);
+    let order = take_i64(&mut o, "order", path)?.unwrap_or(DEFAULT_ORDER);
     e.order = order;
     e.priority = order;
     sec.carry("order (as order and priority)");
-    if let Some(d) = take_bool(&mut o, "disable", path).map_err(err)? {
+    if let Some(d) = take_bool(&mut o, "disable", path)? {
         e.enabled = !d;
         sec.carry("disable");
     }

@@ -1,0 +1,164 @@
+//! Lints of one entry on its own: what the editor shows next to an entry
+//! that is not (or not yet) compiled into an activation index.
+//!
+//! [`lint_entry`] gives the same diagnostics, in the same order, as
+//! [`crate::activation::Index`] reports for that entry: the decorator
+//! diagnostics of its content, the entry-level lints ([`entry_lints`]), then
+//! one error per key whose pattern does not compile ([`key_error`]). It
+//! compiles only this entry's keys, so a detached book's editor never builds
+//! an index to lint one keystroke.
+
+use crate::decorators::{self, Diagnostic, Severity};
+use crate::matcher::{KeyError, KeyFlags, KeyOwner, MatcherBuilder};
+use crate::model::Entry;
+
+/// Every diagnostic of entry `e`: decorators, entry lints and invalid keys.
+pub fn lint_entry(e: &Entry) -> Vec<Diagnostic> {
+    let mut diagnostics = decorators::parse(&e.content).diagnostics;
+    let flags = KeyFlags {
+        case_sensitive: e.case_sensitive,
+        whole_words: e.whole_words,
+        use_regex: e.use_regex,
+    };
+    let mut builder = MatcherBuilder::quick();
+    let mut add = |keys: &[String], secondary: bool| {
+        keys.iter()
+            .enumerate()
+            .filter_map(|(i, k)| {
+                let owner = KeyOwner {
+                    entry: 0,
+                    secondary,
+                    position: i as u32,
+                };
+                builder.add(k, owner, flags)
+            })
+            .count()
+    };
+    let primary = add(&e.keys, false);
+    let secondary = add(&e.secondary_keys, true);
+    diagnostics.extend(entry_lints(e, primary, secondary));
+    let (_, errors) = builder.build();
+    diagnostics.extend(errors.iter().map(key_error));
+    diagnostics
+}
+
+/// The lints of an entry's flags against its keys, given how many primary
+/// and secondary keys it has (blank keys do not count).
+pub fn entry_lints(e: &Entry, primary: usize, secondary: usize) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if e.selective && secondary == 0 && !e.constant {
+        out.push(Diagnostic {
+            line: None,
+            severity: Severity::Warning,
+            message: "selective without secondary keys: behaves as not selective".into(),
+        });
+    }
+    if primary == 0 && !e.constant && e.enabled {
+        out.push(Diagnostic {
+            line: None,
+            severity: Severity::Warning,
+            message: "no keys: this entry can never activate (make it constant or add a key)"
+                .into(),
+        });
+    }
+    out
+}
+
+/// The diagnostic of a key whose pattern did not compile.
+pub fn key_error(err: &KeyError) -> Diagnostic {
+    let which = if err.owner.secondary {
+        "secondary key"
+    } else {
+        "key"
+    };
+    Diagnostic {
+        line: None,
+        severity: Severity::Error,
+        message: format!(
+            "{which} \"{}\" is an invalid regex: {}",
+            err.key, err.message
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activation::Index;
+    use crate::model::Book;
+
+    /// What the activation index reports for `e`, built alone and then
+    /// edited in (both paths the index has).
+    fn index_diagnostics(e: &Entry) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+        let book = Book {
+            entries: vec![e.clone()],
+            ..Book::default()
+        };
+        let built = Index::build(std::slice::from_ref(&book));
+        let built = built.entry(0, e.id).unwrap().diagnostics.clone();
+        let mut edited = Index::build(&[Book::default()]);
+        edited.upsert(0, e);
+        let edited = edited.entry(0, e.id).unwrap().diagnostics.clone();
+        (built, edited)
+    }
+
+    fn check(e: Entry, expected: usize) {
+        let linted = lint_entry(&e);
+        let (built, edited) = index_diagnostics(&e);
+        assert_eq!(linted, built, "{e:?}");
+        assert_eq!(linted, edited, "{e:?}");
+        assert_eq!(linted.len(), expected, "{linted:?}");
+    }
+
+    fn entry(keys: &[&str], secondary: &[&str], content: &str) -> Entry {
+        Entry {
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            secondary_keys: secondary.iter().map(|k| k.to_string()).collect(),
+            content: content.into(),
+            ..Entry::default()
+        }
+    }
+
+    #[test]
+    fn a_clean_entry_has_no_diagnostics() {
+        check(entry(&["lighthouse"], &[], "The lamp."), 0);
+    }
+
+    #[test]
+    fn lint_entry_equals_what_the_index_reports() {
+        check(entry(&[], &[], "Body"), 1);
+        check(entry(&["  "], &[], "Body"), 1);
+        check(
+            Entry {
+                selective: true,
+                ..entry(&["a"], &[" "], "Body")
+            },
+            1,
+        );
+        check(
+            Entry {
+                constant: true,
+                selective: true,
+                ..entry(&[], &[], "Body")
+            },
+            0,
+        );
+        check(
+            Entry {
+                enabled: false,
+                ..entry(&[], &[], "Body")
+            },
+            0,
+        );
+        check(entry(&["/[unclosed/"], &["/(x/i"], "Body"), 2);
+        check(
+            Entry {
+                use_regex: true,
+                ..entry(&["(open"], &[], "Body")
+            },
+            1,
+        );
+        check(entry(&["a"], &[], "@@bogus\n@@depth x\nBody"), 2);
+        check(entry(&[], &["/(/"], "@@bogus\nBody"), 3);
+    }
+}

@@ -34,4 +34,24 @@ describe('message catalog', () => {
     expect(Object.keys(menuLabels('en')).sort()).toEqual([...ids].sort());
     expect(menuLabels('pt-BR').save_as).toBe('Salvar como…');
   });
+
+  it('picks plural forms by Intl.PluralRules in both languages', () => {
+    expect(format('en', 'badge.diagnostics', { n: 1 })).toBe('1 issue');
+    expect(format('en', 'badge.diagnostics', { n: 0 })).toBe('0 issues');
+    expect(format('en', 'badge.diagnostics', { n: 3 })).toBe('3 issues');
+    expect(format('en', 'list.count', { shown: 2, n: 1 })).toBe('2 of 1 entry');
+    // pt-BR counts 0 and 1 as singular, and has a `many` form for
+    // millions that reads as the plural.
+    expect(format('pt-BR', 'badge.diagnostics', { n: 0 })).toBe('0 problema');
+    expect(format('pt-BR', 'preview.passes', { n: 2 })).toBe('2 passadas recursivas');
+    expect(format('pt-BR', 'confirm.delete', { n: 1000000 })).toBe('Excluir 1000000 entradas?');
+  });
+
+  it('spells every plural out instead of "(s)"', () => {
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const [k, v] of Object.entries(catalogs[locale])) expect(v, `${locale} ${k}`).not.toMatch(/\((s|es)\)/);
+    }
+    const forms = Object.keys(catalogs.en).filter((k) => /\.(zero|one|two|few|many)$/.test(k));
+    for (const form of forms) expect(catalogs.en, form).toHaveProperty([form.replace(/\.\w+$/, '.other')]);
+  });
 });

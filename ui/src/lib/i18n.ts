@@ -54,12 +54,15 @@ const en = {
   'list.disable': 'Disable',
   'list.setOrder': 'Set order',
   'list.setPriority': 'Set priority',
-  'list.selected': '{n} selected',
-  'list.count': '{shown} of {total} entries',
+  'list.selected.one': '{n} selected',
+  'list.selected.other': '{n} selected',
+  'list.count.one': '{shown} of {n} entry',
+  'list.count.other': '{shown} of {n} entries',
   'list.empty': 'No entries match.',
   'badge.disabled': 'off',
   'badge.constant': 'const',
-  'badge.diagnostics': '{n} issue(s)',
+  'badge.diagnostics.one': '{n} issue',
+  'badge.diagnostics.other': '{n} issues',
   'entry.none': 'Select an entry to edit it.',
   'entry.comment': 'Display name (comment)',
   'entry.commentHelp': 'Shown in the list only; never sent to the model.',
@@ -84,7 +87,8 @@ const en = {
   'entry.role': 'Role',
   'entry.content': 'Content',
   'entry.contentHelp': 'Lines starting with @@ at the top are decorators; the rest is the body that is injected.',
-  'entry.tokens': '{n} tokens in the body ({model})',
+  'entry.tokens.one': '{n} token in the body ({model})',
+  'entry.tokens.other': '{n} tokens in the body ({model})',
   'entry.decorators': 'Decorators',
   'entry.complete': 'Complete:',
   'entry.diagnostics': 'Diagnostics',
@@ -115,7 +119,8 @@ const en = {
   'preview.requestOf': 'Request {k} of {m}',
   'preview.budget': 'Budget: {used} / {limit} tokens',
   'preview.overByConstants': 'Constant entries alone exceed the budget.',
-  'preview.passes': '{n} recursion pass(es)',
+  'preview.passes.one': '{n} recursion pass',
+  'preview.passes.other': '{n} recursion passes',
   'preview.injected': 'Injected ({n})',
   'preview.dropped': 'Left out ({n})',
   'preview.prompt': 'Final prompt',
@@ -150,7 +155,8 @@ const en = {
   'confirm.quit': 'Quit without saving',
   'confirm.closeText': '"{name}" has unsaved changes. Close it without saving?',
   'confirm.close': 'Close without saving',
-  'confirm.delete': 'Delete {n} entries?',
+  'confirm.delete.one': 'Delete {n} entry?',
+  'confirm.delete.other': 'Delete {n} entries?',
   'confirm.deleteYes': 'Delete',
   'confirm.cancel': 'Cancel',
   'error.title': 'Error',
@@ -181,7 +187,8 @@ const en = {
   'toolbar.import': 'Import…',
   'toolbar.export': 'Export as…',
   'import.title': 'Import {format}',
-  'import.summary': '{file}: "{name}", {n} entries',
+  'import.summary.one': '{file}: "{name}", {n} entry',
+  'import.summary.other': '{file}: "{name}", {n} entries',
   'import.confirm': 'Import',
   'export.title': 'Export as…',
   'export.format': 'Format',
@@ -247,12 +254,15 @@ const ptBR: Record<MessageKey, string> = {
   'list.disable': 'Desativar',
   'list.setOrder': 'Definir ordem',
   'list.setPriority': 'Definir prioridade',
-  'list.selected': '{n} selecionadas',
-  'list.count': '{shown} de {total} entradas',
+  'list.selected.one': '{n} selecionada',
+  'list.selected.other': '{n} selecionadas',
+  'list.count.one': '{shown} de {n} entrada',
+  'list.count.other': '{shown} de {n} entradas',
   'list.empty': 'Nenhuma entrada corresponde.',
   'badge.disabled': 'desl.',
   'badge.constant': 'const',
-  'badge.diagnostics': '{n} problema(s)',
+  'badge.diagnostics.one': '{n} problema',
+  'badge.diagnostics.other': '{n} problemas',
   'entry.none': 'Selecione uma entrada para editá-la.',
   'entry.comment': 'Nome de exibição (comentário)',
   'entry.commentHelp': 'Aparece só na lista; nunca é enviado ao modelo.',
@@ -277,7 +287,8 @@ const ptBR: Record<MessageKey, string> = {
   'entry.role': 'Papel',
   'entry.content': 'Conteúdo',
   'entry.contentHelp': 'Linhas com @@ no topo são decoradores; o resto é o corpo injetado.',
-  'entry.tokens': '{n} tokens no corpo ({model})',
+  'entry.tokens.one': '{n} token no corpo ({model})',
+  'entry.tokens.other': '{n} tokens no corpo ({model})',
   'entry.decorators': 'Decoradores',
   'entry.complete': 'Completar:',
   'entry.diagnostics': 'Diagnósticos',
@@ -308,7 +319,8 @@ const ptBR: Record<MessageKey, string> = {
   'preview.requestOf': 'Requisição {k} de {m}',
   'preview.budget': 'Orçamento: {used} / {limit} tokens',
   'preview.overByConstants': 'Só as entradas constantes já passam do orçamento.',
-  'preview.passes': '{n} passada(s) recursiva(s)',
+  'preview.passes.one': '{n} passada recursiva',
+  'preview.passes.other': '{n} passadas recursivas',
   'preview.injected': 'Injetadas ({n})',
   'preview.dropped': 'De fora ({n})',
   'preview.prompt': 'Prompt final',
@@ -343,7 +355,8 @@ const ptBR: Record<MessageKey, string> = {
   'confirm.quit': 'Sair sem salvar',
   'confirm.closeText': '"{name}" tem alterações não salvas. Fechar sem salvar?',
   'confirm.close': 'Fechar sem salvar',
-  'confirm.delete': 'Excluir {n} entradas?',
+  'confirm.delete.one': 'Excluir {n} entrada?',
+  'confirm.delete.other': 'Excluir {n} entradas?',
   'confirm.deleteYes': 'Excluir',
   'confirm.cancel': 'Cancelar',
   'error.title': 'Erro',
@@ -374,7 +387,8 @@ const ptBR: Record<MessageKey, string> = {
   'toolbar.import': 'Importar…',
   'toolbar.export': 'Exportar como…',
   'import.title': 'Importar {format}',
-  'import.summary': '{file}: "{name}", {n} entradas',
+  'import.summary.one': '{file}: "{name}", {n} entrada',
+  'import.summary.other': '{file}: "{name}", {n} entradas',
   'import.confirm': 'Importar',
   'export.title': 'Exportar como…',
   'export.format': 'Formato',
@@ -394,9 +408,30 @@ export function pickLocale(tag: string | undefined): Locale {
   return tag && tag.toLowerCase().startsWith('pt') ? 'pt-BR' : 'en';
 }
 
-/** Formats a message, replacing `{name}` with params. */
-export function format(locale: Locale, key: MessageKey, params: Record<string, string | number> = {}): string {
-  const template = catalogs[locale][key] ?? en[key];
+/** A message that depends on a count `{n}`. It has one key per plural
+ *  category of `Intl.PluralRules` that its languages tell apart (`.one`,
+ *  `.other`; pt-BR's `many` reads as `other`), so no message spells
+ *  "issue(s)". */
+export type PluralKey = { [K in MessageKey]: K extends `${infer Base}.other` ? Base : never }[MessageKey];
+
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+
+/** The catalog key of plural message `key` for `count` in `locale`. */
+function pluralForm(locale: Locale, key: PluralKey, count: number): MessageKey {
+  let rules = pluralRules.get(locale);
+  if (!rules) {
+    rules = new Intl.PluralRules(locale);
+    pluralRules.set(locale, rules);
+  }
+  const form = `${key}.${rules.select(count)}`;
+  return form in en ? (form as MessageKey) : `${key}.other`;
+}
+
+/** Formats a message, replacing `{name}` with params. A plural message
+ *  picks its form by `params.n`. */
+export function format(locale: Locale, key: MessageKey | PluralKey, params: Record<string, string | number> = {}): string {
+  const id = key in en ? (key as MessageKey) : pluralForm(locale, key as PluralKey, Number(params.n));
+  const template = catalogs[locale][id] ?? en[id];
   return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
 }
 

@@ -39,15 +39,15 @@ describe('studio', () => {
 
   it('sends edits of the selected entry to Rust', async () => {
     const s = new Studio();
-    s.doc = 1;
-    s.rows = [detail(1, 'Body').row, detail(2, 'Other').row];
+    s.docs.doc = 1;
+    s.docs.rows = [detail(1, 'Body').row, detail(2, 'Other').row];
     await s.select(1);
-    s.edit({ content: '@@keep\nBody' });
-    await s.flushDraft();
+    s.entry.edit({ content: '@@keep\nBody' });
+    await s.entry.flush();
     const update = calls.find((c) => c.cmd === 'update_entry');
     expect(update?.args).toMatchObject({ doc: 1, entry: { id: 1, content: '@@keep\nBody' } });
-    expect(s.draft?.content).toBe('@@keep\nBody');
-    expect(s.rows.find((r) => r.id === 1)?.tokens).toBe(42);
+    expect(s.entry.draft?.content).toBe('@@keep\nBody');
+    expect(s.docs.rows.find((r) => r.id === 1)?.tokens).toBe(42);
     expect(calls.filter((c) => c.cmd === 'list_entries').length).toBe(0);
   });
 
@@ -55,20 +55,20 @@ describe('studio', () => {
     const s = new Studio();
     responses.open_dialog = () => Promise.reject({ kind: 'cancelled', message: 'no file chosen' });
     await s.run(() => s.openDialog());
-    expect(s.errors).toEqual([]);
+    expect(s.feedback.errors).toEqual([]);
     responses.open_dialog = () => Promise.reject({ kind: 'format', message: 'book.json: line 2' });
     await s.run(() => s.openDialog());
-    expect(s.errors).toEqual(['book.json: line 2']);
+    expect(s.feedback.errors).toEqual(['book.json: line 2']);
   });
 
   it('asks before quitting with unsaved changes', async () => {
     const s = new Studio();
-    s.app = { ...(responses.app_state({}) as NonNullable<typeof s.app>) };
-    s.app.docs[0].dirty = true;
+    s.docs.app = { ...(responses.app_state({}) as NonNullable<typeof s.docs.app>) };
+    s.docs.app.docs[0].dirty = true;
     s.askQuit();
-    expect(s.confirm?.text).toContain('B');
+    expect(s.dialogs.confirm?.text).toContain('B');
     expect(calls.some((c) => c.cmd === 'quit')).toBe(false);
-    s.confirm?.action();
+    s.dialogs.confirm?.action();
     await new Promise((r) => setTimeout(r, 0));
     expect(calls.some((c) => c.cmd === 'quit')).toBe(true);
   });
@@ -88,9 +88,32 @@ describe('studio', () => {
     };
     await s.openDialog(true);
     expect(calls.find((c) => c.cmd === 'open_dialog')?.args).toEqual({ import: true });
-    expect(s.imports.map((i) => i.id)).toEqual([7]);
+    expect(s.dialogs.imports.map((i) => i.id)).toEqual([7]);
     await s.confirmImport(7, true);
     expect(calls.find((c) => c.cmd === 'confirm_import')?.args).toEqual({ id: 7, accept: true });
-    expect(s.imports).toEqual([]);
+    expect(s.dialogs.imports).toEqual([]);
+  });
+
+  it('selects one, toggles and extends a range from the anchor', () => {
+    const s = new Studio();
+    s.docs.rows = [1, 2, 3, 4].map((id) => detail(id, 'x').row);
+    s.docs.choose(2, 'one');
+    s.docs.choose(4, 'range');
+    expect(s.docs.selected).toEqual([2, 3, 4]);
+    s.docs.choose(3, 'toggle');
+    expect(s.docs.selected).toEqual([2, 4]);
+    expect(s.docs.neighbour(-1)).toBe(1);
+    expect(s.docs.neighbour(10)).toBe(4);
+  });
+
+  it('runs a confirmed action only on yes', () => {
+    const s = new Studio();
+    let ran = 0;
+    s.dialogs.ask('Sure?', 'Yes', () => (ran += 1));
+    s.dialogs.answer(false);
+    expect(s.dialogs.confirm).toBeNull();
+    s.dialogs.ask('Sure?', 'Yes', () => (ran += 1));
+    s.dialogs.answer(true);
+    expect(ran).toBe(1);
   });
 });

@@ -1,0 +1,74 @@
+// The selected entry as the editor shows it: the engine's view of it
+// (`detail`: diagnostics, decorator lines, tokens) and the user's local copy
+// (`draft`), which is sent to Rust shortly after each edit.
+import { api } from './ipc';
+import { debounce } from './debounce';
+import type { Run } from './feedback.svelte';
+import type { Entry, EntryDetail } from './bindings';
+
+export interface DraftHooks {
+  /** The document the entry belongs to. */
+  doc: () => number | null;
+  run: Run;
+  /** Called after Rust accepted an edit, with its answer. */
+  saved: (detail: EntryDetail) => Promise<void>;
+}
+
+export class EntryDraft {
+  detail = $state<EntryDetail | null>(null);
+  draft = $state<Entry | null>(null);
+  /** An edit not yet sent to Rust. */
+  private pending = false;
+  private readonly hooks: DraftHooks;
+  private readonly send = debounce(() => void this.flush(), 150);
+
+  constructor(hooks: DraftHooks) {
+    this.hooks = hooks;
+  }
+
+  /** Shows entry `id` of `doc`. */
+  async load(doc: number, id: number) {
+    const detail = await api.getEntry(doc, id);
+    this.detail = detail;
+    this.draft = structuredClone(detail.entry);
+  }
+
+  clear() {
+    this.detail = null;
+    this.draft = null;
+  }
+
+  /** Records a local edit of the selected entry and sends it soon. */
+  edit(patch: Partial<Entry>) {
+    if (!this.draft) return;
+    this.draft = { ...this.draft, ...patch };
+    this.pending = true;
+    this.send();
+  }
+
+  /** Sends a pending edit now; a failure is reported, not thrown, so the
+   *  action that flushed first (switching entries, saving) goes on. */
+  async flush() {
+    const doc = this.hooks.doc();
+    if (!this.pending || !this.draft || doc === null) return;
+    this.pending = false;
+    // A plain copy for IPC. Typed as unknown first: the snapshot type of
+    // an entry's free-form JSON extensions recurses without end.
+    const sent = $state.snapshot(this.draft as unknown) as Entry;
+    await this.hooks.run(async () => {
+      const detail = await api.updateEntry(doc, sent);
+      // Keep what the user typed since; take diagnostics and counts.
+      if (this.draft && this.draft.id === detail.entry.id) this.detail = detail;
+      await this.hooks.saved(detail);
+    });
+  }
+
+  /** Adds, changes or removes decorator `name` through the engine, which
+   *  owns the decorator syntax. */
+  async setDecorator(name: string, arg: string | null, present: boolean) {
+    if (!this.draft) return;
+    const content = await api.setDecorator(this.draft.content, name, arg, present);
+    this.edit({ content });
+    await this.flush();
+  }
+}

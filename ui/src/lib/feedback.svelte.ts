@@ -1,0 +1,29 @@
+// What the user is told: errors and notices. Every action started from the
+// UI goes through `run`, so a failure is reported the same way wherever it
+// happens and never escapes as an unhandled rejection.
+import { toIpcError } from './ipc';
+
+export class Feedback {
+  errors = $state<string[]>([]);
+  notices = $state<string[]>([]);
+
+  /** Adds notices (save and export paths, import reports). */
+  notify = (...messages: string[]) => {
+    if (messages.length > 0) this.notices = [...this.notices, ...messages];
+  };
+
+  /** Runs `action` and shows its error, if any; a cancelled dialog is not
+   *  an error. Never throws. */
+  run = async (action: () => unknown): Promise<void> => {
+    try {
+      await action();
+    } catch (e) {
+      const err = toIpcError(e);
+      if (err.kind !== 'cancelled') this.errors = [...this.errors, err.message];
+    }
+  };
+}
+
+/** The signature of `Feedback.run`, for stores that report their own
+ *  background failures (debounced sends). */
+export type Run = Feedback['run'];

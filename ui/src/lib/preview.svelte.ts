@@ -1,0 +1,83 @@
+// The live preview: what the engine computed for the chat and the attached
+// books, the request shown, the request log, and the preview settings
+// (chat, attached books, seed, prompt slot) that change it.
+import { api } from './ipc';
+import { debounce } from './debounce';
+import type { Documents } from './documents.svelte';
+import type { Run } from './feedback.svelte';
+import type { LogRow, PreviewView } from './bindings';
+
+export class Preview {
+  view = $state<PreviewView | null>(null);
+  log = $state<LogRow[]>([]);
+  /** The request shown; `null` is the last one. */
+  request = $state<number | null>(null);
+  /** The request log is computed only while its panel is open (it replays
+   *  every request of the chat). */
+  showLog = $state(false);
+  private readonly docs: Documents;
+  private readonly run: Run;
+
+  constructor(docs: Documents, run: Run) {
+    this.docs = docs;
+    this.run = run;
+  }
+
+  async refresh() {
+    this.view = await api.preview(this.request);
+    if (this.showLog) this.log = await api.previewLog();
+  }
+
+  /** Refreshes after a pause in editing; a burst of edits costs one preview. */
+  schedule = debounce(() => void this.run(() => this.refresh()), 120);
+
+  async setRequest(k: number | null) {
+    this.request = k;
+    await this.refresh();
+  }
+
+  async toggleLog(open: boolean) {
+    this.showLog = open;
+    if (open) this.log = await api.previewLog();
+  }
+
+  async setChat(text: string) {
+    this.docs.app = await api.setChat(text);
+    this.schedule();
+  }
+
+  async openChat() {
+    this.docs.app = await api.openChatDialog();
+    this.request = null;
+    this.schedule();
+  }
+
+  async setAttached(doc: number, attached: boolean) {
+    await api.setAttached(doc, attached);
+    await this.docs.refresh();
+    this.schedule();
+  }
+
+  async reroll() {
+    if (!this.docs.app) return;
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    await api.setPreviewSettings({ ...$state.snapshot(this.docs.app.settings), seed });
+    await this.docs.refresh();
+    this.schedule();
+  }
+
+  /** Moves the lorebook slot `delta` blocks in the prompt template. */
+  async moveSlot(delta: number) {
+    if (!this.docs.app) return;
+    const settings = $state.snapshot(this.docs.app.settings);
+    const blocks = settings.template.blocks;
+    const from = blocks.findIndex((b) => b.kind === 'lorebook');
+    const to = from + delta;
+    if (from < 0 || to < 0 || to >= blocks.length) return;
+    const [slot] = blocks.splice(from, 1);
+    blocks.splice(to, 0, slot);
+    await api.setPreviewSettings(settings);
+    await this.docs.refresh();
+    this.schedule();
+  }
+}

@@ -3,13 +3,17 @@
 //!
 //! Every test starts its own Xvfb, tauri-driver and app (one WebDriver
 //! session per app launch) and kills them on drop, also when an assertion
-//! fails. The tests take a lock so they run one at a time.
+//! fails. The tests take a lock so they run one at a time. WebDriver is
+//! spoken by the `fantoccini` client; the tests stay synchronous and block
+//! on each command.
 //!
 //! Needs Xvfb, WebKitWebDriver and tauri-driver (`scripts/setup.sh --e2e`)
 //! and a built UI (`npm --prefix ui run build`, embedded at compile time).
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -17,14 +21,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use fantoccini::elements::Element;
+use fantoccini::error::CmdError;
+use fantoccini::key::Key;
+use fantoccini::wd::Capabilities;
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::json;
 
 const APP: &str = env!("CARGO_BIN_EXE_lorebook-studio");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// How long anything may take to show up before a test fails.
 const TIMEOUT: Duration = Duration::from_secs(20);
-/// The W3C WebDriver key of an element reference.
-const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 const SETUP_HINT: &str = "run `scripts/setup.sh --e2e` to install Xvfb, WebKitWebDriver \
                           (webkit2gtk-driver) and tauri-driver";
 
@@ -159,7 +167,9 @@ struct Driver {
     driver: Proc,
     _xvfb: Proc,
     url: String,
-    agent: ureq::Agent,
+    /// Runs the WebDriver client: the tests stay synchronous and block on
+    /// each command, so a failing assertion still unwinds through `Drop`.
+    rt: tokio::runtime::Runtime,
     dir: TempDir,
 }
 
@@ -230,54 +240,51 @@ impl Driver {
                 .stderr(err),
         );
 
-        let url = format!("http://127.0.0.1:{port}");
-        let agent = ureq::AgentBuilder::new()
-            .timeout_connect(Duration::from_secs(2))
-            .timeout(Duration::from_secs(60))
-            .build();
-        wait_until("tauri-driver to answer /status", TIMEOUT, || {
+        // A WebDriver status request needs no session, but the client
+        // crate only speaks within one; an accepted connection is enough
+        // to know the driver listens.
+        wait_until("tauri-driver to accept connections", TIMEOUT, || {
             driver.check_alive(&log);
-            http(&agent, "GET", &format!("{url}/status"), None)
-                .map(|_| ())
+            TcpStream::connect_timeout(&([127, 0, 0, 1], port).into(), Duration::from_secs(2))
+                .map(drop)
                 .map_err(|e| e.to_string())
         });
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime for the WebDriver client");
         Driver {
             driver,
             _xvfb: xvfb,
-            url,
-            agent,
+            url: format!("http://127.0.0.1:{port}"),
+            rt,
             dir,
         }
     }
 
     /// Launches the app with `args` in a new WebDriver session.
     fn launch(&mut self, args: &[&str]) -> Session<'_> {
-        let caps = json!({"capabilities": {"alwaysMatch": {"tauri:options": {
-            "application": APP,
-            "args": args,
-        }}}});
+        let mut caps = Capabilities::new();
+        caps.insert(
+            "tauri:options".to_string(),
+            json!({ "application": APP, "args": args }),
+        );
         let log = self.dir.path().join("driver.log");
-        let created = http(
-            &self.agent,
-            "POST",
-            &format!("{}/session", self.url),
-            Some(caps),
+        let created = self.rt.block_on(
+            ClientBuilder::new(HttpConnector::new())
+                .capabilities(caps)
+                .connect(&self.url),
         );
         self.driver.check_alive(&log);
-        let value = created.unwrap_or_else(|e| {
+        let client = created.unwrap_or_else(|e| {
             panic!(
                 "cannot start a WebDriver session for {APP}: {e}\ndriver log:\n{}",
                 tail(&log, 40)
             )
         });
-        let id = value["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no sessionId in {value}"))
-            .to_string();
         Session {
-            base: format!("{}/session/{id}", self.url),
-            agent: self.agent.clone(),
-            _driver: std::marker::PhantomData,
+            rt: &self.rt,
+            client,
         }
     }
 }
@@ -322,58 +329,21 @@ fn warn_if_ui_is_stale() {
 
 // ---------------------------------------------------------------- WebDriver
 
-/// A WebDriver error response (or a transport failure).
+/// A failed WebDriver command. Its own type so that `?` turns it into the
+/// `String` that `wait_until` probes report; boxed, as the client's error
+/// is large.
 #[derive(Debug)]
-struct WdError {
-    error: String,
-    message: String,
-}
+struct WdError(Box<CmdError>);
 
 impl std::fmt::Display for WdError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.error, self.message)
+        self.0.fmt(f)
     }
 }
 
 impl From<WdError> for String {
     fn from(e: WdError) -> String {
         e.to_string()
-    }
-}
-
-/// One WebDriver call; returns the response's `value`.
-fn http(
-    agent: &ureq::Agent,
-    method: &str,
-    url: &str,
-    body: Option<Value>,
-) -> Result<Value, WdError> {
-    let req = agent.request(method, url);
-    let resp = match body {
-        Some(b) => req.send_json(b),
-        None => req.call(),
-    };
-    match resp {
-        Ok(r) => {
-            let v: Value = r.into_json().map_err(|e| WdError {
-                error: "bad response".into(),
-                message: e.to_string(),
-            })?;
-            Ok(v["value"].clone())
-        }
-        Err(ureq::Error::Status(code, r)) => {
-            let v: Value = r.into_json().unwrap_or(Value::Null);
-            Err(WdError {
-                error: v["value"]["error"]
-                    .as_str()
-                    .map_or_else(|| format!("HTTP {code}"), str::to_string),
-                message: v["value"]["message"].as_str().unwrap_or("").to_string(),
-            })
-        }
-        Err(e) => Err(WdError {
-            error: "transport".into(),
-            message: e.to_string(),
-        }),
     }
 }
 
@@ -384,9 +354,8 @@ fn tid(id: &str) -> String {
 
 /// One app launch; the session is deleted (the app closed) on drop.
 struct Session<'a> {
-    base: String,
-    agent: ureq::Agent,
-    _driver: std::marker::PhantomData<&'a mut Driver>,
+    rt: &'a tokio::runtime::Runtime,
+    client: Client,
 }
 
 impl Drop for Session<'_> {
@@ -394,100 +363,59 @@ impl Drop for Session<'_> {
         if std::thread::panicking() {
             self.save_screenshot();
         }
-        let _ = http(&self.agent, "DELETE", &self.base, None);
+        let _ = self.rt.block_on(self.client.clone().close());
     }
-}
-
-/// Decodes standard base64 (as WebDriver screenshots are sent).
-fn base64_decode(text: &str) -> Vec<u8> {
-    let digit = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
-    for d in text.bytes().filter_map(digit) {
-        acc = (acc << 6) | u32::from(d);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    out
 }
 
 impl Session<'_> {
-    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, WdError> {
-        http(&self.agent, method, &format!("{}{path}", self.base), body)
+    /// Runs one WebDriver command to completion.
+    fn run<T>(&self, command: impl Future<Output = Result<T, CmdError>>) -> Result<T, WdError> {
+        self.rt.block_on(command).map_err(|e| WdError(Box::new(e)))
     }
 
-    fn find_all(&self, css: &str) -> Result<Vec<String>, WdError> {
-        let v = self.call(
-            "POST",
-            "/elements",
-            Some(json!({"using": "css selector", "value": css})),
-        )?;
-        Ok(v.as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|e| e[ELEMENT].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default())
+    fn find_all(&self, css: &str) -> Result<Vec<Element>, WdError> {
+        self.run(self.client.find_all(Locator::Css(css)))
     }
 
-    fn find(&self, css: &str) -> Result<String, WdError> {
-        let v = self.call(
-            "POST",
-            "/element",
-            Some(json!({"using": "css selector", "value": css})),
-        )?;
-        v[ELEMENT].as_str().map(str::to_string).ok_or(WdError {
-            error: "bad response".into(),
-            message: format!("no element reference in {v}"),
-        })
+    fn find(&self, css: &str) -> Result<Element, WdError> {
+        self.run(self.client.find(Locator::Css(css)))
     }
 
     /// Waits until `css` matches an element and returns it.
-    fn wait_for(&self, css: &str) -> String {
+    fn wait_for(&self, css: &str) -> Element {
         wait_until(&format!("an element `{css}`"), TIMEOUT, || {
             self.find(css).map_err(String::from)
         })
     }
 
-    fn attr(&self, el: &str, name: &str) -> Result<Option<String>, WdError> {
-        let v = self.call("GET", &format!("/element/{el}/attribute/{name}"), None)?;
-        Ok(v.as_str().map(str::to_string))
+    fn attr(&self, el: &Element, name: &str) -> Result<Option<String>, WdError> {
+        self.run(el.attr(name))
     }
 
-    fn property(&self, el: &str, name: &str) -> Result<Value, WdError> {
-        self.call("GET", &format!("/element/{el}/property/{name}"), None)
+    fn property(&self, el: &Element, name: &str) -> Result<Option<String>, WdError> {
+        self.run(el.prop(name))
     }
 
-    fn text(&self, el: &str) -> Result<String, WdError> {
-        let v = self.call("GET", &format!("/element/{el}/text"), None)?;
-        Ok(v.as_str().unwrap_or("").to_string())
+    fn text(&self, el: &Element) -> Result<String, WdError> {
+        self.run(el.text())
     }
 
     /// The value of the input or textarea `css`.
     fn value(&self, css: &str) -> Result<String, WdError> {
         let el = self.find(css)?;
-        Ok(self
-            .property(&el, "value")?
-            .as_str()
-            .unwrap_or("")
-            .to_string())
+        Ok(self.property(&el, "value")?.unwrap_or_default())
+    }
+
+    /// The text of the open alert, if any.
+    fn alert_text(&self) -> Result<String, WdError> {
+        self.run(self.client.get_alert_text())
     }
 
     /// Clicks `css` once it exists (retrying while it re-renders).
     fn click(&self, css: &str) {
         wait_until(&format!("a click on `{css}`"), TIMEOUT, || {
             let el = self.find(css)?;
-            self.call("POST", &format!("/element/{el}/click"), Some(json!({})))?;
+            self.run(el.click())?;
             Ok::<_, String>(())
         });
     }
@@ -497,16 +425,12 @@ impl Session<'_> {
     fn type_into(&self, css: &str, text: &str) {
         let keys: String = text
             .chars()
-            .map(|c| if c == '\n' { '\u{E007}' } else { c })
+            .map(|c| if c == '\n' { char::from(Key::Enter) } else { c })
             .collect();
         wait_until(&format!("typing {text:?} into `{css}`"), TIMEOUT, || {
             let el = self.find(css)?;
-            self.call("POST", &format!("/element/{el}/clear"), Some(json!({})))?;
-            self.call(
-                "POST",
-                &format!("/element/{el}/value"),
-                Some(json!({ "text": keys })),
-            )?;
+            self.run(el.clear())?;
+            self.run(el.send_keys(&keys))?;
             let now = self.value(css)?;
             if now == text {
                 Ok(())
@@ -585,7 +509,7 @@ impl Session<'_> {
 
     /// Saves a screenshot under target/e2e-failures/, named after the test.
     fn save_screenshot(&self) {
-        let Ok(Value::String(png)) = self.call("GET", "/screenshot", None) else {
+        let Ok(png) = self.run(self.client.screenshot()) else {
             return;
         };
         let dir = Path::new(ROOT).join("target/e2e-failures");
@@ -594,9 +518,7 @@ impl Session<'_> {
             .unwrap_or("e2e")
             .replace("::", "-");
         let path = dir.join(format!("{name}.png"));
-        if std::fs::create_dir_all(&dir).is_ok()
-            && std::fs::write(&path, base64_decode(&png)).is_ok()
-        {
+        if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
             eprintln!("screenshot of the app: {}", path.display());
         }
     }
@@ -773,7 +695,7 @@ fn a_book_from_the_command_line_is_saved_and_reopened() {
     wait_until("the edited name in the entry list", TIMEOUT, || {
         let row = app.find(&format!("{}[data-id=\"1\"]", tid("entry-row")))?;
         let text = app.property(&row, "textContent")?;
-        if text.as_str().is_some_and(|t| t.contains(changed)) {
+        if text.as_deref().is_some_and(|t| t.contains(changed)) {
             Ok(())
         } else {
             Err(format!("row text {text:?}"))
@@ -814,8 +736,8 @@ fn entry_content_is_rendered_as_text() {
         "the app contains {} img element(s)",
         images.len()
     );
-    match app.call("GET", "/alert/text", None) {
-        Err(e) if e.error == "no such alert" => {}
+    match app.alert_text() {
+        Err(WdError(e)) if e.is_no_such_alert() => {}
         other => panic!("expected no alert, got {other:?}"),
     }
     app.assert_no_errors();

@@ -32,9 +32,10 @@ use std::sync::Arc;
 use crate::budget::{self, Candidate, Verdict};
 use crate::chat::{Message, Speaker};
 use crate::decorators::{self, Decorators, Diagnostic, Severity};
+use crate::diagnostic::DiagnosticMessage;
 use crate::explain::{
-    Activation, BudgetUse, DropReason, Dropped, EntryKey, Injected, KeyMatch, RequestResult, Roll,
-    Source,
+    Activation, BudgetUse, DropReason, Dropped, EntryKey, GateDetail, Injected, KeyMatch,
+    RequestResult, Roll, Source,
 };
 use crate::matcher::{Hit, KeyError, KeyFlags, KeyId, KeyOwner, Matcher, MatcherBuilder};
 use crate::model::{Book, Entry, Role, SecondaryLogic};
@@ -624,15 +625,14 @@ fn compile(
         diagnostics.push(Diagnostic {
             line: None,
             severity: Severity::Warning,
-            message: "selective without secondary keys: behaves as not selective".into(),
+            message: DiagnosticMessage::SelectiveWithoutSecondary,
         });
     }
     if primary.is_empty() && !e.constant && e.enabled {
         diagnostics.push(Diagnostic {
             line: None,
             severity: Severity::Warning,
-            message: "no keys: this entry can never activate (make it constant or add a key)"
-                .into(),
+            message: DiagnosticMessage::NoKeys,
         });
     }
     CompiledEntry {
@@ -659,18 +659,14 @@ fn compile(
 
 /// The diagnostic of a key whose pattern did not compile.
 fn key_error(err: &KeyError) -> Diagnostic {
-    let which = if err.owner.secondary {
-        "secondary key"
-    } else {
-        "key"
-    };
     Diagnostic {
         line: None,
         severity: Severity::Error,
-        message: format!(
-            "{which} \"{}\" is an invalid regex: {}",
-            err.key, err.message
-        ),
+        message: DiagnosticMessage::InvalidRegex {
+            key: err.key.clone(),
+            secondary: err.owner.secondary,
+            error: err.message.clone(),
+        },
     }
 }
 
@@ -1039,37 +1035,28 @@ impl Index {
 /// Step 2: the gate decorators.
 fn gate(e: &CompiledEntry, g: u32, k: usize, has_user: bool, state: &State) -> Option<DropReason> {
     let d = &e.decorators;
-    let gated = |decorator: &str, detail: String| {
+    let gated = |detail: GateDetail| {
         Some(DropReason::Gated {
-            decorator: decorator.into(),
+            decorator: detail.decorator().into(),
             detail,
         })
     };
-    if let Some(n) = d.activate_only_after {
-        if (k as u64) < n {
-            return gated(
-                "activate_only_after",
-                format!("needs {n} messages in the history; it has {k}"),
-            );
+    if let Some(needed) = d.activate_only_after {
+        if (k as u64) < needed {
+            return gated(GateDetail::TooFewMessages { needed, has: k });
         }
     }
-    if let Some(n) = d.activate_only_every {
-        if (k as u64) % n != 0 {
-            return gated(
-                "activate_only_every",
-                format!("the history has {k} messages, not a multiple of {n}"),
-            );
+    if let Some(every) = d.activate_only_every {
+        if (k as u64) % every != 0 {
+            return gated(GateDetail::NotAMultiple { has: k, every });
         }
     }
     if d.is_greeting && has_user {
-        return gated("is_greeting", "the chat already has a user message".into());
+        return gated(GateDetail::UserHasSpoken);
     }
     if d.dont_activate_after_match {
-        if let Some(j) = state.matched.get(&g) {
-            return gated(
-                "dont_activate_after_match",
-                format!("already matched in request {j}"),
-            );
+        if let Some(&request) = state.matched.get(&g) {
+            return gated(GateDetail::AlreadyMatched { request });
         }
     }
     None

@@ -24,7 +24,7 @@ pub fn render() -> String {
     }
     use crate::error::AppError;
     use crate::views::*;
-    use lorebook_engine::{chat, decorators, explain, model, preview, prompt};
+    use lorebook_engine::{chat, decorators, diagnostic, explain, model, preview, prompt};
     decl!(
         AppError,
         model::Book,
@@ -34,8 +34,10 @@ pub fn render() -> String {
         decorators::Decorators,
         decorators::LineStatus,
         decorators::DecoratorLine,
-        decorators::Severity,
-        decorators::Diagnostic,
+        diagnostic::Severity,
+        diagnostic::ArgProblem,
+        diagnostic::DiagnosticMessage,
+        diagnostic::Diagnostic,
         chat::Speaker,
         chat::Message,
         prompt::Block,
@@ -47,6 +49,7 @@ pub fn render() -> String {
         explain::KeyMatch,
         explain::Activation,
         explain::Roll,
+        explain::GateDetail,
         explain::DropReason,
         explain::Injected,
         explain::Dropped,

@@ -95,8 +95,10 @@ pub struct EntryRow {
 pub struct EntryDetail {
     pub entry: Entry,
     pub decorator_lines: Vec<DecoratorLine>,
-    /// Byte offset where the body starts in `content`.
-    pub body_start: u32,
+    /// 0-based line of `content` where the body starts: the lines before it
+    /// are the decorator block. The editor colours by line so a draft one
+    /// keystroke ahead of this view stays aligned.
+    pub body_line: u32,
     pub diagnostics: Vec<Diagnostic>,
     /// Body tokens under the selected model.
     pub tokens: u32,

@@ -603,7 +603,7 @@ impl Workspace {
             .clone();
         let parsed = decorators::parse(&e.content);
         let lines = parsed.lines.clone();
-        let body_start = parsed.body_start as u32;
+        let body_line = parsed.lines.len() as u32;
         let body = parsed.body.to_string();
         // An attached entry was just compiled by the preview: reuse its
         // diagnostics instead of compiling its keys again.
@@ -628,7 +628,7 @@ impl Workspace {
         Ok(EntryDetail {
             entry: e,
             decorator_lines: lines,
-            body_start,
+            body_line,
             diagnostics,
             tokens,
             row,

@@ -306,3 +306,37 @@ fn tokens_counts_texts_and_books() {
         "{book}"
     );
 }
+
+#[test]
+fn gates_and_diagnostics_are_codes_in_json_and_english_in_text() {
+    let book = tmp("coded.json");
+    std::fs::write(
+        &book,
+        r#"{"spec":"lorebook_v3","data":{"entries":[
+            {"id":0,"keys":["moon"],"content":"@@activate_only_after 9\nLore."},
+            {"id":1,"keys":["moon"],"content":"@@probability 500\nMore lore."}]}}"#,
+    )
+    .unwrap();
+    let chat = tmp("coded-chat.txt");
+    std::fs::write(&chat, "User: the moon\n").unwrap();
+    let (book, chat) = (book.to_str().unwrap(), chat.to_str().unwrap());
+
+    let v: Value = serde_json::from_str(&ok(&["preview", book, "--chat", chat, "--json"])).unwrap();
+    let gated = &v["dropped"][0]["reason"];
+    assert_eq!(gated["kind"], "gated");
+    assert_eq!(gated["decorator"], "activate_only_after");
+    assert_eq!(
+        gated["detail"],
+        serde_json::json!({"code": "too_few_messages", "needed": 9, "has": 1})
+    );
+
+    let text = ok(&["preview", book, "--chat", chat]);
+    assert!(
+        text.contains("gated by @@activate_only_after: needs 9 messages in the history; it has 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("diagnostic [0:1] line 1: @@probability: 500 is outside 0–100"),
+        "{text}"
+    );
+}

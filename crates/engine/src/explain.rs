@@ -3,7 +3,10 @@
 //! Every entry of every attached book appears in a [`RequestResult`] exactly
 //! once: in `injected` (with how it activated) or in `dropped` (with the
 //! reason). These types are serialized as-is for the CLI's `--json` and the
-//! desktop app.
+//! desktop app. They hold data, never sentences: the CLI words them in
+//! English (the `Display` impls here), the app through its message catalog.
+
+use std::fmt;
 
 use serde::Serialize;
 
@@ -79,7 +82,7 @@ pub enum DropReason {
     Gated {
         /// The decorator's name, e.g. `activate_only_after`.
         decorator: String,
-        detail: String,
+        detail: GateDetail,
     },
     /// No primary key matched its window (nor, with recursion, a body).
     NoMatch {
@@ -108,6 +111,55 @@ pub enum DropReason {
         left: u32,
         activation: Activation,
     },
+}
+
+/// Why a gate decorator kept an entry out of a request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum GateDetail {
+    /// `@@activate_only_after`: the history holds fewer than `needed`
+    /// messages.
+    TooFewMessages { needed: u64, has: usize },
+    /// `@@activate_only_every`: the message count is not a multiple of
+    /// `every`.
+    NotAMultiple { has: usize, every: u64 },
+    /// `@@is_greeting`: the chat already has a user message.
+    UserHasSpoken,
+    /// `@@dont_activate_after_match`: it matched in an earlier request.
+    AlreadyMatched { request: usize },
+}
+
+impl GateDetail {
+    /// The gate decorator that refuses for this reason.
+    pub fn decorator(&self) -> &'static str {
+        match self {
+            GateDetail::TooFewMessages { .. } => "activate_only_after",
+            GateDetail::NotAMultiple { .. } => "activate_only_every",
+            GateDetail::UserHasSpoken => "is_greeting",
+            GateDetail::AlreadyMatched { .. } => "dont_activate_after_match",
+        }
+    }
+}
+
+impl fmt::Display for GateDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GateDetail::TooFewMessages { needed, has } => {
+                write!(f, "needs {needed} messages in the history; it has {has}")
+            }
+            GateDetail::NotAMultiple { has, every } => {
+                write!(
+                    f,
+                    "the history has {has} messages, not a multiple of {every}"
+                )
+            }
+            GateDetail::UserHasSpoken => f.write_str("the chat already has a user message"),
+            GateDetail::AlreadyMatched { request } => {
+                write!(f, "already matched in request {request}")
+            }
+        }
+    }
 }
 
 impl DropReason {
@@ -193,4 +245,45 @@ pub struct RequestResult {
     pub messages: Vec<PromptMessage>,
     /// How many recursion passes ran (0 when recursion is off).
     pub passes: u8,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn gate_details_are_codes_with_an_english_wording() {
+        let cases = [
+            (
+                GateDetail::TooFewMessages { needed: 4, has: 2 },
+                "activate_only_after",
+                json!({"code": "too_few_messages", "needed": 4, "has": 2}),
+                "needs 4 messages in the history; it has 2",
+            ),
+            (
+                GateDetail::NotAMultiple { has: 5, every: 3 },
+                "activate_only_every",
+                json!({"code": "not_a_multiple", "has": 5, "every": 3}),
+                "the history has 5 messages, not a multiple of 3",
+            ),
+            (
+                GateDetail::UserHasSpoken,
+                "is_greeting",
+                json!({"code": "user_has_spoken"}),
+                "the chat already has a user message",
+            ),
+            (
+                GateDetail::AlreadyMatched { request: 2 },
+                "dont_activate_after_match",
+                json!({"code": "already_matched", "request": 2}),
+                "already matched in request 2",
+            ),
+        ];
+        for (detail, decorator, value, english) in cases {
+            assert_eq!(detail.decorator(), decorator);
+            assert_eq!(serde_json::to_value(&detail).unwrap(), value);
+            assert_eq!(detail.to_string(), english);
+        }
+    }
 }

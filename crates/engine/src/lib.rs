@@ -17,6 +17,7 @@ pub mod activation;
 pub mod budget;
 pub mod chat;
 pub mod decorators;
+pub mod diagnostic;
 pub mod explain;
 pub mod formats;
 pub mod lint;

@@ -9,6 +9,7 @@
 //! an index to lint one keystroke.
 
 use crate::decorators::{self, Diagnostic, Severity};
+use crate::diagnostic::DiagnosticMessage;
 use crate::matcher::{KeyError, KeyFlags, KeyOwner, MatcherBuilder};
 use crate::model::Entry;
 
@@ -50,15 +51,14 @@ pub fn entry_lints(e: &Entry, primary: usize, secondary: usize) -> Vec<Diagnosti
         out.push(Diagnostic {
             line: None,
             severity: Severity::Warning,
-            message: "selective without secondary keys: behaves as not selective".into(),
+            message: DiagnosticMessage::SelectiveWithoutSecondary,
         });
     }
     if primary == 0 && !e.constant && e.enabled {
         out.push(Diagnostic {
             line: None,
             severity: Severity::Warning,
-            message: "no keys: this entry can never activate (make it constant or add a key)"
-                .into(),
+            message: DiagnosticMessage::NoKeys,
         });
     }
     out
@@ -66,18 +66,14 @@ pub fn entry_lints(e: &Entry, primary: usize, secondary: usize) -> Vec<Diagnosti
 
 /// The diagnostic of a key whose pattern did not compile.
 pub fn key_error(err: &KeyError) -> Diagnostic {
-    let which = if err.owner.secondary {
-        "secondary key"
-    } else {
-        "key"
-    };
     Diagnostic {
         line: None,
         severity: Severity::Error,
-        message: format!(
-            "{which} \"{}\" is an invalid regex: {}",
-            err.key, err.message
-        ),
+        message: DiagnosticMessage::InvalidRegex {
+            key: err.key.clone(),
+            secondary: err.owner.secondary,
+            error: err.message.clone(),
+        },
     }
 }
 

@@ -71,7 +71,7 @@ export type SecondaryLogic = "and_any" | "and_all" | "not_any" | "not_all";
 
 export type Decorators = { probability: number | null, scan_depth: number | null, order: number | null, priority: number | null, role: Role | null, activate_only_after: number | null, activate_only_every: number | null, keep: boolean, dont_activate_after_match: boolean, is_greeting: boolean, };
 
-export type LineStatus = { "kind": "applied" } | { "kind": "overridden", by_line: number, } | { "kind": "unknown" } | { "kind": "invalid", message: string, } | { "kind": "fallback_unused" };
+export type LineStatus = { "kind": "applied" } | { "kind": "overridden", by_line: number, } | { "kind": "unknown" } | { "kind": "invalid", problem: ArgProblem, } | { "kind": "fallback_unused" };
 
 export type DecoratorLine = { 
 /**
@@ -89,11 +89,15 @@ fallback: boolean, status: LineStatus, };
 
 export type Severity = "error" | "warning";
 
+export type ArgProblem = { "code": "missing_number" } | { "code": "not_whole_number", arg: string, } | { "code": "below", value: number, min: number, } | { "code": "out_of_range", value: number, min: number, max: number, } | { "code": "missing_role" } | { "code": "not_role", arg: string, } | { "code": "unexpected_argument", arg: string, };
+
+export type DiagnosticMessage = { "code": "fallback_without_previous", name: string, } | { "code": "empty_decorator_name" } | { "code": "unknown_decorator", name: string, } | { "code": "bad_argument", decorator: string, problem: ArgProblem, } | { "code": "repeated", decorator: string, winner: number, } | { "code": "invalid_regex", key: string, secondary: boolean, error: string, } | { "code": "selective_without_secondary" } | { "code": "no_keys" };
+
 export type Diagnostic = { 
 /**
  * 1-based content line, when the problem is on one.
  */
-line: number | null, severity: Severity, message: string, };
+line: number | null, severity: Severity, message: DiagnosticMessage, };
 
 export type Speaker = "system" | "user" | "assistant";
 
@@ -133,11 +137,13 @@ secondary: Array<KeyMatch>, };
 
 export type Roll = { roll: number, chance: number, };
 
+export type GateDetail = { "code": "too_few_messages", needed: number, has: number, } | { "code": "not_a_multiple", has: number, every: number, } | { "code": "user_has_spoken" } | { "code": "already_matched", request: number, };
+
 export type DropReason = { "kind": "disabled" } | { "kind": "gated", 
 /**
  * The decorator's name, e.g. `activate_only_after`.
  */
-decorator: string, detail: string, } | { "kind": "no_match", 
+decorator: string, detail: GateDetail, } | { "kind": "no_match", 
 /**
  * A key appears only in a body activated in the last pass, which
  * recursion does not scan.
@@ -245,9 +251,11 @@ tokens: number, diagnostics: number, };
 
 export type EntryDetail = { entry: Entry, decorator_lines: Array<DecoratorLine>, 
 /**
- * Byte offset where the body starts in `content`.
+ * 0-based line of `content` where the body starts: the lines before it
+ * are the decorator block. The editor colours by line so a draft one
+ * keystroke ahead of this view stays aligned.
  */
-body_start: number, diagnostics: Array<Diagnostic>, 
+body_line: number, diagnostics: Array<Diagnostic>, 
 /**
  * Body tokens under the selected model.
  */

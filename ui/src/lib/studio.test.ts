@@ -22,7 +22,7 @@ function detail(id: number, content: string): EntryDetail {
       enabled: true, whole_words: true, case_sensitive: false, use_regex: false, order: 100, priority: 100, role: 'system',
       content, extensions: {}, extra: {},
     },
-    decorator_lines: [], body_start: 0, diagnostics: [], tokens: 3,
+    decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
     row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0 },
   };
 }

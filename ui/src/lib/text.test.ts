@@ -37,7 +37,7 @@ describe('byte offsets', () => {
 
 describe('content lines', () => {
   it('marks the decorator block', () => {
-    expect(contentLines('@@keep\n@@order 3\nBody\nmore', 17)).toEqual([
+    expect(contentLines('@@keep\n@@order 3\nBody\nmore', 2)).toEqual([
       { text: '@@keep', decorator: true },
       { text: '@@order 3', decorator: true },
       { text: 'Body', decorator: false },

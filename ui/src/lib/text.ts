@@ -47,18 +47,9 @@ export function excerpt(text: string, start: number, end: number, context = 60):
   return out;
 }
 
-/** The content's lines, marking the decorator block (byte offset `bodyStart`). */
-export function contentLines(content: string, bodyStart: number): { text: string; decorator: boolean }[] {
-  const split = byteToIndex(content, bodyStart);
-  const head = content.slice(0, split);
-  const body = content.slice(split);
-  const lines: { text: string; decorator: boolean }[] = [];
-  if (head) {
-    const hl = head.endsWith('\n') ? head.slice(0, -1).split('\n') : head.split('\n');
-    for (const l of hl) lines.push({ text: l, decorator: true });
-  }
-  for (const l of body.split('\n')) lines.push({ text: l, decorator: false });
-  return lines;
+/** The content's lines, marking the first `blockLines` as the decorator block. */
+export function contentLines(content: string, blockLines: number): { text: string; decorator: boolean }[] {
+  return content.split('\n').map((text, i) => ({ text, decorator: i < blockLines }));
 }
 
 /** The decorator name being typed on the caret's line, if the line is `@@name`. */

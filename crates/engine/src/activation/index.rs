@@ -17,8 +17,9 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::decorators::{self, Decorators, Diagnostic, Severity};
-use crate::matcher::{KeyError, KeyFlags, KeyId, KeyOwner, Matcher, MatcherBuilder};
+use crate::decorators::{self, Decorators, Diagnostic};
+use crate::lint;
+use crate::matcher::{KeyFlags, KeyId, KeyOwner, Matcher, MatcherBuilder};
 use crate::model::{Book, Entry, Role, SecondaryLogic};
 
 /// Position of an entry in [`Index::entries`] (by book, then position in
@@ -186,7 +187,7 @@ impl Index {
         let (matcher, errors) = builder.build();
         for err in errors {
             if let Some(e) = entries.get_mut(Slot::of(err.owner).get()) {
-                e.diagnostics.push(key_error(&err));
+                e.diagnostics.push(lint::key_error(&err));
             }
         }
         let slots = (0..entries.len()).map(|i| Some(EntryIx::new(i))).collect();
@@ -261,7 +262,9 @@ impl Index {
         let mut compiled = compile(&mut builder, slot, offset, book, position, e, settings);
         let (matcher, errors) = builder.build();
         // Only this entry's keys were compiled, so every error is its own.
-        compiled.diagnostics.extend(errors.iter().map(key_error));
+        compiled
+            .diagnostics
+            .extend(errors.iter().map(lint::key_error));
         slots.push(slot);
         self.layers[1] = Layer {
             matcher,
@@ -484,21 +487,7 @@ fn compile(
     let primary = add(&e.keys, false);
     let secondary = add(&e.secondary_keys, true);
     let mut diagnostics = parsed.diagnostics;
-    if e.selective && secondary.is_empty() && !e.constant {
-        diagnostics.push(Diagnostic {
-            line: None,
-            severity: Severity::Warning,
-            message: "selective without secondary keys: behaves as not selective".into(),
-        });
-    }
-    if primary.is_empty() && !e.constant && e.enabled {
-        diagnostics.push(Diagnostic {
-            line: None,
-            severity: Severity::Warning,
-            message: "no keys: this entry can never activate (make it constant or add a key)"
-                .into(),
-        });
-    }
+    diagnostics.extend(lint::entry_lints(e, primary.len(), secondary.len()));
     CompiledEntry {
         book,
         id: e.id,
@@ -518,22 +507,5 @@ fn compile(
         decorators: d,
         body: parsed.body.into(),
         diagnostics,
-    }
-}
-
-/// The diagnostic of a key whose pattern did not compile.
-fn key_error(err: &KeyError) -> Diagnostic {
-    let which = if err.owner.secondary {
-        "secondary key"
-    } else {
-        "key"
-    };
-    Diagnostic {
-        line: None,
-        severity: Severity::Error,
-        message: format!(
-            "{which} \"{}\" is an invalid regex: {}",
-            err.key, err.message
-        ),
     }
 }

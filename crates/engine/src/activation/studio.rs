@@ -8,7 +8,7 @@ use super::hits::HitCache;
 use super::index::{CompiledEntry, EntryIx, Index};
 use super::request::{Activated, Found, Rules, State, Status};
 use crate::chat::{Message, Speaker};
-use crate::explain::{Activation, DropReason};
+use crate::explain::{Activation, DropReason, GateDetail};
 
 /// How many recursion passes a request runs at most (SPEC §6 step 3).
 pub const RECURSION_LIMIT: u8 = 3;
@@ -142,37 +142,28 @@ fn gate(
     state: &State,
 ) -> Option<DropReason> {
     let d = &e.decorators;
-    let gated = |decorator: &str, detail: String| {
+    let gated = |detail: GateDetail| {
         Some(DropReason::Gated {
-            decorator: decorator.into(),
+            decorator: detail.decorator().into(),
             detail,
         })
     };
-    if let Some(n) = d.activate_only_after {
-        if (k as u64) < n {
-            return gated(
-                "activate_only_after",
-                format!("needs {n} messages in the history; it has {k}"),
-            );
+    if let Some(needed) = d.activate_only_after {
+        if (k as u64) < needed {
+            return gated(GateDetail::TooFewMessages { needed, has: k });
         }
     }
-    if let Some(n) = d.activate_only_every {
-        if (k as u64) % n != 0 {
-            return gated(
-                "activate_only_every",
-                format!("the history has {k} messages, not a multiple of {n}"),
-            );
+    if let Some(every) = d.activate_only_every {
+        if (k as u64) % every != 0 {
+            return gated(GateDetail::NotAMultiple { has: k, every });
         }
     }
     if d.is_greeting && has_user {
-        return gated("is_greeting", "the chat already has a user message".into());
+        return gated(GateDetail::UserHasSpoken);
     }
     if d.dont_activate_after_match {
-        if let Some(j) = state.matched_in(at) {
-            return gated(
-                "dont_activate_after_match",
-                format!("already matched in request {j}"),
-            );
+        if let Some(request) = state.matched_in(at) {
+            return gated(GateDetail::AlreadyMatched { request });
         }
     }
     None

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { catalogs, format, type Locale, type MessageKey } from './i18n';
+import { codeKeys, diagnosticText, gateText, type Translate } from './messages';
+
+const t = (locale: Locale): Translate => (key: MessageKey, params = {}) => format(locale, key, params);
+
+describe('engine codes', () => {
+  it('has a message for every code in both languages', () => {
+    expect(codeKeys.length).toBeGreaterThan(0);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of codeKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
+    }
+  });
+
+  it('words diagnostics with their parameters', () => {
+    const bad = {
+      code: 'bad_argument',
+      decorator: 'probability',
+      problem: { code: 'out_of_range', value: 500, min: 0, max: 100 },
+    } as const;
+    expect(diagnosticText(t('en'), bad)).toBe('@@probability: 500 is outside 0–100');
+    expect(diagnosticText(t('pt-BR'), bad)).toBe('@@probability: 500 está fora de 0–100');
+    expect(diagnosticText(t('en'), { code: 'unknown_decorator', name: 'depth' })).toBe(
+      'unknown decorator @@depth; kept in the content, no effect',
+    );
+    const regex = { code: 'invalid_regex', key: '/(a/', secondary: true, error: 'unclosed group' } as const;
+    expect(diagnosticText(t('en'), regex)).toBe('secondary key "/(a/" is an invalid regex: unclosed group');
+    expect(diagnosticText(t('pt-BR'), regex)).toBe('chave secundária "/(a/" é uma regex inválida: unclosed group');
+  });
+
+  it('words gate details in the UI language, without English in Portuguese', () => {
+    const detail = { code: 'already_matched', request: 2 } as const;
+    expect(gateText(t('en'), detail)).toBe('already matched in request 2');
+    expect(gateText(t('pt-BR'), detail)).toBe('já casou na requisição 2');
+    expect(gateText(t('pt-BR'), { code: 'too_few_messages', needed: 4, has: 1 })).toBe(
+      'precisa de 4 mensagens no histórico; há 1',
+    );
+  });
+});

@@ -1,5 +1,8 @@
 //! Tauri commands: thin wrappers that lock the workspace, make one call and
 //! return a serializable value or an [`AppError`].
+//!
+//! A command's name is also written once in `command_list.rs`, which the
+//! invoke handler and the build script's app manifest are built from.
 
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -207,3 +207,68 @@ impl Workspace {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lorebook_engine::model::Book;
+
+    fn doc(book: Book) -> Doc {
+        Doc {
+            id: 1,
+            path: None,
+            book,
+            attached: false,
+            history: History::saved(),
+        }
+    }
+
+    /// Applying a change and then its inverse gives back the same book,
+    /// for every shape of change.
+    #[test]
+    fn a_change_then_its_inverse_restores_the_book() {
+        let entry = |id: u64, content: &str| {
+            Some(Box::new(Entry {
+                id,
+                content: content.into(),
+                ..Entry::default()
+            }))
+        };
+        let book = Book {
+            entries: vec![*entry(0, "a").unwrap(), *entry(1, "b").unwrap()],
+            ..Book::default()
+        };
+        let settings = doc(book.clone()).settings();
+        let changes = [
+            Change::Entry {
+                index: 1,
+                before: entry(1, "b"),
+                after: entry(1, "c"),
+            },
+            Change::Entry {
+                index: 2,
+                before: None,
+                after: entry(2, "new"),
+            },
+            Change::Entry {
+                index: 0,
+                before: entry(0, "a"),
+                after: None,
+            },
+            Change::Settings {
+                before: settings.clone(),
+                after: BookSettings {
+                    token_budget: 42,
+                    ..settings
+                },
+            },
+        ];
+        for change in changes {
+            let mut d = doc(book.clone());
+            d.apply(&change);
+            assert_ne!(d.book, book, "{change:?} changes the book");
+            d.apply(&change.inverse());
+            assert_eq!(d.book, book, "{change:?} is taken back");
+        }
+    }
+}

@@ -1,45 +1,14 @@
 //! Builds the Tauri context. Every app command is listed in the app
 //! manifest, which makes each one deny-by-default: the webview may call only
-//! what `capabilities/` grants.
+//! what `capabilities/` grants. The names come from the one list in
+//! `src/command_list.rs`, which the library's invoke handler reads too.
 
-const COMMANDS: &[&str] = &[
-    "catalog",
-    "app_state",
-    "take_notices",
-    "new_book",
-    "open_dialog",
-    "open_recent",
-    "pending_imports",
-    "confirm_import",
-    "export_report",
-    "export_dialog",
-    "save",
-    "save_as",
-    "close_doc",
-    "book_settings",
-    "set_book_settings",
-    "list_entries",
-    "get_entry",
-    "update_entry",
-    "add_entry",
-    "duplicate_entries",
-    "delete_entries",
-    "bulk_update",
-    "undo",
-    "redo",
-    "split_keys",
-    "set_decorator",
-    "set_chat",
-    "open_chat_dialog",
-    "set_attached",
-    "set_preview_settings",
-    "preview",
-    "preview_log",
-    "set_menu_labels",
-    "quit",
-];
+include!("src/command_list.rs");
+
+const COMMANDS: &[&str] = with_command_names!(command_names);
 
 fn main() {
+    println!("cargo:rerun-if-changed=src-tauri/src/command_list.rs");
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("./src-tauri/capabilities/**/*")
         .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));

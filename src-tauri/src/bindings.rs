@@ -26,6 +26,7 @@ pub fn render() -> String {
     use crate::views::*;
     use lorebook_engine::{chat, decorators, diagnostic, explain, model, preview, prompt};
     decl!(
+        crate::error::ErrorKind,
         AppError,
         model::Book,
         model::Entry,
@@ -86,6 +87,14 @@ pub fn render() -> String {
         ImportOutcome,
         ExportChoice,
     );
+    out.push_str(
+        "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",
+    );
+    for name in crate::COMMANDS {
+        out.push_str(&format!("\n  | '{name}'"));
+    }
+    out.push_str(";\n\n");
+    out.push_str(&crate::menu::typescript());
     out
 }
 

@@ -1,5 +1,8 @@
 //! Tauri commands: thin wrappers that lock the workspace, make one call and
 //! return a serializable value or an [`AppError`].
+//!
+//! A command's name is also written once in `command_list.rs`, which the
+//! invoke handler and the build script's app manifest are built from.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -12,7 +15,7 @@ use lorebook_engine::tokenizer::SUGGESTED_MODELS;
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
 
-use crate::error::AppError;
+use crate::error::{AppError, ErrorKind};
 use crate::views::*;
 use crate::workspace::Workspace;
 
@@ -141,7 +144,7 @@ pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> 
             .add_filter("All files", &["*"])
     };
     let Some(paths) = dialog.blocking_pick_files() else {
-        return Err(AppError::new("cancelled", "no file chosen"));
+        return Err(AppError::cancelled("no file chosen"));
     };
     let paths: Vec<PathBuf> = paths
         .into_iter()
@@ -187,7 +190,7 @@ pub async fn export_dialog(
             .blocking_pick_file();
         match picked.and_then(|p| p.into_path().ok()) {
             Some(p) => Some(p),
-            None => return Err(AppError::new("cancelled", "no card chosen")),
+            None => return Err(AppError::cancelled("no card chosen")),
         }
     } else {
         None
@@ -211,7 +214,7 @@ pub async fn export_dialog(
         .blocking_save_file()
         .and_then(|p| p.into_path().ok())
     else {
-        return Err(AppError::new("cancelled", "no file chosen"));
+        return Err(AppError::cancelled("no file chosen"));
     };
     let state = app.state::<AppState>();
     let ws = lock(&state);
@@ -277,7 +280,7 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
         .add_filter("Lorebook (JSON)", &["json"])
         .blocking_save_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::new("cancelled", "no file chosen"));
+        return Err(AppError::cancelled("no file chosen"));
     };
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
@@ -375,7 +378,7 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
         .add_filter("All files", &["*"])
         .blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::new("cancelled", "no file chosen"));
+        return Err(AppError::cancelled("no file chosen"));
     };
     let text = std::fs::read_to_string(&path)
         .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
@@ -410,9 +413,9 @@ pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
 #[tauri::command]
 pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String, String>) -> R<()> {
     let menu = crate::menu::build_labeled(&app, &labels)
-        .map_err(|e| AppError::new("menu", e.to_string()))?;
+        .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
     app.set_menu(menu)
-        .map_err(|e| AppError::new("menu", e.to_string()))?;
+        .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
     Ok(())
 }
 
@@ -420,47 +423,4 @@ pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String,
 #[tauri::command]
 pub fn quit(app: AppHandle) {
     app.exit(0);
-}
-
-/// Every command, for the invoke handler and the build script's manifest.
-#[macro_export]
-macro_rules! app_commands {
-    () => {
-        tauri::generate_handler![
-            $crate::commands::catalog,
-            $crate::commands::app_state,
-            $crate::commands::take_notices,
-            $crate::commands::new_book,
-            $crate::commands::open_dialog,
-            $crate::commands::open_recent,
-            $crate::commands::pending_imports,
-            $crate::commands::confirm_import,
-            $crate::commands::export_report,
-            $crate::commands::export_dialog,
-            $crate::commands::save,
-            $crate::commands::save_as,
-            $crate::commands::close_doc,
-            $crate::commands::book_settings,
-            $crate::commands::set_book_settings,
-            $crate::commands::list_entries,
-            $crate::commands::get_entry,
-            $crate::commands::update_entry,
-            $crate::commands::add_entry,
-            $crate::commands::duplicate_entries,
-            $crate::commands::delete_entries,
-            $crate::commands::bulk_update,
-            $crate::commands::undo,
-            $crate::commands::redo,
-            $crate::commands::split_keys,
-            $crate::commands::set_decorator,
-            $crate::commands::set_chat,
-            $crate::commands::open_chat_dialog,
-            $crate::commands::set_attached,
-            $crate::commands::set_preview_settings,
-            $crate::commands::preview,
-            $crate::commands::preview_log,
-            $crate::commands::set_menu_labels,
-            $crate::commands::quit,
-        ]
-    };
 }

@@ -2,6 +2,8 @@
 //! drag and drop, and the unsaved-changes guard. The engine does the work;
 //! this crate only routes.
 
+#[macro_use]
+mod command_list;
 pub mod bindings;
 pub mod commands;
 pub mod error;
@@ -15,6 +17,16 @@ use tauri::{Emitter, Manager, WindowEvent};
 
 use commands::AppState;
 use workspace::Workspace;
+
+/// The name of every command, from the one list in `command_list.rs`.
+pub const COMMANDS: &[&str] = with_command_names!(command_names);
+
+/// The invoke handler of every command in the list.
+macro_rules! command_handler {
+    ($($name:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$name),*]
+    };
+}
 
 /// The workspace at startup: the files named on the command line, or the
 /// bundled sample book and chat when none is given.
@@ -96,7 +108,7 @@ pub fn run() {
             }
             _ => {}
         })
-        .invoke_handler(app_commands!())
+        .invoke_handler(with_command_names!(command_handler))
         .run(tauri::generate_context!())
         .expect("error while running Lorebook Studio");
 }

@@ -1,39 +1,119 @@
-//! The native menu. Every action has an id the UI receives as a `menu`
-//! event, and a native accelerator; the UI shows the same table in tooltips
-//! (`ui/src/lib/shortcuts.ts`).
+//! The native menu and the one table of user actions behind it.
+//!
+//! [`ACTIONS`] lists every action once: its id (the `menu` event the UI
+//! dispatches on, and the `menu.<id>` key of its label in the UI's message
+//! catalog), its submenu, its English label and its accelerator. The native
+//! menu is built from it here; `ui/src/lib/bindings.ts` carries it to the UI
+//! (as `ACTIONS` and the `ActionId` type), where `ui/src/lib/shortcuts.ts`
+//! shows the shortcuts in tooltips and the dispatcher must handle every id.
+//! Adding an action is one row here, its labels in the catalog, and its
+//! handler (the type checker asks for it).
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use tauri::menu::{Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tauri::{AppHandle, Runtime};
 
-/// `(id, label, accelerator)` of every menu action, by submenu.
-pub const FILE: &[(&str, &str, &str)] = &[
-    ("new_book", "New Book", "CmdOrCtrl+N"),
-    ("open", "Open…", "CmdOrCtrl+O"),
-    ("save", "Save", "CmdOrCtrl+S"),
-    ("save_as", "Save As…", "CmdOrCtrl+Shift+S"),
-    ("import", "Import…", "CmdOrCtrl+I"),
-    ("export", "Export As…", "CmdOrCtrl+Shift+E"),
-    ("open_chat", "Open Chat…", "CmdOrCtrl+Shift+O"),
-    ("close_book", "Close Book", "CmdOrCtrl+W"),
-    ("quit", "Quit", "CmdOrCtrl+Q"),
+/// The submenus, in menu-bar order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    File,
+    Edit,
+    Preview,
+}
+
+impl Group {
+    pub const ALL: [Group; 3] = [Group::File, Group::Edit, Group::Preview];
+
+    /// The label key of the submenu (`menu.<id>` in the catalog).
+    pub fn id(self) -> &'static str {
+        match self {
+            Group::File => "menu_file",
+            Group::Edit => "menu_edit",
+            Group::Preview => "menu_preview",
+        }
+    }
+
+    fn english(self) -> &'static str {
+        match self {
+            Group::File => "File",
+            Group::Edit => "Edit",
+            Group::Preview => "Preview",
+        }
+    }
+}
+
+/// One user action: a menu item with a shortcut.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Action {
+    pub id: &'static str,
+    pub group: Group,
+    /// Shown until the UI sends its locale's labels.
+    pub label: &'static str,
+    /// In Tauri's syntax; `CmdOrCtrl` is Cmd on macOS and Ctrl elsewhere.
+    pub accelerator: &'static str,
+}
+
+const fn action(
+    id: &'static str,
+    group: Group,
+    label: &'static str,
+    accelerator: &'static str,
+) -> Action {
+    Action {
+        id,
+        group,
+        label,
+        accelerator,
+    }
+}
+
+/// Every action, in menu order.
+pub const ACTIONS: &[Action] = &[
+    action("new_book", Group::File, "New Book", "CmdOrCtrl+N"),
+    action("open", Group::File, "Open…", "CmdOrCtrl+O"),
+    action("save", Group::File, "Save", "CmdOrCtrl+S"),
+    action("save_as", Group::File, "Save As…", "CmdOrCtrl+Shift+S"),
+    action("import", Group::File, "Import…", "CmdOrCtrl+I"),
+    action("export", Group::File, "Export As…", "CmdOrCtrl+Shift+E"),
+    action("open_chat", Group::File, "Open Chat…", "CmdOrCtrl+Shift+O"),
+    action("close_book", Group::File, "Close Book", "CmdOrCtrl+W"),
+    action("quit", Group::File, "Quit", "CmdOrCtrl+Q"),
+    action("undo", Group::Edit, "Undo", "CmdOrCtrl+Z"),
+    action("redo", Group::Edit, "Redo", "CmdOrCtrl+Shift+Z"),
+    action("find", Group::Edit, "Find Entries", "CmdOrCtrl+F"),
+    action("new_entry", Group::Edit, "New Entry", "CmdOrCtrl+E"),
+    action(
+        "duplicate_entry",
+        Group::Edit,
+        "Duplicate Entry",
+        "CmdOrCtrl+D",
+    ),
+    action("next_entry", Group::Edit, "Next Entry", "Alt+Down"),
+    action("previous_entry", Group::Edit, "Previous Entry", "Alt+Up"),
+    action("reroll", Group::Preview, "Reroll Seed", "CmdOrCtrl+R"),
+    action(
+        "toggle_theme",
+        Group::Preview,
+        "Toggle Theme",
+        "CmdOrCtrl+Shift+L",
+    ),
 ];
 
-pub const EDIT: &[(&str, &str, &str)] = &[
-    ("undo", "Undo", "CmdOrCtrl+Z"),
-    ("redo", "Redo", "CmdOrCtrl+Shift+Z"),
-    ("find", "Find Entries", "CmdOrCtrl+F"),
-    ("new_entry", "New Entry", "CmdOrCtrl+E"),
-    ("duplicate_entry", "Duplicate Entry", "CmdOrCtrl+D"),
-    ("next_entry", "Next Entry", "Alt+Down"),
-    ("previous_entry", "Previous Entry", "Alt+Up"),
-];
-
-pub const PREVIEW: &[(&str, &str, &str)] = &[
-    ("reroll", "Reroll Seed", "CmdOrCtrl+R"),
-    ("toggle_theme", "Toggle Theme", "CmdOrCtrl+Shift+L"),
-];
+/// The table as TypeScript, for `bindings.ts`: one row per action.
+pub fn typescript() -> String {
+    let rows: String = ACTIONS
+        .iter()
+        .map(|a| format!("  {},\n", serde_json::to_string(a).unwrap_or_default()))
+        .collect();
+    format!(
+        "// The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.\n\
+         export const ACTIONS = [\n{rows}] as const;\n\n\
+         export type ActionId = (typeof ACTIONS)[number]['id'];\n"
+    )
+}
 
 /// The menu with its English labels (until the UI sends its locale's).
 pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
@@ -53,55 +133,66 @@ pub fn build_labeled<R: Runtime>(
             .cloned()
             .unwrap_or_else(|| english.to_string())
     };
-    let sub = |id: &str, title: &str, items: &[(&str, &str, &str)]| -> tauri::Result<Submenu<R>> {
-        let s = Submenu::new(app, label(id, title), true)?;
-        for (id, english, accel) in items {
+    let mut submenus = Vec::new();
+    for group in Group::ALL {
+        let s = Submenu::new(app, label(group.id(), group.english()), true)?;
+        for a in ACTIONS.iter().filter(|a| a.group == group) {
             s.append(&MenuItem::with_id(
                 app,
-                *id,
-                label(id, english),
+                a.id,
+                label(a.id, a.label),
                 true,
-                Some(*accel),
+                Some(a.accelerator),
             )?)?;
         }
-        Ok(s)
-    };
-    let file = sub("menu_file", "File", FILE)?;
-    let edit = sub("menu_edit", "Edit", EDIT)?;
-    edit.append(&PredefinedMenuItem::separator(app)?)?;
-    edit.append(&PredefinedMenuItem::cut(app, None)?)?;
-    edit.append(&PredefinedMenuItem::copy(app, None)?)?;
-    edit.append(&PredefinedMenuItem::paste(app, None)?)?;
-    edit.append(&PredefinedMenuItem::select_all(app, None)?)?;
-    let preview = sub("menu_preview", "Preview", PREVIEW)?;
-    Menu::with_items(app, &[&file, &edit, &preview])
+        if group == Group::Edit {
+            s.append(&PredefinedMenuItem::separator(app)?)?;
+            s.append(&PredefinedMenuItem::cut(app, None)?)?;
+            s.append(&PredefinedMenuItem::copy(app, None)?)?;
+            s.append(&PredefinedMenuItem::paste(app, None)?)?;
+            s.append(&PredefinedMenuItem::select_all(app, None)?)?;
+        }
+        submenus.push(s);
+    }
+    let items: Vec<&dyn tauri::menu::IsMenuItem<R>> = submenus
+        .iter()
+        .map(|s| s as &dyn tauri::menu::IsMenuItem<R>)
+        .collect();
+    Menu::with_items(app, &items)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::{Group, ACTIONS};
+
     /// Every menu action has a label in both languages of the UI's catalog,
-    /// and a shortcut in the tooltip table.
+    /// the English one as written here.
     #[test]
     fn every_menu_item_is_translated_and_listed() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let catalog = std::fs::read_to_string(root.join("ui/src/lib/i18n.ts")).unwrap();
-        let shortcuts = std::fs::read_to_string(root.join("ui/src/lib/shortcuts.ts")).unwrap();
-        let ids = super::FILE
+        let ids = ACTIONS
             .iter()
-            .chain(super::EDIT)
-            .chain(super::PREVIEW)
-            .map(|(id, _, _)| *id)
-            .chain(["menu_file", "menu_edit", "menu_preview"]);
+            .map(|a| a.id)
+            .chain(Group::ALL.map(Group::id));
         for id in ids {
             let key = format!("'menu.{id}':");
             assert_eq!(catalog.matches(&key).count(), 2, "{key} in en and pt-BR");
         }
-        for (id, _, accel) in super::FILE.iter().chain(super::EDIT).chain(super::PREVIEW) {
-            let shown = accel.replace("CmdOrCtrl", "Ctrl");
-            assert!(
-                shortcuts.contains(&format!("{id}: '{shown}'")),
-                "{id} {shown} in shortcuts.ts"
-            );
+        for a in ACTIONS {
+            let english = format!("'menu.{}': '{}'", a.id, a.label);
+            assert!(catalog.contains(&english), "{english} in i18n.ts");
+        }
+    }
+
+    /// Ids are unique, and so are shortcuts: one key press, one action.
+    #[test]
+    fn ids_and_accelerators_are_unique() {
+        for (i, a) in ACTIONS.iter().enumerate() {
+            for b in &ACTIONS[i + 1..] {
+                assert_ne!(a.id, b.id);
+                assert_ne!(a.accelerator, b.accelerator, "{} and {}", a.id, b.id);
+            }
         }
     }
 }

@@ -3,11 +3,9 @@
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
-export type AppError = { 
-/**
- * `not_found`, `invalid`, `io`, `format`, `needs_path`, `cancelled`, …
- */
-kind: string, message: string, };
+export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "cancelled" | "menu" | "internal";
+
+export type AppError = { kind: ErrorKind, message: string, };
 
 export type Book = { name: string, description: string, 
 /**
@@ -363,3 +361,64 @@ id: string, name: string,
  * Whether it can be written into a card PNG.
  */
 card: boolean, };
+
+// The name of every command (src-tauri/src/command_list.rs).
+export type Command =
+  | 'catalog'
+  | 'app_state'
+  | 'take_notices'
+  | 'new_book'
+  | 'open_dialog'
+  | 'open_recent'
+  | 'pending_imports'
+  | 'confirm_import'
+  | 'export_report'
+  | 'export_dialog'
+  | 'save'
+  | 'save_as'
+  | 'close_doc'
+  | 'book_settings'
+  | 'set_book_settings'
+  | 'list_entries'
+  | 'get_entry'
+  | 'update_entry'
+  | 'add_entry'
+  | 'duplicate_entries'
+  | 'delete_entries'
+  | 'bulk_update'
+  | 'undo'
+  | 'redo'
+  | 'split_keys'
+  | 'set_decorator'
+  | 'set_chat'
+  | 'open_chat_dialog'
+  | 'set_attached'
+  | 'set_preview_settings'
+  | 'preview'
+  | 'preview_log'
+  | 'set_menu_labels'
+  | 'quit';
+
+// The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
+export const ACTIONS = [
+  {"id":"new_book","group":"file","label":"New Book","accelerator":"CmdOrCtrl+N"},
+  {"id":"open","group":"file","label":"Open…","accelerator":"CmdOrCtrl+O"},
+  {"id":"save","group":"file","label":"Save","accelerator":"CmdOrCtrl+S"},
+  {"id":"save_as","group":"file","label":"Save As…","accelerator":"CmdOrCtrl+Shift+S"},
+  {"id":"import","group":"file","label":"Import…","accelerator":"CmdOrCtrl+I"},
+  {"id":"export","group":"file","label":"Export As…","accelerator":"CmdOrCtrl+Shift+E"},
+  {"id":"open_chat","group":"file","label":"Open Chat…","accelerator":"CmdOrCtrl+Shift+O"},
+  {"id":"close_book","group":"file","label":"Close Book","accelerator":"CmdOrCtrl+W"},
+  {"id":"quit","group":"file","label":"Quit","accelerator":"CmdOrCtrl+Q"},
+  {"id":"undo","group":"edit","label":"Undo","accelerator":"CmdOrCtrl+Z"},
+  {"id":"redo","group":"edit","label":"Redo","accelerator":"CmdOrCtrl+Shift+Z"},
+  {"id":"find","group":"edit","label":"Find Entries","accelerator":"CmdOrCtrl+F"},
+  {"id":"new_entry","group":"edit","label":"New Entry","accelerator":"CmdOrCtrl+E"},
+  {"id":"duplicate_entry","group":"edit","label":"Duplicate Entry","accelerator":"CmdOrCtrl+D"},
+  {"id":"next_entry","group":"edit","label":"Next Entry","accelerator":"Alt+Down"},
+  {"id":"previous_entry","group":"edit","label":"Previous Entry","accelerator":"Alt+Up"},
+  {"id":"reroll","group":"preview","label":"Reroll Seed","accelerator":"CmdOrCtrl+R"},
+  {"id":"toggle_theme","group":"preview","label":"Toggle Theme","accelerator":"CmdOrCtrl+Shift+L"},
+] as const;
+
+export type ActionId = (typeof ACTIONS)[number]['id'];

@@ -4,6 +4,8 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
   AppError,
+  Command,
+  ErrorKind,
   AppStateView,
   BookSettings,
   BulkPatch,
@@ -24,8 +26,8 @@ import type {
 
 /** An error from a command, as `{kind, message}`. */
 export class IpcError extends Error implements AppError {
-  kind: string;
-  constructor(kind: string, message: string) {
+  kind: ErrorKind;
+  constructor(kind: ErrorKind, message: string) {
     super(message);
     this.kind = kind;
   }
@@ -36,12 +38,13 @@ export function toIpcError(e: unknown): IpcError {
   if (e instanceof IpcError) return e;
   if (e && typeof e === 'object' && 'kind' in e && 'message' in e) {
     const o = e as { kind: unknown; message: unknown };
-    return new IpcError(String(o.kind), String(o.message));
+    // The Rust side serializes only `ErrorKind` values (see error.rs).
+    return new IpcError(String(o.kind) as ErrorKind, String(o.message));
   }
   return new IpcError('internal', e instanceof Error ? e.message : String(e));
 }
 
-async function call<T>(cmd: string, args?: Record<string, unknown>): Promise<T> {
+async function call<T>(cmd: Command, args?: Record<string, unknown>): Promise<T> {
   try {
     return await invoke<T>(cmd, args);
   } catch (e) {

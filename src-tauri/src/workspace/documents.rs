@@ -1,0 +1,157 @@
+//! Open books and their files: creating, opening, saving and closing a
+//! book, and the recent-files list. A book's path is canonical, so opening
+//! the same file twice focuses the open book instead.
+
+use std::path::{Path, PathBuf};
+
+use lorebook_engine::formats::{self, native};
+use lorebook_engine::model::Book;
+
+use super::history::History;
+use super::Workspace;
+use crate::error::{AppError, ErrorKind};
+use crate::views::{BookSettings, OpenResult};
+
+/// How many files the recent list remembers.
+const RECENT_LIMIT: usize = 10;
+
+/// An open book.
+#[derive(Debug)]
+pub struct Doc {
+    pub id: u32,
+    pub path: Option<PathBuf>,
+    pub book: Book,
+    pub attached: bool,
+    pub(super) history: History,
+}
+
+impl Doc {
+    pub fn dirty(&self) -> bool {
+        self.history.dirty()
+    }
+
+    pub(super) fn settings(&self) -> BookSettings {
+        BookSettings {
+            name: self.book.name.clone(),
+            description: self.book.description.clone(),
+            scan_depth: self.book.scan_depth,
+            token_budget: self.book.token_budget,
+            recursive_scanning: self.book.recursive_scanning,
+        }
+    }
+
+    /// Where entry `id` is in the book's list.
+    pub(super) fn position(&self, id: u64) -> Result<usize, AppError> {
+        self.book
+            .entries
+            .iter()
+            .position(|e| e.id == id)
+            .ok_or_else(|| AppError::not_found(format!("entry {id} is not in this book")))
+    }
+}
+
+impl Workspace {
+    pub(super) fn add_doc(&mut self, book: Book, path: Option<PathBuf>) -> u32 {
+        let id = self.next_doc;
+        self.next_doc += 1;
+        self.docs.push(Doc {
+            id,
+            path,
+            book,
+            attached: true,
+            history: History::saved(),
+        });
+        self.stale = true;
+        id
+    }
+
+    pub fn doc(&self, id: u32) -> Result<&Doc, AppError> {
+        self.docs
+            .iter()
+            .find(|d| d.id == id)
+            .ok_or_else(|| AppError::not_found(format!("no open book with id {id}")))
+    }
+
+    pub(super) fn doc_mut(&mut self, id: u32) -> Result<&mut Doc, AppError> {
+        self.docs
+            .iter_mut()
+            .find(|d| d.id == id)
+            .ok_or_else(|| AppError::not_found(format!("no open book with id {id}")))
+    }
+
+    pub fn new_book(&mut self) -> u32 {
+        let book = Book {
+            name: "Untitled book".into(),
+            ..Book::default()
+        };
+        self.add_doc(book, None)
+    }
+
+    /// Opens a native book file; an already open path is focused instead.
+    pub fn open_path(&mut self, path: &Path) -> Result<OpenResult, AppError> {
+        let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        if let Some(d) = self
+            .docs
+            .iter()
+            .find(|d| d.path.as_deref() == Some(canonical.as_path()))
+        {
+            return Ok(OpenResult {
+                doc: d.id,
+                notes: vec![],
+            });
+        }
+        let bytes = formats::read_limited(path).map_err(AppError::io)?;
+        let (book, notes) = native::load(&bytes)
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let doc = self.add_doc(book, Some(canonical.clone()));
+        self.remember(canonical);
+        Ok(OpenResult { doc, notes })
+    }
+
+    /// Adds paths remembered from an earlier run after this run's own.
+    pub fn add_recent(&mut self, paths: Vec<PathBuf>) {
+        for p in paths {
+            if !self.recent.contains(&p) && self.recent.len() < RECENT_LIMIT {
+                self.recent.push(p);
+            }
+        }
+    }
+
+    fn remember(&mut self, path: PathBuf) {
+        self.recent.retain(|p| *p != path);
+        self.recent.insert(0, path);
+        self.recent.truncate(RECENT_LIMIT);
+    }
+
+    /// Saves to the doc's path (or `path` for Save As), atomically.
+    pub fn save(&mut self, doc: u32, path: Option<PathBuf>) -> Result<String, AppError> {
+        let d = self.doc_mut(doc)?;
+        let target = match path.or_else(|| d.path.clone()) {
+            Some(p) => p,
+            None => {
+                return Err(AppError::new(
+                    ErrorKind::NeedsPath,
+                    "this book has no file yet: use Save As",
+                ))
+            }
+        };
+        native::save(&d.book, &target)
+            .map_err(|e| AppError::io(format!("cannot save {}: {e}", target.display())))?;
+        d.history.mark_saved();
+        let canonical = target.canonicalize().unwrap_or(target);
+        d.path = Some(canonical.clone());
+        self.remember(canonical.clone());
+        Ok(canonical.display().to_string())
+    }
+
+    pub fn close(&mut self, doc: u32) -> Result<(), AppError> {
+        self.doc(doc)?;
+        self.docs.retain(|d| d.id != doc);
+        self.stale = true;
+        Ok(())
+    }
+
+    pub fn any_dirty(&self) -> bool {
+        self.docs.iter().any(Doc::dirty)
+    }
+}

@@ -1,0 +1,171 @@
+//! Edits of a book: its settings and its entries. Each command turns into a
+//! list of [`Change`]s that the history records and the preview follows.
+
+use lorebook_engine::decorators;
+use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
+
+use super::history::Change;
+use super::Workspace;
+use crate::error::AppError;
+use crate::views::{BookSettings, BulkPatch, EntryDetail};
+
+impl Workspace {
+    pub fn book_settings(&self, doc: u32) -> Result<BookSettings, AppError> {
+        Ok(self.doc(doc)?.settings())
+    }
+
+    pub fn set_book_settings(&mut self, doc: u32, s: BookSettings) -> Result<(), AppError> {
+        let (lo, hi) = SCAN_DEPTH_RANGE;
+        if !(lo..=hi).contains(&s.scan_depth) {
+            return Err(AppError::invalid(format!(
+                "scan depth must be between {lo} and {hi}"
+            )));
+        }
+        let (lo, hi) = TOKEN_BUDGET_RANGE;
+        if !(lo..=hi).contains(&s.token_budget) {
+            return Err(AppError::invalid(format!(
+                "token budget must be between {lo} and {hi}"
+            )));
+        }
+        let d = self.doc_mut(doc)?;
+        let before = d.settings();
+        if before != s {
+            let applied = d.commit(vec![Change::Settings { before, after: s }], None);
+            self.sync(doc, &applied);
+        }
+        Ok(())
+    }
+
+    /// Replaces an entry (the editor sends the whole entry).
+    pub fn update_entry(&mut self, doc: u32, entry: Entry) -> Result<EntryDetail, AppError> {
+        let id = entry.id;
+        let d = self.doc_mut(doc)?;
+        let index = d.position(id)?;
+        if d.book.entries[index] != entry {
+            let before = d.book.entries[index].clone();
+            let applied = d.commit(
+                vec![Change::Entry {
+                    index,
+                    before: Some(Box::new(before)),
+                    after: Some(Box::new(entry)),
+                }],
+                Some(id),
+            );
+            self.sync(doc, &applied);
+        }
+        self.entry(doc, id)
+    }
+
+    /// Adds a new entry (editor defaults) after the others.
+    pub fn add_entry(&mut self, doc: u32) -> Result<u64, AppError> {
+        let d = self.doc_mut(doc)?;
+        let entry = Entry {
+            id: d.book.next_id(),
+            ..Entry::default()
+        };
+        let id = entry.id;
+        let index = d.book.entries.len();
+        let applied = d.commit(
+            vec![Change::Entry {
+                index,
+                before: None,
+                after: Some(Box::new(entry)),
+            }],
+            None,
+        );
+        self.sync(doc, &applied);
+        Ok(id)
+    }
+
+    pub fn duplicate(&mut self, doc: u32, ids: &[u64]) -> Result<Vec<u64>, AppError> {
+        let d = self.doc_mut(doc)?;
+        let first_id = d.book.next_id();
+        let first_index = d.book.entries.len();
+        let mut changes = Vec::new();
+        let mut new_ids = Vec::new();
+        for (n, &id) in ids.iter().enumerate() {
+            let next = first_id + n as u64;
+            let src = d.book.entries[d.position(id)?].clone();
+            let copy = Entry {
+                id: next,
+                comment: if src.comment.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} (copy)", src.comment)
+                },
+                ..src
+            };
+            new_ids.push(next);
+            changes.push(Change::Entry {
+                index: first_index + n,
+                before: None,
+                after: Some(Box::new(copy)),
+            });
+        }
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied);
+        Ok(new_ids)
+    }
+
+    pub fn delete(&mut self, doc: u32, ids: &[u64]) -> Result<(), AppError> {
+        let d = self.doc_mut(doc)?;
+        let mut positions = ids
+            .iter()
+            .map(|&id| d.position(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        positions.sort_unstable();
+        positions.dedup();
+        // Remove from the back so earlier indices stay valid; undo replays
+        // the inverse changes backwards, re-inserting from the front.
+        let changes = positions
+            .iter()
+            .rev()
+            .map(|&index| Change::Entry {
+                index,
+                before: Some(Box::new(d.book.entries[index].clone())),
+                after: None,
+            })
+            .collect();
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied);
+        Ok(())
+    }
+
+    pub fn bulk(&mut self, doc: u32, ids: &[u64], patch: &BulkPatch) -> Result<(), AppError> {
+        let d = self.doc_mut(doc)?;
+        let mut changes = Vec::new();
+        for &id in ids {
+            let index = d.position(id)?;
+            let before = d.book.entries[index].clone();
+            let mut after = before.clone();
+            if let Some(v) = patch.enabled {
+                after.enabled = v;
+            }
+            if let Some(v) = patch.order {
+                after.order = v;
+            }
+            if let Some(v) = patch.priority {
+                after.priority = v;
+            }
+            if after != before {
+                changes.push(Change::Entry {
+                    index,
+                    before: Some(Box::new(before)),
+                    after: Some(Box::new(after)),
+                });
+            }
+        }
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied);
+        Ok(())
+    }
+
+    /// Sets a decorator in content through the engine (the structured panel).
+    pub fn set_decorator(content: &str, name: &str, arg: Option<&str>, present: bool) -> String {
+        if present {
+            decorators::set(content, name, arg)
+        } else {
+            decorators::remove(content, name)
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Undo history. Every edit of a book is a list of [`Change`]s; undo applies
+//! their [`Change::inverse`] in reverse order, so the code that applies a
+//! change (to the book here, to the preview in [`Workspace::sync`]) is
+//! written once, forwards only.
+//!
+//! **Invariant:** a change records the whole entry (or settings) on both
+//! sides, so applying a change and then its inverse restores the book
+//! exactly.
+
+use std::time::Instant;
+
+use lorebook_engine::model::Entry;
+
+use super::{Doc, Workspace};
+use crate::error::AppError;
+use crate::views::BookSettings;
+
+/// Consecutive edits of one entry closer than this are one undo step.
+const COALESCE_MS: u128 = 1000;
+
+/// One change to a book.
+#[derive(Debug, Clone)]
+pub(super) enum Change {
+    /// `before` → `after` at `index` of the entry list; `None` means the
+    /// entry is absent on that side (insert / remove).
+    Entry {
+        index: usize,
+        before: Option<Box<Entry>>,
+        after: Option<Box<Entry>>,
+    },
+    Settings {
+        before: BookSettings,
+        after: BookSettings,
+    },
+}
+
+impl Change {
+    /// The change that takes the book back: `after` → `before`.
+    pub(super) fn inverse(&self) -> Change {
+        match self {
+            Change::Entry {
+                index,
+                before,
+                after,
+            } => Change::Entry {
+                index: *index,
+                before: after.clone(),
+                after: before.clone(),
+            },
+            Change::Settings { before, after } => Change::Settings {
+                before: after.clone(),
+                after: before.clone(),
+            },
+        }
+    }
+}
+
+/// One undo step: the changes of one command.
+#[derive(Debug, Clone)]
+pub(super) struct Edit {
+    changes: Vec<Change>,
+    /// The single entry this edit touched, for coalescing typing.
+    entry: Option<u64>,
+    at: Instant,
+}
+
+/// The undo and redo stacks of one book, and where its saved state is.
+#[derive(Debug, Default)]
+pub(super) struct History {
+    undo: Vec<Edit>,
+    redo: Vec<Edit>,
+    /// Undo depth of the saved state; `None` once no undo/redo reaches it.
+    saved_depth: Option<usize>,
+}
+
+impl History {
+    /// A history whose current state is the saved one.
+    pub(super) fn saved() -> History {
+        History {
+            saved_depth: Some(0),
+            ..History::default()
+        }
+    }
+
+    pub(super) fn dirty(&self) -> bool {
+        self.saved_depth != Some(self.undo.len())
+    }
+
+    pub(super) fn mark_saved(&mut self) {
+        self.saved_depth = Some(self.undo.len());
+    }
+
+    pub(super) fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub(super) fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+}
+
+impl Doc {
+    /// Applies one change to the book.
+    fn apply(&mut self, change: &Change) {
+        match change {
+            Change::Entry {
+                index,
+                before,
+                after,
+            } => match (before, after) {
+                (Some(_), Some(e)) => self.book.entries[*index] = (**e).clone(),
+                (None, Some(e)) => self.book.entries.insert(*index, (**e).clone()),
+                (Some(_), None) => {
+                    self.book.entries.remove(*index);
+                }
+                (None, None) => {}
+            },
+            Change::Settings { after: s, .. } => {
+                self.book.name = s.name.clone();
+                self.book.description = s.description.clone();
+                self.book.scan_depth = s.scan_depth;
+                self.book.token_budget = s.token_budget;
+                self.book.recursive_scanning = s.recursive_scanning;
+            }
+        }
+    }
+
+    /// Applies and records an edit; returns the changes applied, for the
+    /// preview to follow.
+    pub(super) fn commit(&mut self, changes: Vec<Change>, entry: Option<u64>) -> Vec<Change> {
+        if changes.is_empty() {
+            return changes;
+        }
+        let applied = changes.clone();
+        for c in &changes {
+            self.apply(c);
+        }
+        let now = Instant::now();
+        let h = &mut self.history;
+        let coalesce = entry.is_some()
+            && h.redo.is_empty()
+            && h.saved_depth != Some(h.undo.len())
+            && h.undo.last().is_some_and(|last| {
+                last.entry == entry && now.duration_since(last.at).as_millis() < COALESCE_MS
+            });
+        if coalesce {
+            if let Some(last) = h.undo.last_mut() {
+                // Merge: keep the first `before`, take the new `after`.
+                if let (
+                    Some(Change::Entry { after, .. }),
+                    Some(Change::Entry {
+                        after: new_after, ..
+                    }),
+                ) = (last.changes.first_mut(), changes.into_iter().next())
+                {
+                    *after = new_after;
+                }
+                last.at = now;
+            }
+        } else {
+            if h.saved_depth.is_some_and(|s| s > h.undo.len()) {
+                // The saved state was in the redo stack, which is now gone.
+                h.saved_depth = None;
+            }
+            h.undo.push(Edit {
+                changes,
+                entry,
+                at: now,
+            });
+        }
+        h.redo.clear();
+        applied
+    }
+}
+
+impl Workspace {
+    /// Takes back the last edit of `doc`; `false` when there is none.
+    pub fn undo(&mut self, doc: u32) -> Result<bool, AppError> {
+        let d = self.doc_mut(doc)?;
+        let Some(edit) = d.history.undo.pop() else {
+            return Ok(false);
+        };
+        let inverse: Vec<Change> = edit.changes.iter().rev().map(Change::inverse).collect();
+        for c in &inverse {
+            d.apply(c);
+        }
+        d.history.redo.push(edit);
+        self.sync(doc, &inverse);
+        Ok(true)
+    }
+
+    /// Applies again the last undone edit of `doc`; `false` when there is
+    /// none.
+    pub fn redo(&mut self, doc: u32) -> Result<bool, AppError> {
+        let d = self.doc_mut(doc)?;
+        let Some(mut edit) = d.history.redo.pop() else {
+            return Ok(false);
+        };
+        for c in &edit.changes {
+            d.apply(c);
+        }
+        // A redone edit never coalesces with the next one.
+        edit.entry = None;
+        let changes = edit.changes.clone();
+        d.history.undo.push(edit);
+        self.sync(doc, &changes);
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lorebook_engine::model::Book;
+
+    fn doc(book: Book) -> Doc {
+        Doc {
+            id: 1,
+            path: None,
+            book,
+            attached: false,
+            history: History::saved(),
+        }
+    }
+
+    /// Applying a change and then its inverse gives back the same book,
+    /// for every shape of change.
+    #[test]
+    fn a_change_then_its_inverse_restores_the_book() {
+        let entry = |id: u64, content: &str| {
+            Some(Box::new(Entry {
+                id,
+                content: content.into(),
+                ..Entry::default()
+            }))
+        };
+        let book = Book {
+            entries: vec![*entry(0, "a").unwrap(), *entry(1, "b").unwrap()],
+            ..Book::default()
+        };
+        let settings = doc(book.clone()).settings();
+        let changes = [
+            Change::Entry {
+                index: 1,
+                before: entry(1, "b"),
+                after: entry(1, "c"),
+            },
+            Change::Entry {
+                index: 2,
+                before: None,
+                after: entry(2, "new"),
+            },
+            Change::Entry {
+                index: 0,
+                before: entry(0, "a"),
+                after: None,
+            },
+            Change::Settings {
+                before: settings.clone(),
+                after: BookSettings {
+                    token_budget: 42,
+                    ..settings
+                },
+            },
+        ];
+        for change in changes {
+            let mut d = doc(book.clone());
+            d.apply(&change);
+            assert_ne!(d.book, book, "{change:?} changes the book");
+            d.apply(&change.inverse());
+            assert_eq!(d.book, book, "{change:?} is taken back");
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! The documents the app holds: open books with their undo history, the
+//! sample chat, the preview settings. Rust owns all of it; the UI renders
+//! views of it and sends edits through commands.
+//!
+//! This module has no Tauri dependency so the command layer's behaviour is
+//! tested as plain Rust. Its parts, by concern:
+//! - [`documents`]: open books and their files (open, save, close, recent);
+//! - [`history`]: the undo history, one [`history::Change`] type with an
+//!   inverse;
+//! - [`edits`]: edits of a book's settings and entries;
+//! - [`list`]: the entry list and the editor's view of one entry;
+//! - [`transfer`]: imports waiting for confirmation, and exports;
+//! - [`view`]: the chat, the attached books and the preview views.
+//!
+//! **Invariant:** every edit reaches the preview through [`Workspace::sync`],
+//! one entry at a time, so the preview after any sequence of edits equals
+//! one built from scratch from the edited books.
+
+mod documents;
+mod edits;
+mod history;
+mod list;
+mod transfer;
+mod view;
+
+use std::path::PathBuf;
+
+use lorebook_engine::chat::{ChatOptions, Message};
+use lorebook_engine::formats::native;
+use lorebook_engine::model::Book;
+use lorebook_engine::preview::{Preview, Settings};
+
+use crate::views::{AppStateView, DocSummary};
+
+pub use documents::Doc;
+pub use view::SHOWN_PER_KIND;
+
+use history::Change;
+use transfer::Pending;
+
+/// The sample book and chat bundled into the binary.
+pub const SAMPLE_BOOK: &str = include_str!("../../../samples/saltmere.json");
+pub const SAMPLE_CHAT: &str = include_str!("../../../samples/saltmere-chat.txt");
+
+/// Everything the app holds.
+#[derive(Debug)]
+pub struct Workspace {
+    pub docs: Vec<Doc>,
+    next_doc: u32,
+    pub chat_text: String,
+    pub chat: Vec<Message>,
+    pub chat_warnings: Vec<String>,
+    pub chat_error: Option<String>,
+    pub chat_options: ChatOptions,
+    preview: Preview,
+    /// The attached books changed since the preview index was built.
+    stale: bool,
+    pub recent: Vec<PathBuf>,
+    /// Imports read and reported, waiting for the user to confirm.
+    pending: Vec<Pending>,
+    next_pending: u32,
+}
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace {
+            docs: Vec::new(),
+            next_doc: 1,
+            chat_text: String::new(),
+            chat: Vec::new(),
+            chat_warnings: Vec::new(),
+            chat_error: None,
+            chat_options: ChatOptions::default(),
+            preview: Preview::new(&[], Settings::default()),
+            stale: false,
+            recent: Vec::new(),
+            pending: Vec::new(),
+            next_pending: 1,
+        }
+    }
+}
+
+impl Workspace {
+    /// A workspace with the bundled sample book and chat.
+    pub fn with_sample() -> Workspace {
+        let mut ws = Workspace::default();
+        if let Ok((book, _)) = native::load(SAMPLE_BOOK.as_bytes()) {
+            ws.add_doc(book, None);
+        }
+        ws.set_chat(SAMPLE_CHAT.to_string());
+        ws
+    }
+
+    /// Tells the preview about changes just applied to `doc`, one entry at
+    /// a time, so a keystroke never rebuilds the whole index.
+    fn sync(&mut self, doc: u32, changes: &[Change]) {
+        let Some(book) = self.attached_position(doc) else {
+            return;
+        };
+        if self.stale {
+            // A rebuild is due anyway and will read the current books.
+            return;
+        }
+        for c in changes {
+            match c {
+                Change::Entry { before, after, .. } => match (before, after) {
+                    (_, Some(e)) => self.preview.upsert_entry(book, e),
+                    (Some(e), None) => self.preview.remove_entry(book, e.id),
+                    (None, None) => {}
+                },
+                Change::Settings { after: s, .. } => self.preview.set_book_settings(
+                    book,
+                    s.scan_depth,
+                    s.token_budget,
+                    s.recursive_scanning,
+                ),
+            }
+        }
+    }
+
+    pub fn state(&self) -> AppStateView {
+        AppStateView {
+            docs: self
+                .docs
+                .iter()
+                .map(|d| DocSummary {
+                    id: d.id,
+                    name: d.book.name.clone(),
+                    path: d.path.as_ref().map(|p| p.display().to_string()),
+                    dirty: d.dirty(),
+                    attached: d.attached,
+                    entries: d.book.entries.len() as u32,
+                    can_undo: d.history.can_undo(),
+                    can_redo: d.history.can_redo(),
+                })
+                .collect(),
+            chat_text: self.chat_text.clone(),
+            chat_error: self.chat_error.clone(),
+            chat_warnings: self.chat_warnings.clone(),
+            settings: self.preview.settings().clone(),
+            recent: self
+                .recent
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        }
+    }
+
+    fn attached_books(&self) -> Vec<Book> {
+        self.docs
+            .iter()
+            .filter(|d| d.attached)
+            .map(|d| d.book.clone())
+            .collect()
+    }
+
+    /// Position among the attached books of `doc`, if attached.
+    fn attached_position(&self, doc: u32) -> Option<usize> {
+        self.docs
+            .iter()
+            .filter(|d| d.attached)
+            .position(|d| d.id == doc)
+    }
+
+    /// Rebuilds the preview's index when the attached books changed.
+    fn refresh(&mut self) {
+        if self.stale {
+            let books = self.attached_books();
+            self.preview.set_books(&books);
+            self.stale = false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

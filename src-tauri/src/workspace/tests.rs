@@ -1,0 +1,423 @@
+//! Tests of the workspace through its public methods, as the commands call
+//! them.
+
+use super::*;
+use crate::error::ErrorKind;
+use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, SortKey};
+use lorebook_engine::formats::{self, ExportFormat, Format};
+
+fn ws() -> (Workspace, u32) {
+    let ws = Workspace::with_sample();
+    let doc = ws.docs[0].id;
+    (ws, doc)
+}
+
+#[test]
+fn the_sample_is_open_and_previews() {
+    let (mut ws, _) = ws();
+    let p = ws.preview(None);
+    assert!(p.result.injected.len() >= 3, "{:?}", p.result.injected);
+    assert_eq!(p.requests as usize, ws.chat.len());
+    assert!(ws.chat.len() >= 4);
+}
+
+#[test]
+fn editing_a_key_changes_the_preview_and_undo_restores_it() {
+    let (mut ws, doc) = ws();
+    let before = ws.preview(None).result.injected.len();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    assert_eq!(e.comment, "The Lighthouse");
+    e.keys = vec!["zeppelin".into()];
+    ws.update_entry(doc, e).unwrap();
+    assert!(ws.doc(doc).unwrap().dirty());
+    let after = ws.preview(None).result;
+    assert!(after
+        .dropped
+        .iter()
+        .any(|d| d.id == 1 && d.reason.kind() == "no_match"));
+    assert_ne!(after.injected.len(), before);
+    assert!(ws.undo(doc).unwrap());
+    assert_eq!(ws.preview(None).result.injected.len(), before);
+    assert!(
+        !ws.doc(doc).unwrap().dirty(),
+        "undo back to the saved state is clean"
+    );
+    assert!(ws.redo(doc).unwrap());
+    assert!(ws.doc(doc).unwrap().dirty());
+}
+
+#[test]
+fn typing_coalesces_into_one_undo_step() {
+    let (mut ws, doc) = ws();
+    let original = ws.entry(doc, 3).unwrap().entry;
+    for text in ["a", "ab", "abc"] {
+        let mut e = original.clone();
+        e.content = text.into();
+        ws.update_entry(doc, e).unwrap();
+    }
+    ws.undo(doc).unwrap();
+    assert_eq!(ws.entry(doc, 3).unwrap().entry, original);
+}
+
+#[test]
+fn add_duplicate_delete_and_bulk_undo() {
+    let (mut ws, doc) = ws();
+    let n = ws.doc(doc).unwrap().book.entries.len();
+    let id = ws.add_entry(doc).unwrap();
+    assert!(
+        ws.entry(doc, id).unwrap().entry.whole_words,
+        "new entries have whole words on"
+    );
+    let copies = ws.duplicate(doc, &[1, 2]).unwrap();
+    assert_eq!(ws.doc(doc).unwrap().book.entries.len(), n + 3);
+    assert_eq!(
+        ws.entry(doc, copies[0]).unwrap().entry.comment,
+        "The Lighthouse (copy)"
+    );
+    ws.delete(doc, &[0, 2, copies[1]]).unwrap();
+    assert_eq!(ws.doc(doc).unwrap().book.entries.len(), n);
+    ws.undo(doc).unwrap();
+    let ids: Vec<u64> = ws
+        .doc(doc)
+        .unwrap()
+        .book
+        .entries
+        .iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(&ids[..3], &[0, 1, 2], "deleted entries come back in place");
+    ws.bulk(
+        doc,
+        &[1, 2],
+        &BulkPatch {
+            enabled: Some(false),
+            order: Some(7),
+            priority: None,
+        },
+    )
+    .unwrap();
+    let e = ws.entry(doc, 2).unwrap().entry;
+    assert!(!e.enabled);
+    assert_eq!(e.order, 7);
+    ws.undo(doc).unwrap();
+    assert!(ws.entry(doc, 2).unwrap().entry.enabled);
+}
+
+#[test]
+fn settings_ranges_are_enforced() {
+    let (mut ws, doc) = ws();
+    let mut s = ws.book_settings(doc).unwrap();
+    s.scan_depth = 101;
+    assert_eq!(
+        ws.set_book_settings(doc, s.clone()).unwrap_err().kind,
+        ErrorKind::Invalid
+    );
+    s.scan_depth = 10;
+    s.token_budget = 99;
+    assert!(ws.set_book_settings(doc, s.clone()).is_err());
+    s.token_budget = 32000;
+    ws.set_book_settings(doc, s).unwrap();
+    assert_eq!(ws.doc(doc).unwrap().book.token_budget, 32000);
+    assert_eq!(ws.preview(None).result.budget.limit, 32000);
+}
+
+#[test]
+fn list_filters_sorts_and_searches() {
+    let (mut ws, doc) = ws();
+    let q = |search: &str, filter, sort, descending| ListQuery {
+        search: search.into(),
+        filter,
+        sort,
+        descending,
+    };
+    let all = ws
+        .list(doc, &q("", EntryFilter::All, SortKey::Id, false))
+        .unwrap();
+    assert_eq!(all.len(), ws.doc(doc).unwrap().book.entries.len());
+    assert!(all.iter().all(|r| r.tokens > 0));
+    let disabled = ws
+        .list(doc, &q("", EntryFilter::Disabled, SortKey::Id, false))
+        .unwrap();
+    assert!(disabled.iter().all(|r| !r.enabled) && !disabled.is_empty());
+    let constant = ws
+        .list(doc, &q("", EntryFilter::Constant, SortKey::Id, false))
+        .unwrap();
+    assert_eq!(constant.len(), 1);
+    let found = ws
+        .list(
+            doc,
+            &q("widow's teeth", EntryFilter::All, SortKey::Id, false),
+        )
+        .unwrap();
+    assert_eq!(found.len(), 1, "search looks into content");
+    let by_prio = ws
+        .list(doc, &q("", EntryFilter::All, SortKey::Priority, true))
+        .unwrap();
+    assert!(by_prio.windows(2).all(|w| w[0].priority >= w[1].priority));
+    let mut e = ws.entry(doc, 3).unwrap().entry;
+    e.content = "@@bogus\nx".into();
+    ws.update_entry(doc, e).unwrap();
+    let diag = ws
+        .list(doc, &q("", EntryFilter::Diagnostics, SortKey::Id, false))
+        .unwrap();
+    assert!(diag.iter().any(|r| r.id == 3));
+}
+
+#[test]
+fn save_and_reopen() {
+    let (mut ws, doc) = ws();
+    assert_eq!(ws.save(doc, None).unwrap_err().kind, ErrorKind::NeedsPath);
+    let dir = std::env::temp_dir().join(format!("lbs-ws-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("book.json");
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.keys.push("beacon".into());
+    ws.update_entry(doc, e).unwrap();
+    ws.save(doc, Some(path.clone())).unwrap();
+    assert!(!ws.doc(doc).unwrap().dirty());
+    let mut other = Workspace::default();
+    let opened = other.open_path(&path).unwrap();
+    assert!(other
+        .entry(opened.doc, 1)
+        .unwrap()
+        .entry
+        .keys
+        .contains(&"beacon".to_string()));
+    assert_eq!(
+        other.open_path(&path).unwrap().doc,
+        opened.doc,
+        "opening twice focuses"
+    );
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{ nope").unwrap();
+    let err = other.open_path(&bad).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Format);
+    assert!(err.message.contains("line 1"), "{}", err.message);
+    assert_eq!(other.docs.len(), 1, "a failed open touches nothing");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_chat_keeps_the_last_good_messages() {
+    let (mut ws, _) = ws();
+    let n = ws.chat.len();
+    ws.set_chat("[{\"role\": ".into());
+    assert!(ws.chat_error.as_deref().unwrap().contains("line 1"));
+    assert_eq!(ws.chat.len(), n);
+    ws.set_chat("User: the lighthouse".into());
+    assert_eq!(ws.chat.len(), 1);
+    assert!(ws.chat_error.is_none());
+}
+
+#[test]
+fn the_view_counts_what_it_does_not_list() {
+    let mut ws = Workspace::default();
+    let doc = ws.new_book();
+    for _ in 0..(SHOWN_PER_KIND + 5) {
+        ws.add_entry(doc).unwrap();
+    }
+    ws.set_chat("User: hello".into());
+    let p = ws.preview(None);
+    assert_eq!(p.result.dropped.len(), SHOWN_PER_KIND);
+    assert_eq!(p.omitted.len(), 1);
+    assert_eq!(
+        (p.omitted[0].kind.as_str(), p.omitted[0].count),
+        ("no_match", 5)
+    );
+}
+
+#[test]
+fn detaching_a_book_removes_it_from_the_preview() {
+    let (mut ws, doc) = ws();
+    ws.set_attached(doc, false).unwrap();
+    let p = ws.preview(None);
+    assert!(p.result.injected.is_empty() && p.result.dropped.is_empty());
+    assert!(ws
+        .set_settings(Settings {
+            model: "nope".into(),
+            ..Settings::default()
+        })
+        .is_err());
+}
+
+#[test]
+fn foreign_files_wait_for_confirmation_with_a_report() {
+    let mut ws = Workspace::default();
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let st = corpus.join("sillytavern/Eldoria.json");
+    let ImportOutcome::Pending(p) = ws.import_path(&st).unwrap() else {
+        panic!("a SillyTavern file is not opened without confirmation")
+    };
+    assert_eq!(p.entries, 4);
+    assert_eq!(p.format, Format::SillyTavern);
+    assert!(ws.docs.is_empty(), "nothing opens before confirming");
+    assert_eq!(ws.pending().len(), 1);
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    assert!(
+        ws.doc(doc).unwrap().path.is_none(),
+        "an imported book saves as a new native file"
+    );
+    assert!(ws.pending().is_empty());
+    let ImportOutcome::Pending(p) = ws
+        .import_path(&corpus.join("ccv3/default_Seraphina.png"))
+        .unwrap()
+    else {
+        panic!()
+    };
+    assert_eq!(ws.confirm_import(p.id, false).unwrap(), None);
+    assert_eq!(ws.docs.len(), 1);
+    let err = ws
+        .import_path(&corpus.join("kobold/create_character_20210621.json"))
+        .unwrap_err();
+    assert!(err.message.contains("KoboldAI"), "{}", err.message);
+    assert_eq!(ws.docs.len(), 1, "a failed import touches nothing");
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/saltmere.json");
+    assert!(matches!(
+        ws.import_path(&sample).unwrap(),
+        ImportOutcome::Opened(_)
+    ));
+}
+
+#[test]
+fn export_reports_then_writes() {
+    let (ws, doc) = ws();
+    let report = ws.export_report(doc, ExportFormat::Risu).unwrap();
+    assert!(!report.is_lossless(), "RisuAI has no place for whole words");
+    let dir = std::env::temp_dir().join(format!("lbs-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("book.risu.json");
+    ws.export_to(doc, ExportFormat::Risu, &out, None).unwrap();
+    let back = formats::import(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(back.format, Format::Risu);
+    assert_eq!(
+        back.book.entries.len(),
+        ws.doc(doc).unwrap().book.entries.len()
+    );
+    let card = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus/ccv3/default_Seraphina.png");
+    let png = dir.join("card.png");
+    ws.export_to(doc, ExportFormat::CardV3, &png, Some(&card))
+        .unwrap();
+    assert_eq!(
+        formats::import(&std::fs::read(&png).unwrap())
+            .unwrap()
+            .book
+            .name,
+        "Saltmere"
+    );
+    let err = ws
+        .export_to(doc, ExportFormat::Risu, &png, Some(&card))
+        .unwrap_err();
+    assert!(!err.message.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The preview after incremental updates equals one built from scratch.
+fn assert_fresh(ws: &mut Workspace) {
+    let incremental = ws.preview(None).result;
+    let books = ws.attached_books();
+    let fresh = Preview::new(&books, ws.settings().clone()).request(&ws.chat, ws.chat.len());
+    assert_eq!(incremental, fresh);
+}
+
+#[test]
+fn every_edit_updates_the_preview_incrementally() {
+    let (mut ws, doc) = ws();
+    assert_fresh(&mut ws);
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.keys = vec!["ferry".into()];
+    e.content = "@@priority 999\nNew body.".into();
+    ws.update_entry(doc, e).unwrap();
+    assert_fresh(&mut ws);
+    let id = ws.add_entry(doc).unwrap();
+    let mut e = ws.entry(doc, id).unwrap().entry;
+    e.keys = vec!["tavern".into()];
+    e.content = "A new tavern note.".into();
+    ws.update_entry(doc, e).unwrap();
+    assert_fresh(&mut ws);
+    ws.delete(doc, &[2, 3]).unwrap();
+    assert_fresh(&mut ws);
+    ws.bulk(
+        doc,
+        &[0, 4],
+        &BulkPatch {
+            enabled: Some(false),
+            order: Some(1),
+            priority: None,
+        },
+    )
+    .unwrap();
+    assert_fresh(&mut ws);
+    let mut s = ws.book_settings(doc).unwrap();
+    s.token_budget = 120;
+    s.recursive_scanning = false;
+    s.scan_depth = 2;
+    ws.set_book_settings(doc, s).unwrap();
+    assert_fresh(&mut ws);
+    for _ in 0..4 {
+        ws.undo(doc).unwrap();
+        assert_fresh(&mut ws);
+    }
+    ws.redo(doc).unwrap();
+    assert_fresh(&mut ws);
+    ws.duplicate(doc, &[1]).unwrap();
+    assert_fresh(&mut ws);
+}
+
+#[test]
+fn decorator_panel_goes_through_the_engine() {
+    let c = Workspace::set_decorator("Body", "probability", Some("30"), true);
+    assert_eq!(c, "@@probability 30\nBody");
+    assert_eq!(
+        Workspace::set_decorator(&c, "probability", None, false),
+        "Body"
+    );
+}
+
+/// Regression: the pending-import dialog showed an empty file name for
+/// every foreign import, because the list of pending imports rebuilt its
+/// view from a path kept only for native files.
+#[test]
+fn pending_import_lost_its_file_name() {
+    let (ws, doc) = ws();
+    let dir = std::env::temp_dir().join(format!("lbs-pending-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("book.st.json");
+    ws.export_to(doc, ExportFormat::SillyTavern, &file, None)
+        .unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(shown) = ws.import_path(&file).unwrap() else {
+        panic!("a SillyTavern file waits for confirmation")
+    };
+    assert_eq!(shown.file, file.display().to_string());
+    let listed = ws.pending();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].file, file.display().to_string());
+    assert_eq!(listed[0].name, shown.name);
+    assert_eq!(listed[0].report, shown.report);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn undo_and_redo_of_a_deletion_restore_order_and_preview() {
+    let (mut ws, doc) = ws();
+    let ids = |ws: &Workspace| -> Vec<u64> {
+        ws.doc(doc)
+            .unwrap()
+            .book
+            .entries
+            .iter()
+            .map(|e| e.id)
+            .collect()
+    };
+    let original = ids(&ws);
+    ws.delete(doc, &[1, 3]).unwrap();
+    let deleted = ids(&ws);
+    assert!(!deleted.contains(&1) && !deleted.contains(&3));
+    ws.undo(doc).unwrap();
+    assert_eq!(ids(&ws), original);
+    assert_fresh(&mut ws);
+    ws.redo(doc).unwrap();
+    assert_eq!(ids(&ws), deleted);
+    assert_fresh(&mut ws);
+}

@@ -1,0 +1,107 @@
+//! Imports and exports. A file that is not a lossless native book waits as
+//! a pending import, with its report, until the user confirms; an export
+//! first reports what the target format cannot carry.
+//!
+//! **Invariant:** the view of a pending import is built once, when the file
+//! is read, and kept with the book it describes; the dialog and the list of
+//! pending imports show that same value.
+
+use std::path::{Path, PathBuf};
+
+use lorebook_engine::formats::{self, ExportFormat, Format, Report};
+use lorebook_engine::model::Book;
+
+use super::Workspace;
+use crate::error::AppError;
+use crate::views::{ImportOutcome, PendingImport};
+
+/// A file read and reported, waiting for the user to confirm.
+#[derive(Debug)]
+pub(super) struct Pending {
+    view: PendingImport,
+    book: Book,
+    /// A native file opened this way saves back to its own path.
+    native_path: Option<PathBuf>,
+}
+
+impl Workspace {
+    /// Reads any importable file. A native file whose import is lossless
+    /// opens at once (and saves back to its path); anything else waits,
+    /// with its report, for [`Workspace::confirm_import`].
+    pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
+        let bytes = formats::read_limited(path).map_err(AppError::io)?;
+        let imported = formats::import(&bytes)
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        if imported.format == Format::Native && imported.report.is_lossless() {
+            return self.open_path(path).map(ImportOutcome::Opened);
+        }
+        let id = self.next_pending;
+        self.next_pending += 1;
+        let view = PendingImport {
+            id,
+            file: path.display().to_string(),
+            format: imported.format,
+            name: imported.book.name.clone(),
+            entries: imported.book.entries.len() as u32,
+            report: imported.report,
+        };
+        self.pending.push(Pending {
+            view: view.clone(),
+            book: imported.book,
+            native_path: (imported.format == Format::Native).then(|| path.to_path_buf()),
+        });
+        Ok(ImportOutcome::Pending(view))
+    }
+
+    /// Imports waiting for confirmation.
+    pub fn pending(&self) -> Vec<PendingImport> {
+        self.pending.iter().map(|p| p.view.clone()).collect()
+    }
+
+    /// Opens (`accept`) or discards a pending import.
+    pub fn confirm_import(&mut self, id: u32, accept: bool) -> Result<Option<u32>, AppError> {
+        let at = self
+            .pending
+            .iter()
+            .position(|p| p.view.id == id)
+            .ok_or_else(|| AppError::not_found(format!("no pending import {id}")))?;
+        let pending = self.pending.remove(at);
+        if !accept {
+            return Ok(None);
+        }
+        // A foreign book becomes a new native book: Save asks where.
+        let doc = self.add_doc(pending.book, pending.native_path);
+        Ok(Some(doc))
+    }
+
+    /// What exporting `doc` to `to` would carry, without writing anything.
+    pub fn export_report(&self, doc: u32, to: ExportFormat) -> Result<Report, AppError> {
+        let d = self.doc(doc)?;
+        formats::export(&d.book, to)
+            .map(|(_, report)| report)
+            .map_err(|e| AppError::format(e.to_string()))
+    }
+
+    /// Exports `doc` to `path` (into the card PNG `card` when given).
+    pub fn export_to(
+        &self,
+        doc: u32,
+        to: ExportFormat,
+        path: &Path,
+        card: Option<&Path>,
+    ) -> Result<String, AppError> {
+        let d = self.doc(doc)?;
+        let (bytes, _) = match card {
+            Some(card) => {
+                let png = std::fs::read(card)
+                    .map_err(|e| AppError::io(format!("cannot read {}: {e}", card.display())))?;
+                formats::export_into_card(&d.book, &png, to)
+                    .map_err(|e| AppError::format(format!("{}: {e}", card.display())))?
+            }
+            None => formats::export(&d.book, to).map_err(|e| AppError::format(e.to_string()))?,
+        };
+        formats::write_atomic(path, &bytes)
+            .map_err(|e| AppError::io(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path.display().to_string())
+    }
+}

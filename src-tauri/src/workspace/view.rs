@@ -1,0 +1,170 @@
+//! The preview side of the workspace: the sample chat, which books are
+//! attached, the preview settings, and the views of a request and of the
+//! whole chat that the preview pane renders.
+
+use lorebook_engine::chat;
+use lorebook_engine::preview::Settings;
+use lorebook_engine::tokenizer::encoding_for_model;
+
+use super::Workspace;
+use crate::error::AppError;
+use crate::views::{
+    AttachedBook, EntryBody, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
+};
+
+/// How many "no match" and "disabled" entries a preview view lists.
+pub const SHOWN_PER_KIND: usize = 300;
+
+impl Workspace {
+    pub fn set_chat(&mut self, text: String) {
+        match chat::parse(&text, &self.chat_options) {
+            Ok(c) => {
+                self.chat = c.messages;
+                self.chat_warnings = c.warnings;
+                self.chat_error = None;
+            }
+            Err(e) => {
+                // Keep the last good messages so the preview stays useful.
+                self.chat_error = Some(e.to_string());
+            }
+        }
+        self.chat_text = text;
+    }
+
+    pub fn set_attached(&mut self, doc: u32, attached: bool) -> Result<(), AppError> {
+        self.doc_mut(doc)?.attached = attached;
+        self.stale = true;
+        Ok(())
+    }
+
+    pub fn set_settings(&mut self, settings: Settings) -> Result<(), AppError> {
+        encoding_for_model(&settings.model).map_err(AppError::invalid)?;
+        self.preview
+            .set_settings(settings)
+            .map_err(AppError::invalid)
+    }
+
+    pub fn settings(&self) -> &Settings {
+        self.preview.settings()
+    }
+
+    /// The preview of request `k` (default: the last).
+    pub fn preview(&mut self, k: Option<usize>) -> PreviewView {
+        self.refresh();
+        let attached: Vec<(u32, String)> = self
+            .docs
+            .iter()
+            .filter(|d| d.attached)
+            .map(|d| (d.id, d.book.name.clone()))
+            .collect();
+        let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
+        let mut result = self.preview.request(&self.chat, k);
+        // On a 10,000-entry book nearly every entry is "no match": the view
+        // lists the first few of the plentiful kinds and counts the rest, so
+        // a keystroke does not ship megabytes to the webview.
+        let mut seen: Vec<(&'static str, u32)> = Vec::new();
+        result.dropped.retain(|d| {
+            let kind = d.reason.kind();
+            if kind != "no_match" && kind != "disabled" {
+                return true;
+            }
+            let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => n,
+                None => {
+                    seen.push((kind, 0));
+                    &mut seen.last_mut().expect("just pushed").1
+                }
+            };
+            *n += 1;
+            *n as usize <= SHOWN_PER_KIND
+        });
+        let omitted = seen
+            .into_iter()
+            .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
+            .map(|(kind, n)| OmittedDropped {
+                kind: kind.to_string(),
+                count: n - SHOWN_PER_KIND as u32,
+            })
+            .collect();
+        let index = self.preview.index();
+        let name = |book: usize, id: u64| -> String {
+            index
+                .entry(book, id)
+                .map(|e| e.comment.to_string())
+                .filter(|c| !c.trim().is_empty())
+                .or_else(|| {
+                    let doc = attached.get(book)?.0;
+                    let d = self.docs.iter().find(|d| d.id == doc)?;
+                    Some(d.book.entry(id)?.display_name().to_string())
+                })
+                .unwrap_or_default()
+        };
+        let names = result
+            .injected
+            .iter()
+            .map(|i| (i.book, i.id))
+            .chain(result.dropped.iter().map(|d| (d.book, d.id)))
+            .map(|(b, id)| EntryName {
+                book: b as u32,
+                id,
+                name: name(b, id),
+            })
+            .collect();
+        let bodies = result
+            .injected
+            .iter()
+            .filter_map(|i| {
+                index
+                    .entry(i.book, i.id)
+                    .map(|e| (i.book as u32, i.id, e.body.to_string()))
+            })
+            .map(|(book, id, body)| EntryBody { book, id, body })
+            .collect();
+        PreviewView {
+            books: attached
+                .iter()
+                .map(|(id, name)| AttachedBook {
+                    doc: *id,
+                    name: name.clone(),
+                })
+                .collect(),
+            requests: self.chat.len() as u32,
+            chat: self.chat.clone(),
+            names,
+            bodies,
+            result,
+            omitted,
+        }
+    }
+
+    /// Which entries went into each request 1…M.
+    pub fn log(&mut self) -> Vec<LogRow> {
+        self.refresh();
+        self.preview
+            .log(&self.chat)
+            .into_iter()
+            .map(|r| LogRow {
+                request: r.request as u32,
+                used: r.budget.used,
+                limit: r.budget.limit,
+                injected: r
+                    .injected
+                    .iter()
+                    .map(|i| EntryRef {
+                        book: i.book as u32,
+                        id: i.id,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The doc behind attached book position `book`.
+    pub fn doc_of_attached(&self, book: usize) -> Option<u32> {
+        self.docs
+            .iter()
+            .filter(|d| d.attached)
+            .nth(book)
+            .map(|d| d.id)
+    }
+}

@@ -131,11 +131,7 @@ const BOOK_FIELDS: &[&str] = &[
 
 /// SillyTavern world info keeps its entries in an object keyed by uid.
 pub(crate) fn detect(top: &Object) -> Detect {
-    if top.get("entries").is_some_and(Value::is_object) {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
+    Detect::sure_if(top.get("entries").is_some_and(Value::is_object))
 }
 
 /// Reads a SillyTavern world info document.

@@ -37,11 +37,9 @@ const SOURCE: &str = "agnai";
 
 /// An Agnai memory book says `kind: "memory"` and has an entry list.
 pub(crate) fn detect(top: &Object) -> Detect {
-    if top.get("kind").and_then(Value::as_str) == Some("memory") && entries_are_a_list(top) {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
+    Detect::sure_if(
+        top.get("kind").and_then(Value::as_str) == Some("memory") && entries_are_a_list(top),
+    )
 }
 
 /// Reads an Agnai memory book.

@@ -78,33 +78,22 @@ impl Version {
 /// crate's exports do not add by themselves): all present = SillyTavern's.
 const ST_MARKERS: &[&str] = &["display_index", "exclude_recursion", "group_override"];
 
-fn detect_spec(top: &Object, spec: &str) -> Detect {
-    if top.get("spec").and_then(Value::as_str) == Some(spec) {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
-}
-
 /// A v2 card says so in its `spec`.
 pub(crate) fn detect_v2(top: &Object) -> Detect {
-    detect_spec(top, SPEC_V2)
+    Detect::by_spec(top, SPEC_V2)
 }
 
 /// A v3 card says so in its `spec`.
 pub(crate) fn detect_v3(top: &Object) -> Detect {
-    detect_spec(top, SPEC_V3)
+    Detect::by_spec(top, SPEC_V3)
 }
 
 /// A bare book is an entry list with no card `spec` around it.
 pub(crate) fn detect_bare_book(top: &Object) -> Detect {
-    if top.get("entries").is_some_and(Value::is_array)
-        && !top.get("spec").is_some_and(Value::is_string)
-    {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
+    Detect::sure_if(
+        top.get("entries").is_some_and(Value::is_array)
+            && !top.get("spec").is_some_and(Value::is_string),
+    )
 }
 
 /// Reads the book of a card JSON (`spec: chara_card_v2 | chara_card_v3`).

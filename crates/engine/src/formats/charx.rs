@@ -4,7 +4,7 @@
 //! are not read (the report says so).
 //!
 //! The archive is read with the `zip` crate (stored and deflate entries).
-//! Only `card.json` is inflated, and never past [`MAX_CARD_BYTES`]: the cap
+//! Only `card.json` is inflated, and never past `MAX_CARD_BYTES`: the cap
 //! counts the bytes actually inflated, not the size the archive declares,
 //! so a hostile archive cannot exhaust memory. Encrypted entries and other
 //! compression methods are refused with a clear message.
@@ -95,4 +95,58 @@ pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
             .into(),
     );
     card::book_of_card(card_obj, report)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use zip::write::SimpleFileOptions;
+    use zip::ZipWriter;
+
+    use super::*;
+
+    /// An archive holding `card.json` deflated, and the offset of its
+    /// central directory header.
+    fn archive(card: &[u8]) -> (Vec<u8>, usize) {
+        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        let options = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+        w.start_file("card.json", options).unwrap();
+        w.write_all(card).unwrap();
+        let bytes = w.finish().unwrap().into_inner();
+        let cd = bytes.windows(4).position(|s| s == b"PK\x01\x02").unwrap();
+        (bytes, cd)
+    }
+
+    fn message(zip: &[u8]) -> String {
+        match read_file(zip, "card.json") {
+            Err(e @ ImportError::BadCharx(_)) => e.to_string(),
+            other => panic!("expected a CHARX error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn card_json_is_capped_by_the_bytes_inflated() {
+        let (small, _) = archive(b"{}");
+        assert_eq!(read_file(&small, "card.json").unwrap().unwrap(), b"{}");
+        let big = vec![b' '; MAX_CARD_BYTES as usize + 1];
+        let (honest, cd) = archive(&big);
+        assert!(message(&honest).contains("larger than"));
+        // The same archive declaring a 10-byte card.json in its directory
+        // is refused all the same, with no more than the cap inflated.
+        let mut lying = honest;
+        lying[cd + 24..cd + 28].copy_from_slice(&10u32.to_le_bytes());
+        message(&lying);
+    }
+
+    #[test]
+    fn encrypted_and_unknown_methods_are_refused() {
+        let (zip, cd) = archive(b"{}");
+        let mut encrypted = zip.clone();
+        encrypted[cd + 8] |= 1;
+        assert!(message(&encrypted).contains("card.json is encrypted"));
+        let mut bzip2 = zip;
+        bzip2[cd + 10..cd + 12].copy_from_slice(&12u16.to_le_bytes());
+        assert!(message(&bzip2).contains("compression method 12"));
+    }
 }

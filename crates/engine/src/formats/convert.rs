@@ -14,17 +14,18 @@
 //! println!("{report}");
 //! ```
 //!
-//! This module only dispatches, over [`CODECS`]: one row per format with
+//! This module only dispatches, over `CODECS`: one row per format with
 //! its detection, its reader and its writer; the mapping itself lives in
-//! the format's own module. Adding a format is one new module, its
-//! [`Format`] (and [`ExportFormat`]) variant and one row here.
+//! the format's own module. Adding a format is one new module, one row
+//! here, and its variant with its names in [`Format`] (and
+//! [`ExportFormat`] when it is written).
 //!
 //! Detection looks at the content, never at the file name: the binary
 //! formats' signatures (PNG, ZIP) first, then the JSON formats' marker
 //! fields (`spec`, `type: "risu"`, `lorebookVersion`,
 //! `storyContainerVersion`, `kind: "memory"`, an `entries` object or
-//! array), in table order. A [`Detect::Fallback`] claim counts only when
-//! no row is [`Detect::Sure`] and the document has no `spec`.
+//! array), in table order. A `Detect::Fallback` claim counts only when
+//! no row is `Detect::Sure` and the document has no `spec`.
 
 use serde_json::Value;
 

@@ -6,6 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::Object;
 
 /// A format an import can come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -199,4 +202,21 @@ pub(crate) enum Detect {
     Fallback,
     /// Not this format.
     No,
+}
+
+impl Detect {
+    /// [`Detect::Sure`] when the markers are there, else [`Detect::No`].
+    pub(crate) fn sure_if(markers: bool) -> Self {
+        if markers {
+            Detect::Sure
+        } else {
+            Detect::No
+        }
+    }
+
+    /// Sure when the document's `spec` is `spec` (native files and cards
+    /// name themselves there).
+    pub(crate) fn by_spec(top: &Object, spec: &str) -> Self {
+        Detect::sure_if(top.get("spec").and_then(Value::as_str) == Some(spec))
+    }
 }

@@ -1,5 +1,22 @@
 //! File formats. [`native`] is the project's own file (SPEC §7); the other
 //! modules translate foreign formats to and from the model.
+//!
+//! Where things are:
+//!
+//! - [`convert`]: [`import`], [`export`] and [`detect`], dispatching over
+//!   one table of codecs (format, detection, reader, writer).
+//! - One module per format, each a symmetric import/export pair with its
+//!   mapping table in its header: [`native`], [`sillytavern`], [`card`]
+//!   (v2/v3 cards and the bare character book), [`png`], [`charx`],
+//!   [`risu`], [`novelai`], [`agnai`].
+//! - Leaf modules every format uses, which use no format: [`error`]
+//!   ([`ImportError`], [`ExportError`]), [`format`](mod@format) ([`Format`],
+//!   [`ExportFormat`]), [`json`] (parsing and typed field readers),
+//!   [`report`], [`shadow`] (the source spellings an export restores) and
+//!   `common` (decorator, namespace and report helpers).
+//!
+//! **Invariant:** no format module imports [`convert`], and no leaf module
+//! imports a format module, so the dependencies run one way.
 
 /// The largest book file read (256 MiB): far above any real lorebook, low
 /// enough that an absurd file gets a clear refusal instead of exhausting

@@ -94,11 +94,7 @@ pub fn from_value(value: Value) -> Result<(Book, Vec<String>), ImportError> {
 
 /// A native file says so in its `spec`.
 pub(crate) fn detect(top: &Object) -> Detect {
-    if top.get("spec").and_then(Value::as_str) == Some(SPEC) {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
+    Detect::by_spec(top, SPEC)
 }
 
 /// The native codec's import: [`from_value`], with its repair notes and

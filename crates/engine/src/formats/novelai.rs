@@ -52,11 +52,9 @@ fn is_story(top: &Object) -> bool {
 /// A NovelAI lorebook has `lorebookVersion` and an entry list; a story
 /// holds one in `content.lorebook`.
 pub(crate) fn detect(top: &Object) -> Detect {
-    if (top.contains_key("lorebookVersion") && entries_are_a_list(top)) || is_story(top) {
-        Detect::Sure
-    } else {
-        Detect::No
-    }
+    Detect::sure_if(
+        (top.contains_key("lorebookVersion") && entries_are_a_list(top)) || is_story(top),
+    )
 }
 
 /// Reads a NovelAI lorebook or story.

@@ -19,6 +19,7 @@ pub mod chat;
 pub mod decorators;
 pub mod explain;
 pub mod formats;
+pub mod io;
 pub mod matcher;
 pub mod model;
 pub mod placement;

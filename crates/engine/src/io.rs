@@ -95,11 +95,11 @@ fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
 
 /// Reads a regular file of at most `cap` bytes.
 ///
-/// The type is checked before opening (opening a FIFO blocks until a
-/// writer appears) and again on the open handle, in case the path was
-/// replaced in between. The size comes from the bytes actually read, never
-/// from metadata alone: a file that grows, or lies about its size, still
-/// stops at `cap + 1` bytes.
+/// The type is checked before opening, because opening a FIFO blocks until
+/// a writer appears, and again on the open handle, so a path replaced in
+/// between by a directory or a device is still refused. The size comes from
+/// the bytes actually read, never from metadata alone: a file that grows,
+/// or reports a wrong size, still stops at `cap + 1` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
     let io = |error| ReadError::Io {
         path: path.to_path_buf(),

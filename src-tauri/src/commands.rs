@@ -380,8 +380,8 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::cancelled("no file chosen"));
     };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| AppError::io(format!("cannot read {}: {e}", path.display())))?;
+    let text = lorebook_engine::io::read_text_capped(&path, lorebook_engine::io::MAX_CHAT_BYTES)
+        .map_err(|e| AppError::io(e.to_string()))?;
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
     ws.set_chat(text);

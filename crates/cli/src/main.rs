@@ -125,14 +125,8 @@ fn main() -> ExitCode {
 }
 
 fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "{}: not UTF-8 text (invalid byte at offset {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
+    lorebook_engine::io::read_text_capped(path, lorebook_engine::io::MAX_CHAT_BYTES)
+        .map_err(|e| e.to_string())
 }
 
 fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String> {
@@ -412,7 +406,7 @@ fn render(
 
 fn tokens(path: &Path, model: &str) -> Result<(), String> {
     let encoding = encoding_for_model(model)?;
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = formats::read_limited(path)?;
     if let Ok(Imported { book, .. }) = books::from_bytes(&bytes) {
         let mut total = 0u64;
         for e in &book.entries {
@@ -428,7 +422,7 @@ fn tokens(path: &Path, model: &str) -> Result<(), String> {
         ));
         return Ok(());
     }
-    let text = read_text(path)?;
+    let text = lorebook_engine::io::text_of(path, bytes).map_err(|e| e.to_string())?;
     emit(&format!("{}\n", encoding.count(&text)));
     Ok(())
 }
@@ -446,7 +440,7 @@ fn convert(
     eprint!("{}", imported.report);
     let (bytes, report) = match into_card {
         Some(card) => {
-            let png = std::fs::read(card).map_err(|e| format!("{}: {e}", card.display()))?;
+            let png = formats::read_limited(card)?;
             formats::export_into_card(&imported.book, &png, to)
                 .map_err(|e| format!("{}: {e}", card.display()))?
         }

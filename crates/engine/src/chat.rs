@@ -408,11 +408,12 @@ mod tests {
 
     #[test]
     fn corpus_chats_parse() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/chats");
-        let Ok(files) = std::fs::read_dir(&dir) else {
-            panic!("corpus missing at {}", dir.display());
+        let Some(corpus) = crate::io::test_corpus() else {
+            return;
         };
+        let dir = corpus.join("chats");
+        let files = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("corpus chats at {}: {e}", dir.display()));
         for f in files {
             let path = f.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();

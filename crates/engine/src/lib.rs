@@ -20,6 +20,7 @@ pub mod decorators;
 pub mod diagnostic;
 pub mod explain;
 pub mod formats;
+pub mod io;
 pub mod lint;
 pub mod matcher;
 pub mod model;

@@ -599,6 +599,23 @@ fn risu_export_of_a_native_book() {
     assert!(report.book.not_carried.iter().any(|n| n.field == "name"));
 }
 
+#[test]
+fn bare_character_book_fixture_round_trips() {
+    let book = round_trip(
+        "character_book_all_fields.json",
+        Format::CharacterBook,
+        ExportFormat::CharacterBook,
+    );
+    assert_eq!(book.name, "Saltmere tides");
+    assert_eq!((book.scan_depth, book.token_budget), (4, 900));
+    let e = entry(&book, 10);
+    assert_eq!(e.keys, ["tide", "/ebb(s|ing)?/i"]);
+    assert!(e.use_regex && e.selective && !e.whole_words);
+    assert_eq!((e.order, e.priority), (40, 3));
+    assert_eq!(decorators::parse(&e.content).decorators.scan_depth, Some(2));
+    assert!(entry(&book, 11).constant);
+}
+
 // --- NovelAI --------------------------------------------------------------------
 
 #[test]
@@ -623,6 +640,17 @@ fn novelai_fixture_maps_every_field() {
         "Places"
     );
     assert_eq!(book.extensions["novelai"]["lorebookVersion"], 5);
+}
+
+#[test]
+fn novelai_story_fixture_keeps_its_container() {
+    let book = round_trip(
+        "novelai_story.story",
+        Format::NovelAi,
+        ExportFormat::NovelAi,
+    );
+    assert_eq!(entry(&book, 0).comment, "Ferry");
+    assert!(book.wrapper_extra.contains_key("novelai_story"));
 }
 
 #[test]

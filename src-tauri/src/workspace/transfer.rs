@@ -93,8 +93,7 @@ impl Workspace {
         let d = self.doc(doc)?;
         let (bytes, _) = match card {
             Some(card) => {
-                let png = std::fs::read(card)
-                    .map_err(|e| AppError::io(format!("cannot read {}: {e}", card.display())))?;
+                let png = formats::read_limited(card).map_err(AppError::io)?;
                 formats::export_into_card(&d.book, &png, to)
                     .map_err(|e| AppError::format(format!("{}: {e}", card.display())))?
             }

@@ -23,21 +23,11 @@
 /// memory.
 pub const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Reads a book file, refusing files above [`MAX_FILE_BYTES`] with a message
-/// that names the file and its size.
+/// Reads a book file through [`crate::io::read_capped`]: only regular
+/// files, at most [`MAX_FILE_BYTES`] actually read, with a message that
+/// names the file and the cause.
 pub fn read_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        .len();
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} is {} MiB; books larger than {} MiB are refused",
-            path.display(),
-            size / (1024 * 1024),
-            MAX_FILE_BYTES / (1024 * 1024)
-        ));
-    }
-    std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    crate::io::read_capped(path, MAX_FILE_BYTES).map_err(|e| e.to_string())
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,

@@ -51,10 +51,7 @@ impl Rules for Studio {
                     k,
                 )
             } else {
-                match index.evaluate(at, &found) {
-                    Ok(activation) => index.roll(at, activation, seed, k),
-                    Err(reason) => Status::Out(reason),
-                }
+                index.match_and_roll(at, &found, seed, k)
             };
             if s.is_active() {
                 sources.push(at);
@@ -77,18 +74,15 @@ impl Rules for Studio {
                     });
                 }
                 let mut touched = Vec::new();
+                let waiting = |t: EntryIx| awaits_recursion(index.at(t), &status[t.get()]);
                 for &s in &sources {
-                    let waiting = |t: EntryIx| waiting(index.at(t), &status[t.get()]);
                     index.scan_body(cache, s, passes, waiting, &mut found, &mut touched);
                 }
                 touched.sort_unstable();
                 touched.dedup();
                 let mut next = Vec::new();
                 for t in touched {
-                    status[t.get()] = match index.evaluate(t, &found) {
-                        Ok(activation) => index.roll(t, activation, seed, k),
-                        Err(reason) => Status::Out(reason),
-                    };
+                    status[t.get()] = index.match_and_roll(t, &found, seed, k);
                     if status[t.get()].is_active() {
                         next.push(t);
                     }
@@ -100,9 +94,9 @@ impl Rules for Studio {
             if passes == RECURSION_LIMIT && !sources.is_empty() {
                 let mut touched = Vec::new();
                 let mut later = Found::default();
+                let waiting = |t: EntryIx| awaits_recursion(index.at(t), &status[t.get()]);
+                let pass = RECURSION_LIMIT + 1;
                 for &s in &sources {
-                    let waiting = |t: EntryIx| waiting(index.at(t), &status[t.get()]);
-                    let pass = RECURSION_LIMIT + 1;
                     index.scan_body(cache, s, pass, waiting, &mut later, &mut touched);
                 }
                 for t in touched {
@@ -125,7 +119,7 @@ impl Rules for Studio {
 
 /// Whether recursion may still activate entry `e`, now in `status`: its
 /// book scans recursively and it is out only for want of a key match.
-fn waiting(e: &CompiledEntry, status: &Status) -> bool {
+fn awaits_recursion(e: &CompiledEntry, status: &Status) -> bool {
     e.recursive
         && matches!(
             status,

@@ -15,6 +15,7 @@
 //! holds them.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::decorators::{self, Decorators, Diagnostic};
@@ -235,9 +236,8 @@ impl Index {
                 (slot, at.get(), self.entries[at.get()].position)
             }
             None => {
-                let first = self.entries.partition_point(|x| x.book < book);
-                let end = self.entries.partition_point(|x| x.book <= book);
-                (self.new_slot(), end, end - first)
+                let range = self.book_range(book);
+                (self.new_slot(), range.end, range.len())
             }
         };
 
@@ -340,11 +340,10 @@ impl Index {
         }
         // A malformed file may give two entries one id: the one left is now
         // the entry by that id, as in a fresh build.
-        let first = self.entries.partition_point(|x| x.book < book);
-        let end = self.entries.partition_point(|x| x.book <= book);
-        let twin = self.entries[first..end].iter().rposition(|e| e.id == id);
+        let range = self.book_range(book);
+        let twin = self.entries[range.clone()].iter().rposition(|e| e.id == id);
         if let Some(t) = twin {
-            let twin = Some(EntryIx::new(first + t));
+            let twin = Some(EntryIx::new(range.start + t));
             if let Some(s) = self.slots.iter().position(|&x| x == twin) {
                 self.by_id.insert((book, id), Slot(s as u32));
             }
@@ -369,11 +368,8 @@ impl Index {
             token_budget,
             recursive: recursive_scanning,
         };
-        let first = self.entries.partition_point(|x| x.book < book);
-        for e in self.entries[first..]
-            .iter_mut()
-            .take_while(|e| e.book == book)
-        {
+        let range = self.book_range(book);
+        for e in &mut self.entries[range] {
             e.depth = e.decorators.scan_depth.unwrap_or(scan_depth);
             e.recursive = recursive_scanning;
         }
@@ -411,6 +407,13 @@ impl Index {
             .entries
             .windows(2)
             .all(|w| (w[0].book, w[0].id) < (w[1].book, w[1].id));
+    }
+
+    /// Where the entries of book `book` are in `entries`.
+    fn book_range(&self, book: usize) -> Range<usize> {
+        let first = self.entries.partition_point(|x| x.book < book);
+        let end = self.entries.partition_point(|x| x.book <= book);
+        first..end
     }
 
     /// The entry in `slot`, if it has one.

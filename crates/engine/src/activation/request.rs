@@ -184,6 +184,21 @@ impl Index {
         });
     }
 
+    /// Steps 4 to 6 for entry `at`: its keys against what was found, then
+    /// its roll when they match.
+    pub(super) fn match_and_roll(
+        &self,
+        at: EntryIx,
+        found: &Found,
+        seed: u64,
+        request: usize,
+    ) -> Status {
+        match self.evaluate(at, found) {
+            Ok(activation) => self.roll(at, activation, seed, request),
+            Err(reason) => Status::Out(reason),
+        }
+    }
+
     /// Steps 4 and 6 for entry `at`: its keys against what was found.
     pub(super) fn evaluate(&self, at: EntryIx, found: &Found) -> Result<Activation, DropReason> {
         let e = self.at(at);

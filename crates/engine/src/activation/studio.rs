@@ -51,10 +51,7 @@ impl Rules for Studio {
                     k,
                 )
             } else {
-                match index.evaluate(at, &found) {
-                    Ok(activation) => index.roll(at, activation, seed, k),
-                    Err(reason) => Status::Out(reason),
-                }
+                index.match_and_roll(at, &found, seed, k)
             };
             if s.is_active() {
                 sources.push(at);
@@ -62,59 +59,11 @@ impl Rules for Studio {
             status.push(s);
         }
 
-        let mut passes = 0;
-        if index.any_recursive {
-            while passes < RECURSION_LIMIT && !sources.is_empty() {
-                passes += 1;
-                // The first body to mention a key is the one the explanation
-                // names; scanning bodies by (book, id) rather than by
-                // position keeps that independent of where entries sit in
-                // their book, which incremental edits cannot track.
-                if !index.in_id_order {
-                    sources.sort_unstable_by_key(|&at| {
-                        let e = index.at(at);
-                        (e.book, e.id, at)
-                    });
-                }
-                let mut touched = Vec::new();
-                for &s in &sources {
-                    let waiting = |t: EntryIx| waiting(index.at(t), &status[t.get()]);
-                    index.scan_body(cache, s, passes, waiting, &mut found, &mut touched);
-                }
-                touched.sort_unstable();
-                touched.dedup();
-                let mut next = Vec::new();
-                for t in touched {
-                    status[t.get()] = match index.evaluate(t, &found) {
-                        Ok(activation) => index.roll(t, activation, seed, k),
-                        Err(reason) => Status::Out(reason),
-                    };
-                    if status[t.get()].is_active() {
-                        next.push(t);
-                    }
-                }
-                sources = next;
-            }
-            // Recursion stopped with fresh bodies left unscanned: say so on
-            // the entries whose keys are in them.
-            if passes == RECURSION_LIMIT && !sources.is_empty() {
-                let mut touched = Vec::new();
-                let mut later = Found::default();
-                for &s in &sources {
-                    let waiting = |t: EntryIx| waiting(index.at(t), &status[t.get()]);
-                    let pass = RECURSION_LIMIT + 1;
-                    index.scan_body(cache, s, pass, waiting, &mut later, &mut touched);
-                }
-                for t in touched {
-                    if let Status::Out(DropReason::NoMatch {
-                        recursion_stopped, ..
-                    }) = &mut status[t.get()]
-                    {
-                        *recursion_stopped = later.has_primary(t);
-                    }
-                }
-            }
-        }
+        let passes = if index.any_recursive {
+            recurse(index, cache, &mut status, sources, &mut found, seed, k)
+        } else {
+            0
+        };
         Activated {
             request: k,
             status,
@@ -123,9 +72,73 @@ impl Rules for Studio {
     }
 }
 
+/// Step 3's recursion: the bodies of the entries that just activated
+/// (`sources`) are scanned for the keys of entries still waiting, pass after
+/// pass, until none activates or [`RECURSION_LIMIT`] passes ran. Returns how
+/// many passes ran.
+fn recurse(
+    index: &Index,
+    cache: &mut HitCache,
+    status: &mut [Status],
+    mut sources: Vec<EntryIx>,
+    found: &mut Found,
+    seed: u64,
+    k: usize,
+) -> u8 {
+    let mut passes = 0;
+    while passes < RECURSION_LIMIT && !sources.is_empty() {
+        passes += 1;
+        // The first body to mention a key is the one the explanation names;
+        // scanning bodies by (book, id) rather than by position keeps that
+        // independent of where entries sit in their book, which incremental
+        // edits cannot track.
+        if !index.in_id_order {
+            sources.sort_unstable_by_key(|&at| {
+                let e = index.at(at);
+                (e.book, e.id, at)
+            });
+        }
+        let mut touched = Vec::new();
+        let waiting = |t: EntryIx| awaits_recursion(index.at(t), &status[t.get()]);
+        for &s in &sources {
+            index.scan_body(cache, s, passes, waiting, found, &mut touched);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        let mut next = Vec::new();
+        for t in touched {
+            status[t.get()] = index.match_and_roll(t, found, seed, k);
+            if status[t.get()].is_active() {
+                next.push(t);
+            }
+        }
+        sources = next;
+    }
+    // Recursion stopped with fresh bodies left unscanned: say so on the
+    // entries whose keys are in them.
+    if passes == RECURSION_LIMIT && !sources.is_empty() {
+        let mut touched = Vec::new();
+        let mut later = Found::default();
+        let waiting = |t: EntryIx| awaits_recursion(index.at(t), &status[t.get()]);
+        let pass = RECURSION_LIMIT + 1;
+        for &s in &sources {
+            index.scan_body(cache, s, pass, waiting, &mut later, &mut touched);
+        }
+        for t in touched {
+            if let Status::Out(DropReason::NoMatch {
+                recursion_stopped, ..
+            }) = &mut status[t.get()]
+            {
+                *recursion_stopped = later.has_primary(t);
+            }
+        }
+    }
+    passes
+}
+
 /// Whether recursion may still activate entry `e`, now in `status`: its
 /// book scans recursively and it is out only for want of a key match.
-fn waiting(e: &CompiledEntry, status: &Status) -> bool {
+fn awaits_recursion(e: &CompiledEntry, status: &Status) -> bool {
     e.recursive
         && matches!(
             status,

@@ -746,20 +746,10 @@ fn entry_content_is_rendered_as_text() {
 #[test]
 fn a_foreign_book_on_the_command_line_opens_with_its_report() {
     let _serial = serial();
-    // The shared corpus is optional: `LOREBOOK_CORPUS`, else
-    // `../shared/corpus` beside the repository; a plain clone skips this test.
-    let corpus = std::env::var_os("LOREBOOK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(ROOT).join("../shared/corpus"));
-    if !corpus.is_dir() {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: corpus test, {} not found (set LOREBOOK_CORPUS)",
-            corpus.display()
-        );
+    // The shared corpus is optional: a plain clone skips this test.
+    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
         return;
-    }
+    };
     let eldoria = corpus.join("sillytavern/Eldoria.json");
     let path = eldoria.to_str().expect("utf-8 corpus path");
     let mut driver = Driver::start();

@@ -9,27 +9,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The corpus folder: `LOREBOOK_CORPUS`, else `../shared/corpus` beside the
-/// repository. `None` when it is absent, said once on stderr (past the
-/// harness's capture, so it shows): a plain clone skips those tests.
+/// The corpus folder, or `None` when it is absent (a plain clone skips
+/// those tests).
 fn corpus_root() -> Option<PathBuf> {
-    let root = match std::env::var_os("LOREBOOK_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => root().join("../shared/corpus"),
-    };
-    if root.is_dir() {
-        return Some(root);
-    }
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: corpus tests, {} not found (set LOREBOOK_CORPUS)",
-            root.display()
-        );
-    });
-    None
+    lorebook_engine::io::corpus_root(&root())
 }
 
 fn lorebook(args: &[&str]) -> Output {

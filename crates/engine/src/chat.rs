@@ -408,7 +408,9 @@ mod tests {
 
     #[test]
     fn corpus_chats_parse() {
-        let Some(corpus) = crate::io::test_corpus() else {
+        let Some(corpus) =
+            crate::io::corpus_root(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        else {
             return;
         };
         let dir = corpus.join("chats");

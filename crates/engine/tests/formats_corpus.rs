@@ -12,27 +12,10 @@ use lorebook_engine::formats::{
 use lorebook_engine::model::{Book, Role};
 use serde_json::Value;
 
-/// The corpus folder: `LOREBOOK_CORPUS`, else `../shared/corpus` beside the
-/// repository. `None` when it is absent, said once on stderr (past the
-/// harness's capture, so it shows): a plain clone skips these tests.
+/// The corpus folder, or `None` when it is absent (a plain clone skips
+/// these tests).
 fn corpus_root() -> Option<PathBuf> {
-    let root = match std::env::var_os("LOREBOOK_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    if root.is_dir() {
-        return Some(root);
-    }
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: corpus tests, {} not found (set LOREBOOK_CORPUS)",
-            root.display()
-        );
-    });
-    None
+    lorebook_engine::io::corpus_root(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
 }
 
 /// A corpus file's bytes; only called after [`corpus_root`] said it exists.

@@ -426,25 +426,8 @@ fn undo_and_redo_of_a_deletion_restore_order_and_preview() {
     assert_fresh(&mut ws);
 }
 
-/// The shared corpus: `LOREBOOK_CORPUS`, else `../shared/corpus` beside
-/// the repository. `None` when absent, said once on stderr (past the
-/// harness's capture, so it shows): a plain clone skips those tests.
+/// The shared corpus, or `None` when it is absent (a plain clone skips
+/// those tests).
 fn corpus_root() -> Option<std::path::PathBuf> {
-    let root = match std::env::var_os("LOREBOOK_CORPUS") {
-        Some(dir) => std::path::PathBuf::from(dir),
-        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-    };
-    if root.is_dir() {
-        return Some(root);
-    }
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: corpus tests, {} not found (set LOREBOOK_CORPUS)",
-            root.display()
-        );
-    });
-    None
+    lorebook_engine::io::corpus_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
 }

@@ -5,6 +5,9 @@
 //! status, the body and diagnostics. Unknown or invalid lines stay in the
 //! stored content (the model is never rewritten) and are left out of the body.
 //!
+//! This module is above the usual ~600 lines on purpose: the decorator table,
+//! the parser that reads it and their tests change together.
+//!
 //! ```
 //! use lorebook_engine::decorators::parse;
 //! let p = parse("@@probability 50\n@@bogus\nThe body.");

@@ -1,5 +1,7 @@
 //! The lorebook engine: books, decorators, matching, activation, budget,
-//! tokenizers, chat parsing and prompt assembly, as SPEC.md defines them.
+//! tokenizers, chat parsing and prompt assembly, as the guide's contract
+//! defines them. Comments cite its sections as "SPEC §N"; the repository's
+//! `docs/semantics.md` restates each section and maps the numbers.
 //!
 //! Pure Rust, no global state, no I/O beyond explicit load/save functions.
 //! The usual entry point is [`preview::Preview`]:

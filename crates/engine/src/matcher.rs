@@ -1,5 +1,9 @@
 //! Key matching (SPEC §5).
 //!
+//! This module is above the usual ~600 lines on purpose: the two automata,
+//! the regex keys and the whole-word edge rules share one index of keys and
+//! are tested together.
+//!
 //! All plain keys of all attached books go into two Aho-Corasick automata —
 //! one over case-folded text for case-insensitive keys, one over the raw text
 //! for case-sensitive ones — searched with overlapping matches so a key inside

@@ -1,5 +1,8 @@
 //! SillyTavern world info: `{"entries": {"<uid>": {…}}}`.
 //!
+//! This module is above the usual ~600 lines on purpose: it is one mapping
+//! table, field by field, with its import, export and tests.
+//!
 //! | SillyTavern | model | notes |
 //! |---|---|---|
 //! | map key / `uid` | `id` | `uid` wins; a missing or repeated one gets the next free id |

@@ -31,20 +31,3 @@ fn directories_are_refused() {
     let err = read_limited(&dir).unwrap_err();
     assert!(err.contains("is a directory"), "{err}");
 }
-
-#[cfg(unix)]
-#[test]
-fn a_fifo_is_refused_at_once() {
-    let fifo = temp("book.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let start = std::time::Instant::now();
-    let err = read_limited(&fifo).unwrap_err();
-    assert!(err.contains("FIFO"), "{err}");
-    assert!(start.elapsed() < std::time::Duration::from_secs(1));
-    std::fs::remove_file(&fifo).unwrap();
-}

@@ -407,3 +407,27 @@ fn entry_view_of_an_imported_book() {
     let d = entry::parse_decorators("@@dont_activate\nx");
     assert_eq!(d.content, "x");
 }
+
+// script.js: Generate (macros run on the first chat message only).
+#[test]
+fn macros_in_the_greeting_only() {
+    let entries = json!([{"key": ["Mira"]}, {"key": ["Tom"], "uid": 1}]);
+    let r = p_request(preview(entries.clone(), base()), &["I am {{char}}.", "hi"]);
+    assert_eq!(
+        ids(&r),
+        [0, 1],
+        "Tom is a speaker name, Mira comes from the greeting"
+    );
+    let mut names_off = base();
+    names_off["world_info_include_names"] = json!(false);
+    let r = p_request(
+        preview(entries.clone(), names_off.clone()),
+        &["I am {{char}}.", "hi"],
+    );
+    assert_eq!(ids(&r), [0]);
+    let r = p_request(preview(entries, names_off), &["hi", "I am {{user}}."]);
+    assert!(
+        ids(&r).is_empty(),
+        "later messages keep their macros verbatim"
+    );
+}

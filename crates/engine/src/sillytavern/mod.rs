@@ -159,6 +159,18 @@ impl StPreview {
         max_context: u32,
         state: &mut TimedState,
     ) -> StResult {
+        // Generate runs macros on the chat's first message (the greeting)
+        // and on no other message before scanning (script.js: Generate).
+        let greeting;
+        let chat = match chat.split_first() {
+            Some((first, rest)) if first.text.contains('{') || first.text.contains('<') => {
+                let mut first = first.clone();
+                first.text = matching::substitute(&first.text, &self.options.names);
+                greeting = [vec![first], rest.to_vec()].concat();
+                &greeting[..]
+            }
+            _ => chat,
+        };
         let mut rng = Rng::new(self.options.seed, chat.len() as u64);
         let mut draw = || rng.next_f64();
         let mut cx = activation::Context {

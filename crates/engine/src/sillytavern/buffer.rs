@@ -63,6 +63,8 @@ pub enum PassKind {
 pub struct ScanBuffer {
     /// Newest first, trimmed; empty messages stay as empty strings.
     messages: Vec<String>,
+    /// Non-hidden messages in the whole chat, beyond the scan limit too.
+    length: usize,
     recursion: Vec<String>,
     sources: MatchSources,
 }
@@ -71,6 +73,7 @@ impl ScanBuffer {
     /// The messages of a request: system (hidden) messages are dropped,
     /// names are prefixed when `include_names`, newest first.
     pub fn new(chat: &[Message], include_names: bool, sources: MatchSources) -> Self {
+        let length = chat.iter().filter(|m| m.role != Speaker::System).count();
         let messages = chat
             .iter()
             .rev()
@@ -86,19 +89,20 @@ impl ScanBuffer {
             .collect();
         ScanBuffer {
             messages,
+            length,
             recursion: Vec::new(),
             sources,
         }
     }
 
-    /// The number of messages scanned at most (the chat length of timed
-    /// effects and min activations, up to [`MAX_SCAN_DEPTH`]).
+    /// The chat length of timed effects and min activations: the
+    /// non-hidden messages, including those beyond [`MAX_SCAN_DEPTH`].
     pub fn len(&self) -> usize {
-        self.messages.len()
+        self.length
     }
 
     pub fn is_empty(&self) -> bool {
-        self.messages.is_empty()
+        self.length == 0
     }
 
     /// Adds one pass's recursion text.
@@ -210,5 +214,19 @@ mod tests {
             b.text(5.0, &[false; 6], PassKind::Initial),
             "\u{1}Bot:\n\u{1}User: hello"
         );
+    }
+
+    // world-info.js: WorldInfoBuffer (at most MAX_SCAN_DEPTH messages are
+    // kept, while the chat length counts every message).
+    #[test]
+    fn scan_limit_and_chat_length() {
+        let chat: Vec<Message> = (0..1005)
+            .map(|i| msg("User", &format!("m{i}"), Speaker::User))
+            .collect();
+        let b = ScanBuffer::new(&chat, false, MatchSources::default());
+        assert_eq!(b.len(), 1005);
+        let text = b.text(5000.0, &[false; 6], PassKind::Initial);
+        assert_eq!(text.matches('\u{1}').count(), MAX_SCAN_DEPTH);
+        assert!(text.starts_with("\u{1}m1004\n"));
     }
 }

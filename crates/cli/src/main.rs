@@ -116,6 +116,10 @@ struct PreviewArgs {
     /// {{char}} for SillyTavern rules (default: the chat file's character_name).
     #[arg(long)]
     char: Option<String>,
+    /// Fields the entries' match flags scan: a character card JSON, or
+    /// {persona_description, character_description, …} (SillyTavern rules).
+    #[arg(long)]
+    st_sources: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {

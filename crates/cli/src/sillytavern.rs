@@ -10,7 +10,9 @@ use std::path::Path;
 
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::formats;
-use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StResult, StSettings, TimedState};
+use lorebook_engine::sillytavern::{
+    MatchSources, Names, StOptions, StPreview, StResult, StSettings, TimedState,
+};
 use lorebook_engine::tokenizer::encoding_for_model;
 use serde_json::{json, Value};
 
@@ -35,6 +37,34 @@ fn settings_of(path: Option<&Path>) -> Result<StSettings, String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))?;
     StSettings::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The match sources: a character card's fields (`data.description`, …)
+/// or the [`MatchSources`] object itself.
+fn sources_of(path: Option<&Path>) -> Result<MatchSources, String> {
+    let Some(path) = path else {
+        return Ok(MatchSources::default());
+    };
+    let text = read_text(path)?;
+    let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(data) = value.get("data").filter(|d| d.is_object()) {
+        let field = |p: &str| {
+            data.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        return Ok(MatchSources {
+            character_description: field("/description"),
+            character_personality: field("/personality"),
+            character_depth_prompt: field("/extensions/depth_prompt/prompt"),
+            scenario: field("/scenario"),
+            creator_notes: field("/creator_notes"),
+            ..MatchSources::default()
+        });
+    }
+    serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn preview(args: &PreviewArgs) -> Result<(), String> {
@@ -88,9 +118,9 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
         settings.clone(),
         StOptions {
             names,
+            sources: sources_of(args.st_sources.as_deref())?,
             encoding,
             seed: args.seed,
-            ..StOptions::default()
         },
     )?;
     let max_context = args.max_context.unwrap_or(DEFAULT_MAX_CONTEXT);

@@ -117,3 +117,55 @@ fn text_output_explains_budget_and_positions() {
     assert!(text.contains("budget: 25% of 200 = 50 tokens"), "{text}");
     assert!(text.contains("budget:"), "{text}");
 }
+
+// world-info.js: WorldInfoBuffer.get (matchCharacterDescription adds the
+// card's description to the entry's scanned text).
+#[test]
+fn match_sources_come_from_a_card() {
+    let dir = std::env::temp_dir().join(format!("lorebook-st-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("world.json"),
+        r#"{"entries": {"0": {"uid": 0, "key": ["dragon"], "content": "Dragons.", "position": 0,
+            "matchCharacterDescription": true},
+          "1": {"uid": 1, "key": ["dragon"], "content": "Never.", "position": 0}}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("chat.txt"), "User: hello\n").unwrap();
+    std::fs::write(
+        dir.join("card.json"),
+        r#"{"spec": "chara_card_v2", "data": {"name": "Mira", "description": "A dragon lives here"}}"#,
+    )
+    .unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+            .current_dir(&dir)
+            .args([
+                "preview",
+                "world.json",
+                "--chat",
+                "chat.txt",
+                "--rules",
+                "sillytavern",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let with = run(&["--st-sources", "card.json"]);
+    let ids: Vec<u64> = with["injected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [0]);
+    assert!(run(&[])["injected"].as_array().unwrap().is_empty());
+}

@@ -17,6 +17,7 @@ pub const MAX_SCAN_DEPTH: usize = 1000;
 /// in the order they are appended.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(default)]
 pub struct MatchSources {
     pub persona_description: String,
     pub character_description: String,

@@ -320,25 +320,21 @@ fn budget_overflow_and_ignore_budget() {
         {"constant": true, "order": 80, "content": "Short."},
         {"constant": true, "order": 70, "ignoreBudget": true, "content": "Ignored budget."}
     ]);
-    let r = p_request(preview(entries, base()), &["hi"]);
-    // 25% of 60 = 15 tokens: entry 0 fits, entry 1 overflows, 2 is skipped.
-    let r2 = {
-        let mut p = preview(
-            json!([
-                {"constant": true, "order": 100, "content": "One two three four five six seven eight nine ten."},
-                {"constant": true, "order": 90, "content": "Eleven twelve thirteen fourteen fifteen sixteen."},
-                {"constant": true, "order": 80, "content": "Short."},
-                {"constant": true, "order": 70, "ignoreBudget": true, "content": "Ignored budget."}
-            ]),
-            base(),
-        );
-        p.request(&chat(&["hi"]), 60, &mut TimedState::default())
+    let run = |context: u32| {
+        preview(entries.clone(), base()).request(
+            &chat(&["hi"]),
+            context,
+            &mut TimedState::default(),
+        )
     };
-    assert_eq!(ids(&r), [0, 1, 2, 3]);
-    assert_eq!(r2.budget, 15);
-    assert!(r2.overflowed);
-    assert_eq!(ids(&r2), [0, 3]);
-    let kinds: Vec<DropKind> = r2.dropped.iter().map(|d| d.kind).collect();
+    assert_eq!(ids(&run(8192)), [0, 1, 2, 3]);
+    // 25% of 60 = 15 tokens: entry 0 fits, entry 1 overflows, 2 is skipped
+    // although it is small, 3 ignores the budget.
+    let r = run(60);
+    assert_eq!(r.budget, 15);
+    assert!(r.overflowed);
+    assert_eq!(ids(&r), [0, 3]);
+    let kinds: Vec<DropKind> = r.dropped.iter().map(|d| d.kind).collect();
     assert_eq!(kinds, [DropKind::Budget, DropKind::Budget]);
 }
 

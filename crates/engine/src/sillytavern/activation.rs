@@ -4,9 +4,6 @@
 //! (sticky first), applies inclusion groups, then rolls probability and
 //! spends the budget; the next pass is a recursion pass, a min-activations
 //! widening, or a pass for the next delay-until-recursion level.
-//! The module is long because the pass and its bookkeeping are one
-//! algorithm whose steps share state; splitting it would scatter the order
-//! of SillyTavern's checks that the tests pin down.
 
 use std::collections::{HashMap, HashSet};
 
@@ -340,21 +337,20 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .count();
         let mut pass_text = String::new();
         let mut failed_now = HashSet::new();
-        for &c in &candidates {
+        let skipped = format!("skipped: the budget of {budget} tokens was already reached");
+        for (n, &c) in candidates.iter().enumerate() {
             let e = &entries[c];
             if e.ignore_budget {
                 ignoring -= 1;
             }
             if overflow && !e.ignore_budget {
-                reasons.insert(
-                    c,
-                    (
-                        DropKind::Budget,
-                        format!("skipped: the budget of {budget} tokens was already reached"),
-                    ),
-                );
                 if ignoring > 0 {
+                    reasons.insert(c, (DropKind::Budget, skipped.clone()));
                     continue;
+                }
+                // The pass stops here: this and every later candidate.
+                for &rest in &candidates[n..] {
+                    reasons.insert(rest, (DropKind::Budget, skipped.clone()));
                 }
                 break;
             }

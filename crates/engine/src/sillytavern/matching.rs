@@ -34,8 +34,8 @@ pub struct Names {
 }
 
 /// Expands `{{user}}`, `{{char}}` and their legacy forms `<USER>`, `<BOT>`,
-/// `<CHAR>` (names case-insensitive), plus `{{newline}}` and `{{noop}}`.
-/// Other macros stay verbatim.
+/// `<CHAR>` (names case-insensitive), plus `{{newline}}`, `{{noop}}` and
+/// `{{// comments}}`. Other macros stay verbatim.
 pub fn substitute(text: &str, names: &Names) -> String {
     if !text.contains("{{") && !text.contains('<') {
         return text.to_string();
@@ -52,6 +52,13 @@ pub fn substitute(text: &str, names: &Names) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     'outer: while !rest.is_empty() {
+        // `{{// comment}}` is removed.
+        if rest.starts_with("{{//") {
+            if let Some(end) = rest.find("}}") {
+                rest = &rest[end + 2..];
+                continue;
+            }
+        }
         if rest.starts_with('{') || rest.starts_with('<') {
             for (pattern, value) in &table {
                 if rest.len() >= pattern.len()
@@ -327,6 +334,7 @@ mod tests {
             ("{{char}} knows {{user}}.", "Mira knows Tom."),
             ("{{CHAR}} <USER> <bot> <Char>", "Mira Tom Mira Mira"),
             ("a{{newline}}b{{noop}}", "a\nb"),
+            ("x{{// note for authors}}y", "xy"),
             ("{{random::a::b}} <i>", "{{random::a::b}} <i>"),
             ("é{{user}}", "éTom"),
         ];

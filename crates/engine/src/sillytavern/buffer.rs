@@ -80,13 +80,21 @@ impl ScanBuffer {
             .rev()
             .filter(|m| m.role != Speaker::System)
             .take(MAX_SCAN_DEPTH)
-            .map(|m| {
-                let line = match (&m.name, include_names) {
-                    (Some(name), true) => format!("{name}: {}", m.text),
-                    _ => m.text.clone(),
-                };
-                js_trim(&line).to_string()
+            .map(|m| match (&m.name, include_names) {
+                (Some(name), true) => format!("{name}: {}", m.text),
+                _ => m.text.clone(),
             })
+            .collect::<Vec<_>>();
+        // Empty messages are holes of SillyTavern's array; holes after the
+        // last filled slot are not part of it at all, so they add no
+        // separator when joined.
+        let filled = messages
+            .iter()
+            .rposition(|m| !m.is_empty())
+            .map_or(0, |i| i + 1);
+        let messages = messages[..filled]
+            .iter()
+            .map(|m| js_trim(m).to_string())
             .collect();
         ScanBuffer {
             messages,
@@ -229,5 +237,23 @@ mod tests {
         let text = b.text(5000.0, &[false; 6], PassKind::Initial);
         assert_eq!(text.matches('\u{1}').count(), MAX_SCAN_DEPTH);
         assert!(text.starts_with("\u{1}m1004\n"));
+    }
+
+    // world-info.js: WorldInfoBuffer.#initDepthBuffer (an empty oldest
+    // message is no slot; an empty message in between is an empty slot).
+    #[test]
+    fn empty_messages() {
+        let chat = [
+            msg("A", "", Speaker::User),
+            msg("B", "x", Speaker::Assistant),
+            msg("C", "", Speaker::User),
+            msg("D", "y", Speaker::Assistant),
+        ];
+        let b = ScanBuffer::new(&chat, false, MatchSources::default());
+        assert_eq!(
+            b.text(9.0, &[false; 6], PassKind::Initial),
+            "\u{1}y\n\u{1}\n\u{1}x"
+        );
+        assert_eq!(b.len(), 4);
     }
 }

@@ -427,3 +427,18 @@ fn macros_in_the_greeting_only() {
         "later messages keep their macros verbatim"
     );
 }
+
+// world-info.js: checkWorldInfo placement (a switch on the position
+// number: strings and unknown numbers place nothing).
+#[test]
+fn position_is_compared_strictly() {
+    let entries = json!([
+        {"key": ["bell"], "position": "0"},
+        {"key": ["bell"], "position": 8},
+        {"key": ["bell"], "position": 1}
+    ]);
+    let r = p_request(preview(entries, base()), &["A bell rings."]);
+    assert_eq!(ids(&r), [2]);
+    let not_placed: Vec<u64> = r.not_placed.iter().map(|d| d.id).collect();
+    assert_eq!(not_placed, [0, 1]);
+}

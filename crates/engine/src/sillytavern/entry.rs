@@ -32,6 +32,7 @@ pub struct StEntry {
     pub constant: bool,
     pub disable: bool,
     pub order: f64,
+    /// 0–7 place the entry; anything else (or a string) places it nowhere.
     pub position: Option<i64>,
     pub depth: f64,
     /// 0 system, 1 user, 2 assistant.
@@ -186,10 +187,8 @@ fn read_entry(book: usize, book_name: &str, map_key: &str, v: &Value) -> StEntry
         constant: truthy("constant"),
         disable,
         order: number("order", 100.0),
-        position: get("position")
-            .map(js_number)
-            .filter(|p| p.fract() == 0.0)
-            .map(|p| p as i64),
+        // Placement compares the number strictly: "0" is no position.
+        position: get("position").and_then(Value::as_i64),
         depth: number("depth", 4.0),
         role: number("role", 0.0) as i64,
         outlet: text("outletName"),

@@ -24,6 +24,7 @@ use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};
 use serde_json::{json, Value};
 
 mod books;
+mod sillytavern;
 
 #[derive(Parser)]
 #[command(
@@ -100,6 +101,25 @@ struct PreviewArgs {
     /// One JSON object per request (one per line with --log).
     #[arg(long)]
     json: bool,
+    /// Whose rules: studio (the guide's) or sillytavern.
+    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern"])]
+    rules: String,
+    /// SillyTavern settings.json, or its world_info_settings object.
+    #[arg(long)]
+    st_settings: Option<PathBuf>,
+    /// SillyTavern's context size (max context minus response length).
+    #[arg(long)]
+    max_context: Option<u32>,
+    /// {{user}} for SillyTavern rules (default: the chat file's user_name).
+    #[arg(long)]
+    user: Option<String>,
+    /// {{char}} for SillyTavern rules (default: the chat file's character_name).
+    #[arg(long)]
+    char: Option<String>,
+    /// Fields the entries' match flags scan: a character card JSON, or
+    /// {persona_description, character_description, …} (SillyTavern rules).
+    #[arg(long)]
+    st_sources: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -143,6 +163,9 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
 }
 
 fn preview(args: PreviewArgs) -> Result<(), String> {
+    if args.rules == "sillytavern" {
+        return sillytavern::preview(&args);
+    }
     let mut books = Vec::new();
     for path in &args.books {
         let imported = books::load(path)?;

@@ -29,4 +29,5 @@ pub mod model;
 pub mod placement;
 pub mod preview;
 pub mod prompt;
+pub mod sillytavern;
 pub mod tokenizer;

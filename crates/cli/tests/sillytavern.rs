@@ -1,0 +1,171 @@
+//! `lorebook preview --rules sillytavern --json` on the SillyTavern
+//! reference cases (crates/engine/tests/sillytavern/NNN), compared the way
+//! the reference harness compares them: the activated set, each position's
+//! sequence, and the depth and role of at-depth entries.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/sillytavern");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Sorted (position key, ids in order): at-depth keyed by depth and role,
+/// outlets by name.
+fn layout(items: &[Value], id_key: &str) -> Vec<(String, Vec<u64>)> {
+    let mut out: Vec<(String, Vec<u64>)> = Vec::new();
+    for i in items {
+        let position = i["position"].as_str().unwrap_or("?");
+        let key = match position {
+            "at_depth" => format!("at_depth {}/{}", i["depth"], i["role"]),
+            "outlet" => format!("outlet {}", i["outlet"]),
+            p => p.to_string(),
+        };
+        let id = i[id_key].as_u64().unwrap();
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, ids)) => ids.push(id),
+            None => out.push((key, vec![id])),
+        }
+    }
+    out.sort();
+    out
+}
+
+// world-info.js: checkWorldInfo, through the command line.
+#[test]
+fn reference_cases_match_sillytavern_through_the_cli() {
+    let dirs = cases();
+    assert!(dirs.len() >= 31);
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let case = json(&dir.join("case.json"));
+        let expected = json(&dir.join("expected.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+            .current_dir(dir)
+            .args([
+                "preview",
+                "world.json",
+                "--chat",
+                "chat.jsonl",
+                "--rules",
+                "sillytavern",
+                "--st-settings",
+                "settings.json",
+                "--max-context",
+                &case["max_context"].to_string(),
+                "--user",
+                case["user"].as_str().unwrap(),
+                "--char",
+                case["char"].as_str().unwrap(),
+                "--model",
+                case["model"].as_str().unwrap_or("gpt-4"),
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if !out.status.success() {
+            failures.push(format!("{name}: {}", String::from_utf8_lossy(&out.stderr)));
+            continue;
+        }
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let want = layout(expected["injected"].as_array().unwrap(), "uid");
+        let have = layout(got["injected"].as_array().unwrap(), "id");
+        if want != have {
+            failures.push(format!("{name}: {have:?} != SillyTavern {want:?}"));
+        }
+        assert_eq!(got["budget"]["limit"], expected["budget"], "{name}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn text_output_explains_budget_and_positions() {
+    let dir = &cases()[15];
+    let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .current_dir(dir)
+        .args([
+            "preview",
+            "world.json",
+            "--chat",
+            "chat.jsonl",
+            "--rules",
+            "sillytavern",
+            "--st-settings",
+            "settings.json",
+            "--max-context",
+            "200",
+            "--model",
+            "gpt-4",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("budget: 25% of 200 = 50 tokens"), "{text}");
+    assert!(text.contains("budget:"), "{text}");
+}
+
+// world-info.js: WorldInfoBuffer.get (matchCharacterDescription adds the
+// card's description to the entry's scanned text).
+#[test]
+fn match_sources_come_from_a_card() {
+    let dir = std::env::temp_dir().join(format!("lorebook-st-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("world.json"),
+        r#"{"entries": {"0": {"uid": 0, "key": ["dragon"], "content": "Dragons.", "position": 0,
+            "matchCharacterDescription": true},
+          "1": {"uid": 1, "key": ["dragon"], "content": "Never.", "position": 0}}}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("chat.txt"), "User: hello\n").unwrap();
+    std::fs::write(
+        dir.join("card.json"),
+        r#"{"spec": "chara_card_v2", "data": {"name": "Mira", "description": "A dragon lives here"}}"#,
+    )
+    .unwrap();
+    let run = |extra: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+            .current_dir(&dir)
+            .args([
+                "preview",
+                "world.json",
+                "--chat",
+                "chat.txt",
+                "--rules",
+                "sillytavern",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let with = run(&["--st-sources", "card.json"]);
+    let ids: Vec<u64> = with["injected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, [0]);
+    assert!(run(&[])["injected"].as_array().unwrap().is_empty());
+}

@@ -1,0 +1,481 @@
+//! The activation loop of one request (world-info.js: `checkWorldInfo`).
+//!
+//! Each pass filters the entries in master order, orders the candidates
+//! (sticky first), applies inclusion groups, then rolls probability and
+//! spends the budget; the next pass is a recursion pass, a min-activations
+//! widening, or a pass for the next delay-until-recursion level.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::buffer::{PassKind, ScanBuffer};
+use super::entry::StEntry;
+use super::groups::{self, GroupContext};
+use super::matching::{self, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+use super::settings::StSettings;
+use super::timed::{self, TimedState};
+use crate::tokenizer::TokenCounter;
+
+/// Why an entry did not activate, in the order SillyTavern tests it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropKind {
+    Disabled,
+    Trigger,
+    CharacterFilter,
+    Delay,
+    Cooldown,
+    Recursion,
+    Decorator,
+    NoKeys,
+    NoMatch,
+    Secondary,
+    Group,
+    Probability,
+    Budget,
+    /// Activated, but its text goes nowhere.
+    NotPlaced,
+}
+
+/// An entry that did not activate, with the rule that stopped it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Dropped {
+    pub entry: usize,
+    pub kind: DropKind,
+    pub detail: String,
+}
+
+/// An activated entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Activated {
+    pub entry: usize,
+    /// The scan pass (1-based) that activated it.
+    pub pass: u32,
+    /// Content after macros: what is counted and inserted.
+    pub content: String,
+    pub reason: String,
+}
+
+/// The outcome of the loop for one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    pub budget: u32,
+    /// Tokens of the activated text, counted as SillyTavern counts it.
+    pub used: u32,
+    pub overflowed: bool,
+    pub passes: u32,
+    /// The chat length of timed effects: non-hidden messages.
+    pub chat_length: usize,
+    pub activated: Vec<Activated>,
+    pub dropped: Vec<Dropped>,
+}
+
+/// Everything one request reads besides the entries.
+pub struct Context<'a> {
+    pub settings: &'a StSettings,
+    pub names: &'a Names,
+    pub buffer: ScanBuffer,
+    pub max_context: u32,
+    pub counter: &'a mut TokenCounter,
+    pub regexes: &'a mut RegexCache,
+    pub draw: &'a mut dyn FnMut() -> f64,
+    /// The character's file name, for `characterFilter`.
+    pub character: &'a str,
+}
+
+/// How a candidate got in.
+fn key_mode(e: &StEntry, s: &StSettings) -> KeyMode {
+    KeyMode {
+        case_sensitive: e.case_sensitive.unwrap_or(s.case_sensitive),
+        whole_words: e.whole_words.unwrap_or(s.match_whole_words),
+    }
+}
+
+/// A key after macros and trimming; `None` when macros leave it empty.
+fn prepared(key: &str, names: &Names) -> Option<String> {
+    let k = substitute(key, names);
+    if k.is_empty() {
+        None
+    } else {
+        Some(js_trim(&k).to_string())
+    }
+}
+
+/// Runs the loop; `state` is read at the start and updated at the end.
+pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) -> Outcome {
+    let s = cx.settings;
+    let budget = s.budget(cx.max_context);
+    let length = cx.buffer.len();
+    let effects = timed::check(state, entries, length as f64);
+    let mut levels: Vec<f64> = entries
+        .iter()
+        .map(|e| e.delay_level)
+        .filter(|l| *l != 0.0 && !l.is_nan())
+        .collect();
+    levels.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    levels.dedup();
+    let mut levels = levels.into_iter();
+    let mut current_level = levels.next().unwrap_or(0.0);
+
+    let mut kind = Some(PassKind::Initial);
+    let mut passes = 0u32;
+    let mut activated: Vec<Activated> = Vec::new();
+    let mut activated_keys: HashSet<String> = HashSet::new();
+    let mut failed: HashSet<usize> = HashSet::new();
+    let mut overflow = false;
+    let mut all_text = String::new();
+    let mut skew = 0.0;
+    let mut reasons: HashMap<usize, (DropKind, String)> = HashMap::new();
+    let mut contents: Vec<Option<String>> = vec![None; entries.len()];
+    let delayed = |e: &StEntry| timed::delayed(e, length as f64);
+
+    while let Some(pass) = kind {
+        if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
+            break;
+        }
+        passes += 1;
+        let mut candidates = Vec::new();
+        let mut why_in: HashMap<usize, String> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            if failed.contains(&i) || activated_keys.contains(&e.key) {
+                continue;
+            }
+            let mut drop = |kind: DropKind, detail: String| {
+                reasons.insert(i, (kind, detail));
+            };
+            if e.disable {
+                drop(DropKind::Disabled, "disabled".into());
+                continue;
+            }
+            if !e.triggers.is_empty() && !e.triggers.iter().any(|t| t == "normal") {
+                drop(
+                    DropKind::Trigger,
+                    format!(
+                        "generation triggers {:?} exclude a normal generation",
+                        e.triggers
+                    ),
+                );
+                continue;
+            }
+            if let Some(f) = &e.character_filter {
+                if !f.names.is_empty() && f.names.iter().any(|n| n == cx.character) == f.exclude {
+                    drop(
+                        DropKind::CharacterFilter,
+                        format!("character filter excludes {}", cx.character),
+                    );
+                    continue;
+                }
+            }
+            let sticky = effects.sticky.contains(&i);
+            let left = effects.left.get(&i).copied().unwrap_or(0.0);
+            if delayed(e) {
+                drop(
+                    DropKind::Delay,
+                    format!("delay: the chat has {length} of {} messages", e.delay),
+                );
+                continue;
+            }
+            if effects.cooldown.contains(&i) && !sticky {
+                drop(
+                    DropKind::Cooldown,
+                    format!("cooldown: {left} message(s) left"),
+                );
+                continue;
+            }
+            if pass != PassKind::Recursion && e.delay_level != 0.0 && !sticky {
+                drop(DropKind::Recursion, "delayed until recursion".into());
+                continue;
+            }
+            if pass == PassKind::Recursion && e.delay_level > current_level && !sticky {
+                drop(
+                    DropKind::Recursion,
+                    format!("delayed until recursion level {}", e.delay_level),
+                );
+                continue;
+            }
+            if pass == PassKind::Recursion && s.recursive && e.exclude_recursion && !sticky {
+                drop(
+                    DropKind::Recursion,
+                    "non-recursable: cannot activate in a recursion pass".into(),
+                );
+                continue;
+            }
+            if e.activate {
+                why_in.insert(i, "@@activate".into());
+                candidates.push(i);
+                continue;
+            }
+            if e.dont_activate {
+                drop(DropKind::Decorator, "@@dont_activate".into());
+                continue;
+            }
+            if e.constant {
+                why_in.insert(i, "constant".into());
+                candidates.push(i);
+                continue;
+            }
+            if sticky {
+                why_in.insert(i, format!("sticky: {left} message(s) left"));
+                candidates.push(i);
+                continue;
+            }
+            if e.keys.is_empty() {
+                drop(DropKind::NoKeys, "no primary keys".into());
+                continue;
+            }
+            let depth = e.scan_depth.unwrap_or(s.depth + skew);
+            let mut hay = Haystack::new(cx.buffer.text(depth, &e.match_sources, pass));
+            let mode = key_mode(e, s);
+            let mut test = |key: &str| -> bool {
+                prepared(key, cx.names)
+                    .is_some_and(|k| matching::matches(&mut hay, &k, mode, cx.regexes))
+            };
+            let Some(primary) = e.keys.iter().find(|k| test(k)) else {
+                drop(
+                    DropKind::NoMatch,
+                    format!("no primary key in the last {depth} message(s)"),
+                );
+                continue;
+            };
+            let primary = primary.clone();
+            if e.selective && !e.secondary.is_empty() {
+                let hits = e.secondary.iter().filter(|k| test(k)).count();
+                let n = e.secondary.len();
+                let ok = match e.logic {
+                    Some(0) => hits > 0,
+                    Some(1) => hits < n,
+                    Some(2) => hits == 0,
+                    Some(3) => hits == n,
+                    _ => false,
+                };
+                if !ok {
+                    let logic = ["AND ANY", "NOT ALL", "NOT ANY", "AND ALL"]
+                        .get(e.logic.unwrap_or(9) as usize)
+                        .unwrap_or(&"an unknown logic");
+                    drop(
+                        DropKind::Secondary,
+                        format!("optional filter {logic} failed ({hits} of {n} matched)"),
+                    );
+                    continue;
+                }
+            }
+            let widened = if pass == PassKind::MinActivations && e.scan_depth.is_none() {
+                format!(", after min activations widened the scan to {depth} message(s)")
+            } else {
+                String::new()
+            };
+            why_in.insert(i, format!("key \"{primary}\" (pass {passes}{widened})"));
+            candidates.push(i);
+        }
+
+        // Sticky entries first, then master order.
+        let (mut ordered, rest): (Vec<usize>, Vec<usize>) = candidates
+            .into_iter()
+            .partition(|i| effects.sticky.contains(i));
+        ordered.extend(rest);
+        let mut candidates = ordered;
+
+        let activated_groups: Vec<String> = activated
+            .iter()
+            .map(|a| entries[a.entry].group.clone())
+            .collect();
+        let buffer = &cx.buffer;
+        let regexes = &mut *cx.regexes;
+        let entries_ref: &[StEntry] = entries;
+        let mut score = |m: usize| -> usize {
+            let e = &entries_ref[m];
+            if e.keys.is_empty() {
+                return 0;
+            }
+            let depth = e.scan_depth.unwrap_or(s.depth + skew);
+            let mut hay = Haystack::new(buffer.text(depth, &e.match_sources, pass));
+            let mode = key_mode(e, s);
+            let primary = e
+                .keys
+                .iter()
+                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+                .count();
+            let secondary = e
+                .secondary
+                .iter()
+                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+                .count();
+            primary
+                + match e.logic {
+                    Some(0) => secondary,
+                    Some(3) if secondary == e.secondary.len() => secondary,
+                    _ => 0,
+                }
+        };
+        let is_delayed = |m: usize| delayed(&entries_ref[m]);
+        let mut group_cx = GroupContext {
+            entries: entries_ref,
+            sticky: &effects.sticky,
+            cooldown: &effects.cooldown,
+            delayed: &is_delayed,
+            activated_groups: &activated_groups,
+            global_scoring: s.use_group_scoring,
+            score: &mut score,
+            draw: &mut *cx.draw,
+        };
+        for d in groups::filter(&mut candidates, &mut group_cx) {
+            reasons.insert(
+                d.entry,
+                (
+                    DropKind::Group,
+                    format!("group '{}': {}", d.group, d.detail),
+                ),
+            );
+        }
+
+        // Probability and budget.
+        let start_tokens = cx.counter.count(&all_text);
+        let mut ignoring = candidates
+            .iter()
+            .filter(|&&c| entries[c].ignore_budget)
+            .count();
+        let mut pass_text = String::new();
+        let mut failed_now = HashSet::new();
+        let skipped = format!("skipped: the budget of {budget} tokens was already reached");
+        for (n, &c) in candidates.iter().enumerate() {
+            let e = &entries[c];
+            if e.ignore_budget {
+                ignoring -= 1;
+            }
+            if overflow && !e.ignore_budget {
+                if ignoring > 0 {
+                    reasons.insert(c, (DropKind::Budget, skipped.clone()));
+                    continue;
+                }
+                // The pass stops here: this and every later candidate.
+                for &rest in &candidates[n..] {
+                    reasons.insert(rest, (DropKind::Budget, skipped.clone()));
+                }
+                break;
+            }
+            let sticky = effects.sticky.contains(&c);
+            let rolls = e.use_probability && e.probability != Some(100.0) && !sticky;
+            if rolls {
+                let chance = e.probability.unwrap_or(f64::NAN);
+                let roll = (cx.draw)() * 100.0;
+                // NaN chances never pass, as in JavaScript.
+                let passes_roll = matches!(
+                    roll.partial_cmp(&chance),
+                    Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+                );
+                if !passes_roll {
+                    failed.insert(c);
+                    failed_now.insert(c);
+                    reasons.insert(
+                        c,
+                        (
+                            DropKind::Probability,
+                            format!("rolled {roll:.1}, needed at most {chance}"),
+                        ),
+                    );
+                    continue;
+                }
+            }
+            let content = substitute(&e.content, cx.names);
+            pass_text.push_str(&content);
+            pass_text.push('\n');
+            contents[c] = Some(content.clone());
+            let total = start_tokens + cx.counter.count(&pass_text);
+            if !e.ignore_budget && total >= budget {
+                overflow = true;
+                reasons.insert(c, (DropKind::Budget, format!("budget: {total} tokens would reach the budget of {budget} ({}% of {}{})", s.budget_percent, cx.max_context, if s.budget_cap > 0.0 { format!(", cap {}", s.budget_cap) } else { String::new() })));
+                continue;
+            }
+            reasons.remove(&c);
+            activated_keys.insert(e.key.clone());
+            activated.push(Activated {
+                entry: c,
+                pass: passes,
+                content,
+                reason: why_in.remove(&c).unwrap_or_default(),
+            });
+        }
+
+        // The next pass.
+        let for_recursion: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|c| !failed_now.contains(c) && !entries[*c].prevent_recursion)
+            .collect();
+        let mut next = None;
+        if s.recursive && !overflow && !for_recursion.is_empty() {
+            next = Some(PassKind::Recursion);
+        }
+        if s.recursive && !overflow && pass == PassKind::MinActivations && cx.buffer.has_recursion()
+        {
+            next = Some(PassKind::Recursion);
+        }
+        if next.is_none()
+            && !overflow
+            && s.min_activations > 0.0
+            && (activated.len() as f64) < s.min_activations
+        {
+            let depth = s.depth + skew;
+            let over = (s.min_activations_depth_max > 0.0 && depth > s.min_activations_depth_max)
+                || depth > length as f64;
+            if !over {
+                skew += 1.0;
+                next = Some(PassKind::MinActivations);
+            }
+        }
+        if next.is_none() {
+            if let Some(level) = levels.next() {
+                current_level = level;
+                next = Some(PassKind::Recursion);
+            }
+        }
+        if next.is_some() {
+            let text: Vec<String> = for_recursion
+                .iter()
+                .map(|&c| {
+                    contents[c]
+                        .clone()
+                        .unwrap_or_else(|| substitute(&entries[c].content, cx.names))
+                })
+                .collect();
+            let text = text.join("\n");
+            if !text.is_empty() {
+                cx.buffer.push_recursion(text.clone());
+                all_text = format!("{text}\n{all_text}");
+            }
+        }
+        kind = next;
+    }
+
+    let used = {
+        let text: String = activated
+            .iter()
+            .map(|a| format!("{}\n", a.content))
+            .collect();
+        cx.counter.count(&text)
+    };
+    let done: Vec<usize> = activated.iter().map(|a| a.entry).collect();
+    timed::record(state, entries, &done, length as f64);
+    let done: HashSet<usize> = done.into_iter().collect();
+    let mut dropped: Vec<Dropped> = (0..entries.len())
+        .filter(|i| !done.contains(i))
+        .filter_map(|i| {
+            reasons.remove(&i).map(|(kind, detail)| Dropped {
+                entry: i,
+                kind,
+                detail,
+            })
+        })
+        .collect();
+    dropped.sort_by_key(|d| d.entry);
+    Outcome {
+        budget,
+        used,
+        overflowed: overflow,
+        passes,
+        chat_length: length,
+        activated,
+        dropped,
+    }
+}

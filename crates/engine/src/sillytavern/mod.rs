@@ -1,0 +1,281 @@
+//! SillyTavern's world-info rules, as a second rule profile of the engine.
+//!
+//! [`StPreview`] answers "what would SillyTavern 1.15 inject for this chat,
+//! where, and why": the entries of one or more books are read in their
+//! SillyTavern form ([`entry`]), the chat is scanned the way SillyTavern
+//! builds its buffer ([`buffer`], [`matching`]), the activation loop runs
+//! with SillyTavern's global settings ([`settings`], [`activation`],
+//! [`groups`], [`timed`]) and the result is placed in its eight positions
+//! ([`placement`]). Rolls use our own seeded generator, so the same seed
+//! gives the same log.
+//!
+//! ```
+//! use lorebook_engine::{chat, formats, sillytavern::{StPreview, StOptions, StSettings, TimedState}};
+//! let book = formats::import_value(serde_json::json!({"entries": {"0":
+//!     {"uid": 0, "key": ["apple"], "content": "Apples are red.", "position": 0}}})).unwrap().book;
+//! let chat = chat::parse("User: I ate an apple.", &Default::default()).unwrap();
+//! let mut p = StPreview::new(&[("world".into(), &book)], StSettings::default(), StOptions::default()).unwrap();
+//! let r = p.request(&chat.messages, 8192, &mut TimedState::default());
+//! assert_eq!(r.injected[0].id, 0);
+//! ```
+
+pub mod activation;
+pub mod buffer;
+pub mod entry;
+pub mod groups;
+pub mod matching;
+pub mod placement;
+pub mod settings;
+pub mod timed;
+
+use serde::Serialize;
+
+pub use activation::{DropKind, Outcome};
+pub use buffer::MatchSources;
+pub use entry::StEntry;
+pub use matching::Names;
+pub use placement::Position;
+pub use settings::StSettings;
+pub use timed::TimedState;
+
+use crate::chat::Message;
+use crate::model::Book;
+use crate::tokenizer::{Encoding, TokenCounter};
+
+/// Inputs of a preview besides the books and settings.
+#[derive(Debug, Clone)]
+pub struct StOptions {
+    /// `{{user}}` and `{{char}}`.
+    pub names: Names,
+    /// Fields the entries' `match…` flags add to the scanned text.
+    pub sources: MatchSources,
+    /// The tokenizer counting the budget.
+    pub encoding: Encoding,
+    /// Seed of probability and inclusion-group rolls.
+    pub seed: u64,
+}
+
+impl Default for StOptions {
+    fn default() -> Self {
+        StOptions {
+            names: Names {
+                user: "User".into(),
+                char: "Character".into(),
+            },
+            sources: MatchSources::default(),
+            encoding: Encoding::Cl100kBase,
+            seed: 0,
+        }
+    }
+}
+
+/// One injected entry, listed position by position in SillyTavern's order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Injected {
+    pub book: usize,
+    /// SillyTavern's `uid`.
+    pub id: u64,
+    pub comment: String,
+    pub position: Position,
+    pub depth: Option<f64>,
+    pub role: Option<&'static str>,
+    pub outlet: Option<String>,
+    pub order: f64,
+    /// Tokens of the inserted text alone.
+    pub tokens: u32,
+    pub pass: u32,
+    /// How it activated: constant, sticky, @@activate or the key that hit.
+    pub reason: String,
+    /// The inserted text (after macros).
+    pub content: String,
+}
+
+/// An entry that did not make it into the prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StDropped {
+    pub book: usize,
+    pub id: u64,
+    pub comment: String,
+    pub kind: DropKind,
+    pub detail: String,
+}
+
+/// The answer for one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StResult {
+    /// Number of chat messages this request sees (1…M).
+    pub request: usize,
+    pub budget: u32,
+    pub used: u32,
+    pub overflowed: bool,
+    /// Scan passes run (SillyTavern's loop count).
+    pub passes: u32,
+    pub chat_length: usize,
+    pub injected: Vec<Injected>,
+    /// Activated but placed nowhere (empty content, outlet without a name,
+    /// unknown position), with why.
+    pub not_placed: Vec<StDropped>,
+    pub dropped: Vec<StDropped>,
+    /// `bookName.uid` keys in activation order.
+    pub activation_order: Vec<u64>,
+}
+
+/// A SillyTavern-rules preview over fixed books and settings.
+pub struct StPreview {
+    entries: Vec<StEntry>,
+    settings: StSettings,
+    options: StOptions,
+    counter: TokenCounter,
+    regexes: matching::RegexCache,
+}
+
+impl StPreview {
+    /// Books are `(name, book)`; the name is SillyTavern's world name (the
+    /// file stem), used in timed-effect keys. Every book is a global book.
+    pub fn new(
+        books: &[(String, &Book)],
+        settings: StSettings,
+        options: StOptions,
+    ) -> Result<Self, String> {
+        Ok(StPreview {
+            entries: entry::load(books)?,
+            settings,
+            counter: TokenCounter::new(options.encoding),
+            options,
+            regexes: matching::RegexCache::default(),
+        })
+    }
+
+    /// The entries in master order.
+    pub fn entries(&self) -> &[StEntry] {
+        &self.entries
+    }
+
+    /// One generation with the whole `chat`, reading and updating the
+    /// timed-effect `state` as SillyTavern does.
+    pub fn request(
+        &mut self,
+        chat: &[Message],
+        max_context: u32,
+        state: &mut TimedState,
+    ) -> StResult {
+        // Generate runs macros on the chat's first message (the greeting)
+        // and on no other message before scanning (script.js: Generate).
+        let greeting;
+        let chat = match chat.split_first() {
+            Some((first, rest)) if first.text.contains('{') || first.text.contains('<') => {
+                let mut first = first.clone();
+                first.text = matching::substitute(&first.text, &self.options.names);
+                greeting = [vec![first], rest.to_vec()].concat();
+                &greeting[..]
+            }
+            _ => chat,
+        };
+        let mut rng = Rng::new(self.options.seed, chat.len() as u64);
+        let mut draw = || rng.next_f64();
+        let mut cx = activation::Context {
+            settings: &self.settings,
+            names: &self.options.names,
+            buffer: buffer::ScanBuffer::new(
+                chat,
+                self.settings.include_names,
+                self.options.sources.clone(),
+            ),
+            max_context,
+            counter: &mut self.counter,
+            regexes: &mut self.regexes,
+            draw: &mut draw,
+            character: &self.options.names.char,
+        };
+        let outcome = activation::run(&self.entries, &mut cx, state);
+        self.result(chat.len(), outcome)
+    }
+
+    /// Requests 1…M of the chat in turn (request k sees the first k
+    /// messages), carrying sticky and cooldown from one to the next,
+    /// starting from no timed effects.
+    pub fn log(&mut self, chat: &[Message], max_context: u32, mut each: impl FnMut(StResult)) {
+        let mut state = TimedState::default();
+        for k in 1..=chat.len() {
+            each(self.request(&chat[..k], max_context, &mut state));
+        }
+    }
+
+    fn result(&mut self, request: usize, o: Outcome) -> StResult {
+        let pairs: Vec<(usize, &str)> = o
+            .activated
+            .iter()
+            .map(|a| (a.entry, a.content.as_str()))
+            .collect();
+        let (placed, not_placed) = placement::place(&self.entries, &pairs);
+        let entries = &self.entries;
+        let find = |i: usize| o.activated.iter().find(|a| a.entry == i);
+        let injected = placed
+            .into_iter()
+            .map(|p| {
+                let e = &entries[p.entry];
+                let a = find(p.entry);
+                let content = a.map(|a| a.content.clone()).unwrap_or_default();
+                Injected {
+                    book: e.book,
+                    id: e.uid,
+                    comment: e.comment.clone(),
+                    position: p.position,
+                    depth: p.depth,
+                    role: p.role,
+                    outlet: p.outlet,
+                    order: e.order,
+                    tokens: self.counter.count(&content),
+                    pass: a.map(|a| a.pass).unwrap_or_default(),
+                    reason: a.map(|a| a.reason.clone()).unwrap_or_default(),
+                    content,
+                }
+            })
+            .collect();
+        let dropped_of = |i: usize, kind: DropKind, detail: String| StDropped {
+            book: entries[i].book,
+            id: entries[i].uid,
+            comment: entries[i].comment.clone(),
+            kind,
+            detail,
+        };
+        StResult {
+            request,
+            budget: o.budget,
+            used: o.used,
+            overflowed: o.overflowed,
+            passes: o.passes,
+            chat_length: o.chat_length,
+            injected,
+            not_placed: not_placed
+                .into_iter()
+                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.to_string()))
+                .collect(),
+            dropped: o
+                .dropped
+                .into_iter()
+                .map(|d| dropped_of(d.entry, d.kind, d.detail))
+                .collect(),
+            activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) for probability and group rolls.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, request: u64) -> Self {
+        Rng(seed ^ request.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+    }
+
+    /// A uniform draw in [0, 1).
+    fn next_f64(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+}

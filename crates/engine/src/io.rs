@@ -1,4 +1,5 @@
-//! Bounded reading of the files a user names: books, chats and card images.
+//! Bounded reading of the files a user names (books, chats and card
+//! images), and atomic writing of the files the app saves ([`write`]).
 //!
 //! Every read goes through [`read_capped`], which refuses anything that is
 //! not a regular file (a FIFO would block for ever, a device can be endless,
@@ -9,6 +10,10 @@ use std::fmt;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+
+pub mod write;
+
+pub use write::{backup_path, write_atomic, write_with_backup};
 
 /// The largest chat file read (64 MiB): thousands of long messages fit,
 /// and an absurd file gets a clear refusal instead of exhausting memory.

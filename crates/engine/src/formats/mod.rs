@@ -30,36 +30,9 @@ pub fn read_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
     crate::io::read_capped(path, MAX_FILE_BYTES).map_err(|e| e.to_string())
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
-/// fsync, then rename over the target, so a crash never leaves half a file.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "book".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)?;
-        // Persist the rename itself.
-        if let Ok(d) = std::fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// Writing is [`crate::io::write`]'s; re-exported for the callers that
+/// save what a format produced.
+pub use crate::io::{write_atomic, write_with_backup};
 
 pub mod agnai;
 pub mod card;

@@ -342,9 +342,10 @@ pub fn to_bytes(book: &Book) -> Vec<u8> {
     to_pretty(&to_value(book))
 }
 
-/// Saves atomically (temp file, fsync, rename).
+/// Saves atomically, keeping the file it replaces as `NAME.bak`
+/// ([`crate::io::write_with_backup`]).
 pub fn save(book: &Book, path: &std::path::Path) -> std::io::Result<()> {
-    super::write_atomic(path, &to_bytes(book))
+    super::write_with_backup(path, &to_bytes(book))
 }
 
 #[cfg(test)]

@@ -1,0 +1,216 @@
+//! Writing files so that a crash, a kill or a power cut at any moment leaves
+//! either the old file or the new one, never half of either.
+//!
+//! [`write_atomic`] writes a temporary file beside the target, fsyncs it,
+//! renames it over the target and fsyncs the folder, so the rename itself
+//! survives a power cut. Around that discipline:
+//!
+//! - The temporary file is created exclusively (`create_new`), so a symlink
+//!   or file planted at its name is never followed or truncated. Its name,
+//!   `.NAME.lbs-tmp-PID-N`, is recognisable: temporaries left by a killed
+//!   process (its PID gone, or older than [`STALE_TEMP_AGE`]) are removed by
+//!   the next write into the same folder.
+//! - The new file keeps the permissions of the one it replaces.
+//! - A target that is a symlink is resolved first: the file it points to is
+//!   replaced and the link stays a link.
+//! - [`write_with_backup`] first keeps the previous version as `NAME.bak`
+//!   beside the file (see [`backup_path`]).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+/// How old a temporary file of ours must be before any writer treats it as
+/// left over by a crash, whatever its PID says.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
+
+/// The marker between a file's name and the writer's PID in temporary names.
+const TEMP_MARK: &str = ".lbs-tmp-";
+
+/// How many symlinks are followed before a path is refused as a loop.
+const MAX_LINKS: usize = 40;
+
+/// Numbers the temporary files of this process, so two writes never race
+/// for one name.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically (see the module header).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write(path, bytes, false)
+}
+
+/// Like [`write_atomic`], but first keeps the file being replaced as
+/// [`backup_path`]. The backup is a hard link to the old file where the file
+/// system allows (no copy, and the rename leaves it holding the old bytes),
+/// else a copy. A failed backup does not stop the save: losing the backup
+/// of a version is better than refusing to save the next one.
+pub fn write_with_backup(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write(path, bytes, true)
+}
+
+/// Where [`write_with_backup`] keeps the previous version of `path`:
+/// `NAME.bak` in the same folder, after resolving symlinks.
+pub fn backup_path(path: &Path) -> io::Result<PathBuf> {
+    let target = resolve_links(path)?;
+    let mut name = target.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    Ok(target.with_file_name(name))
+}
+
+fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
+    let target = resolve_links(path)?;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", path.display()),
+        ));
+    };
+    if !dir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "the folder {} does not exist (was it moved or deleted?)",
+                dir.display()
+            ),
+        ));
+    }
+    remove_stale_temps(&dir, &name);
+    let existing = fs::metadata(&target).ok().filter(|m| m.is_file());
+    let (tmp, mut file) = create_temp(&dir, &name)?;
+    let result = (|| {
+        file.write_all(bytes)?;
+        if let Some(meta) = &existing {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        drop(file);
+        if backup && existing.is_some() {
+            keep_backup(&target);
+        }
+        fs::rename(&tmp, &target)?;
+        sync_dir(&dir);
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// `path` with every symlink in its last component followed, so a save
+/// replaces the file a link points to and not the link. A dangling link
+/// resolves to the path it names, which the save then creates.
+fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(parent) if link.is_relative() => parent.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("{} is a loop of symlinks", path.display()),
+    ))
+}
+
+/// Creates a new temporary file beside the target, never opening a file
+/// that already exists at its name.
+fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
+    loop {
+        let n = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{n}", std::process::id()));
+        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(file) => return Ok((tmp, file)),
+            // Someone else's file holds this name: take the next number.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("the folder {} is not writable ({e})", dir.display()),
+                ))
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Removes temporary files that an earlier write of `name` left in `dir`
+/// when its process was killed: those of a process no longer running, and
+/// any older than [`STALE_TEMP_AGE`]. Failures are ignored; this is tidying.
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let prefix = format!(".{name}{TEMP_MARK}");
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let Some(pid) = temp_pid(rest) else { continue };
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age > STALE_TEMP_AGE);
+        if old || (pid != std::process::id() && !process_alive(pid)) {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The PID in the `PID-N` tail of a temporary file's name.
+fn temp_pid(rest: &str) -> Option<u32> {
+    let (pid, n) = rest.split_once('-')?;
+    n.parse::<u64>().ok()?;
+    pid.parse().ok()
+}
+
+/// Whether process `pid` runs. Where that cannot be asked cheaply, every
+/// process counts as running and only age removes its temporaries.
+fn process_alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
+}
+
+/// Keeps the current file at `target` as its backup, replacing the last.
+fn keep_backup(target: &Path) {
+    let Ok(bak) = backup_path(target) else { return };
+    // Removing first means a symlink planted at the backup's name is
+    // replaced, not followed.
+    let _ = fs::remove_file(&bak);
+    if fs::hard_link(target, &bak).is_err() {
+        let _ = fs::copy(target, &bak);
+    }
+}
+
+/// Persists a rename in `dir`. Folders cannot be opened for syncing on
+/// every platform, so a failure here is not an error.
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(test)]
+#[path = "write_tests.rs"]
+mod tests;

@@ -13,7 +13,7 @@ pub mod workspace;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tauri::{AppHandle, Emitter, Manager, RunEvent, WindowEvent};
 
@@ -64,7 +64,7 @@ static CLOSE_ASKED: Mutex<Option<Instant>> = Mutex::new(None);
 
 /// How long the UI has to answer a close request before a repeated request
 /// closes a window with nothing unsaved.
-const UI_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(3);
+const UI_ANSWER_TIME: Duration = Duration::from_secs(3);
 
 /// The app's data folder: `LOREBOOK_DATA_DIR` when set (tests point it at
 /// a temporary folder), else the platform's (`app_data_dir`).
@@ -75,21 +75,46 @@ fn data_dir(app: &AppHandle) -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("lorebook-studio"))
 }
 
+/// One autosave pass: copies the dirty books unchanged for `delay`.
+fn autosave_pass(app: &AppHandle, delay: Duration) {
+    let state = app.state::<AppState>();
+    let Some(rec_state) = app.try_state::<RecoveryState>() else {
+        return;
+    };
+    // A poisoned workspace is still worth copying: it may hold the only
+    // copy of the user's work.
+    let ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
+    let mut rec = rec_state.0.lock().unwrap_or_else(|p| p.into_inner());
+    let plan = rec.plan(&ws, Instant::now(), delay);
+    drop(ws);
+    for e in rec.apply(plan) {
+        eprintln!("Lorebook Studio: {e}");
+    }
+}
+
 /// Copies unsaved books into the recovery folder on a thread of its own,
 /// so the copies are written even while the webview hangs.
 fn start_autosave(app: AppHandle) {
     std::thread::spawn(move || loop {
         std::thread::sleep(recovery::AUTOSAVE_TICK);
-        let state = app.state::<AppState>();
-        let rec_state = app.state::<RecoveryState>();
-        // A poisoned workspace is still worth copying: it may hold the
-        // only copy of the user's work.
-        let ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
-        let mut rec = rec_state.0.lock().unwrap_or_else(|p| p.into_inner());
-        let plan = rec.plan(&ws, Instant::now(), recovery::AUTOSAVE_DELAY);
-        drop(ws);
-        for e in rec.apply(plan) {
-            eprintln!("Lorebook Studio: {e}");
+        autosave_pass(&app, recovery::AUTOSAVE_DELAY);
+    });
+}
+
+/// SIGTERM (a system shutdown, `kill`), SIGHUP and SIGINT leave no time to
+/// ask the user: every dirty book is copied for recovery at once, whatever
+/// its quiet period, and the process ends without the clean exit that
+/// removes the copies, so the next start offers them.
+#[cfg(unix)]
+fn watch_exit_signals(app: AppHandle) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            autosave_pass(&app, Duration::ZERO);
+            std::process::exit(128 + signal);
         }
     });
 }
@@ -112,6 +137,8 @@ pub fn run() {
             let dir = data_dir(app.handle());
             app.manage(RecoveryState(Mutex::new(Recovery::new(&dir))));
             start_autosave(app.handle().clone());
+            #[cfg(unix)]
+            watch_exit_signals(app.handle().clone());
             Ok(())
         })
         .menu(menu::build)

@@ -86,6 +86,7 @@ pub fn render() -> String {
         PendingImport,
         ImportOutcome,
         ExportChoice,
+        crate::workspace::recovery::RecoveredBook,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

@@ -46,6 +46,9 @@ macro_rules! with_command_names {
             preview,
             preview_log,
             set_menu_labels,
+            list_recovered,
+            restore_recovered,
+            discard_recovered,
             quit,
         }
     };

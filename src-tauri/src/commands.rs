@@ -17,6 +17,7 @@ use tauri_plugin_dialog::DialogExt;
 
 use crate::error::{AppError, ErrorKind};
 use crate::views::*;
+use crate::workspace::recovery::{RecoveredBook, Recovery};
 use crate::workspace::Workspace;
 
 // Commands that touch the workspace run off the main thread
@@ -417,6 +418,37 @@ pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String,
     app.set_menu(menu)
         .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
     Ok(())
+}
+
+/// The recovery folder and this run's copies in it, beside the workspace.
+pub struct RecoveryState(pub Mutex<Recovery>);
+
+fn recovery<'a>(s: &'a State<'_, RecoveryState>) -> std::sync::MutexGuard<'a, Recovery> {
+    s.0.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Books left unsaved by an earlier run that crashed or was killed.
+#[tauri::command(async)]
+pub fn list_recovered(r: State<'_, RecoveryState>) -> Vec<RecoveredBook> {
+    recovery(&r).list()
+}
+
+/// Opens a recovered book, dirty and bound to its original file.
+#[tauri::command(async)]
+pub fn restore_recovered(
+    s: State<'_, AppState>,
+    r: State<'_, RecoveryState>,
+    id: String,
+) -> R<u32> {
+    // Lock order everywhere: the workspace, then the recovery folder.
+    let mut ws = lock(&s);
+    recovery(&r).restore(&mut ws, &id)
+}
+
+/// Deletes a recovered book the user does not want back.
+#[tauri::command(async)]
+pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
+    recovery(&r).discard(&id)
 }
 
 /// Closes the window even with unsaved changes (after the UI asked).

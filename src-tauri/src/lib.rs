@@ -1,6 +1,6 @@
 //! Lorebook Studio, the desktop shell: app state, commands, the native menu,
-//! drag and drop, and the unsaved-changes guard. The engine does the work;
-//! this crate only routes.
+//! drag and drop, autosave, and the unsaved-changes guard. The engine does
+//! the work; this crate only routes.
 
 #[macro_use]
 mod command_list;
@@ -12,10 +12,13 @@ pub mod views;
 pub mod workspace;
 
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use tauri::{Emitter, Manager, WindowEvent};
+use tauri::{AppHandle, Emitter, Manager, RunEvent, WindowEvent};
 
-use commands::AppState;
+use commands::{AppState, RecoveryState};
+use workspace::recovery::{self, Recovery};
 use workspace::Workspace;
 
 /// The name of every command, from the one list in `command_list.rs`.
@@ -56,14 +59,74 @@ pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<String>) {
     (ws, notices)
 }
 
+/// When the UI was last asked to close the window.
+static CLOSE_ASKED: Mutex<Option<Instant>> = Mutex::new(None);
+
+/// How long the UI has to answer a close request before a repeated request
+/// closes a window with nothing unsaved.
+const UI_ANSWER_TIME: Duration = Duration::from_secs(3);
+
+/// The app's data folder: `LOREBOOK_DATA_DIR` when set (tests point it at
+/// a temporary folder), else the platform's (`app_data_dir`).
+fn data_dir(app: &AppHandle) -> PathBuf {
+    std::env::var_os(recovery::DATA_DIR_ENV)
+        .map(PathBuf::from)
+        .or_else(|| app.path().app_data_dir().ok())
+        .unwrap_or_else(|| std::env::temp_dir().join("lorebook-studio"))
+}
+
+/// One autosave pass: copies the dirty books unchanged for `delay`.
+fn autosave_pass(app: &AppHandle, delay: Duration) {
+    let state = app.state::<AppState>();
+    let Some(rec_state) = app.try_state::<RecoveryState>() else {
+        return;
+    };
+    // A poisoned workspace is still worth copying: it may hold the only
+    // copy of the user's work.
+    let ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
+    let mut rec = rec_state.0.lock().unwrap_or_else(|p| p.into_inner());
+    let plan = rec.plan(&ws, Instant::now(), delay);
+    drop(ws);
+    for e in rec.apply(plan) {
+        eprintln!("Lorebook Studio: {e}");
+    }
+}
+
+/// Copies unsaved books into the recovery folder on a thread of its own,
+/// so the copies are written even while the webview hangs.
+fn start_autosave(app: AppHandle) {
+    std::thread::spawn(move || loop {
+        std::thread::sleep(recovery::AUTOSAVE_TICK);
+        autosave_pass(&app, recovery::AUTOSAVE_DELAY);
+    });
+}
+
+/// SIGTERM (a system shutdown, `kill`), SIGHUP and SIGINT leave no time to
+/// ask the user: every dirty book is copied for recovery at once, whatever
+/// its quiet period, and the process ends without the clean exit that
+/// removes the copies, so the next start offers them.
+#[cfg(unix)]
+fn watch_exit_signals(app: AppHandle) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            autosave_pass(&app, Duration::ZERO);
+            std::process::exit(128 + signal);
+        }
+    });
+}
+
 pub fn run() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(AppState {
-            ws: std::sync::Mutex::new(ws),
-            notices: std::sync::Mutex::new(notices),
+            ws: Mutex::new(ws),
+            notices: Mutex::new(notices),
         })
         .setup(|app| {
             let recent = commands::load_recent(app.handle());
@@ -71,6 +134,11 @@ pub fn run() {
             if let Ok(mut ws) = state.ws.lock() {
                 ws.add_recent(recent);
             }
+            let dir = data_dir(app.handle());
+            app.manage(RecoveryState(Mutex::new(Recovery::new(&dir))));
+            start_autosave(app.handle().clone());
+            #[cfg(unix)]
+            watch_exit_signals(app.handle().clone());
             Ok(())
         })
         .menu(menu::build)
@@ -79,11 +147,18 @@ pub fn run() {
         })
         .on_window_event(|window, event| match event {
             WindowEvent::CloseRequested { api, .. } => {
+                // The UI may hold an edit not yet sent (typing is sent
+                // shortly after the last keystroke), so it decides: it
+                // sends what it holds, asks when a book is dirty, then
+                // calls `quit`. A webview that never answers cannot keep a
+                // clean window open: a request repeated after
+                // `UI_ANSWER_TIME` closes it when Rust holds nothing unsaved.
                 let state = window.state::<AppState>();
-                let dirty = state.ws.lock().map(|ws| ws.any_dirty()).unwrap_or(false);
-                if dirty {
-                    // The UI asks the user, then calls `quit`.
+                let mut asked = CLOSE_ASKED.lock().unwrap_or_else(|p| p.into_inner());
+                let unanswered = asked.is_some_and(|t| t.elapsed() >= UI_ANSWER_TIME);
+                if recovery::has_unsaved(&state.ws) || !unanswered {
                     api.prevent_close();
+                    *asked = Some(Instant::now());
                     let _ = window.emit("close-requested", ());
                 }
             }
@@ -109,6 +184,17 @@ pub fn run() {
             _ => {}
         })
         .invoke_handler(with_command_names!(command_handler))
-        .run(tauri::generate_context!())
-        .expect("error while running Lorebook Studio");
+        .build(tauri::generate_context!())
+        .expect("error while building Lorebook Studio")
+        .run(|app, event| {
+            // The app exits only through `quit` or by closing a window with
+            // nothing unsaved: every change was saved or deliberately
+            // discarded, so this run's recovery copies go. A kill or a
+            // crash never gets here, and its copies are offered next time.
+            if let RunEvent::Exit = event {
+                if let Some(rec) = app.try_state::<RecoveryState>() {
+                    rec.0.lock().unwrap_or_else(|p| p.into_inner()).forget_all();
+                }
+            }
+        });
 }

@@ -18,6 +18,11 @@ use crate::views::BookSettings;
 /// Consecutive edits of one entry closer than this are one undo step.
 const COALESCE_MS: u128 = 1000;
 
+/// How many undo steps a book keeps. Each step holds whole entries, so an
+/// unbounded history of a long session would grow without end; past this
+/// many the oldest step is forgotten (the README documents the number).
+pub const UNDO_LIMIT: usize = 500;
+
 /// One change to a book.
 #[derive(Debug, Clone)]
 pub(super) enum Change {
@@ -71,6 +76,11 @@ pub(super) struct History {
     redo: Vec<Edit>,
     /// Undo depth of the saved state; `None` once no undo/redo reaches it.
     saved_depth: Option<usize>,
+    /// Counts every change of the book (edit, undo, redo), so autosave can
+    /// tell whether what it last wrote is still current.
+    revision: u64,
+    /// When the book last changed, for autosave's quiet period.
+    changed_at: Option<Instant>,
 }
 
 impl History {
@@ -88,6 +98,39 @@ impl History {
 
     pub(super) fn mark_saved(&mut self) {
         self.saved_depth = Some(self.undo.len());
+    }
+
+    /// A history whose current state was never saved to its file (a book
+    /// restored from a recovery copy).
+    pub(super) fn unsaved() -> History {
+        History {
+            changed_at: Some(Instant::now()),
+            ..History::default()
+        }
+    }
+
+    pub(super) fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    pub(super) fn changed_at(&self) -> Option<Instant> {
+        self.changed_at
+    }
+
+    fn touch(&mut self, now: Instant) {
+        self.revision += 1;
+        self.changed_at = Some(now);
+    }
+
+    /// Pushes an undo step, forgetting the oldest past [`UNDO_LIMIT`].
+    fn push_undo(&mut self, edit: Edit) {
+        self.undo.push(edit);
+        if self.undo.len() > UNDO_LIMIT {
+            self.undo.remove(0);
+            // The saved state moved one step closer to the bottom; when it
+            // was the forgotten step, no undo reaches it any more.
+            self.saved_depth = self.saved_depth.and_then(|s| s.checked_sub(1));
+        }
     }
 
     pub(super) fn can_undo(&self) -> bool {
@@ -162,13 +205,14 @@ impl Doc {
                 // The saved state was in the redo stack, which is now gone.
                 h.saved_depth = None;
             }
-            h.undo.push(Edit {
+            h.push_undo(Edit {
                 changes,
                 entry,
                 at: now,
             });
         }
         h.redo.clear();
+        h.touch(now);
         applied
     }
 }
@@ -185,6 +229,7 @@ impl Workspace {
             d.apply(c);
         }
         d.history.redo.push(edit);
+        d.history.touch(Instant::now());
         self.sync(doc, &inverse);
         Ok(true)
     }
@@ -202,7 +247,8 @@ impl Workspace {
         // A redone edit never coalesces with the next one.
         edit.entry = None;
         let changes = edit.changes.clone();
-        d.history.undo.push(edit);
+        d.history.push_undo(edit);
+        d.history.touch(Instant::now());
         self.sync(doc, &changes);
         Ok(true)
     }
@@ -270,5 +316,53 @@ mod tests {
             d.apply(&change.inverse());
             assert_eq!(d.book, book, "{change:?} is taken back");
         }
+    }
+
+    fn settings_edit(d: &mut Doc, budget: u32) {
+        let before = d.settings();
+        let after = BookSettings {
+            token_budget: budget,
+            ..before.clone()
+        };
+        d.commit(vec![Change::Settings { before, after }], None);
+    }
+
+    /// The history keeps at most `UNDO_LIMIT` steps: one under, at and over
+    /// the limit, and undo stops at the oldest step kept.
+    #[test]
+    fn undo_history_is_bounded() {
+        for (edits, kept) in [
+            (UNDO_LIMIT - 1, UNDO_LIMIT - 1),
+            (UNDO_LIMIT, UNDO_LIMIT),
+            (UNDO_LIMIT + 1, UNDO_LIMIT),
+            (UNDO_LIMIT * 3, UNDO_LIMIT),
+        ] {
+            let mut d = doc(Book::default());
+            for i in 0..edits {
+                settings_edit(&mut d, 1000 + i as u32);
+            }
+            assert_eq!(d.history.undo.len(), kept, "{edits} edits");
+            assert!(d.history.dirty(), "{edits} edits");
+            assert_eq!(d.history.revision(), edits as u64);
+        }
+    }
+
+    /// Forgetting the step the saved state sits on means no undo reaches
+    /// the saved state again: the book stays dirty however far it is undone.
+    #[test]
+    fn a_forgotten_saved_state_keeps_the_book_dirty() {
+        let mut d = doc(Book::default());
+        settings_edit(&mut d, 1);
+        d.history.mark_saved();
+        for i in 0..UNDO_LIMIT {
+            settings_edit(&mut d, 2 + i as u32);
+        }
+        assert_eq!(d.history.saved_depth, Some(0));
+        settings_edit(&mut d, 9999);
+        assert_eq!(d.history.saved_depth, None);
+        while let Some(edit) = d.history.undo.pop() {
+            d.history.redo.push(edit);
+        }
+        assert!(d.history.dirty());
     }
 }

@@ -9,6 +9,7 @@
 //!   inverse;
 //! - [`edits`]: edits of a book's settings and entries;
 //! - [`list`]: the entry list and the editor's view of one entry;
+//! - [`recovery`]: autosave copies of unsaved books and their restore;
 //! - [`transfer`]: imports waiting for confirmation, and exports;
 //! - [`view`]: the chat, the attached books and the preview views.
 //!
@@ -20,6 +21,7 @@ mod documents;
 mod edits;
 mod history;
 mod list;
+pub mod recovery;
 mod transfer;
 mod view;
 

@@ -362,6 +362,24 @@ id: string, name: string,
  */
 card: boolean, };
 
+export type RecoveredBook = { 
+/**
+ * The key to restore or discard it by.
+ */
+id: string, title: string, 
+/**
+ * The file the book belongs to; `None` for a book never saved.
+ */
+original_path: string | null, 
+/**
+ * When the copy was written, in seconds since the Unix epoch.
+ */
+saved_at: number, 
+/**
+ * The recovery copy itself, so the user can find it by hand.
+ */
+file: string, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -397,6 +415,9 @@ export type Command =
   | 'preview'
   | 'preview_log'
   | 'set_menu_labels'
+  | 'list_recovered'
+  | 'restore_recovered'
+  | 'discard_recovered'
   | 'quit';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.

@@ -21,6 +21,7 @@ import type {
   LogRow,
   OpenResult,
   PreviewView,
+  RecoveredBook,
   Settings,
 } from './bindings';
 
@@ -88,6 +89,9 @@ export const api = {
   preview: (request: number | null) => call<PreviewView>('preview', { request }),
   previewLog: () => call<LogRow[]>('preview_log'),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
+  listRecovered: () => call<RecoveredBook[]>('list_recovered'),
+  restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
+  discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
   quit: () => call<void>('quit'),
 };
 

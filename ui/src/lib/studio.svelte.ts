@@ -14,6 +14,7 @@ import { EntryDraft } from './draft.svelte';
 import { Preview } from './preview.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
+import { Recovery } from './recovery.svelte';
 import type { Catalog, ExportFormat } from './bindings';
 
 export type Theme = 'system' | 'light' | 'dark';
@@ -29,6 +30,7 @@ export class Studio {
   readonly docs = new Documents();
   readonly preview = new Preview(this.docs, this.run);
   readonly dialogs = new Dialogs();
+  readonly recovery = new Recovery();
   readonly entry = new EntryDraft({
     doc: () => this.docs.doc,
     run: this.run,
@@ -52,6 +54,16 @@ export class Studio {
       await this.run(() => this.preview.refresh());
       this.feedback.notify(...(await api.takeNotices()));
     });
+    // Asked even when the start-up above failed: it may be why the
+    // recovered books are needed.
+    await this.run(() => this.recovery.refresh());
+  }
+
+  /** Opens a book recovered from an earlier run. */
+  async restoreRecovered(id: string) {
+    await this.entry.flush();
+    const doc = await this.recovery.restore(id);
+    await this.afterOpen([doc], []);
   }
 
   /** Everything after a document edit: state, list, preview. */
@@ -272,17 +284,37 @@ export class Studio {
     }
   }
 
-  askQuit() {
-    const dirty = this.docs.app?.docs.filter((d) => d.dirty) ?? [];
-    if (dirty.length === 0) {
-      void this.run(() => api.quit());
-      return;
+  /** Quits, asking first when a book has unsaved changes. An edit still
+   *  held here is sent before Rust is asked; when that send or the question
+   *  fails, the answer counts as "unsaved": quitting asks. */
+  askQuit(): Promise<void> {
+    const ask = (names: string | null) =>
+      this.dialogs.ask(
+        names === null ? this.t('confirm.quitUnknown') : this.t('confirm.quitText', { names }),
+        this.t('confirm.quit'),
+        () => void this.run(() => api.quit()),
+      );
+    const shown = this.docs.app?.docs.filter((d) => d.dirty) ?? [];
+    if (shown.length > 0) {
+      // Dirty already: ask at once; the held edit still goes to Rust, so
+      // cancelling keeps it.
+      ask(shown.map((d) => d.name).join(', '));
+      return this.entry.flush();
     }
-    this.dialogs.ask(
-      this.t('confirm.quitText', { names: dirty.map((d) => d.name).join(', ') }),
-      this.t('confirm.quit'),
-      () => void this.run(() => api.quit()),
-    );
+    return (async () => {
+      const errors = this.feedback.errors.length;
+      await this.entry.flush();
+      try {
+        if (this.feedback.errors.length > errors) return ask(null);
+        await this.docs.refresh();
+        const dirty = this.docs.app?.docs.filter((d) => d.dirty);
+        if (dirty === undefined) return ask(null);
+        if (dirty.length > 0) return ask(dirty.map((d) => d.name).join(', '));
+      } catch {
+        return ask(null);
+      }
+      await this.run(() => api.quit());
+    })();
   }
 
   /** The tokenizer changes every entry's count: list, editor and preview. */

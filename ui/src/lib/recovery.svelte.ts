@@ -1,0 +1,34 @@
+// Books an earlier run left unsaved (it crashed, was killed or the system
+// shut down), offered back one at a time at start: restore, discard, or
+// show where the copy is. Rust writes and lists the copies; this store only
+// holds the list the dialog shows.
+import { api } from './ipc';
+import type { RecoveredBook } from './bindings';
+
+export class Recovery {
+  books = $state<RecoveredBook[]>([]);
+  /** Whether the dialog shows the path of the recovery copy. */
+  showFile = $state(false);
+
+  /** The book the dialog asks about. */
+  get current(): RecoveredBook | null {
+    return this.books[0] ?? null;
+  }
+
+  async refresh() {
+    this.books = await api.listRecovered();
+    this.showFile = false;
+  }
+
+  /** Opens the copy as a dirty book; returns its document id. */
+  async restore(id: string): Promise<number> {
+    const doc = await api.restoreRecovered(id);
+    await this.refresh();
+    return doc;
+  }
+
+  async discard(id: string) {
+    await api.discardRecovered(id);
+    await this.refresh();
+  }
+}

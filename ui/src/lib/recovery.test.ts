@@ -1,0 +1,99 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AppStateView, EntryDetail, RecoveredBook } from './bindings';
+
+const calls: { cmd: string; args: unknown }[] = [];
+const responses: Record<string, (args: Record<string, unknown>) => unknown> = {};
+vi.mock('@tauri-apps/api/core', () => ({
+  invoke: async (cmd: string, args: Record<string, unknown>) => {
+    calls.push({ cmd, args });
+    const r = responses[cmd];
+    if (!r) return null;
+    return r(args);
+  },
+}));
+vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) }));
+
+const { Studio } = await import('./studio.svelte');
+
+function state(dirty: boolean): AppStateView {
+  return {
+    docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false }],
+    chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [],
+  };
+}
+
+function detail(id: number, content: string): EntryDetail {
+  return {
+    entry: {
+      id, comment: 'c', keys: ['moon'], secondary_keys: [], selective: false, secondary_logic: 'and_any', constant: false,
+      enabled: true, whole_words: true, case_sensitive: false, use_regex: false, order: 100, priority: 100, role: 'system',
+      content, extensions: {}, extra: {},
+    },
+    decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
+    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0 },
+  };
+}
+
+const copy: RecoveredBook = { id: 'r-1', title: 'Lost', original_path: '/books/lost.json', saved_at: 1, file: '/data/recovery/r-1.json' };
+
+describe('recovery and quitting', () => {
+  beforeEach(() => {
+    calls.length = 0;
+    for (const k of Object.keys(responses)) delete responses[k];
+    responses.app_state = () => state(false);
+    responses.list_entries = () => [];
+    responses.get_entry = (a) => detail(a.id as number, 'Body');
+  });
+
+  it('offers recovered books and restores or discards them', async () => {
+    let left = [copy, { ...copy, id: 'r-2' }];
+    responses.list_recovered = () => left;
+    responses.restore_recovered = (a) => {
+      left = left.filter((b) => b.id !== a.id);
+      return 5;
+    };
+    responses.discard_recovered = (a) => {
+      left = left.filter((b) => b.id !== a.id);
+    };
+    const s = new Studio();
+    await s.init();
+    expect(s.recovery.current?.id).toBe('r-1');
+    await s.restoreRecovered('r-1');
+    expect(calls.find((c) => c.cmd === 'restore_recovered')?.args).toEqual({ id: 'r-1' });
+    expect(s.recovery.current?.id).toBe('r-2');
+    await s.recovery.discard('r-2');
+    expect(s.recovery.current).toBeNull();
+  });
+
+  it('sends a held edit before asking Rust whether a book is unsaved', async () => {
+    const s = new Studio();
+    s.docs.app = state(false);
+    s.docs.doc = 1;
+    s.docs.rows = [detail(1, 'Body').row];
+    await s.select(1);
+    let sent = false;
+    responses.update_entry = (a) => {
+      sent = true;
+      return { ...detail(1, 'x'), entry: a.entry };
+    };
+    responses.app_state = () => state(sent);
+    s.entry.edit({ content: 'one more keystroke' });
+    await s.askQuit();
+    expect(sent).toBe(true);
+    expect(s.dialogs.confirm?.text).toContain('B');
+    expect(calls.some((c) => c.cmd === 'quit')).toBe(false);
+  });
+
+  it('asks when the unsaved-changes check fails, and quits when all is saved', async () => {
+    const s = new Studio();
+    responses.app_state = () => Promise.reject({ kind: 'internal', message: 'lock poisoned' });
+    await s.askQuit();
+    expect(s.dialogs.confirm).not.toBeNull();
+    expect(calls.some((c) => c.cmd === 'quit')).toBe(false);
+    s.dialogs.answer(false);
+    responses.app_state = () => state(false);
+    await s.askQuit();
+    expect(s.dialogs.confirm).toBeNull();
+    expect(calls.some((c) => c.cmd === 'quit')).toBe(true);
+  });
+});

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -55,7 +55,14 @@ const CHAT: &str = "samples/saltmere-chat.txt";
 
 #[test]
 fn preview_json_has_the_documented_shape() {
-    let out = ok(&["preview", BOOK, "--chat", CHAT, "--json"]);
+    let out = ok(&[
+        "preview",
+        BOOK,
+        "--chat",
+        CHAT,
+        "--json",
+        "--list-unmatched",
+    ]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 1, "one object for one request");
     let v: Value = serde_json::from_str(lines[0]).unwrap();
@@ -106,6 +113,50 @@ fn preview_json_has_the_documented_shape() {
     assert_eq!(messages[0]["role"], "system");
     assert!(messages.iter().all(|m| m["content"].is_string()));
     assert_eq!(messages.last().unwrap()["role"], "user");
+}
+
+#[test]
+fn unmatched_and_disabled_entries_are_counted_unless_listed() {
+    let listed: Value = serde_json::from_str(&ok(&[
+        "preview",
+        BOOK,
+        "--chat",
+        CHAT,
+        "--json",
+        "--list-unmatched",
+    ]))
+    .unwrap();
+    let counted: Value =
+        serde_json::from_str(&ok(&["preview", BOOK, "--chat", CHAT, "--json"])).unwrap();
+    let kinds = |v: &Value| -> Vec<String> {
+        v["dropped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["reason"]["kind"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = kinds(&listed);
+    let count = |kind: &str| all.iter().filter(|k| *k == kind).count();
+    assert!(count("disabled") > 0, "{all:?}");
+    assert_eq!(listed["unlisted"], json!({"no_match": 0, "disabled": 0}));
+    assert_eq!(
+        counted["unlisted"],
+        json!({"no_match": count("no_match"), "disabled": count("disabled")})
+    );
+    let rest: Vec<String> = all
+        .iter()
+        .filter(|k| *k != "no_match" && *k != "disabled")
+        .cloned()
+        .collect();
+    assert_eq!(kinds(&counted), rest);
+    assert_eq!(listed["injected"], counted["injected"]);
+    let text = ok(&["preview", BOOK, "--chat", CHAT]);
+    assert!(text.contains(&format!(
+        "and {} with no match, {} disabled (--list-unmatched lists them)",
+        count("no_match"),
+        count("disabled")
+    )));
 }
 
 #[test]

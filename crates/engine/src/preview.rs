@@ -93,10 +93,16 @@ impl Preview {
     /// A preview of `books`. An unknown model falls back to the default
     /// model's tokenizer; use [`Preview::set_settings`] to get the error.
     pub fn new(books: &[Book], settings: Settings) -> Preview {
+        Preview::from_books(books.to_vec(), settings)
+    }
+
+    /// [`Preview::new`] for books the caller hands over, so a big book is
+    /// not copied (the command line reads a book only to preview it).
+    pub fn from_books(books: Vec<Book>, settings: Settings) -> Preview {
         let encoding = encoding_for_model(&settings.model).unwrap_or(Encoding::O200kBase);
         Preview {
-            books: books.to_vec(),
-            index: Index::build(books),
+            index: Index::build(&books),
+            books,
             hits: HitCache::default(),
             counters: HashMap::new(),
             encoding,

@@ -1,8 +1,8 @@
 // The selected entry as the editor shows it: the engine's view of it
 // (`detail`: diagnostics, decorator lines, tokens) and the user's local copy
-// (`draft`), which is sent to Rust shortly after each edit.
+// (`draft`), which is sent to Rust as soon as the previous send is answered.
 import { api } from './ipc';
-import { debounce } from './debounce';
+import { latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
 import type { Entry, EntryDetail } from './bindings';
 
@@ -20,7 +20,9 @@ export class EntryDraft {
   /** An edit not yet sent to Rust. */
   private pending = false;
   private readonly hooks: DraftHooks;
-  private readonly send = debounce(() => void this.flush(), 150);
+  /** One send in flight at a time; edits made meanwhile go out together
+   *  in the next, with no timer before it. */
+  private readonly send = latestWins(() => this.sendPending());
 
   constructor(hooks: DraftHooks) {
     this.hooks = hooks;
@@ -38,17 +40,22 @@ export class EntryDraft {
     this.draft = null;
   }
 
-  /** Records a local edit of the selected entry and sends it soon. */
+  /** Records a local edit of the selected entry and sends it. */
   edit(patch: Partial<Entry>) {
     if (!this.draft) return;
     this.draft = { ...this.draft, ...patch };
     this.pending = true;
-    this.send();
+    void this.send();
   }
 
-  /** Sends a pending edit now; a failure is reported, not thrown, so the
+  /** Sends a pending edit now, after the send in flight, if any, so Rust
+   *  receives the edits in order; a failure is reported, not thrown, so the
    *  action that flushed first (switching entries, saving) goes on. */
   async flush() {
+    await this.send();
+  }
+
+  private async sendPending() {
     const doc = this.hooks.doc();
     if (!this.pending || !this.draft || doc === null) return;
     this.pending = false;

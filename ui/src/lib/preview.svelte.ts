@@ -2,7 +2,7 @@
 // books, the request shown, the request log, and the preview settings
 // (chat, attached books, seed, prompt slot) that change it.
 import { api } from './ipc';
-import { debounce } from './debounce';
+import { latestWins, Tickets } from './debounce';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
 import type { LogRow, PreviewView } from './bindings';
@@ -17,6 +17,9 @@ export class Preview {
   showLog = $state(false);
   private readonly docs: Documents;
   private readonly run: Run;
+  /** Previews are asked for from several places (edits, the request
+   *  picker, start-up); only the newest answer is shown. */
+  private readonly answers = new Tickets();
 
   constructor(docs: Documents, run: Run) {
     this.docs = docs;
@@ -24,12 +27,18 @@ export class Preview {
   }
 
   async refresh() {
-    this.view = await api.preview(this.request);
+    const ticket = this.answers.issue();
+    const view = await api.preview(this.request);
+    if (!this.answers.take(ticket)) return;
+    this.view = view;
     if (this.showLog) this.log = await api.previewLog();
   }
 
-  /** Refreshes after a pause in editing; a burst of edits costs one preview. */
-  schedule = debounce(() => void this.run(() => this.refresh()), 120);
+  /** Refreshes after an edit: at once when no preview is being computed,
+   *  else once more when it arrives, so a burst of edits costs two
+   *  previews and the last one sees the newest state. */
+  private readonly next = latestWins(() => this.run(() => this.refresh()));
+  schedule = () => void this.next();
 
   async setRequest(k: number | null) {
     this.request = k;

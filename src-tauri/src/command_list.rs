@@ -46,6 +46,7 @@ macro_rules! with_command_names {
             preview,
             preview_log,
             set_menu_labels,
+            set_window_title,
             quit,
         }
     };

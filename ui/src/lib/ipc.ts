@@ -16,6 +16,7 @@ import type {
   ExportFormat,
   ImportOutcome,
   ListQuery,
+  Notice,
   PendingImport,
   Report,
   LogRow,
@@ -55,7 +56,7 @@ async function call<T>(cmd: Command, args?: Record<string, unknown>): Promise<T>
 export const api = {
   catalog: () => call<Catalog>('catalog'),
   appState: () => call<AppStateView>('app_state'),
-  takeNotices: () => call<string[]>('take_notices'),
+  takeNotices: () => call<Notice[]>('take_notices'),
   newBook: () => call<number>('new_book'),
   openDialog: (importing: boolean) => call<ImportOutcome[]>('open_dialog', { import: importing }),
   pendingImports: () => call<PendingImport[]>('pending_imports'),
@@ -88,6 +89,7 @@ export const api = {
   preview: (request: number | null) => call<PreviewView>('preview', { request }),
   previewLog: () => call<LogRow[]>('preview_log'),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
+  setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
   quit: () => call<void>('quit'),
 };
 

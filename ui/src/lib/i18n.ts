@@ -240,6 +240,9 @@ const en = {
   'badge.hints.other': '{n} hints',
   'list.clearFilter': 'Clear filter',
   'list.noBook': 'No book is open. Create one or open a file to start.',
+  'preview.emptyChat': 'No chat yet. Paste one above, or open a chat file, to see which entries it activates.',
+  'preview.noBooks': 'No book is attached to the preview.',
+  'preview.attach': 'Attach {name}',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -481,6 +484,9 @@ const ptBR: Record<MessageKey, string> = {
   'badge.hints.other': '{n} dicas',
   'list.clearFilter': 'Limpar filtro',
   'list.noBook': 'Nenhum livro aberto. Crie um ou abra um arquivo para começar.',
+  'preview.emptyChat': 'Nenhuma conversa ainda. Cole uma acima ou abra um arquivo de conversa para ver quais entradas ela ativa.',
+  'preview.noBooks': 'Nenhum livro está anexado à prévia.',
+  'preview.attach': 'Anexar {name}',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

@@ -85,6 +85,7 @@ pub fn render() -> String {
         lorebook_engine::formats::Report,
         PendingImport,
         ImportOutcome,
+        Notice,
         ExportChoice,
         crate::workspace::recovery::RecoveredBook,
     );

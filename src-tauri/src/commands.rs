@@ -28,7 +28,7 @@ use crate::workspace::Workspace;
 #[derive(Default)]
 pub struct AppState {
     pub ws: Mutex<Workspace>,
-    pub notices: Mutex<Vec<String>>,
+    pub notices: Mutex<Vec<Notice>>,
 }
 
 type R<T> = Result<T, AppError>;
@@ -116,7 +116,7 @@ pub fn app_state(s: State<'_, AppState>) -> R<AppStateView> {
 
 /// Messages from startup, drag and drop or the menu that the UI shows once.
 #[tauri::command]
-pub fn take_notices(s: State<'_, AppState>) -> Vec<String> {
+pub fn take_notices(s: State<'_, AppState>) -> Vec<Notice> {
     std::mem::take(&mut *s.notices.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
@@ -449,6 +449,23 @@ pub fn restore_recovered(
 #[tauri::command(async)]
 pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
     recovery(&r).discard(&id)
+}
+
+/// Titles the window after book `doc` (the one the UI shows) and its dirty
+/// state; `untitled` is the UI's word for a book without any name.
+#[tauri::command]
+pub fn set_window_title(
+    app: AppHandle,
+    s: State<'_, AppState>,
+    doc: Option<u32>,
+    untitled: String,
+) -> R<()> {
+    let title = lock(&s).window_title(doc, &untitled);
+    if let Some(w) = app.get_webview_window("main") {
+        w.set_title(&title)
+            .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Closes the window even with unsaved changes (after the UI asked).

@@ -33,7 +33,7 @@ macro_rules! command_handler {
 
 /// The workspace at startup: the files named on the command line, or the
 /// bundled sample book and chat when none is given.
-pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<String>) {
+pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<views::Notice>) {
     let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     if paths.is_empty() {
         return (Workspace::with_sample(), Vec::new());
@@ -42,18 +42,21 @@ pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<String>) {
     let mut notices = Vec::new();
     for p in paths {
         match ws.import_path(&PathBuf::from(p)) {
-            Ok(views::ImportOutcome::Opened(r)) => {
-                notices.extend(r.notes.into_iter().map(|n| format!("{p}: {n}")))
-            }
+            Ok(views::ImportOutcome::Opened(r)) => notices.extend(
+                r.notes
+                    .into_iter()
+                    .map(|n| views::Notice::message(format!("{p}: {n}"))),
+            ),
             // Named on the command line: the user already chose the file,
             // so it opens at once and the report becomes a notice.
             Ok(views::ImportOutcome::Pending(pending)) => {
-                notices.push(format!("{p}: {}", pending.report.to_string().trim_end()));
-                if let Err(e) = ws.confirm_import(pending.id, true) {
-                    notices.push(e.message);
+                let id = pending.id;
+                notices.push(views::Notice::Imported(pending));
+                if let Err(e) = ws.confirm_import(id, true) {
+                    notices.push(views::Notice::message(e.message));
                 }
             }
-            Err(e) => notices.push(e.message),
+            Err(e) => notices.push(views::Notice::message(e.message)),
         }
     }
     (ws, notices)
@@ -177,7 +180,7 @@ pub fn run() {
                     commands::store_recent(window.app_handle(), &ws);
                 }
                 if let Ok(mut n) = state.notices.lock() {
-                    n.extend(messages);
+                    n.extend(messages.into_iter().map(views::Notice::message));
                 }
                 let _ = window.emit("docs-changed", ());
             }

@@ -3,7 +3,7 @@
 //! is generated from them (see `bindings::tests`).
 
 use lorebook_engine::chat::Message;
-use lorebook_engine::decorators::{DecoratorLine, Diagnostic};
+use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::RequestResult;
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
@@ -14,6 +14,8 @@ use ts_rs::TS;
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct DocSummary {
     pub id: u32,
+    /// The name to show: the book's name, else its file's stem, else empty
+    /// (the UI words "untitled" in its language).
     pub name: String,
     pub path: Option<String>,
     pub dirty: bool,
@@ -87,7 +89,10 @@ pub struct EntryRow {
     pub priority: i64,
     /// Body tokens under the selected model.
     pub tokens: u32,
+    /// How many diagnostics, hints included.
     pub diagnostics: u32,
+    /// The worst of them, for the row's badge.
+    pub severity: Option<Severity>,
 }
 
 /// The entry editor's view of one entry.
@@ -211,6 +216,23 @@ pub struct PendingImport {
     pub name: String,
     pub entries: u32,
     pub report: Report,
+}
+
+/// Something the UI shows once, in its notice panel.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Notice {
+    /// A sentence: a repaired value, a file that could not be read.
+    Message { text: String },
+    /// A foreign book opened without asking (named on the command line),
+    /// with the report of its import, which the panel summarizes.
+    Imported(PendingImport),
+}
+
+impl Notice {
+    pub fn message(text: impl Into<String>) -> Self {
+        Notice::Message { text: text.into() }
+    }
 }
 
 /// What reading a file did.

@@ -20,13 +20,28 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How serious a diagnostic is, least serious first, so the worst of a list
+/// is its maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
-    Error,
+    /// Worth knowing, but the entry works as its author most likely meant:
+    /// a condition that is normal in the book's source format and has no
+    /// effect under the rules the preview applies.
+    Hint,
+    /// Something that changes or prevents what the entry does.
     Warning,
+    /// Something that cannot work as written.
+    Error,
+}
+
+impl Severity {
+    /// Whether a diagnostic of this severity is a problem to fix, as
+    /// opposed to a hint.
+    pub fn is_problem(self) -> bool {
+        self >= Severity::Warning
+    }
 }
 
 /// A problem shown on an entry.
@@ -65,7 +80,9 @@ pub enum DiagnosticMessage {
         secondary: bool,
         error: String,
     },
-    /// A selective entry whose secondary keys are all empty.
+    /// A selective entry whose secondary keys are all empty. SillyTavern
+    /// saves every plain entry this way, and the entry behaves as not
+    /// selective, so it is only a [`Severity::Hint`].
     SelectiveWithoutSecondary,
     /// An enabled, non-constant entry without a usable primary key.
     NoKeys,
@@ -310,6 +327,14 @@ mod tests {
             DiagnosticMessage::NoKeys.to_string(),
             "no keys: this entry can never activate (make it constant or add a key)"
         );
+    }
+
+    #[test]
+    fn the_worst_severity_is_the_maximum() {
+        assert!(Severity::Hint < Severity::Warning && Severity::Warning < Severity::Error);
+        assert!(!Severity::Hint.is_problem());
+        assert!(Severity::Warning.is_problem() && Severity::Error.is_problem());
+        assert_eq!(serde_json::to_value(Severity::Hint).unwrap(), json!("hint"));
     }
 
     #[test]

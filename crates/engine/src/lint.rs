@@ -47,10 +47,13 @@ pub fn lint_entry(e: &Entry) -> Vec<Diagnostic> {
 /// and secondary keys it has (blank keys do not count).
 pub fn entry_lints(e: &Entry, primary: usize, secondary: usize) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    // SillyTavern writes `selective: true` on every entry, with or without
+    // secondary keys; without them the entry simply matches on its primary
+    // keys, so this only hints that the flag does nothing.
     if e.selective && secondary == 0 && !e.constant {
         out.push(Diagnostic {
             line: None,
-            severity: Severity::Warning,
+            severity: Severity::Hint,
             message: DiagnosticMessage::SelectiveWithoutSecondary,
         });
     }
@@ -156,5 +159,19 @@ mod tests {
         );
         check(entry(&["a"], &[], "@@bogus\n@@depth x\nBody"), 2);
         check(entry(&[], &["/(/"], "@@bogus\nBody"), 3);
+    }
+
+    /// Issue 12: SillyTavern saves every plain entry as selective without
+    /// secondary keys, so a warning there badged every imported entry.
+    #[test]
+    fn selective_without_secondary_is_only_a_hint() {
+        let e = Entry {
+            selective: true,
+            ..entry(&["a"], &[], "Body")
+        };
+        let d = lint_entry(&e);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].message, DiagnosticMessage::SelectiveWithoutSecondary);
+        assert_eq!(d[0].severity, Severity::Hint);
     }
 }

@@ -5,20 +5,68 @@
 //! Filtering and sorting happen here, in Rust, so the UI never holds every
 //! entry's content. Diagnostics come from the preview's index when the
 //! entry is compiled there, and from [`lint_entry`] otherwise.
+//!
+//! A book's own display name ([`Doc::display_name`]) is decided here too,
+//! next to the entries' names, so every view shows the same one.
 
 use std::borrow::Cow;
+use std::path::Path;
 
-use lorebook_engine::decorators::{self, Diagnostic};
+use lorebook_engine::decorators::{self, Diagnostic, Severity};
 use lorebook_engine::lint::lint_entry;
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Preview;
 
+use super::documents::Doc;
 use super::Workspace;
 use crate::error::AppError;
 use crate::views::{EntryDetail, EntryFilter, EntryRow, ListQuery, SortKey};
 
+impl Doc {
+    /// The name shown for this book in tabs, dialogs and the window title:
+    /// its name, else its file's name without extension (imported books
+    /// often have no name), else empty, which the UI words as "untitled".
+    pub fn display_name(&self) -> String {
+        let name = self.book.name.trim();
+        if !name.is_empty() {
+            return name.to_string();
+        }
+        self.path.as_deref().map(name_from_file).unwrap_or_default()
+    }
+}
+
+/// The name a book from file `path` goes by when it has none of its own:
+/// the file's name without its extension.
+pub(super) fn name_from_file(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The app's name, last in the window title.
+const APP_NAME: &str = "Lorebook Studio";
+
+/// The window title for book `doc` (none open: the app's name alone): the
+/// book's display name (`untitled` when it has none), marked "●" while it
+/// has unsaved changes, as editors mark a modified file.
+pub fn window_title(doc: Option<&Doc>, untitled: &str) -> String {
+    let Some(d) = doc else {
+        return APP_NAME.to_string();
+    };
+    let name = d.display_name();
+    let name = if name.is_empty() { untitled } else { &name };
+    let dirty = if d.dirty() { "● " } else { "" };
+    format!("{dirty}{name} — {APP_NAME}")
+}
+
+/// How many diagnostics there are and the worst of them, as a row shows.
+fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
+    let worst = diagnostics.iter().map(|d| d.severity).max();
+    (diagnostics.len() as u32, worst)
+}
+
 /// One row of the entry list.
-fn row(e: &Entry, tokens: u32, diagnostics: u32) -> EntryRow {
+fn row(e: &Entry, tokens: u32, (count, worst): (u32, Option<Severity>)) -> EntryRow {
     EntryRow {
         id: e.id,
         name: e.display_name().to_string(),
@@ -28,7 +76,8 @@ fn row(e: &Entry, tokens: u32, diagnostics: u32) -> EntryRow {
         order: e.order,
         priority: e.priority,
         tokens,
-        diagnostics,
+        diagnostics: count,
+        severity: worst,
     }
 }
 
@@ -53,6 +102,12 @@ fn mentions(e: &Entry, needle: &str) -> bool {
 }
 
 impl Workspace {
+    /// The window title while book `doc` is the one shown (see
+    /// [`window_title`]); a closed or unknown book gives the app's name.
+    pub fn window_title(&self, doc: Option<u32>, untitled: &str) -> String {
+        window_title(doc.and_then(|id| self.doc(id).ok()), untitled)
+    }
+
     /// The entry list, filtered and sorted.
     pub fn list(&mut self, doc: u32, q: &ListQuery) -> Result<Vec<EntryRow>, AppError> {
         self.refresh();
@@ -67,13 +122,14 @@ impl Workspace {
         let needle = q.search.trim().to_lowercase();
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {
-            let found = diagnostics(preview, book, e).len() as u32;
+            let found = tally(&diagnostics(preview, book, e));
             let matches_filter = match q.filter {
                 EntryFilter::All => true,
                 EntryFilter::Enabled => e.enabled,
                 EntryFilter::Disabled => !e.enabled,
                 EntryFilter::Constant => e.constant,
-                EntryFilter::Diagnostics => found > 0,
+                // Hints are not problems: the filter lists what needs fixing.
+                EntryFilter::Diagnostics => found.1.is_some_and(Severity::is_problem),
             };
             if !matches_filter || !mentions(e, &needle) {
                 continue;
@@ -119,7 +175,7 @@ impl Workspace {
         let book = self.attached_position(doc).filter(|_| !self.stale);
         let tokens = self.preview.count_tokens(parsed.body);
         let diagnostics = diagnostics(&self.preview, book, &e).into_owned();
-        let row = row(&e, tokens, diagnostics.len() as u32);
+        let row = row(&e, tokens, tally(&diagnostics));
         Ok(EntryDetail {
             entry: e,
             decorator_lines,
@@ -128,5 +184,80 @@ impl Workspace {
             tokens,
             row,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::{EntryFilter, ImportOutcome, ListQuery, SortKey};
+
+    /// A SillyTavern book as SillyTavern saves it: no name, and every entry
+    /// selective without secondary keys.
+    const NAMELESS: &str = r#"{"entries": {
+        "0": {"uid": 0, "key": ["harbor"], "keysecondary": [], "comment": "Harbor",
+              "content": "The harbor.", "selective": true, "constant": false},
+        "1": {"uid": 1, "key": ["lamp"], "keysecondary": [], "comment": "",
+              "content": "@@bogus\nThe lamp.", "selective": true, "constant": false}
+    }}"#;
+
+    fn query(filter: EntryFilter) -> ListQuery {
+        ListQuery {
+            search: String::new(),
+            filter,
+            sort: SortKey::Id,
+            descending: false,
+        }
+    }
+
+    /// Issue 12: an imported book without a name showed "—" in its tab and
+    /// an orange badge on every entry.
+    #[test]
+    fn a_nameless_sillytavern_book_shows_its_file_name_and_only_hints() {
+        let dir = std::env::temp_dir().join(format!("lbs-list-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("Saltmere Coast.json");
+        std::fs::write(&path, NAMELESS).unwrap();
+        let mut ws = Workspace::default();
+        let ImportOutcome::Pending(p) = ws.import_path(&path).unwrap() else {
+            panic!("a SillyTavern file waits for confirmation")
+        };
+        assert_eq!(p.name, "Saltmere Coast");
+        let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+        assert_eq!(ws.state().docs[0].name, "Saltmere Coast");
+        assert_eq!(
+            ws.window_title(Some(doc), "Untitled"),
+            "Saltmere Coast — Lorebook Studio"
+        );
+        let rows = ws.list(doc, &query(EntryFilter::All)).unwrap();
+        assert_eq!(rows[0].severity, Some(Severity::Hint));
+        assert_eq!(rows[0].diagnostics, 1);
+        assert_eq!(rows[1].severity, Some(Severity::Warning), "the worst one");
+        assert_eq!(rows[1].diagnostics, 2);
+        let problems = ws.list(doc, &query(EntryFilter::Diagnostics)).unwrap();
+        let ids: Vec<u64> = problems.iter().map(|r| r.id).collect();
+        assert_eq!(ids, vec![1], "hints alone are not problems to filter for");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_window_title_marks_unsaved_changes() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        assert_eq!(ws.window_title(None, "Untitled"), "Lorebook Studio");
+        let clean = ws.window_title(Some(doc), "Untitled");
+        assert!(!clean.starts_with('●'), "{clean}");
+        let mut e = ws.entry(doc, 1).unwrap().entry;
+        e.keys.push("beacon".into());
+        ws.update_entry(doc, e).unwrap();
+        assert_eq!(ws.window_title(Some(doc), "Untitled"), format!("● {clean}"));
+        let mut settings = ws.doc(doc).unwrap().settings();
+        settings.name = " ".into();
+        ws.set_book_settings(doc, settings).unwrap();
+        assert_eq!(
+            ws.window_title(Some(doc), "Untitled"),
+            "● Untitled — Lorebook Studio",
+            "a book with neither name nor file"
+        );
     }
 }

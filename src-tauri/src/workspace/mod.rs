@@ -127,7 +127,7 @@ impl Workspace {
                 .iter()
                 .map(|d| DocSummary {
                     id: d.id,
-                    name: d.book.name.clone(),
+                    name: d.display_name(),
                     path: d.path.as_ref().map(|p| p.display().to_string()),
                     dirty: d.dirty(),
                     attached: d.attached,

@@ -30,10 +30,16 @@ impl Workspace {
     /// with its report, for [`Workspace::confirm_import`].
     pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
         let bytes = formats::read_limited(path).map_err(AppError::io)?;
-        let imported = formats::import(&bytes)
+        let mut imported = formats::import(&bytes)
             .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
         if imported.format == Format::Native && imported.report.is_lossless() {
             return self.open_path(path).map(ImportOutcome::Opened);
+        }
+        // An imported book has no file of its own until saved, so one
+        // without a name takes its source file's (SillyTavern books carry
+        // none): the tab, the dialogs and the saved book all show it.
+        if imported.book.name.trim().is_empty() {
+            imported.book.name = super::list::name_from_file(path);
         }
         let id = self.next_pending;
         self.next_pending += 1;

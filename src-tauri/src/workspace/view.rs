@@ -55,7 +55,7 @@ impl Workspace {
             .docs
             .iter()
             .filter(|d| d.attached)
-            .map(|d| (d.id, d.book.name.clone()))
+            .map(|d| (d.id, d.display_name()))
             .collect();
         let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
         let mut result = self.preview.request(&self.chat, k);

@@ -85,7 +85,7 @@ start: number, end: number, name: string, arg: string | null,
  */
 fallback: boolean, status: LineStatus, };
 
-export type Severity = "error" | "warning";
+export type Severity = "hint" | "warning" | "error";
 
 export type ArgProblem = { "code": "missing_number" } | { "code": "not_whole_number", arg: string, } | { "code": "below", value: number, min: number, } | { "code": "out_of_range", value: number, min: number, max: number, } | { "code": "missing_role" } | { "code": "not_role", arg: string, } | { "code": "unexpected_argument", arg: string, };
 
@@ -221,7 +221,12 @@ messages: Array<PromptMessage>,
  */
 passes: number, };
 
-export type DocSummary = { id: number, name: string, path: string | null, dirty: boolean, 
+export type DocSummary = { id: number, 
+/**
+ * The name to show: the book's name, else its file's stem, else empty
+ * (the UI words "untitled" in its language).
+ */
+name: string, path: string | null, dirty: boolean, 
 /**
  * Attached to the preview.
  */
@@ -245,7 +250,15 @@ name: string, keys: string, enabled: boolean, constant: boolean, order: number, 
 /**
  * Body tokens under the selected model.
  */
-tokens: number, diagnostics: number, };
+tokens: number, 
+/**
+ * How many diagnostics, hints included.
+ */
+diagnostics: number, 
+/**
+ * The worst of them, for the row's badge.
+ */
+severity: Severity | null, };
 
 export type EntryDetail = { entry: Entry, decorator_lines: Array<DecoratorLine>, 
 /**
@@ -352,6 +365,8 @@ export type PendingImport = { id: number, file: string, format: Format, name: st
 
 export type ImportOutcome = { "kind": "opened" } & OpenResult | { "kind": "pending" } & PendingImport;
 
+export type Notice = { "kind": "message", text: string, } | { "kind": "imported" } & PendingImport;
+
 export type ExportChoice = { 
 /**
  * The serde name of `ExportFormat`.
@@ -418,6 +433,7 @@ export type Command =
   | 'list_recovered'
   | 'restore_recovered'
   | 'discard_recovered'
+  | 'set_window_title'
   | 'quit';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.

@@ -1,15 +1,26 @@
 // What the user is told: errors and notices. Every action started from the
 // UI goes through `run`, so a failure is reported the same way wherever it
 // happens and never escapes as an unhandled rejection.
+import type { Notice } from './bindings';
 import { toIpcError } from './ipc';
 
 export class Feedback {
   errors = $state<string[]>([]);
-  notices = $state<string[]>([]);
+  notices = $state<Notice[]>([]);
 
-  /** Adds notices (save and export paths, import reports). */
+  /** Adds notices in sentences (save and export paths, repaired values). */
   notify = (...messages: string[]) => {
-    if (messages.length > 0) this.notices = [...this.notices, ...messages];
+    this.add(messages.map((text) => ({ kind: 'message', text })));
+  };
+
+  /** Adds notices as Rust sends them (start-up imports carry a report). */
+  add = (notices: Notice[]) => {
+    if (notices.length > 0) this.notices = [...this.notices, ...notices];
+  };
+
+  /** Closes the notice panel. */
+  dismiss = () => {
+    this.notices = [];
   };
 
   /** Runs `action` and shows its error, if any; a cancelled dialog is not

@@ -16,6 +16,7 @@ import type {
   ExportFormat,
   ImportOutcome,
   ListQuery,
+  Notice,
   PendingImport,
   Report,
   LogRow,
@@ -56,7 +57,7 @@ async function call<T>(cmd: Command, args?: Record<string, unknown>): Promise<T>
 export const api = {
   catalog: () => call<Catalog>('catalog'),
   appState: () => call<AppStateView>('app_state'),
-  takeNotices: () => call<string[]>('take_notices'),
+  takeNotices: () => call<Notice[]>('take_notices'),
   newBook: () => call<number>('new_book'),
   openDialog: (importing: boolean) => call<ImportOutcome[]>('open_dialog', { import: importing }),
   pendingImports: () => call<PendingImport[]>('pending_imports'),
@@ -92,6 +93,7 @@ export const api = {
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
+  setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
   quit: () => call<void>('quit'),
 };
 

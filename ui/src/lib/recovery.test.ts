@@ -30,7 +30,7 @@ function detail(id: number, content: string): EntryDetail {
       content, extensions: {}, extra: {},
     },
     decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
-    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0 },
+    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null },
   };
 }
 

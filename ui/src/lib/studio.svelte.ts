@@ -52,7 +52,7 @@ export class Studio {
       if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
       // A preview that fails is reported; the start-up notices still show.
       await this.run(() => this.preview.refresh());
-      this.feedback.notify(...(await api.takeNotices()));
+      this.feedback.add(await api.takeNotices());
     });
     // Asked even when the start-up above failed: it may be why the
     // recovered books are needed.
@@ -257,7 +257,7 @@ export class Studio {
     const added = this.docs.app?.docs.filter((d) => !before.has(d.id)).map((d) => d.id) ?? [];
     await this.afterOpen(added, []);
     await this.dialogs.refreshImports();
-    this.feedback.notify(...(await api.takeNotices()));
+    this.feedback.add(await api.takeNotices());
   }
 
   closeBook(doc: number) {

@@ -1,0 +1,57 @@
+// Import and export reports as the notice panel and the dialogs show them:
+// the notes shared by many entries grouped once, and a one-line summary
+// ("338 entries imported; matchWholeWords approximated for 338 entries").
+// The notes' own sentences come from the engine's report.
+
+import type { FieldNote, Report } from './bindings';
+import type { MessageKey, PluralKey } from './i18n';
+
+/** Formats a catalog message, plural ones by `params.n` (the studio's `t`). */
+export type Say = (key: MessageKey | PluralKey, params?: Record<string, string | number>) => string;
+
+/** One note and the entries that share it. */
+export interface NoteGroup {
+  note: FieldNote;
+  names: string[];
+}
+
+/** The entries' notes picked by `pick`, one group per field and sentence,
+ *  in the order they first appear (the CLI lists them the same way). */
+export function groupNotes(report: Report, pick: (e: Report['entries'][number]) => FieldNote[]): NoteGroup[] {
+  const by = new Map<string, NoteGroup>();
+  for (const e of report.entries) {
+    for (const n of pick(e)) {
+      const key = `${n.field}\u0000${n.note}`;
+      const g = by.get(key) ?? { note: n, names: [] };
+      g.names.push(e.name || `#${e.id}`);
+      by.set(key, g);
+    }
+  }
+  return [...by.values()];
+}
+
+/** How many parts the summary line names before it counts the rest. */
+const SUMMARY_PARTS = 4;
+
+/** The summary line of an import of `entries` entries with `report`. */
+export function importSummary(say: Say, report: Report, entries: number): string {
+  const parts = [say('report.summary.imported', { n: entries })];
+  const details = [
+    ...report.notes,
+    ...groupNotes(report, (e) => e.not_carried).map((g) =>
+      say('report.summary.lost', { field: g.note.field, n: g.names.length }),
+    ),
+    ...groupNotes(report, (e) => e.approximated).map((g) =>
+      say('report.summary.approximated', { field: g.note.field, n: g.names.length }),
+    ),
+  ];
+  parts.push(...details.slice(0, SUMMARY_PARTS));
+  if (details.length > SUMMARY_PARTS) parts.push(say('report.summary.more', { n: details.length - SUMMARY_PARTS }));
+  return parts.join('; ');
+}
+
+/** The last part of a file path, for showing a file by its name (the full
+ *  path goes in a tooltip). */
+export function fileName(path: string): string {
+  return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
+}

@@ -49,6 +49,7 @@ macro_rules! with_command_names {
             list_recovered,
             restore_recovered,
             discard_recovered,
+            has_unsaved,
             quit,
         }
     };

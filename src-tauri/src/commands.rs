@@ -451,6 +451,14 @@ pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
     recovery(&r).discard(&id)
 }
 
+/// Whether quitting could lose work, asked by the UI after it read the
+/// books' dirty flags: a workspace left poisoned by a panicking command
+/// answers yes even when every flag reads clean.
+#[tauri::command(async)]
+pub fn has_unsaved(s: State<'_, AppState>) -> bool {
+    crate::workspace::recovery::has_unsaved(&s.ws)
+}
+
 /// Closes the window even with unsaved changes (after the UI asked).
 #[tauri::command]
 pub fn quit(app: AppHandle) {

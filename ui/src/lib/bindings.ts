@@ -418,6 +418,7 @@ export type Command =
   | 'list_recovered'
   | 'restore_recovered'
   | 'discard_recovered'
+  | 'has_unsaved'
   | 'quit';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.

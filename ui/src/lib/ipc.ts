@@ -92,6 +92,7 @@ export const api = {
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
+  hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
 };
 

@@ -235,6 +235,9 @@ impl Driver {
                 .env("XDG_CONFIG_HOME", xdg.join("config"))
                 .env("XDG_DATA_HOME", xdg.join("data"))
                 .env("XDG_CACHE_HOME", xdg.join("cache"))
+                // The app's data (recovery copies) too; every launch under
+                // this driver shares it, as runs of one user do.
+                .env("LOREBOOK_DATA_DIR", dir.path().join("data"))
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err),
@@ -785,5 +788,75 @@ fn a_foreign_book_on_the_command_line_opens_with_its_report() {
             }
         },
     );
+    app.assert_no_errors();
+}
+
+/// Issue 8: an edit left unsaved when the app is killed comes back. The app
+/// ends without a clean exit after the autosave delay, starts again on the
+/// same data folder, offers the recovered book, and the restored book holds
+/// the edit, marked unsaved.
+#[test]
+fn unsaved_edits_survive_a_kill_and_are_restored() {
+    let _serial = serial();
+    let changed = "The Lighthouse (unsaved when killed)";
+    let mut driver = Driver::start();
+    let recovery = driver.dir.path().join("data").join("recovery");
+    {
+        let app = driver.launch(&[]);
+        app.wait_ready();
+        app.select_entry(1, "The Lighthouse");
+        app.type_into(&tid("comment"), changed);
+        app.wait_for(&tid("dirty"));
+        wait_until("the autosave copy in the recovery folder", TIMEOUT, || {
+            let copies = std::fs::read_dir(&recovery).map_err(|e| e.to_string())?;
+            let with_edit = copies.flatten().any(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                !name.ends_with(".meta.json")
+                    && std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains(changed))
+            });
+            if with_edit {
+                Ok(())
+            } else {
+                Err(format!(
+                    "no copy holding the edit in {}",
+                    recovery.display()
+                ))
+            }
+        });
+        app.assert_no_errors();
+        // Ending the session ends the app without the clean exit (no Quit,
+        // no question answered), as a kill does.
+        app.quit();
+    }
+
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.wait_for(&tid("recovery-dialog"));
+    app.click(&tid("recovery-show"));
+    let file = app.wait_for(&tid("recovery-file"));
+    let shown = app.text(&file).expect("the recovery file's text");
+    assert!(
+        shown.contains(&recovery.display().to_string()),
+        "the dialog names the copy in {}: {shown:?}",
+        recovery.display()
+    );
+    app.click(&tid("recovery-restore"));
+    wait_until("the recovery dialog to close", TIMEOUT, || {
+        if app.find_all(&tid("recovery-dialog"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the recovery dialog is still open".to_string())
+        }
+    });
+    wait_until("two books open, the restored one unsaved", TIMEOUT, || {
+        let tabs = app.find_all(&tid("book-tab"))?.len();
+        let dirty = app.find_all(&tid("dirty"))?.len();
+        if tabs == 2 && dirty == 1 {
+            Ok(())
+        } else {
+            Err(format!("{tabs} tabs, {dirty} marked unsaved"))
+        }
+    });
+    app.select_entry(1, changed);
     app.assert_no_errors();
 }

@@ -50,6 +50,7 @@ macro_rules! with_command_names {
             restore_recovered,
             discard_recovered,
             set_window_title,
+            has_unsaved,
             quit,
         }
     };

@@ -468,6 +468,14 @@ pub fn set_window_title(
     Ok(())
 }
 
+/// Whether quitting could lose work, asked by the UI after it read the
+/// books' dirty flags: a workspace left poisoned by a panicking command
+/// answers yes even when every flag reads clean.
+#[tauri::command(async)]
+pub fn has_unsaved(s: State<'_, AppState>) -> bool {
+    crate::workspace::recovery::has_unsaved(&s.ws)
+}
+
 /// Closes the window even with unsaved changes (after the UI asked).
 #[tauri::command]
 pub fn quit(app: AppHandle) {

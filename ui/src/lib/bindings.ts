@@ -434,6 +434,7 @@ export type Command =
   | 'restore_recovered'
   | 'discard_recovered'
   | 'set_window_title'
+  | 'has_unsaved'
   | 'quit';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.

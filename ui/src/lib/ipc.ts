@@ -94,6 +94,7 @@ export const api = {
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
   setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
+  hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
 };
 

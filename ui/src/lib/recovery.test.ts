@@ -91,7 +91,13 @@ describe('recovery and quitting', () => {
     expect(s.dialogs.confirm).not.toBeNull();
     expect(calls.some((c) => c.cmd === 'quit')).toBe(false);
     s.dialogs.answer(false);
+    // Every flag reads clean, but Rust's workspace lock is poisoned.
     responses.app_state = () => state(false);
+    responses.has_unsaved = () => true;
+    await s.askQuit();
+    expect(s.dialogs.confirm).not.toBeNull();
+    s.dialogs.answer(false);
+    responses.has_unsaved = () => false;
     await s.askQuit();
     expect(s.dialogs.confirm).toBeNull();
     expect(calls.some((c) => c.cmd === 'quit')).toBe(true);

@@ -310,6 +310,7 @@ export class Studio {
         const dirty = this.docs.app?.docs.filter((d) => d.dirty);
         if (dirty === undefined) return ask(null);
         if (dirty.length > 0) return ask(dirty.map((d) => d.name).join(', '));
+        if (await api.hasUnsaved()) return ask(null);
       } catch {
         return ask(null);
       }

@@ -216,10 +216,6 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
         }
         print(&p.request(&chat, k));
     }
-    // The process ends next: leaving the books and the index to the OS
-    // skips freeing their allocations one by one, which takes tens of
-    // milliseconds on a big book.
-    std::mem::forget(p);
     Ok(())
 }
 

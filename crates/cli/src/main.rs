@@ -19,8 +19,7 @@ use lorebook_engine::explain::{
     Activation, BudgetUse, DropReason, Dropped, Injected, KeyMatch, RequestResult, Roll, Source,
 };
 use lorebook_engine::formats::{self, ExportFormat, Imported};
-use lorebook_engine::model::Book;
-use lorebook_engine::model::Role;
+use lorebook_engine::model::{Book, Role};
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::{Block, PromptMessage};
 use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};

@@ -860,3 +860,31 @@ fn unsaved_edits_survive_a_kill_and_are_restored() {
     app.select_entry(1, changed);
     app.assert_no_errors();
 }
+
+/// Issue 9: previews are sent latest-wins while typing; however the answers
+/// interleave, the preview must end on the result for the last text typed.
+#[test]
+fn fast_typing_in_the_chat_ends_on_the_latest_preview() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    // One `send_keys` types the line key by key, one input event each,
+    // far faster than a preview round trip.
+    let last = "User: I ask Tam about the lighthouse keeper and the seven gulls";
+    app.type_into(&tid("chat"), last);
+    let shows_last = || -> Result<(), String> {
+        let messages = app.messages()?;
+        match messages.last() {
+            Some(m) if m.contains(&last["User: ".len()..]) => Ok(()),
+            _ => Err(format!("the last message is {:?}", messages.last())),
+        }
+    };
+    wait_until("the preview of the whole typed line", TIMEOUT, shows_last);
+    // No answer to an older text may arrive later and replace it.
+    std::thread::sleep(Duration::from_millis(1500));
+    if let Err(seen) = shows_last() {
+        panic!("a stale preview replaced the latest one: {seen}");
+    }
+    app.assert_no_errors();
+}

@@ -15,20 +15,20 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use lorebook_engine::chat::{self, ChatOptions, Message};
-use lorebook_engine::explain::{
-    Activation, BudgetUse, DropReason, Dropped, Injected, KeyMatch, RequestResult, Roll, Source,
-};
+use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, Source};
 use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
-use lorebook_engine::model::Role;
 use lorebook_engine::preview::{Preview, Settings};
-use lorebook_engine::prompt::{Block, PromptMessage};
+use lorebook_engine::prompt::Block;
 use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};
 use serde::Serialize;
 use serde_json::json;
 
 mod books;
+mod json;
 mod sillytavern;
+
+use json::{Listing, RequestJson, Unlisted};
 
 // A preview of a big book makes and frees millions of small allocations
 // (parsing the book, building its automata); mimalloc does them in about
@@ -239,15 +239,11 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
         }
         print(&p.request(&chat, k));
     }
-    // The process ends next: leaving the books and the index to the OS
-    // skips freeing their allocations one by one, which takes tens of
-    // milliseconds on a big book.
-    std::mem::forget(p);
     Ok(())
 }
 
 /// Display names by (book, entry id), built once per run.
-type Names = std::collections::HashMap<(usize, u64), String>;
+pub(crate) type Names = std::collections::HashMap<(usize, u64), String>;
 
 fn names_of(books: &[Book]) -> Names {
     books
@@ -261,119 +257,8 @@ fn names_of(books: &[Book]) -> Names {
         .collect()
 }
 
-fn comment(names: &Names, book: usize, id: u64) -> &str {
+pub(crate) fn comment(names: &Names, book: usize, id: u64) -> &str {
     names.get(&(book, id)).map_or("", String::as_str)
-}
-
-/// Which dropped entries a request lists one by one.
-#[derive(Clone, Copy)]
-struct Listing {
-    /// `no_match` and `disabled` entries too; otherwise they are counted.
-    unmatched: bool,
-}
-
-impl Listing {
-    /// Whether `d` is listed; the others are counted in [`Unlisted`].
-    fn lists(self, d: &Dropped) -> bool {
-        self.unmatched || !matches!(d.reason, DropReason::NoMatch { .. } | DropReason::Disabled)
-    }
-}
-
-/// The dropped entries a request counts instead of listing.
-#[derive(Default, Serialize)]
-struct Unlisted {
-    no_match: usize,
-    disabled: usize,
-}
-
-impl Unlisted {
-    fn of(r: &RequestResult, list: Listing) -> Unlisted {
-        let mut n = Unlisted::default();
-        for d in r.dropped.iter().filter(|d| !list.lists(d)) {
-            match d.reason {
-                DropReason::Disabled => n.disabled += 1,
-                _ => n.no_match += 1,
-            }
-        }
-        n
-    }
-}
-
-/// The documented JSON object of one request (see the README). It borrows
-/// from the result and is serialized straight to standard output, so a
-/// request of a big book is never copied into a JSON tree first.
-#[derive(Serialize)]
-struct RequestJson<'a> {
-    request: usize,
-    budget: &'a BudgetUse,
-    passes: u8,
-    injected: Vec<InjectedJson<'a>>,
-    dropped: Vec<DroppedJson<'a>>,
-    unlisted: Unlisted,
-    messages: &'a [PromptMessage],
-}
-
-#[derive(Serialize)]
-struct InjectedJson<'a> {
-    book: usize,
-    id: u64,
-    comment: &'a str,
-    role: Role,
-    tokens: u32,
-    order: i64,
-    priority: i64,
-    constant: bool,
-    roll: Option<Roll>,
-    reason: &'a Activation,
-}
-
-#[derive(Serialize)]
-struct DroppedJson<'a> {
-    book: usize,
-    id: u64,
-    comment: &'a str,
-    reason: &'a DropReason,
-}
-
-impl<'a> RequestJson<'a> {
-    fn new(r: &'a RequestResult, books: &'a Names, list: Listing) -> RequestJson<'a> {
-        let injected = r
-            .injected
-            .iter()
-            .map(|i: &'a Injected| InjectedJson {
-                book: i.book,
-                id: i.id,
-                comment: comment(books, i.book, i.id),
-                role: i.role,
-                tokens: i.tokens,
-                order: i.order,
-                priority: i.priority,
-                constant: i.constant,
-                roll: i.roll,
-                reason: &i.reason,
-            })
-            .collect();
-        let dropped = r
-            .dropped
-            .iter()
-            .filter(|d| list.lists(d))
-            .map(|d| DroppedJson {
-                book: d.book,
-                id: d.id,
-                comment: comment(books, d.book, d.id),
-                reason: &d.reason,
-            })
-            .collect();
-        RequestJson {
-            request: r.request,
-            budget: &r.budget,
-            passes: r.passes,
-            injected,
-            dropped,
-            unlisted: Unlisted::of(r, list),
-            messages: &r.messages,
-        }
-    }
 }
 
 fn describe_match(m: &KeyMatch, books: &Names, chat: &[Message]) -> String {

@@ -1,0 +1,122 @@
+//! The `--json` object of one request (documented in the README), and
+//! which dropped entries a request lists one by one rather than counts.
+
+use lorebook_engine::explain::{
+    Activation, BudgetUse, DropReason, Dropped, Injected, RequestResult, Roll,
+};
+use lorebook_engine::model::Role;
+use lorebook_engine::prompt::PromptMessage;
+use serde::Serialize;
+
+use crate::{comment, Names};
+
+/// Which dropped entries a request lists one by one.
+#[derive(Clone, Copy)]
+pub struct Listing {
+    /// `no_match` and `disabled` entries too; otherwise they are counted.
+    pub unmatched: bool,
+}
+
+impl Listing {
+    /// Whether `d` is listed; the others are counted in [`Unlisted`].
+    pub fn lists(self, d: &Dropped) -> bool {
+        self.unmatched || !matches!(d.reason, DropReason::NoMatch { .. } | DropReason::Disabled)
+    }
+}
+
+/// The dropped entries a request counts instead of listing.
+#[derive(Default, Serialize)]
+pub struct Unlisted {
+    pub no_match: usize,
+    pub disabled: usize,
+}
+
+impl Unlisted {
+    pub fn of(r: &RequestResult, list: Listing) -> Unlisted {
+        let mut n = Unlisted::default();
+        for d in r.dropped.iter().filter(|d| !list.lists(d)) {
+            match d.reason {
+                DropReason::Disabled => n.disabled += 1,
+                _ => n.no_match += 1,
+            }
+        }
+        n
+    }
+}
+
+/// The documented JSON object of one request (see the README). It borrows
+/// from the result and is serialized straight to standard output, so a
+/// request of a big book is never copied into a JSON tree first.
+#[derive(Serialize)]
+pub struct RequestJson<'a> {
+    request: usize,
+    budget: &'a BudgetUse,
+    passes: u8,
+    injected: Vec<InjectedJson<'a>>,
+    dropped: Vec<DroppedJson<'a>>,
+    unlisted: Unlisted,
+    messages: &'a [PromptMessage],
+}
+
+#[derive(Serialize)]
+struct InjectedJson<'a> {
+    book: usize,
+    id: u64,
+    comment: &'a str,
+    role: Role,
+    tokens: u32,
+    order: i64,
+    priority: i64,
+    constant: bool,
+    roll: Option<Roll>,
+    reason: &'a Activation,
+}
+
+#[derive(Serialize)]
+struct DroppedJson<'a> {
+    book: usize,
+    id: u64,
+    comment: &'a str,
+    reason: &'a DropReason,
+}
+
+impl<'a> RequestJson<'a> {
+    pub fn new(r: &'a RequestResult, books: &'a Names, list: Listing) -> RequestJson<'a> {
+        let injected = r
+            .injected
+            .iter()
+            .map(|i: &'a Injected| InjectedJson {
+                book: i.book,
+                id: i.id,
+                comment: comment(books, i.book, i.id),
+                role: i.role,
+                tokens: i.tokens,
+                order: i.order,
+                priority: i.priority,
+                constant: i.constant,
+                roll: i.roll,
+                reason: &i.reason,
+            })
+            .collect();
+        let dropped = r
+            .dropped
+            .iter()
+            .filter(|d| list.lists(d))
+            .map(|d| DroppedJson {
+                book: d.book,
+                id: d.id,
+                comment: comment(books, d.book, d.id),
+                reason: &d.reason,
+            })
+            .collect();
+        RequestJson {
+            request: r.request,
+            budget: &r.budget,
+            passes: r.passes,
+            injected,
+            dropped,
+            unlisted: Unlisted::of(r, list),
+            messages: &r.messages,
+        }
+    }
+}

@@ -421,7 +421,7 @@ pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String,
 
 /// Titles the window after book `doc` (the one the UI shows) and its dirty
 /// state; `untitled` is the UI's word for a book without any name.
-#[tauri::command]
+#[tauri::command(async)]
 pub fn set_window_title(
     app: AppHandle,
     s: State<'_, AppState>,

@@ -888,3 +888,86 @@ fn fast_typing_in_the_chat_ends_on_the_latest_preview() {
     }
     app.assert_no_errors();
 }
+
+/// A SillyTavern book as SillyTavern saves it: no name, and every entry
+/// selective without secondary keys.
+const NAMELESS_BOOK: &str = r#"{"entries": {
+    "0": {"uid": 0, "key": ["harbor"], "keysecondary": [], "comment": "Harbor",
+          "content": "The harbor of Saltmere.", "selective": true, "constant": false},
+    "1": {"uid": 1, "key": ["lamp"], "keysecondary": [], "comment": "Lamp",
+          "content": "The lamp of the lighthouse.", "selective": true, "constant": false}
+}}"#;
+
+/// Issue 12: a SillyTavern book without a name showed "—" in its tab, a
+/// warning badge on every entry, and its report as a banner that pushed
+/// the editor down.
+#[test]
+fn a_nameless_sillytavern_book_shows_its_file_name_and_a_dismissable_report() {
+    let _serial = serial();
+    let files = TempDir::new("nameless");
+    let book = files.path().join("Saltmere Coast.json");
+    std::fs::write(&book, NAMELESS_BOOK).expect("write the book");
+    let path = book.to_str().expect("utf-8 temp path");
+
+    let mut driver = Driver::start();
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    wait_until("the two entries", TIMEOUT, || {
+        let ids = app.row_ids()?;
+        if ids.len() == 2 {
+            Ok(())
+        } else {
+            Err(format!("rows {ids:?}"))
+        }
+    });
+    wait_until("the file name in the book's tab", TIMEOUT, || {
+        let tab = app.find(&tid("book-tab"))?;
+        let text = app.property(&tab, "textContent")?.unwrap_or_default();
+        if text.contains("Saltmere Coast") {
+            Ok(())
+        } else {
+            Err(format!("the tab shows {text:?}"))
+        }
+    });
+
+    assert!(
+        app.find_all(&tid("diag-badge"))
+            .expect("look for badges")
+            .is_empty(),
+        "selective without secondary keys is SillyTavern's default, not a warning"
+    );
+    let hints = app.find_all(&tid("hint-badge")).expect("look for hints");
+    assert_eq!(hints.len(), 2, "each entry hints at its unused flag");
+
+    let panel = app.find(&tid("notices")).expect("the notice panel");
+    let text = app.text(&panel).expect("panel text");
+    assert!(text.contains("SillyTavern world info"), "panel: {text:?}");
+    let summary = app.find(&tid("notice-summary")).expect("the summary line");
+    let summary = app.text(&summary).expect("summary text");
+    assert!(
+        summary.starts_with("2 entries imported"),
+        "summary: {summary:?}"
+    );
+    let file = app.find(&tid("notice-file")).expect("the file name");
+    assert_eq!(app.text(&file).expect("file text"), "Saltmere Coast.json");
+    assert_eq!(
+        app.attr(&file, "title").expect("file title").as_deref(),
+        Some(path),
+        "the full path is in the tooltip"
+    );
+
+    // The panel floats over the panes: dismissing it moves nothing.
+    let list = app.find(&tid("entry-list")).expect("the entry list");
+    let before = app.run(list.rectangle()).expect("list position");
+    app.click(&tid("notices-dismiss"));
+    wait_until("the notice panel to close", TIMEOUT, || {
+        if app.find_all(&tid("notices"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the panel is still shown".to_string())
+        }
+    });
+    let after = app.run(list.rectangle()).expect("list position");
+    assert_eq!(before, after, "the notice panel moved the entry list");
+    app.assert_no_errors();
+}

@@ -453,7 +453,7 @@ pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
 
 /// Titles the window after book `doc` (the one the UI shows) and its dirty
 /// state; `untitled` is the UI's word for a book without any name.
-#[tauri::command]
+#[tauri::command(async)]
 pub fn set_window_title(
     app: AppHandle,
     s: State<'_, AppState>,

@@ -40,8 +40,8 @@ impl Fingerprint {
         }
     }
 
-    /// The file at `path` now, if it differs from `self`; `None` when it is
-    /// the same (or could not be read as a whole, which the save reports).
+    /// How the file at `path` differs from `self`; `None` when it is the
+    /// same.
     fn changed(&self, path: &Path) -> Option<Change> {
         let Ok(meta) = std::fs::metadata(path) else {
             return Some(Change::Gone);
@@ -49,7 +49,9 @@ impl Fingerprint {
         if meta.len() == self.len && meta.modified().ok() == self.modified {
             return None;
         }
-        let bytes = formats::read_limited(path).ok()?;
+        let Ok(bytes) = formats::read_limited(path) else {
+            return Some(Change::Unreadable);
+        };
         let now = Fingerprint::of(path, &bytes);
         (now.hash != self.hash).then_some(Change::Edited(now))
     }
@@ -58,6 +60,8 @@ impl Fingerprint {
 /// How a file differs from its fingerprint.
 enum Change {
     Gone,
+    /// Its size or time changed and its bytes cannot be read to compare.
+    Unreadable,
     Edited(Fingerprint),
 }
 
@@ -75,11 +79,14 @@ impl Workspace {
         let what = match seen.changed(path) {
             None => return Ok(()),
             Some(Change::Gone) => "was moved or deleted",
-            Some(Change::Edited(_)) => "was changed by another program",
+            Some(Change::Unreadable | Change::Edited(_)) => "was changed by another program",
         };
         Err(AppError::new(
             ErrorKind::ChangedOnDisk,
-            format!("{} {what} since it was opened", path.display()),
+            format!(
+                "{} {what} since it was opened or last saved",
+                path.display()
+            ),
         ))
     }
 

@@ -713,6 +713,46 @@ fn a_book_from_the_command_line_is_saved_and_reopened() {
     app.assert_no_errors();
 }
 
+/// Another program rewrites the open book's file; Save asks before
+/// overwriting it, and Overwrite then writes the user's version.
+#[test]
+fn a_file_changed_on_disk_asks_before_save() {
+    let _serial = serial();
+    let files = TempDir::new("disk");
+    let book = files.path().join("book.json");
+    std::fs::copy(Path::new(ROOT).join("samples/saltmere.json"), &book).expect("copy the sample");
+    let path = book.to_str().expect("utf-8 temp path");
+    let changed = "The Lighthouse (kept over a change on disk)";
+
+    let mut driver = Driver::start();
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("comment"), changed);
+    app.wait_for(&tid("dirty"));
+    let sample = std::fs::read_to_string(&book).expect("read the book");
+    std::fs::write(&book, sample.replace("Saltmere", "Saltmarsh")).expect("change the file");
+    app.click(&tid("save"));
+    let message = app.wait_for(&tid("disk-message"));
+    let text = app.text(&message).expect("the question's text");
+    assert!(text.contains("changed by another program"), "{text}");
+    assert!(
+        !std::fs::read_to_string(&book).unwrap().contains(changed),
+        "saved before asking"
+    );
+    app.click(&tid("disk-overwrite"));
+    wait_until("the unsaved marker to go after Overwrite", TIMEOUT, || {
+        if app.find_all(&tid("dirty"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the book tab still shows the unsaved marker".to_string())
+        }
+    });
+    let saved = std::fs::read_to_string(&book).expect("read the saved book");
+    assert!(saved.contains(changed), "the overwrite lacks {changed:?}");
+    app.assert_no_errors();
+}
+
 #[test]
 fn entry_content_is_rendered_as_text() {
     let _serial = serial();

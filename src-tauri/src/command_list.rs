@@ -25,6 +25,8 @@ macro_rules! with_command_names {
             export_dialog,
             save,
             save_as,
+            check_disk_changes,
+            reload_doc,
             close_doc,
             book_settings,
             set_book_settings,

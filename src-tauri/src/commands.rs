@@ -257,10 +257,12 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Op
     result
 }
 
+/// Saves to the book's file; `overwrite` saves over a file that changed on
+/// disk since it was opened (else that is a `changed_on_disk` error).
 #[tauri::command(async)]
-pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32) -> R<String> {
+pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<String> {
     let mut ws = lock(&s);
-    let result = ws.save(doc, None);
+    let result = ws.save(doc, None, overwrite);
     store_recent(&app, &ws);
     result
 }
@@ -285,9 +287,22 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
     };
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
-    let result = ws.save(doc, Some(path));
+    let result = ws.save(doc, Some(path), false);
     store_recent(&app, &ws);
     result
+}
+
+/// The open, unmodified books whose files changed on disk, each once per
+/// change; the UI asks on window focus and offers to reload them.
+#[tauri::command(async)]
+pub fn check_disk_changes(s: State<'_, AppState>) -> Vec<u32> {
+    lock(&s).disk_changes()
+}
+
+/// Reads a book again from its file, dropping its edits.
+#[tauri::command(async)]
+pub fn reload_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
+    lock(&s).reload(doc)
 }
 
 #[tauri::command(async)]

@@ -20,6 +20,9 @@ pub enum ErrorKind {
     Format,
     /// Save was asked of a book that has no file yet: the UI asks where.
     NeedsPath,
+    /// Save was asked over a file that changed on disk since the book was
+    /// opened or saved: the UI asks whether to overwrite, save as or reload.
+    ChangedOnDisk,
     /// The user closed a dialog without choosing.
     Cancelled,
     /// The native menu could not be rebuilt.

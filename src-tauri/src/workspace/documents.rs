@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use lorebook_engine::formats::{self, native};
 use lorebook_engine::model::Book;
 
+use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
 use crate::error::{AppError, ErrorKind};
@@ -23,6 +24,10 @@ pub struct Doc {
     pub book: Book,
     pub attached: bool,
     pub(super) history: History,
+    /// The file as last opened or saved, to notice changes behind our back.
+    pub(super) disk: Option<Fingerprint>,
+    /// The change on disk last offered for reloading, so it is offered once.
+    pub(super) disk_reported: Option<Fingerprint>,
 }
 
 impl Doc {
@@ -60,6 +65,8 @@ impl Workspace {
             book,
             attached: true,
             history: History::saved(),
+            disk: None,
+            disk_reported: None,
         });
         self.stale = true;
         id
@@ -104,6 +111,7 @@ impl Workspace {
         let (book, notes) = native::load(&bytes)
             .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
         let doc = self.add_doc(book, Some(canonical.clone()));
+        self.doc_mut(doc)?.disk = Some(Fingerprint::of(&canonical, &bytes));
         self.remember(canonical);
         Ok(OpenResult { doc, notes })
     }
@@ -123,9 +131,17 @@ impl Workspace {
         self.recent.truncate(RECENT_LIMIT);
     }
 
-    /// Saves to the doc's path (or `path` for Save As), atomically.
-    pub fn save(&mut self, doc: u32, path: Option<PathBuf>) -> Result<String, AppError> {
-        let d = self.doc_mut(doc)?;
+    /// Saves to the doc's path, or to `path` for Save As, atomically and
+    /// keeping the previous version as `NAME.bak`. Saving over the doc's
+    /// own file is refused with [`ErrorKind::ChangedOnDisk`] when the file
+    /// changed since it was opened or saved, unless `overwrite`.
+    pub fn save(
+        &mut self,
+        doc: u32,
+        path: Option<PathBuf>,
+        overwrite: bool,
+    ) -> Result<String, AppError> {
+        let d = self.doc(doc)?;
         let target = match path.or_else(|| d.path.clone()) {
             Some(p) => p,
             None => {
@@ -135,10 +151,17 @@ impl Workspace {
                 ))
             }
         };
-        native::save(&d.book, &target)
+        if d.path.as_ref() == Some(&target) {
+            self.check_unchanged(doc, overwrite)?;
+        }
+        let d = self.doc_mut(doc)?;
+        let bytes = native::to_bytes(&d.book);
+        formats::write_with_backup(&target, &bytes)
             .map_err(|e| AppError::io(format!("cannot save {}: {e}", target.display())))?;
         d.history.mark_saved();
         let canonical = target.canonicalize().unwrap_or(target);
+        d.disk = Some(Fingerprint::of(&canonical, &bytes));
+        d.disk_reported = None;
         d.path = Some(canonical.clone());
         self.remember(canonical.clone());
         Ok(canonical.display().to_string())

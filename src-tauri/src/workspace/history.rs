@@ -266,6 +266,8 @@ mod tests {
             book,
             attached: false,
             history: History::saved(),
+            disk: None,
+            disk_reported: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! This module has no Tauri dependency so the command layer's behaviour is
 //! tested as plain Rust. Its parts, by concern:
 //! - [`documents`]: open books and their files (open, save, close, recent);
+//! - [`disk`]: noticing that an open book's file changed on disk;
 //! - [`history`]: the undo history, one [`history::Change`] type with an
 //!   inverse;
 //! - [`edits`]: edits of a book's settings and entries;
@@ -17,6 +18,7 @@
 //! one entry at a time, so the preview after any sequence of edits equals
 //! one built from scratch from the edited books.
 
+mod disk;
 mod documents;
 mod edits;
 mod history;

@@ -409,7 +409,7 @@ mod tests {
         let mut rec = Recovery::new(&tmp.0);
         tick(&mut rec, &ws);
         assert_eq!(next_run(&tmp.0).list().len(), 1);
-        ws.save(doc, Some(book.clone())).unwrap();
+        ws.save(doc, Some(book.clone()), false).unwrap();
         tick(&mut rec, &ws);
         assert!(next_run(&tmp.0).list().is_empty(), "saved");
 

@@ -166,14 +166,17 @@ fn list_filters_sorts_and_searches() {
 #[test]
 fn save_and_reopen() {
     let (mut ws, doc) = ws();
-    assert_eq!(ws.save(doc, None).unwrap_err().kind, ErrorKind::NeedsPath);
+    assert_eq!(
+        ws.save(doc, None, false).unwrap_err().kind,
+        ErrorKind::NeedsPath
+    );
     let dir = std::env::temp_dir().join(format!("lbs-ws-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("book.json");
     let mut e = ws.entry(doc, 1).unwrap().entry;
     e.keys.push("beacon".into());
     ws.update_entry(doc, e).unwrap();
-    ws.save(doc, Some(path.clone())).unwrap();
+    ws.save(doc, Some(path.clone()), false).unwrap();
     assert!(!ws.doc(doc).unwrap().dirty());
     let mut other = Workspace::default();
     let opened = other.open_path(&path).unwrap();
@@ -430,4 +433,84 @@ fn undo_and_redo_of_a_deletion_restore_order_and_preview() {
 /// those tests).
 fn corpus_root() -> Option<std::path::PathBuf> {
     lorebook_engine::io::corpus_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Regression: a confirmed native import kept its source path, so Ctrl+S
+/// overwrote the source with what the import had repaired or dropped.
+#[test]
+fn a_confirmed_native_import_kept_its_source_path() {
+    let dir = std::env::temp_dir().join(format!("lbs-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("colliding.json");
+    // Two entries with one id: the import repairs them, so it is not lossless.
+    let text = r#"{"spec": "lorebook_v3", "data": {"name": "Src", "entries": [
+        {"id": 1, "keys": ["a"], "content": "x"},
+        {"id": 1, "keys": ["b"], "content": "y"}]}}"#;
+    std::fs::write(&source, text).unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&source).unwrap() else {
+        panic!("a repaired native file waits for confirmation")
+    };
+    assert_eq!(p.format, Format::Native);
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    let d = ws.doc(doc).unwrap();
+    assert!(d.path.is_none(), "an import never takes its source's path");
+    assert!(d.dirty(), "an import is a new, unsaved book");
+    assert_eq!(
+        ws.save(doc, None, false).unwrap_err().kind,
+        ErrorKind::NeedsPath
+    );
+    assert_eq!(std::fs::read_to_string(&source).unwrap(), text);
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "nothing written"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_save_into_a_vanished_folder_fails_clearly_and_stays_dirty() {
+    let (mut ws, doc) = ws();
+    let dir = std::env::temp_dir().join(format!("lbs-vanish-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("book.json");
+    ws.save(doc, Some(path.clone()), false).unwrap();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.keys.push("unsaved".into());
+    ws.update_entry(doc, e).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The file went with its folder: the save asks first, and overwriting
+    // then fails with the reason.
+    let err = ws.save(doc, None, false).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::ChangedOnDisk, "{}", err.message);
+    let err = ws.save(doc, None, true).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Io);
+    assert!(err.message.contains("does not exist"), "{}", err.message);
+    assert!(ws.doc(doc).unwrap().dirty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_save_into_a_read_only_folder_fails_clearly_and_stays_dirty() {
+    use std::os::unix::fs::PermissionsExt;
+    let (mut ws, doc) = ws();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.keys.push("unsaved".into());
+    ws.update_entry(doc, e).unwrap();
+    let dir = std::env::temp_dir().join(format!("lbs-ro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    // Root writes into read-only folders anyway; /sys refuses even root.
+    let ro = if std::fs::File::create(dir.join("probe")).is_err() {
+        dir.clone()
+    } else {
+        std::path::PathBuf::from("/sys")
+    };
+    let err = ws.save(doc, Some(ro.join("book.json")), false).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Io);
+    assert!(err.message.contains("not writable"), "{}", err.message);
+    assert!(ws.doc(doc).unwrap().dirty());
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }

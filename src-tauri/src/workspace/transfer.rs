@@ -6,11 +6,12 @@
 //! is read, and kept with the book it describes; the dialog and the list of
 //! pending imports show that same value.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use lorebook_engine::formats::{self, ExportFormat, Format, Report};
 use lorebook_engine::model::Book;
 
+use super::history::History;
 use super::Workspace;
 use crate::error::AppError;
 use crate::views::{ImportOutcome, PendingImport};
@@ -20,14 +21,13 @@ use crate::views::{ImportOutcome, PendingImport};
 pub(super) struct Pending {
     view: PendingImport,
     book: Book,
-    /// A native file opened this way saves back to its own path.
-    native_path: Option<PathBuf>,
 }
 
 impl Workspace {
     /// Reads any importable file. A native file whose import is lossless
     /// opens at once (and saves back to its path); anything else waits,
-    /// with its report, for [`Workspace::confirm_import`].
+    /// with its report, for [`Workspace::confirm_import`]. Nothing is
+    /// written to disk.
     pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
         let bytes = formats::read_limited(path).map_err(AppError::io)?;
         let mut imported = formats::import(&bytes)
@@ -54,7 +54,6 @@ impl Workspace {
         self.pending.push(Pending {
             view: view.clone(),
             book: imported.book,
-            native_path: (imported.format == Format::Native).then(|| path.to_path_buf()),
         });
         Ok(ImportOutcome::Pending(view))
     }
@@ -75,8 +74,11 @@ impl Workspace {
         if !accept {
             return Ok(None);
         }
-        // A foreign book becomes a new native book: Save asks where.
-        let doc = self.add_doc(pending.book, pending.native_path);
+        // Whatever its format, a confirmed import is a new, unsaved book
+        // with no path: the source was not read losslessly, so saving back
+        // over it would lose what the report listed. Save asks where.
+        let doc = self.add_doc(pending.book, None);
+        self.doc_mut(doc)?.history = History::default();
         Ok(Some(doc))
     }
 

@@ -3,7 +3,7 @@
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
-export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "cancelled" | "menu" | "internal";
+export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "cancelled" | "menu" | "internal";
 
 export type AppError = { kind: ErrorKind, message: string, };
 
@@ -409,6 +409,8 @@ export type Command =
   | 'export_dialog'
   | 'save'
   | 'save_as'
+  | 'check_disk_changes'
+  | 'reload_doc'
   | 'close_doc'
   | 'book_settings'
   | 'set_book_settings'

@@ -1,5 +1,6 @@
 // The app's modal state: the confirmation question, the book settings
-// panel, foreign imports waiting for confirmation and the export dialog.
+// panel, foreign imports waiting for confirmation, the export dialog and the
+// questions about files changed on disk.
 import { api } from './ipc';
 import type { ExportFormat, PendingImport, Report } from './bindings';
 
@@ -17,11 +18,23 @@ export interface Exporting {
   report: Report | null;
 }
 
+/** A book whose file changed on disk behind the app's back: `save` when a
+ *  save was refused (overwrite, save as or reload?), `reload` when the
+ *  window regained focus and the book has no unsaved changes. */
+export interface DiskChange {
+  kind: 'save' | 'reload';
+  doc: number;
+  /** Rust's sentence naming the file and what happened to it. */
+  message: string;
+}
+
 export class Dialogs {
   confirm = $state<Confirmation | null>(null);
   showSettings = $state(false);
   imports = $state<PendingImport[]>([]);
   exporting = $state<Exporting | null>(null);
+  /** Files changed on disk, asked about one at a time. */
+  disk = $state<DiskChange[]>([]);
 
   ask(text: string, yes: string, action: () => void) {
     this.confirm = { text, yes, action };
@@ -32,6 +45,16 @@ export class Dialogs {
     const action = this.confirm?.action;
     this.confirm = null;
     if (yes) action?.();
+  }
+
+  /** Queues a question about `doc`, replacing an older one about it. */
+  askDisk(change: DiskChange) {
+    this.disk = [...this.disk.filter((d) => d.doc !== change.doc), change];
+  }
+
+  /** Closes the question about `doc`. */
+  doneDisk(doc: number) {
+    this.disk = this.disk.filter((d) => d.doc !== doc);
   }
 
   async refreshImports() {

@@ -66,8 +66,13 @@ export const api = {
   exportDialog: (doc: number, format: ExportFormat, intoCard: boolean) =>
     call<string>('export_dialog', { doc, format, intoCard }),
   openRecent: (path: string) => call<OpenResult>('open_recent', { path }),
-  save: (doc: number) => call<string>('save', { doc }),
+  /** `overwrite` saves over a file that changed on disk since it was
+   *  opened; without it that is a `changed_on_disk` error. */
+  save: (doc: number, overwrite = false) => call<string>('save', { doc, overwrite }),
   saveAs: (doc: number) => call<string>('save_as', { doc }),
+  /** The open, unmodified books whose files changed on disk. */
+  checkDiskChanges: () => call<number[]>('check_disk_changes'),
+  reloadDoc: (doc: number) => call<void>('reload_doc', { doc }),
   closeDoc: (doc: number) => call<void>('close_doc', { doc }),
   bookSettings: (doc: number) => call<BookSettings>('book_settings', { doc }),
   setBookSettings: (doc: number, settings: BookSettings) => call<void>('set_book_settings', { doc, settings }),

@@ -185,15 +185,50 @@ export class Studio {
     const doc = this.docs.doc;
     if (doc === null) return;
     await this.entry.flush();
+    await this.saveDoc(doc, as, false);
+  }
+
+  /** Saves `doc`; a file changed on disk since it was opened is not
+   *  overwritten unless `overwrite`: the user is asked instead. */
+  async saveDoc(doc: number, as: boolean, overwrite: boolean): Promise<void> {
     try {
-      const path = as ? await api.saveAs(doc) : await api.save(doc);
+      const path = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
       this.feedback.notify(this.t('notice.saved', { path }));
     } catch (e) {
       const err = toIpcError(e);
-      if (err.kind === 'needs_path') return this.save(true);
+      if (err.kind === 'needs_path') return this.saveDoc(doc, true, false);
+      if (err.kind === 'changed_on_disk') {
+        this.dialogs.askDisk({ kind: 'save', doc, message: err.message });
+        return;
+      }
       throw err;
     }
     await this.docs.refresh();
+  }
+
+  /** The answer to a question about a file changed on disk. */
+  async resolveDisk(doc: number, answer: 'overwrite' | 'save_as' | 'reload' | 'keep') {
+    this.dialogs.doneDisk(doc);
+    if (answer === 'overwrite') await this.saveDoc(doc, false, true);
+    if (answer === 'save_as') await this.saveDoc(doc, true, false);
+    if (answer === 'reload') await this.reload(doc);
+  }
+
+  /** On window focus: offers to reload unmodified books changed on disk. */
+  async checkDisk() {
+    for (const doc of await api.checkDiskChanges()) {
+      const name = this.docs.app?.docs.find((d) => d.id === doc)?.name ?? '';
+      this.dialogs.askDisk({ kind: 'reload', doc, message: this.t('disk.reloadText', { name }) });
+    }
+  }
+
+  /** Reads `doc` again from its file, dropping its edits. */
+  async reload(doc: number) {
+    if (doc === this.docs.doc) this.entry.clear();
+    await api.reloadDoc(doc);
+    await this.docs.refresh();
+    if (doc === this.docs.doc) await this.switchDoc(doc);
+    this.preview.schedule();
   }
 
   async newBook() {

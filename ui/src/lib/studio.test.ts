@@ -116,4 +116,29 @@ describe('studio', () => {
     s.dialogs.answer(true);
     expect(ran).toBe(1);
   });
+
+  it('asks before saving over a file changed on disk, then overwrites', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    responses.save = (a) => (a.overwrite ? '/books/b.json' : Promise.reject({ kind: 'changed_on_disk', message: '/books/b.json was changed by another program' }));
+    await s.run(() => s.save());
+    expect(s.feedback.errors).toEqual([]);
+    expect(s.dialogs.disk).toEqual([{ kind: 'save', doc: 1, message: '/books/b.json was changed by another program' }]);
+    await s.resolveDisk(1, 'overwrite');
+    expect(s.dialogs.disk).toEqual([]);
+    expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
+  });
+
+  it('offers on focus to reload a book changed on disk', async () => {
+    const s = new Studio();
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    responses.check_disk_changes = () => [1];
+    await s.checkDisk();
+    expect(s.dialogs.disk[0]).toMatchObject({ kind: 'reload', doc: 1 });
+    expect(s.dialogs.disk[0].message).toContain('"B"');
+    await s.resolveDisk(1, 'reload');
+    expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(true);
+    expect(s.dialogs.disk).toEqual([]);
+  });
 });

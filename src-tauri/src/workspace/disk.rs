@@ -1,0 +1,216 @@
+//! Noticing that a book's file changed behind the app's back.
+//!
+//! Each open book remembers what its file looked like when it was opened or
+//! last saved: size, modification time and a SHA-256 of its bytes. Saving
+//! over a file that no longer matches is refused with
+//! [`ErrorKind::ChangedOnDisk`] unless the user chose to overwrite, and
+//! [`Workspace::disk_changes`] tells the UI, when the window regains focus,
+//! which unmodified books it may offer to reload.
+//!
+//! **Invariant:** size and time are only a fast path; a file whose size or
+//! time differ but whose bytes are the same (a `touch`, a copy back) is not
+//! a change.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use lorebook_engine::formats::{self, native};
+use sha2::{Digest, Sha256};
+
+use super::history::History;
+use super::Workspace;
+use crate::error::{AppError, ErrorKind};
+
+/// What a file looked like when the app last read or wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fingerprint {
+    len: u64,
+    modified: Option<SystemTime>,
+    hash: [u8; 32],
+}
+
+impl Fingerprint {
+    /// The fingerprint of `path`, whose content is `bytes` (just read or
+    /// just written).
+    pub fn of(path: &Path, bytes: &[u8]) -> Fingerprint {
+        Fingerprint {
+            len: bytes.len() as u64,
+            modified: std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+            hash: Sha256::digest(bytes).into(),
+        }
+    }
+
+    /// How the file at `path` differs from `self`; `None` when it is the
+    /// same.
+    fn changed(&self, path: &Path) -> Option<Change> {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Some(Change::Gone);
+        };
+        if meta.len() == self.len && meta.modified().ok() == self.modified {
+            return None;
+        }
+        let Ok(bytes) = formats::read_limited(path) else {
+            return Some(Change::Unreadable);
+        };
+        let now = Fingerprint::of(path, &bytes);
+        (now.hash != self.hash).then_some(Change::Edited(now))
+    }
+}
+
+/// How a file differs from its fingerprint.
+enum Change {
+    Gone,
+    /// Its size or time changed and its bytes cannot be read to compare.
+    Unreadable,
+    Edited(Fingerprint),
+}
+
+impl Workspace {
+    /// Refuses to save `doc` over its file when the file changed since it
+    /// was opened or saved, unless `overwrite`.
+    pub(super) fn check_unchanged(&self, doc: u32, overwrite: bool) -> Result<(), AppError> {
+        let d = self.doc(doc)?;
+        let (Some(path), Some(seen)) = (&d.path, &d.disk) else {
+            return Ok(());
+        };
+        if overwrite {
+            return Ok(());
+        }
+        let what = match seen.changed(path) {
+            None => return Ok(()),
+            Some(Change::Gone) => "was moved or deleted",
+            Some(Change::Unreadable | Change::Edited(_)) => "was changed by another program",
+        };
+        Err(AppError::new(
+            ErrorKind::ChangedOnDisk,
+            format!(
+                "{} {what} since it was opened or last saved",
+                path.display()
+            ),
+        ))
+    }
+
+    /// The open, unmodified books whose files changed on disk since they
+    /// were opened or saved, each reported once per change so that a user
+    /// who keeps their version is not asked again at every focus.
+    pub fn disk_changes(&mut self) -> Vec<u32> {
+        let mut changed = Vec::new();
+        for d in &mut self.docs {
+            if d.dirty() {
+                continue;
+            }
+            let (Some(path), Some(seen)) = (&d.path, &d.disk) else {
+                continue;
+            };
+            let Some(Change::Edited(now)) = seen.changed(path) else {
+                continue;
+            };
+            if d.disk_reported.as_ref() != Some(&now) {
+                d.disk_reported = Some(now);
+                changed.push(d.id);
+            }
+        }
+        changed
+    }
+
+    /// Reads `doc` again from its file, dropping its edits and undo
+    /// history.
+    pub fn reload(&mut self, doc: u32) -> Result<(), AppError> {
+        let path = self.doc(doc)?.path.clone().ok_or_else(|| {
+            AppError::invalid("this book has no file to reload from: it was never saved")
+        })?;
+        let bytes = formats::read_limited(&path).map_err(AppError::io)?;
+        let (book, _) = native::load(&bytes)
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let d = self.doc_mut(doc)?;
+        d.book = book;
+        d.history = History::saved();
+        d.disk = Some(Fingerprint::of(&path, &bytes));
+        d.disk_reported = None;
+        self.stale = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Workspace;
+    use crate::error::ErrorKind;
+
+    fn open_copy(name: &str) -> (Workspace, u32, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("lbs-disk-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("book.json");
+        std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
+        let mut ws = Workspace::default();
+        let doc = ws.open_path(&path).unwrap().doc;
+        (ws, doc, path)
+    }
+
+    /// An edit that makes `doc` dirty.
+    fn edit(ws: &mut Workspace, doc: u32) {
+        let mut e = ws.entry(doc, 1).unwrap().entry;
+        e.keys.push("edited".into());
+        ws.update_entry(doc, e).unwrap();
+    }
+
+    #[test]
+    fn saving_over_a_file_changed_on_disk_asks_first() {
+        let (mut ws, doc, path) = open_copy("save");
+        edit(&mut ws, doc);
+        std::fs::write(&path, "{\"entries\": {}}").unwrap();
+        let err = ws.save(doc, None, false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::ChangedOnDisk);
+        assert!(
+            err.message.contains("changed by another program"),
+            "{}",
+            err.message
+        );
+        assert!(
+            ws.doc(doc).unwrap().dirty(),
+            "a refused save keeps the book dirty"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"entries\": {}}");
+        ws.save(doc, None, true).unwrap();
+        assert!(!ws.doc(doc).unwrap().dirty());
+        // After our own save the file matches again: no question.
+        edit(&mut ws, doc);
+        ws.save(doc, None, false).unwrap();
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_deleted_file_is_a_change_and_the_same_bytes_are_not() {
+        let (mut ws, doc, path) = open_copy("same");
+        // Rewriting the same bytes changes the time, not the content.
+        std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
+        ws.save(doc, None, false).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let err = ws.save(doc, None, false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::ChangedOnDisk);
+        assert!(err.message.contains("moved or deleted"), "{}", err.message);
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn focus_offers_to_reload_unmodified_books_once_per_change() {
+        let (mut ws, doc, path) = open_copy("focus");
+        assert!(ws.disk_changes().is_empty());
+        let changed = super::super::SAMPLE_BOOK.replace("Saltmere", "Saltmarsh");
+        std::fs::write(&path, &changed).unwrap();
+        assert_eq!(ws.disk_changes(), vec![doc]);
+        assert!(ws.disk_changes().is_empty(), "asked once per change");
+        ws.reload(doc).unwrap();
+        assert!(ws.doc(doc).unwrap().book.name.contains("Saltmarsh"));
+        assert!(!ws.doc(doc).unwrap().dirty());
+        // A modified book is never offered: the save asks instead.
+        edit(&mut ws, doc);
+        std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
+        assert!(ws.disk_changes().is_empty());
+        assert_eq!(
+            ws.save(doc, None, false).unwrap_err().kind,
+            ErrorKind::ChangedOnDisk
+        );
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+}

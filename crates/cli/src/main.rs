@@ -1,9 +1,10 @@
 //! `lorebook`: the command-line tool over the lorebook engine.
 //!
-//! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME] [--seed N] [--json]`
+//! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME | --tokenizer FILE] [--seed N] [--json]`
 //! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
 //! - `lorebook inspect FILE [--json]`
-//! - `lorebook tokens FILE [--model NAME]`
+//! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
+//! - `lorebook models`
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
 //! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
@@ -20,7 +21,8 @@ use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::Block;
-use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};
+use lorebook_engine::tokenizer::registry::FAMILIES;
+use lorebook_engine::tokenizer::{encoding_for_model, FileTokenizer, Tokenizer, DEFAULT_MODEL};
 use serde_json::{json, Value};
 
 mod books;
@@ -40,7 +42,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Shows which entries a chat activates, why, and how the budget is spent.
-    Preview(PreviewArgs),
+    Preview(Box<PreviewArgs>),
     /// Converts a book to another format, printing what could not be carried.
     Convert {
         /// The book to read (any importable format).
@@ -64,9 +66,15 @@ enum Command {
     /// Counts tokens of a text file, or of every entry body of a book.
     Tokens {
         file: PathBuf,
+        /// The model (or tokenizer family) whose tokenizer counts.
         #[arg(long, default_value = DEFAULT_MODEL)]
         model: String,
+        /// Counts with this tokenizer file instead of the model's.
+        #[arg(long, conflicts_with = "model")]
+        tokenizer: Option<PathBuf>,
     },
+    /// Lists the tokenizer families, their model names and sources.
+    Models,
 }
 
 #[derive(clap::Args)]
@@ -86,6 +94,10 @@ struct PreviewArgs {
     /// The model whose tokenizer counts the budget.
     #[arg(long, default_value = DEFAULT_MODEL)]
     model: String,
+    /// Counts the budget with this tokenizer file instead of the model's:
+    /// a tiktoken rank file or a Tekken JSON.
+    #[arg(long, conflicts_with = "model")]
+    tokenizer: Option<PathBuf>,
     /// Seed of the probability rolls.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -125,7 +137,7 @@ struct PreviewArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Preview(args) => preview(args),
+        Command::Preview(args) => preview(*args),
         Command::Convert {
             input,
             to,
@@ -133,7 +145,15 @@ fn main() -> ExitCode {
             into_card,
         } => convert(&input, &to, output.as_deref(), into_card.as_deref()),
         Command::Inspect { file, json } => inspect(&file, json),
-        Command::Tokens { file, model } => tokens(&file, &model),
+        Command::Tokens {
+            file,
+            model,
+            tokenizer,
+        } => tokens(&file, &model, tokenizer.as_deref()),
+        Command::Models => {
+            models();
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -164,8 +184,15 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
 
 fn preview(args: PreviewArgs) -> Result<(), String> {
     if args.rules == "sillytavern" {
+        if args.tokenizer.is_some() {
+            return Err(
+                "--tokenizer is not supported with --rules sillytavern yet; use --model".into(),
+            );
+        }
         return sillytavern::preview(&args);
     }
+    // Loaded before the books and the chat, so a wrong file fails fast.
+    let tokenizer = args.tokenizer.as_deref().map(load_tokenizer).transpose()?;
     let mut books = Vec::new();
     for path in &args.books {
         let imported = books::load(path)?;
@@ -196,14 +223,24 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
         settings.template.move_lorebook(slot);
     }
     let mut p = Preview::new(&books, settings);
+    p.set_tokenizer(tokenizer);
     let diagnostics = diagnostics_text(&p);
     let names = names_of(&books);
     let books = &names;
+    let counted_with = match &args.tokenizer {
+        Some(file) => file.display().to_string(),
+        None => {
+            let encoding = encoding_for_model(&args.model)
+                .map(|e| e.name())
+                .unwrap_or("?");
+            format!("{}, {encoding}", args.model)
+        }
+    };
     let print = |r: &RequestResult| {
         if args.json {
             emit(&format!("{}\n", to_json(r, books, &chat)));
         } else {
-            emit(&render(r, books, &chat, &diagnostics, &args.model));
+            emit(&render(r, books, &chat, &diagnostics, &counted_with));
         }
     };
     if args.log {
@@ -362,14 +399,13 @@ fn render(
     books: &Names,
     chat: &[Message],
     diagnostics: &str,
-    model: &str,
+    counted_with: &str,
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let encoding = encoding_for_model(model).map(|e| e.name()).unwrap_or("?");
     let _ = writeln!(
         out,
-        "Request {} of {} · budget {}/{} tokens ({model}, {encoding}){}{}",
+        "Request {} of {} · budget {}/{} tokens ({counted_with}){}{}",
         r.request,
         chat.len(),
         r.budget.used,
@@ -427,27 +463,77 @@ fn render(
     out
 }
 
-fn tokens(path: &Path, model: &str) -> Result<(), String> {
-    let encoding = encoding_for_model(model)?;
+/// Reads a user's tokenizer file, telling on stderr how it was read.
+fn load_tokenizer(path: &Path) -> Result<Tokenizer, String> {
+    let file = FileTokenizer::load(path)?;
+    eprintln!(
+        "note: {}: read as a {}; counting with {}",
+        path.display(),
+        file.format().name(),
+        file.pattern_note()
+    );
+    Ok(Tokenizer::File(std::sync::Arc::new(file)))
+}
+
+fn tokens(path: &Path, model: &str, tokenizer: Option<&Path>) -> Result<(), String> {
+    let (tokenizer, label) = match tokenizer {
+        Some(file) => (load_tokenizer(file)?, file.display().to_string()),
+        None => {
+            let encoding = encoding_for_model(model)?;
+            (
+                Tokenizer::Bundled(encoding),
+                format!("{model}, {}", encoding.name()),
+            )
+        }
+    };
     let bytes = formats::read_limited(path)?;
     if let Ok(Imported { book, .. }) = books::from_bytes(&bytes) {
         let mut total = 0u64;
         for e in &book.entries {
             let body = lorebook_engine::decorators::parse(&e.content).body;
-            let n = encoding.count(body);
+            let n = tokenizer.count(body);
             total += n as u64;
             emit(&format!("{n:>7}  [{}] {}\n", e.id, e.display_name()));
         }
         emit(&format!(
-            "{total:>7}  total ({} entries, {model}, {})\n",
-            book.entries.len(),
-            encoding.name()
+            "{total:>7}  total ({} entries, {label})\n",
+            book.entries.len()
         ));
         return Ok(());
     }
     let text = lorebook_engine::io::text_of(path, bytes).map_err(|e| e.to_string())?;
-    emit(&format!("{}\n", encoding.count(&text)));
+    emit(&format!("{}\n", tokenizer.count(&text)));
     Ok(())
+}
+
+/// Prints every tokenizer family, grouped, with its exactness, whether it
+/// ships, the model names it accepts and its source.
+fn models() {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let mut group = "";
+    for f in FAMILIES {
+        if f.group != group {
+            group = f.group;
+            let _ = writeln!(out, "{group}");
+        }
+        let mark = if f.exact { " " } else { "≈" };
+        let _ = writeln!(
+            out,
+            "  {mark} {:<15} {:<12} {}",
+            f.id,
+            f.exactness(),
+            f.availability()
+        );
+        let _ = writeln!(
+            out,
+            "      names: {}",
+            f.names().collect::<Vec<_>>().join(", ")
+        );
+        let _ = writeln!(out, "      source: {}", f.source);
+    }
+    out.push_str("≈ marks approximate counts. A family not bundled yet counts from its own tokenizer file with --tokenizer FILE, when that file is a tiktoken rank file or a Tekken JSON.\n");
+    emit(&out);
 }
 
 fn convert(

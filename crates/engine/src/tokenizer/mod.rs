@@ -139,7 +139,7 @@ pub fn encoding_for_model(model: &str) -> Result<Encoding, String> {
     family.encoding.ok_or_else(|| {
         format!(
             "model \"{model}\" uses the {} tokenizer ({}), which is not bundled yet; \
-             count with a tokenizer file instead (source: {})",
+             count with a tokenizer file instead (`--tokenizer FILE` in the CLI; source: {})",
             family.id, family.group, family.source
         )
     })

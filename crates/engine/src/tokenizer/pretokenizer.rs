@@ -3,13 +3,14 @@
 //!
 //! A byte-pair encoder splits text into pieces with its pre-tokenizer
 //! pattern and encodes each piece. A long unbroken run (a megabyte of one
-//! letter, one emoji, digits) is a single piece, which makes the library's
-//! backtracking pattern give up with a panic and its merge loop quadratic.
+//! letter, one emoji, digits) is a single piece: the library's backtracking
+//! pattern and its merge of the whole piece take over half a second for a
+//! megabyte (tiktoken-rs 0.12; older versions panicked or went quadratic).
 //! [`bounded_count`] finds the pieces itself with a linear-time equivalent
 //! of the pattern, hands every run of ordinary pieces to the library
 //! unchanged (so ordinary text counts exactly as the library counts it) and
 //! counts a piece longer than [`MAX_PIECE_BYTES`] in chunks of
-//! [`CHUNK_BYTES`].
+//! [`CHUNK_BYTES`], each distinct chunk once.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -18,7 +19,7 @@ use regex::Regex;
 
 /// The longest piece counted whole, in bytes. Words, numbers, punctuation
 /// runs and indentation of real text stay far below it; beyond it the
-/// library's merge loop costs grow with the square of the length.
+/// library's costs grow faster than the length.
 pub const MAX_PIECE_BYTES: usize = 256;
 
 /// The size of the chunks a longer piece is counted in: small enough that a
@@ -26,11 +27,14 @@ pub const MAX_PIECE_BYTES: usize = 256;
 /// cutting a run there costs at most a token or so per chunk.
 pub const CHUNK_BYTES: usize = 64;
 
-/// The r50k/p50k pre-tokenizer pattern as OpenAI publishes it.
+/// The r50k/p50k pre-tokenizer pattern in OpenAI's first form. The library
+/// now compiles an equivalent rewrite with possessive quantifiers, which the
+/// `regex` crate lacks; the exactness tests check that both split alike.
 pub const R50K_PATTERN: &str =
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
 
-/// The cl100k pre-tokenizer pattern as `tiktoken-rs` compiles it.
+/// The cl100k pre-tokenizer pattern in OpenAI's first form (see
+/// [`R50K_PATTERN`] on the library's rewrite).
 pub const CL100K_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// The o200k pre-tokenizer pattern as OpenAI publishes it.

@@ -1,9 +1,10 @@
 //! `lorebook`: the command-line tool over the lorebook engine.
 //!
-//! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME] [--seed N] [--json] [--list-unmatched]`
+//! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME | --tokenizer FILE] [--seed N] [--json] [--list-unmatched]`
 //! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
 //! - `lorebook inspect FILE [--json]`
-//! - `lorebook tokens FILE [--model NAME]`
+//! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
+//! - `lorebook models`
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
 //! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
@@ -27,6 +28,9 @@ use serde_json::json;
 mod books;
 mod json;
 mod sillytavern;
+mod tokens;
+
+use tokens::{load_tokenizer, models, tokens};
 
 use json::{Listing, RequestJson, Unlisted};
 
@@ -50,7 +54,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Shows which entries a chat activates, why, and how the budget is spent.
-    Preview(PreviewArgs),
+    Preview(Box<PreviewArgs>),
     /// Converts a book to another format, printing what could not be carried.
     Convert {
         /// The book to read (any importable format).
@@ -74,9 +78,15 @@ enum Command {
     /// Counts tokens of a text file, or of every entry body of a book.
     Tokens {
         file: PathBuf,
+        /// The model (or tokenizer family) whose tokenizer counts.
         #[arg(long, default_value = DEFAULT_MODEL)]
         model: String,
+        /// Counts with this tokenizer file instead of the model's.
+        #[arg(long, conflicts_with = "model")]
+        tokenizer: Option<PathBuf>,
     },
+    /// Lists the tokenizer families, their model names and sources.
+    Models,
 }
 
 #[derive(clap::Args)]
@@ -96,6 +106,10 @@ struct PreviewArgs {
     /// The model whose tokenizer counts the budget.
     #[arg(long, default_value = DEFAULT_MODEL)]
     model: String,
+    /// Counts the budget with this tokenizer file instead of the model's:
+    /// a tiktoken rank file or a Tekken JSON.
+    #[arg(long, conflicts_with = "model")]
+    tokenizer: Option<PathBuf>,
     /// Seed of the probability rolls.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -139,7 +153,7 @@ struct PreviewArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Preview(args) => preview(args),
+        Command::Preview(args) => preview(*args),
         Command::Convert {
             input,
             to,
@@ -147,7 +161,15 @@ fn main() -> ExitCode {
             into_card,
         } => convert(&input, &to, output.as_deref(), into_card.as_deref()),
         Command::Inspect { file, json } => inspect(&file, json),
-        Command::Tokens { file, model } => tokens(&file, &model),
+        Command::Tokens {
+            file,
+            model,
+            tokenizer,
+        } => tokens(&file, &model, tokenizer.as_deref()),
+        Command::Models => {
+            models();
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -178,12 +200,21 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
 
 fn preview(args: PreviewArgs) -> Result<(), String> {
     if args.rules == "sillytavern" {
+        if args.tokenizer.is_some() {
+            return Err(
+                "--tokenizer is not supported with --rules sillytavern yet; use --model".into(),
+            );
+        }
         return sillytavern::preview(&args);
     }
-    let encoding = encoding_for_model(&args.model)?;
-    // Loading the tokenizer's tables takes about a tenth of a second; on
-    // another core it overlaps with reading the books and building the index.
-    std::thread::spawn(move || encoding.count(""));
+    // Loaded before the books and the chat, so a wrong file fails fast.
+    let tokenizer = args.tokenizer.as_deref().map(load_tokenizer).transpose()?;
+    if tokenizer.is_none() {
+        let encoding = encoding_for_model(&args.model)?;
+        // Loading the tokenizer's tables takes about a tenth of a second; on
+        // another core it overlaps with reading the books and building the index.
+        std::thread::spawn(move || encoding.count(""));
+    }
     let mut books = Vec::new();
     for path in &args.books {
         let imported = books::load(path)?;
@@ -212,7 +243,17 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
     if let Some(slot) = args.slot {
         settings.template.move_lorebook(slot);
     }
+    let counted_with = match &args.tokenizer {
+        Some(file) => file.display().to_string(),
+        None => {
+            let encoding = encoding_for_model(&args.model)
+                .map(|e| e.name())
+                .unwrap_or("?");
+            format!("{}, {encoding}", args.model)
+        }
+    };
     let mut p = Preview::from_books(books, settings);
+    p.set_tokenizer(tokenizer);
     let diagnostics = diagnostics_text(&p);
     let names = &names_of(p.books());
     let list = Listing {
@@ -222,7 +263,7 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
         if args.json {
             emit_json(&RequestJson::new(r, names, list));
         } else {
-            emit(&render(r, names, &chat, &diagnostics, &args.model, list));
+            emit(&render(r, names, &chat, &diagnostics, &counted_with, list));
         }
     };
     if args.log {
@@ -334,15 +375,14 @@ fn render(
     books: &Names,
     chat: &[Message],
     diagnostics: &str,
-    model: &str,
+    counted_with: &str,
     list: Listing,
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let encoding = encoding_for_model(model).map(|e| e.name()).unwrap_or("?");
     let _ = writeln!(
         out,
-        "Request {} of {} · budget {}/{} tokens ({model}, {encoding}){}{}",
+        "Request {} of {} · budget {}/{} tokens ({counted_with}){}{}",
         r.request,
         chat.len(),
         r.budget.used,
@@ -406,29 +446,6 @@ fn render(
     }
     out.push('\n');
     out
-}
-
-fn tokens(path: &Path, model: &str) -> Result<(), String> {
-    let encoding = encoding_for_model(model)?;
-    let bytes = formats::read_limited(path)?;
-    if let Ok(Imported { book, .. }) = books::from_bytes(&bytes) {
-        let mut total = 0u64;
-        for e in &book.entries {
-            let body = lorebook_engine::decorators::parse(&e.content).body;
-            let n = encoding.count(body);
-            total += n as u64;
-            emit(&format!("{n:>7}  [{}] {}\n", e.id, e.display_name()));
-        }
-        emit(&format!(
-            "{total:>7}  total ({} entries, {model}, {})\n",
-            book.entries.len(),
-            encoding.name()
-        ));
-        return Ok(());
-    }
-    let text = lorebook_engine::io::text_of(path, bytes).map_err(|e| e.to_string())?;
-    emit(&format!("{}\n", encoding.count(&text)));
-    Ok(())
 }
 
 fn convert(

@@ -41,7 +41,9 @@ use crate::chat::Message;
 use crate::explain::RequestResult;
 use crate::model::{Book, Entry};
 use crate::prompt::Template;
-use crate::tokenizer::{content_hash, encoding_for_model, Encoding, TokenCounter, DEFAULT_MODEL};
+use crate::tokenizer::{
+    content_hash, encoding_for_model, Encoding, TokenCounter, Tokenizer, DEFAULT_MODEL,
+};
 
 /// What a preview depends on besides books and chat.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +86,8 @@ pub struct Preview {
     hits: HitCache,
     counters: HashMap<Encoding, TokenCounter>,
     encoding: Encoding,
+    /// A tokenizer chosen over the model's (a user's file), with its counts.
+    custom: Option<TokenCounter>,
     settings: Settings,
     /// State after requests 1…j, keyed by (seed, hash of messages 0…j−1).
     states: HashMap<u64, State>,
@@ -106,6 +110,7 @@ impl Preview {
             hits: HitCache::default(),
             counters: HashMap::new(),
             encoding,
+            custom: None,
             settings,
             states: HashMap::new(),
         }
@@ -223,11 +228,14 @@ impl Preview {
         self.counter().count(text)
     }
 
+    /// Counts with `tokenizer` instead of the model's until set back to
+    /// `None`.
+    pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
+        self.custom = tokenizer.map(TokenCounter::with_tokenizer);
+    }
+
     fn counter(&mut self) -> &mut TokenCounter {
-        let e = self.encoding;
-        self.counters
-            .entry(e)
-            .or_insert_with(|| TokenCounter::new(e))
+        counter_of(&mut self.counters, &mut self.custom, self.encoding)
     }
 
     /// Request `k` (1 ≤ k ≤ chat length; 0 for the empty chat; larger values
@@ -237,11 +245,7 @@ impl Preview {
         let state = self.state_before(chat, k);
         let seed = self.settings.seed;
         let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
-        let e = self.encoding;
-        let counter = self
-            .counters
-            .entry(e)
-            .or_insert_with(|| TokenCounter::new(e));
+        let counter = counter_of(&mut self.counters, &mut self.custom, self.encoding);
         self.index.finish(a, counter, &self.settings.template, chat)
     }
 
@@ -257,11 +261,7 @@ impl Preview {
     pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RequestResult)) {
         let seed = self.settings.seed;
         let mut state = State::default();
-        let e = self.encoding;
-        let counter = self
-            .counters
-            .entry(e)
-            .or_insert_with(|| TokenCounter::new(e));
+        let counter = counter_of(&mut self.counters, &mut self.custom, self.encoding);
         for k in 1..=chat.len() {
             let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
             if self.index.any_stateful {
@@ -303,5 +303,20 @@ impl Preview {
             self.states.insert(prefix[r - 1], state.clone());
         }
         state
+    }
+}
+
+/// The counter of the chosen tokenizer: the custom one when set, else the
+/// model encoding's (kept per encoding so switching back keeps its counts).
+fn counter_of<'a>(
+    counters: &'a mut HashMap<Encoding, TokenCounter>,
+    custom: &'a mut Option<TokenCounter>,
+    encoding: Encoding,
+) -> &'a mut TokenCounter {
+    match custom {
+        Some(counter) => counter,
+        None => counters
+            .entry(encoding)
+            .or_insert_with(|| TokenCounter::new(encoding)),
     }
 }

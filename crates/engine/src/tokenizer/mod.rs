@@ -1,27 +1,25 @@
 //! Token counting with the selected model's real tokenizer.
 //!
 //! The OpenAI encodings ship inside the binary (`tiktoken-rs` embeds them);
-//! each loads on first use. [`TokenCounter`] caches counts by content hash,
-//! so an unchanged body is never counted twice.
-//!
-//! Counting is bounded for any input. The library splits text into pieces
-//! with each encoding's pre-tokenizer pattern and byte-pair encodes each
-//! piece; a long unbroken run (a megabyte of one letter, one emoji, digits)
-//! is a single piece, which makes the library's backtracking pattern give
-//! up with a panic and its merge loop quadratic. [`Encoding::count`] finds
-//! the pieces itself with a linear-time equivalent of the pattern, hands
-//! every run of ordinary pieces to the library unchanged (so ordinary text
-//! counts exactly as the library counts it) and counts a piece longer than
-//! [`MAX_PIECE_BYTES`] in chunks of [`CHUNK_BYTES`].
+//! each loads on first use. [`registry`] lists every tokenizer family and
+//! resolves model names; [`file`] reads a tokenizer file a user brings.
+//! [`TokenCounter`] caches counts by content hash, so an unchanged body is
+//! never counted twice. Every count is bounded in time for any input (see
+//! [`pretokenizer`]).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::ops::Range;
-use std::sync::OnceLock;
-
-use regex::Regex;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
+
+pub mod file;
+pub mod pretokenizer;
+pub mod registry;
+
+pub use file::FileTokenizer;
+use pretokenizer::{bounded_count, PreTokenizer};
+pub use pretokenizer::{CHUNK_BYTES, MAX_PIECE_BYTES};
 
 /// A byte-pair encoding shipped with the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,6 +58,15 @@ impl Encoding {
         }
     }
 
+    /// The pre-tokenizer pattern the library compiles for this encoding.
+    fn pattern(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => pretokenizer::O200K_PATTERN,
+            Encoding::Cl100kBase => pretokenizer::CL100K_PATTERN,
+            Encoding::P50kBase | Encoding::R50kBase => pretokenizer::R50K_PATTERN,
+        }
+    }
+
     /// Counts tokens without a cache. Special-token text is counted as
     /// ordinary text, as it is in a chat message's content. Exact for every
     /// text whose pieces are at most [`MAX_PIECE_BYTES`] long; a longer piece
@@ -67,26 +74,9 @@ impl Encoding {
     /// its length.
     pub fn count(self, text: &str) -> u32 {
         let bpe = self.bpe();
-        let library = |span: &str| bpe.encode_ordinary(span).len();
-        if text.len() <= MAX_PIECE_BYTES {
-            return saturate(library(text));
-        }
-        let mut total = 0usize;
-        let mut span_start = 0;
-        // A run of one character repeats the same chunk thousands of times.
-        let mut chunk_counts: HashMap<&str, usize> = HashMap::new();
-        for piece in self.pre_tokenizer().pieces(text) {
-            if piece.len() <= MAX_PIECE_BYTES {
-                continue;
-            }
-            total += library(&text[span_start..piece.start]);
-            for chunk in chunks(&text[piece.clone()], CHUNK_BYTES) {
-                total += *chunk_counts.entry(chunk).or_insert_with(|| library(chunk));
-            }
-            span_start = piece.end;
-        }
-        total += library(&text[span_start..]);
-        saturate(total)
+        bounded_count(self.pre_tokenizer(), text, |span| {
+            bpe.encode_ordinary(span).len()
+        })
     }
 
     fn pre_tokenizer(self) -> &'static PreTokenizer {
@@ -97,132 +87,36 @@ impl Encoding {
             OnceLock::new(),
         ];
         let index = Encoding::ALL.iter().position(|e| *e == self).unwrap_or(0);
-        CELLS[index].get_or_init(|| PreTokenizer::new(self))
-    }
-}
-
-/// The longest piece counted whole, in bytes. Words, numbers, punctuation
-/// runs and indentation of real text stay far below it; beyond it the
-/// library's merge loop costs grow with the square of the length.
-pub const MAX_PIECE_BYTES: usize = 256;
-
-/// The size of the chunks a longer piece is counted in: small enough that a
-/// megabyte of distinct chunks counts well within 200 ms, large enough that
-/// cutting a run there costs at most a token or so per chunk.
-pub const CHUNK_BYTES: usize = 64;
-
-fn saturate(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// Splits `text` into consecutive chunks of at most `max` bytes (at least
-/// one character each), cut on character boundaries.
-fn chunks(text: &str, max: usize) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let mut cut = max.min(rest.len());
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        if cut == 0 {
-            cut = rest.chars().next().map_or(rest.len(), char::len_utf8);
-        }
-        let (chunk, tail) = rest.split_at(cut);
-        rest = tail;
-        Some(chunk)
-    })
-}
-
-/// An encoding's pre-tokenizer pattern in a form the linear-time `regex`
-/// crate accepts. The published patterns end with `\s+(?!\S)|\s+`; the
-/// look-ahead is dropped here and [`PreTokenizer::pieces`] gives back the
-/// whitespace character it would have left for the next piece.
-struct PreTokenizer {
-    regex: Regex,
-    /// Whether the pattern has the `\s*[\r\n]+` alternative, which claims
-    /// every whitespace run holding a line break before `\s+` can.
-    line_break_alternative: bool,
-}
-
-impl PreTokenizer {
-    fn new(encoding: Encoding) -> PreTokenizer {
-        let (pattern, line_break_alternative) = match encoding {
-            Encoding::O200kBase => (
-                concat!(
-                    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                    r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-                    r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+",
-                ),
-                true,
-            ),
-            Encoding::Cl100kBase => (
-                r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+",
-                true,
-            ),
-            Encoding::P50kBase | Encoding::R50kBase => (
-                r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+",
-                false,
-            ),
-        };
-        PreTokenizer {
-            regex: Regex::new(pattern).expect("the pre-tokenizer patterns are valid"),
-            line_break_alternative,
-        }
-    }
-
-    /// The byte ranges of the pieces the library's own pattern finds.
-    fn pieces<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
-        let mut pos = 0;
-        std::iter::from_fn(move || {
-            let m = self.regex.find_at(text, pos)?;
-            let mut end = m.end();
-            let s = m.as_str();
-            // A whitespace run matched by the final `\s+` and followed by
-            // more text: `\s+(?!\S)` would have matched all but its last
-            // character, which then starts the next piece (" word").
-            let from_plain_whitespace = s.chars().all(char::is_whitespace)
-                && !(self.line_break_alternative && s.contains(['\r', '\n']));
-            if from_plain_whitespace && end < text.len() {
-                if let Some((last, _)) = s.char_indices().last().filter(|(i, _)| *i > 0) {
-                    end = m.start() + last;
-                }
-            }
-            pos = end;
-            Some(m.start()..end)
+        CELLS[index].get_or_init(|| {
+            PreTokenizer::new(self.pattern()).expect("the bundled patterns are linear-time")
         })
     }
 }
 
-/// Model-name prefixes and their encodings; the longest prefix wins.
-pub const MODEL_TABLE: &[(&str, Encoding)] = &[
-    ("gpt-4o", Encoding::O200kBase),
-    ("chatgpt-4o", Encoding::O200kBase),
-    ("gpt-4.1", Encoding::O200kBase),
-    ("gpt-4.5", Encoding::O200kBase),
-    ("gpt-5", Encoding::O200kBase),
-    ("gpt-oss", Encoding::O200kBase),
-    ("o1", Encoding::O200kBase),
-    ("o3", Encoding::O200kBase),
-    ("o4", Encoding::O200kBase),
-    ("gpt-4", Encoding::Cl100kBase),
-    ("gpt-3.5-turbo", Encoding::Cl100kBase),
-    ("gpt-35-turbo", Encoding::Cl100kBase),
-    ("text-embedding-ada-002", Encoding::Cl100kBase),
-    ("text-embedding-3", Encoding::Cl100kBase),
-    ("text-davinci-002", Encoding::P50kBase),
-    ("text-davinci-003", Encoding::P50kBase),
-    ("code-davinci", Encoding::P50kBase),
-    ("code-cushman", Encoding::P50kBase),
-    ("davinci", Encoding::R50kBase),
-    ("curie", Encoding::R50kBase),
-    ("babbage", Encoding::R50kBase),
-    ("ada", Encoding::R50kBase),
-    ("text-davinci-001", Encoding::R50kBase),
-    ("gpt-3", Encoding::R50kBase),
-];
+/// A tokenizer that counts: a bundled encoding or a user's file.
+#[derive(Debug, Clone)]
+pub enum Tokenizer {
+    Bundled(Encoding),
+    File(Arc<FileTokenizer>),
+}
+
+impl Tokenizer {
+    /// Counts tokens of plain text without a cache.
+    pub fn count(&self, text: &str) -> u32 {
+        match self {
+            Tokenizer::Bundled(e) => e.count(text),
+            Tokenizer::File(f) => f.count(text),
+        }
+    }
+
+    /// The encoding's name or the file's path.
+    pub fn name(&self) -> &str {
+        match self {
+            Tokenizer::Bundled(e) => e.name(),
+            Tokenizer::File(f) => f.label(),
+        }
+    }
+}
 
 /// The model the preview uses unless told otherwise.
 pub const DEFAULT_MODEL: &str = "gpt-4o";
@@ -238,46 +132,40 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "davinci",
 ];
 
-/// Finds the encoding of a model name (or of an encoding's own name).
+/// Finds the bundled encoding of a model name or family name. A known
+/// family that is not bundled yet and an unknown name are errors saying so.
 pub fn encoding_for_model(model: &str) -> Result<Encoding, String> {
-    let m = model.trim().to_ascii_lowercase();
-    if let Some(e) = Encoding::ALL.iter().find(|e| e.name() == m) {
-        return Ok(*e);
-    }
-    MODEL_TABLE
-        .iter()
-        .filter(|(prefix, _)| {
-            m == *prefix
-                || (m.starts_with(prefix) && !m[prefix.len()..].starts_with(char::is_alphanumeric))
-        })
-        .max_by_key(|(prefix, _)| prefix.len())
-        .map(|(_, e)| *e)
-        .ok_or_else(|| {
-            format!(
-                "unknown model \"{model}\": use an OpenAI model name ({}) or an encoding ({})",
-                SUGGESTED_MODELS.join(", "),
-                Encoding::ALL.map(Encoding::name).join(", ")
-            )
-        })
+    let family = registry::family_of(model)?;
+    family.encoding.ok_or_else(|| {
+        format!(
+            "model \"{model}\" uses the {} tokenizer ({}), which is not bundled yet; \
+             count with a tokenizer file instead (`--tokenizer FILE` in the CLI; source: {})",
+            family.id, family.group, family.source
+        )
+    })
 }
 
-/// Counts tokens with one encoding, caching by content hash.
+/// Counts tokens with one tokenizer, caching by content hash.
 #[derive(Debug)]
 pub struct TokenCounter {
-    encoding: Encoding,
+    tokenizer: Tokenizer,
     cache: HashMap<u64, u32>,
 }
 
 impl TokenCounter {
     pub fn new(encoding: Encoding) -> Self {
+        TokenCounter::with_tokenizer(Tokenizer::Bundled(encoding))
+    }
+
+    pub fn with_tokenizer(tokenizer: Tokenizer) -> Self {
         TokenCounter {
-            encoding,
+            tokenizer,
             cache: HashMap::new(),
         }
     }
 
-    pub fn encoding(&self) -> Encoding {
-        self.encoding
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
     }
 
     /// Token count of `text`; counted once per distinct text.
@@ -286,8 +174,8 @@ impl TokenCounter {
             return 0;
         }
         let h = content_hash(text);
-        let encoding = self.encoding;
-        *self.cache.entry(h).or_insert_with(|| encoding.count(text))
+        let tokenizer = &self.tokenizer;
+        *self.cache.entry(h).or_insert_with(|| tokenizer.count(text))
     }
 
     /// Number of distinct texts counted so far.
@@ -305,6 +193,7 @@ pub fn content_hash(text: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::pretokenizer::chunks;
     use super::*;
 
     #[test]
@@ -322,9 +211,12 @@ mod tests {
         check("text-davinci-003", Encoding::P50kBase);
         check("davinci", Encoding::R50kBase);
         check("cl100k_base", Encoding::Cl100kBase);
-        assert!(encoding_for_model("claude-3")
+        assert!(encoding_for_model("claudia-3")
             .unwrap_err()
             .contains("unknown model"));
+        assert!(encoding_for_model("claude-3")
+            .unwrap_err()
+            .contains("not bundled yet"));
         assert!(encoding_for_model("o1x").is_err());
     }
 
@@ -362,8 +254,8 @@ mod tests {
 
     #[test]
     fn ordinary_text_counts_exactly_as_the_library_does() {
-        check_exact(include_str!("../../../samples/saltmere.json"));
-        check_exact(include_str!("../../../samples/saltmere-chat.txt"));
+        check_exact(include_str!("../../../../samples/saltmere.json"));
+        check_exact(include_str!("../../../../samples/saltmere-chat.txt"));
         let mixed = "He said: \"I'll go\" — they'd THINK so.\r\n\r\n    indented  code\tx\n\
                      日本語のテキスト、Tokyoに行く。 Ünïcödé café naïve 😀😀 👩‍👩‍👧 \u{a0}nbsp\n\
                      1234567 3.14159 https://example.com/a/b?c=d&e=f ----- ===== \n\n\n   \n";

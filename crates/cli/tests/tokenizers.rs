@@ -1,0 +1,244 @@
+//! `lorebook models`, model names and `--tokenizer FILE`, run as a user would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn lorebook(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run lorebook")
+}
+
+/// Standard output and standard error of a successful run.
+fn ok(args: &[&str]) -> (String, String) {
+    let out = lorebook(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "lorebook {args:?} failed: {err}");
+    (String::from_utf8(out.stdout).unwrap(), err)
+}
+
+fn fails(args: &[&str], expected: &str) {
+    let out = lorebook(args);
+    assert_eq!(out.status.code(), Some(1), "lorebook {args:?} should fail");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(expected),
+        "stderr {err:?} should contain {expected:?}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lorebook-tokenizers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write(name: &str, content: impl AsRef<[u8]>) -> String {
+    let path = tmp(name);
+    std::fs::write(&path, content).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A small byte-level vocabulary: every byte, then merges up to "hello".
+fn vocabulary() -> Vec<Vec<u8>> {
+    let mut tokens: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+    for merged in ["he", "ll", "hell", "hello"] {
+        tokens.push(merged.as_bytes().to_vec());
+    }
+    tokens
+}
+
+fn tiktoken_file() -> String {
+    let lines: String = vocabulary()
+        .iter()
+        .enumerate()
+        .map(|(rank, token)| format!("{} {rank}\n", base64(token)))
+        .collect();
+    write("small.tiktoken", lines)
+}
+
+const BOOK: &str = "samples/saltmere.json";
+const CHAT: &str = "samples/saltmere-chat.txt";
+
+#[test]
+fn models_lists_every_family() {
+    let (out, _) = ok(&["models"]);
+    for needed in [
+        "OpenAI",
+        "o200k_base",
+        "cl100k_base",
+        "p50k_base",
+        "r50k_base",
+        "llama-3",
+        "mistral-tekken",
+        "qwen",
+        "deepseek-v3",
+        "gemma-3",
+        "nerdstash-v2",
+        "claude",
+        "gpt-4o",
+        "kayra",
+        "bundled",
+        "not bundled yet",
+        "@anthropic-ai/tokenizer",
+    ] {
+        assert!(out.contains(needed), "{needed} in {out}");
+    }
+    let claude = out.lines().find(|l| l.contains(" claude ")).unwrap();
+    assert!(
+        claude.contains('≈') && claude.contains("approximate"),
+        "{claude}"
+    );
+    let gpt = out.lines().find(|l| l.contains(" o200k_base ")).unwrap();
+    assert!(!gpt.contains('≈') && gpt.contains("exact"), "{gpt}");
+}
+
+#[test]
+fn model_names_resolve_or_suggest() {
+    let text = write("hello.txt", "hello world");
+    for (model, encoding) in [
+        ("gpt-4o", "o200k_base"),
+        ("gpt-4.1", "o200k_base"),
+        ("o1", "o200k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("gpt-3.5-turbo", "cl100k_base"),
+        ("cl100k_base", "cl100k_base"),
+    ] {
+        let (out, _) = ok(&["tokens", &text, "--model", model]);
+        assert_eq!(out.trim(), "2", "{model}");
+        let (out, _) = ok(&["tokens", BOOK, "--model", model]);
+        assert!(out.contains(&format!("{model}, {encoding})")), "{out}");
+    }
+    fails(
+        &["tokens", &text, "--model", "gtp-4o"],
+        "did you mean \"gpt-4o\"",
+    );
+    fails(&["tokens", &text, "--model", "gtp-4o"], "llama-3");
+    for model in ["llama-3.1-8b", "mistral-nemo", "claude", "kayra"] {
+        fails(&["tokens", &text, "--model", model], "not bundled yet");
+    }
+}
+
+#[test]
+fn a_tiktoken_file_counts() {
+    let file = tiktoken_file();
+    let text = write("hellos.txt", "hello hello help");
+    // "hello", then " " + "hello", then " " + "he" + "l" + "p".
+    let (out, err) = ok(&["tokens", &text, "--tokenizer", &file]);
+    assert_eq!(out.trim(), "7");
+    assert!(
+        err.contains("tiktoken rank file") && err.contains("o200k_base's pre-tokenizer pattern"),
+        "{err}"
+    );
+    let (book, _) = ok(&["tokens", BOOK, "--tokenizer", &file]);
+    assert!(
+        book.contains(&format!("total (10 entries, {file})")),
+        "{book}"
+    );
+    // A megabyte of one letter is counted promptly and without panicking.
+    let run = write("run.txt", "A".repeat(1 << 20));
+    let (out, _) = ok(&["tokens", &run, "--tokenizer", &file]);
+    assert_eq!(out.trim(), (1 << 20).to_string());
+}
+
+#[test]
+fn a_tekken_file_counts_with_its_own_pattern() {
+    let vocab: Vec<_> = vocabulary()
+        .iter()
+        .enumerate()
+        .map(|(rank, token)| json!({"rank": rank, "token_bytes": base64(token), "token_str": null}))
+        .collect();
+    let ordinary = vocab.len();
+    let tekken = json!({
+        // Every letter is a piece of its own, so no merge ever applies.
+        "config": {"pattern": r"[a-z]|\s+|[^a-z\s]+", "default_vocab_size": ordinary + 3, "default_num_special_tokens": 3},
+        "vocab": vocab,
+    });
+    let file = write("tekken.json", tekken.to_string());
+    let text = write("hellos2.txt", "hello hello help");
+    let (out, err) = ok(&["tokens", &text, "--tokenizer", &file]);
+    // Five letters, a space, five letters, a space, four letters.
+    assert_eq!(out.trim(), "16");
+    assert!(err.contains("Tekken JSON"), "{err}");
+}
+
+#[test]
+fn preview_counts_with_a_tokenizer_file() {
+    let file = tiktoken_file();
+    let (out, _) = ok(&["preview", BOOK, "--chat", CHAT, "--tokenizer", &file]);
+    assert!(out.contains(&format!("tokens ({file})")), "{out}");
+    let (default, _) = ok(&["preview", BOOK, "--chat", CHAT]);
+    assert!(default.contains("tokens (gpt-4o, o200k_base)"), "{default}");
+    fails(
+        &[
+            "preview",
+            BOOK,
+            "--chat",
+            CHAT,
+            "--tokenizer",
+            &file,
+            "--rules",
+            "sillytavern",
+        ],
+        "not supported with --rules sillytavern",
+    );
+}
+
+#[test]
+fn other_files_are_clear_errors() {
+    let hf = write(
+        "tokenizer.json",
+        json!({"version": "1.0", "model": {"type": "BPE", "vocab": {}}, "normalizer": null, "pre_tokenizer": null})
+            .to_string(),
+    );
+    fails(
+        &["tokens", BOOK, "--tokenizer", &hf],
+        "Hugging Face tokenizer.json",
+    );
+    let mut model = vec![0x0A, 0x08, 0x0A, 0x04];
+    model.extend_from_slice("\u{2581}the".as_bytes());
+    model.extend_from_slice(&[0x15, 0x00, 0x00, 0x80, 0xBF]);
+    let sp = write("tokenizer.model", model);
+    fails(&["tokens", BOOK, "--tokenizer", &sp], "SentencePiece");
+    let other = write("notes.txt", "just some notes\n");
+    fails(
+        &["tokens", BOOK, "--tokenizer", &other],
+        "not a tokenizer file",
+    );
+    fails(
+        &["tokens", BOOK, "--tokenizer", "no/such/file.tiktoken"],
+        "no/such/file.tiktoken",
+    );
+    fails(
+        &["preview", BOOK, "--chat", CHAT, "--tokenizer", &other],
+        "not a tokenizer file",
+    );
+}

@@ -1,0 +1,266 @@
+//! Tokenizer files a user brings, detected by content.
+//!
+//! Two formats load: a tiktoken rank file (one `base64-token rank` line per
+//! token) and Mistral's Tekken JSON (its vocabulary plus its pre-tokenizer
+//! pattern). Both are plain byte-level BPE and count through the same
+//! `tiktoken-rs` engine as the bundled encodings, with the same bounded
+//! splitting of long runs. A Hugging Face `tokenizer.json` and a
+//! SentencePiece `.model` are recognised and refused by name.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use base64::Engine as _;
+use serde_json::Value;
+use tiktoken_rs::{CoreBPE, Rank};
+
+use super::pretokenizer::{
+    bounded_count, PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN,
+};
+
+/// The largest tokenizer file read: the biggest published vocabularies
+/// (Gemma 3's `tokenizer.json`) are about 33 MB.
+pub const MAX_TOKENIZER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The formats a tokenizer file is recognised as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    Tiktoken,
+    Tekken,
+}
+
+impl FileFormat {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileFormat::Tiktoken => "tiktoken rank file",
+            FileFormat::Tekken => "Tekken JSON",
+        }
+    }
+}
+
+/// A byte-pair encoder read from a file.
+pub struct FileTokenizer {
+    label: String,
+    format: FileFormat,
+    /// Which pre-tokenizer pattern counts, and where it came from.
+    pattern_note: String,
+    bpe: CoreBPE,
+    pre_tokenizer: PreTokenizer,
+}
+
+impl std::fmt::Debug for FileTokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileTokenizer")
+            .field("label", &self.label)
+            .field("format", &self.format)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FileTokenizer {
+    /// Reads and parses a tokenizer file.
+    pub fn load(path: &Path) -> Result<FileTokenizer, String> {
+        let label = path.display().to_string();
+        let size = std::fs::metadata(path)
+            .map_err(|e| format!("{label}: {e}"))?
+            .len();
+        if size > MAX_TOKENIZER_BYTES {
+            return Err(format!(
+                "{label}: {size} bytes is larger than any tokenizer file ({MAX_TOKENIZER_BYTES} at most)"
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{label}: {e}"))?;
+        FileTokenizer::from_bytes(&bytes, &label)
+    }
+
+    /// Parses a tokenizer file's content; `label` names it in errors.
+    pub fn from_bytes(bytes: &[u8], label: &str) -> Result<FileTokenizer, String> {
+        let fail = |message: String| format!("{label}: {message}");
+        let text =
+            match std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)) {
+                Ok(text) => text,
+                Err(_) if looks_like_sentencepiece(bytes) => return Err(fail(
+                    "a SentencePiece model (.model); SentencePiece files are not supported yet \
+                     (a tiktoken rank file or a Tekken JSON is)"
+                        .into(),
+                )),
+                Err(_) => return Err(fail(unrecognised())),
+            };
+        let trimmed = text.trim_start();
+        let (format, ranks, pattern, pattern_note) = if trimmed.starts_with('{') {
+            let json: Value = serde_json::from_str(trimmed)
+                .map_err(|e| fail(format!("not valid JSON ({e}); {}", unrecognised())))?;
+            let (ranks, pattern) = tekken(&json).map_err(fail)?;
+            let note = "the pattern the file carries".to_string();
+            (FileFormat::Tekken, ranks, pattern, note)
+        } else {
+            let ranks = tiktoken_ranks(text).map_err(fail)?;
+            let (pattern, name) = default_pattern(ranks.len());
+            let note = format!(
+                "{name}'s pre-tokenizer pattern (a tiktoken file carries none; chosen by its {} ranks)",
+                ranks.len()
+            );
+            (FileFormat::Tiktoken, ranks, pattern, note)
+        };
+        check_ranks(&ranks).map_err(fail)?;
+        let pre_tokenizer = PreTokenizer::new(&pattern).map_err(fail)?;
+        let bpe = CoreBPE::new(ranks.into_iter().collect(), Default::default(), &pattern)
+            .map_err(|e| fail(format!("its pre-tokenizer pattern does not compile: {e}")))?;
+        Ok(FileTokenizer {
+            label: label.to_string(),
+            format,
+            pattern_note,
+            bpe,
+            pre_tokenizer,
+        })
+    }
+
+    /// The file's path as given.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    pub fn format(&self) -> FileFormat {
+        self.format
+    }
+
+    /// Which pre-tokenizer pattern counts, for telling the user.
+    pub fn pattern_note(&self) -> &str {
+        &self.pattern_note
+    }
+
+    /// Counts tokens of plain text: no BOS/EOS, and special-token text
+    /// counted as ordinary text. Long runs are bounded as the bundled
+    /// encodings' are.
+    pub fn count(&self, text: &str) -> u32 {
+        bounded_count(&self.pre_tokenizer, text, |span| {
+            self.bpe.encode_ordinary(span).len()
+        })
+    }
+}
+
+/// A vocabulary: each token's bytes and rank, in file order.
+type Ranks = Vec<(Vec<u8>, Rank)>;
+
+fn unrecognised() -> String {
+    "not a tokenizer file this app reads; expected a tiktoken rank file (`base64-token rank` \
+     lines) or a Tekken JSON"
+        .into()
+}
+
+/// A SentencePiece model is a protobuf message whose first field is the
+/// repeated `pieces` (field 1, length-delimited: tag byte 0x0A), and whose
+/// pieces mark word starts with U+2581 "▁".
+fn looks_like_sentencepiece(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&0x0A) && bytes.windows(3).any(|w| w == "\u{2581}".as_bytes())
+}
+
+/// The pattern for a tiktoken file by its size: OpenAI's published sizes get
+/// their own encoding's pattern; any other vocabulary gets o200k's, the
+/// pattern of the newest byte-level vocabularies.
+fn default_pattern(ranks: usize) -> (String, &'static str) {
+    match ranks {
+        50_256..=50_280 => (R50K_PATTERN.into(), "r50k_base"),
+        100_256 => (CL100K_PATTERN.into(), "cl100k_base"),
+        _ => (O200K_PATTERN.into(), "o200k_base"),
+    }
+}
+
+fn tiktoken_ranks(text: &str) -> Result<Ranks, String> {
+    let mut ranks = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed = line.split_once(' ').and_then(|(token, rank)| {
+            let token = base64::engine::general_purpose::STANDARD
+                .decode(token)
+                .ok()?;
+            Some((token, rank.trim().parse::<Rank>().ok()?))
+        });
+        match parsed {
+            Some(entry) => ranks.push(entry),
+            None if ranks.is_empty() => return Err(unrecognised()),
+            None => {
+                return Err(format!(
+                    "line {} is not a `base64-token rank` line of a tiktoken file",
+                    n + 1
+                ))
+            }
+        }
+    }
+    if ranks.is_empty() {
+        return Err(unrecognised());
+    }
+    Ok(ranks)
+}
+
+/// The ordinary vocabulary and pattern of a Tekken JSON, which lists the
+/// special tokens' slots at the end of its vocabulary size; a JSON of
+/// another kind is named in the error.
+fn tekken(json: &Value) -> Result<(Ranks, String), String> {
+    let config = &json["config"];
+    let (Some(pattern), Some(vocab)) = (config["pattern"].as_str(), json["vocab"].as_array())
+    else {
+        return Err(other_json(json));
+    };
+    let size = config["default_vocab_size"].as_u64();
+    let specials = config["default_num_special_tokens"].as_u64().unwrap_or(0);
+    let ordinary = size.map_or(vocab.len(), |size| {
+        usize::try_from(size.saturating_sub(specials)).unwrap_or(usize::MAX)
+    });
+    let mut ranks = Vec::with_capacity(ordinary.min(vocab.len()));
+    for (rank, entry) in vocab.iter().take(ordinary).enumerate() {
+        let token = entry["token_bytes"]
+            .as_str()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+            .ok_or_else(|| format!("Tekken vocabulary entry {rank} has no base64 token_bytes"))?;
+        let rank = Rank::try_from(rank).map_err(|_| "the Tekken vocabulary is too large")?;
+        ranks.push((token, rank));
+    }
+    Ok((ranks, pattern.to_string()))
+}
+
+fn other_json(json: &Value) -> String {
+    if json.get("model").is_some_and(Value::is_object)
+        && (json.get("pre_tokenizer").is_some() || json.get("normalizer").is_some())
+    {
+        return "a Hugging Face tokenizer.json; Hugging Face tokenizers are not supported yet \
+                (a tiktoken rank file or a Tekken JSON is)"
+            .into();
+    }
+    if json.get("bpe_ranks").is_some() && json.get("pat_str").is_some() {
+        return "a tiktoken-JS JSON (such as @anthropic-ai/tokenizer's claude.json); this format \
+                is not supported yet (a tiktoken rank file or a Tekken JSON is)"
+            .into();
+    }
+    format!(
+        "a JSON file but not a Tekken tokenizer (no config.pattern and vocab); {}",
+        unrecognised()
+    )
+}
+
+/// The engine needs every rank distinct and every single byte in the
+/// vocabulary: a byte-level encoder falls back to single bytes, and the
+/// library panics on a missing one or a repeated rank.
+fn check_ranks(ranks: &[(Vec<u8>, Rank)]) -> Result<(), String> {
+    let mut seen_ranks = HashSet::with_capacity(ranks.len());
+    let mut seen_tokens = HashSet::with_capacity(ranks.len());
+    for (token, rank) in ranks {
+        if !seen_ranks.insert(*rank) {
+            return Err(format!("rank {rank} appears twice"));
+        }
+        if !seen_tokens.insert(token.as_slice()) {
+            return Err(format!("token {token:?} appears twice"));
+        }
+    }
+    let missing = (0..=255u8)
+        .filter(|b| !seen_tokens.contains([*b].as_slice()))
+        .count();
+    if missing > 0 {
+        return Err(format!(
+            "{missing} of the 256 single bytes have no token; a byte-level vocabulary needs all of them"
+        ));
+    }
+    Ok(())
+}

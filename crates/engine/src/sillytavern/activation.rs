@@ -12,7 +12,8 @@ use serde::Serialize;
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
 use super::groups::{self, GroupContext};
-use super::matching::{self, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+use super::keys::{Hays, KeySet, List};
+use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
 use super::timed::{self, TimedState};
 use crate::tokenizer::TokenCounter;
@@ -78,7 +79,8 @@ pub struct Context<'a> {
     pub buffer: ScanBuffer,
     pub max_context: u32,
     pub counter: &'a mut TokenCounter,
-    pub regexes: &'a mut RegexCache,
+    /// The entries' keys, compiled once per book.
+    pub keys: &'a mut KeySet,
     pub draw: &'a mut dyn FnMut() -> f64,
     /// The character's file name, for `characterFilter`.
     pub character: &'a str,
@@ -89,16 +91,6 @@ fn key_mode(e: &StEntry, s: &StSettings) -> KeyMode {
     KeyMode {
         case_sensitive: e.case_sensitive.unwrap_or(s.case_sensitive),
         whole_words: e.whole_words.unwrap_or(s.match_whole_words),
-    }
-}
-
-/// A key after macros and trimming; `None` when macros leave it empty.
-fn prepared(key: &str, names: &Names) -> Option<String> {
-    let k = substitute(key, names);
-    if k.is_empty() {
-        None
-    } else {
-        Some(js_trim(&k).to_string())
     }
 }
 
@@ -129,6 +121,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut reasons: HashMap<usize, (DropKind, String)> = HashMap::new();
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
+    let mut hays = Hays::default();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -225,22 +218,22 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
-            let mut hay = Haystack::new(cx.buffer.text(depth, &e.match_sources, pass));
+            let hay = hays.get(&cx.buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
-            let mut test = |key: &str| -> bool {
-                prepared(key, cx.names)
-                    .is_some_and(|k| matching::matches(&mut hay, &k, mode, cx.regexes))
-            };
-            let Some(primary) = e.keys.iter().find(|k| test(k)) else {
+            let keys = &mut *cx.keys;
+            let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
+            let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
                 drop(
                     DropKind::NoMatch,
                     format!("no primary key in the last {depth} message(s)"),
                 );
                 continue;
             };
-            let primary = primary.clone();
+            let primary = e.keys[primary].clone();
             if e.selective && !e.secondary.is_empty() {
-                let hits = e.secondary.iter().filter(|k| test(k)).count();
+                let hits = (0..e.secondary.len())
+                    .filter(|&k| test(List::Secondary, k))
+                    .count();
                 let n = e.secondary.len();
                 let ok = match e.logic {
                     Some(0) => hits > 0,
@@ -281,7 +274,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .map(|a| entries[a.entry].group.clone())
             .collect();
         let buffer = &cx.buffer;
-        let regexes = &mut *cx.regexes;
+        let keys = &mut *cx.keys;
+        let hays = &mut hays;
         let entries_ref: &[StEntry] = entries;
         let mut score = |m: usize| -> usize {
             let e = &entries_ref[m];
@@ -289,17 +283,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 return 0;
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
-            let mut hay = Haystack::new(buffer.text(depth, &e.match_sources, pass));
+            let hay = hays.get(buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
-            let primary = e
-                .keys
-                .iter()
-                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+            let primary = (0..e.keys.len())
+                .filter(|&k| keys.matches(hay, m, List::RawPrimary, k, mode))
                 .count();
-            let secondary = e
-                .secondary
-                .iter()
-                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+            let secondary = (0..e.secondary.len())
+                .filter(|&k| keys.matches(hay, m, List::RawSecondary, k, mode))
                 .count();
             primary
                 + match e.logic {

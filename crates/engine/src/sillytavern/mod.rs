@@ -23,6 +23,7 @@ pub mod activation;
 pub mod buffer;
 pub mod entry;
 pub mod groups;
+pub mod keys;
 pub mod matching;
 pub mod placement;
 pub mod settings;
@@ -126,7 +127,7 @@ pub struct StPreview {
     settings: StSettings,
     options: StOptions,
     counter: TokenCounter,
-    regexes: matching::RegexCache,
+    keys: keys::KeySet,
 }
 
 impl StPreview {
@@ -137,12 +138,13 @@ impl StPreview {
         settings: StSettings,
         options: StOptions,
     ) -> Result<Self, String> {
+        let entries = entry::load(books)?;
         Ok(StPreview {
-            entries: entry::load(books)?,
+            keys: keys::KeySet::new(&entries, &options.names),
+            entries,
             settings,
             counter: TokenCounter::new(options.encoding),
             options,
-            regexes: matching::RegexCache::default(),
         })
     }
 
@@ -183,7 +185,7 @@ impl StPreview {
             ),
             max_context,
             counter: &mut self.counter,
-            regexes: &mut self.regexes,
+            keys: &mut self.keys,
             draw: &mut draw,
             character: &self.options.names.char,
         };

@@ -1,0 +1,274 @@
+//! The entries' keys compiled once per book, and the scanned texts of one
+//! request with every plain key's hits found in a single pass.
+//!
+//! Matching stays [`matching::matches`]'s rule exactly: a plain key is a
+//! substring of the (folded) text, and a whole-word key needs one of its
+//! occurrences, overlaps included, to have a non-word character or an edge
+//! on both sides. Aho-Corasick reports every occurrence of every key, so
+//! the edges are checked on each hit; keys the automaton cannot hold (the
+//! empty key) and regex keys take the one-key path.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use super::buffer::{PassKind, ScanBuffer};
+use super::entry::StEntry;
+use super::matching::{self, is_js_ws, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+
+/// One compiled key.
+#[derive(Debug, Clone)]
+enum Key {
+    /// A plain key: its pattern in the case-sensitive and the folded
+    /// automaton, and whether it has several words in each form (such keys
+    /// are substring searches even with whole words on).
+    Plain {
+        exact: u32,
+        folded: u32,
+        multi_exact: bool,
+        multi_folded: bool,
+    },
+    /// A regex key, or a key the automata do not hold, by its text.
+    Other(String),
+}
+
+/// An entry's keys in the two forms SillyTavern tests them: after macros
+/// and trimming (activation), and as written (group scoring).
+#[derive(Debug, Clone, Default)]
+struct EntryKeys {
+    /// `None` where macros leave the key empty: it never matches.
+    primary: Vec<Option<Key>>,
+    secondary: Vec<Option<Key>>,
+    raw_primary: Vec<Key>,
+    raw_secondary: Vec<Key>,
+}
+
+/// Which of an entry's key lists to test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    /// Primary keys after macros.
+    Primary,
+    /// Secondary keys after macros.
+    Secondary,
+    /// Primary keys as written.
+    RawPrimary,
+    /// Secondary keys as written.
+    RawSecondary,
+}
+
+/// Every entry's keys, compiled for one set of books and names.
+pub struct KeySet {
+    entries: Vec<EntryKeys>,
+    exact: Option<AhoCorasick>,
+    folded: Option<AhoCorasick>,
+    exact_len: usize,
+    folded_len: usize,
+    regexes: RegexCache,
+}
+
+/// Interns pattern strings into automaton ids.
+#[derive(Default)]
+struct Patterns {
+    ids: HashMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Patterns {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(id) = self.ids.get(s) {
+            return *id;
+        }
+        let id = self.list.len() as u32;
+        self.ids.insert(s.to_string(), id);
+        self.list.push(s.to_string());
+        id
+    }
+
+    fn build(self) -> (Option<AhoCorasick>, usize) {
+        let n = self.list.len();
+        let automaton = (n > 0).then(|| {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .build(&self.list)
+                .expect("plain keys always build an automaton")
+        });
+        (automaton, n)
+    }
+}
+
+fn words(key: &str) -> usize {
+    key.split(is_js_ws).filter(|w| !w.is_empty()).count()
+}
+
+impl KeySet {
+    /// Compiles the keys of `entries` with `names` expanded.
+    pub fn new(entries: &[StEntry], names: &Names) -> Self {
+        let mut exact = Patterns::default();
+        let mut folded = Patterns::default();
+        let mut regexes = RegexCache::default();
+        let mut compile = |key: &str| -> Key {
+            if key.is_empty() || regexes.get(key).is_some() {
+                return Key::Other(key.to_string());
+            }
+            let lower = key.to_lowercase();
+            Key::Plain {
+                exact: exact.id(key),
+                folded: folded.id(&lower),
+                multi_exact: words(key) > 1,
+                multi_folded: words(&lower) > 1,
+            }
+        };
+        let mut prepared = |key: &str| -> Option<Key> {
+            let k = substitute(key, names);
+            (!k.is_empty()).then(|| compile(js_trim(&k)))
+        };
+        let mut compiled = Vec::with_capacity(entries.len());
+        for e in entries {
+            let primary = e.keys.iter().map(|k| prepared(k)).collect();
+            let secondary = e.secondary.iter().map(|k| prepared(k)).collect();
+            compiled.push(EntryKeys {
+                primary,
+                secondary,
+                raw_primary: Vec::new(),
+                raw_secondary: Vec::new(),
+            });
+        }
+        for (e, c) in entries.iter().zip(&mut compiled) {
+            c.raw_primary = e.keys.iter().map(|k| compile(k)).collect();
+            c.raw_secondary = e.secondary.iter().map(|k| compile(k)).collect();
+        }
+        let (exact, exact_len) = exact.build();
+        let (folded, folded_len) = folded.build();
+        KeySet {
+            entries: compiled,
+            exact,
+            folded,
+            exact_len,
+            folded_len,
+            regexes,
+        }
+    }
+
+    /// Whether key `k` of `list` of entry `e` occurs in `hay`.
+    pub fn matches(
+        &mut self,
+        hay: &mut Hay,
+        e: usize,
+        list: List,
+        k: usize,
+        mode: KeyMode,
+    ) -> bool {
+        let keys = &self.entries[e];
+        let key = match list {
+            List::Primary => keys.primary[k].as_ref(),
+            List::Secondary => keys.secondary[k].as_ref(),
+            List::RawPrimary => Some(&keys.raw_primary[k]),
+            List::RawSecondary => Some(&keys.raw_secondary[k]),
+        };
+        match key {
+            None => false,
+            Some(Key::Other(text)) => {
+                matching::matches(&mut hay.text, text, mode, &mut self.regexes)
+            }
+            Some(&Key::Plain {
+                exact,
+                folded,
+                multi_exact,
+                multi_folded,
+            }) => {
+                let (id, multi) = if mode.case_sensitive {
+                    (exact, multi_exact)
+                } else {
+                    (folded, multi_folded)
+                };
+                let hits = hay.hits(self, mode.case_sensitive);
+                let bit = if !mode.whole_words || multi {
+                    SUBSTRING
+                } else {
+                    WHOLE_WORD
+                };
+                hits[id as usize] & bit != 0
+            }
+        }
+    }
+}
+
+const SUBSTRING: u8 = 1;
+const WHOLE_WORD: u8 = 2;
+
+/// One scanned text with the plain keys' hits, found when first needed.
+pub struct Hay {
+    text: Haystack,
+    exact: Option<Vec<u8>>,
+    folded: Option<Vec<u8>>,
+}
+
+impl Hay {
+    fn new(raw: String) -> Self {
+        Hay {
+            text: Haystack::new(raw),
+            exact: None,
+            folded: None,
+        }
+    }
+
+    fn hits(&mut self, keys: &KeySet, case_sensitive: bool) -> &[u8] {
+        let (slot, automaton, len) = if case_sensitive {
+            (&mut self.exact, &keys.exact, keys.exact_len)
+        } else {
+            (&mut self.folded, &keys.folded, keys.folded_len)
+        };
+        if slot.is_none() {
+            let text = if case_sensitive {
+                self.text.raw.as_str()
+            } else {
+                self.text.lower()
+            };
+            *slot = Some(scan(text, automaton.as_ref(), len));
+        }
+        slot.as_deref().unwrap_or_default()
+    }
+}
+
+/// Every pattern's hits in `text`: substring, and whole word when some
+/// occurrence has no word character on either side.
+fn scan(text: &str, automaton: Option<&AhoCorasick>, len: usize) -> Vec<u8> {
+    let mut hits = vec![0u8; len];
+    let Some(automaton) = automaton else {
+        return hits;
+    };
+    for m in automaton.find_overlapping_iter(text) {
+        let slot = &mut hits[m.pattern().as_usize()];
+        *slot |= SUBSTRING;
+        if *slot & WHOLE_WORD == 0 {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if !before.is_some_and(matching::is_word) && !after.is_some_and(matching::is_word) {
+                *slot |= WHOLE_WORD;
+            }
+        }
+    }
+    hits
+}
+
+/// The texts of one request, built once per distinct view of the buffer.
+#[derive(Default)]
+pub struct Hays {
+    views: HashMap<(usize, [bool; 6], usize), Hay>,
+}
+
+impl Hays {
+    /// The text an entry scans at `depth` (see [`ScanBuffer::text`]).
+    pub fn get(
+        &mut self,
+        buffer: &ScanBuffer,
+        depth: f64,
+        sources: &[bool; 6],
+        kind: PassKind,
+    ) -> &mut Hay {
+        let key = buffer.view(depth, sources, kind);
+        self.views
+            .entry(key)
+            .or_insert_with(|| Hay::new(buffer.text(depth, sources, kind)))
+    }
+}

@@ -6,7 +6,9 @@
 //! occurrences, overlaps included, to have a non-word character or an edge
 //! on both sides. Aho-Corasick reports every occurrence of every key, so
 //! the edges are checked on each hit; keys the automaton cannot hold (the
-//! empty key) and regex keys take the one-key path.
+//! empty key) and regex keys take the one-key path. A regex key whose
+//! matches all start with a literal runs only when the automata saw that
+//! literal in the text.
 
 use std::collections::HashMap;
 
@@ -28,8 +30,70 @@ enum Key {
         multi_exact: bool,
         multi_folded: bool,
     },
-    /// A regex key, or a key the automata do not hold, by its text.
+    /// A regex key with the pattern of its required literal, if any: in the
+    /// folded automaton for case-insensitive regexes, else in the exact one.
+    Regex {
+        text: String,
+        literal: Option<(bool, u32)>,
+    },
+    /// A key the automata do not hold, by its text.
     Other(String),
+}
+
+/// The literal every match of a regex key starts with, and whether it is
+/// compared case-insensitively: the leading ASCII letters, digits and
+/// spaces of the pattern, less one when a quantifier follows them. None
+/// for Unicode regexes (their case folding maps non-ASCII characters onto
+/// ASCII letters) and for patterns with a top-level alternative.
+fn required_literal(key: &str) -> Option<(String, bool)> {
+    let (pattern, flags) = matching::split_regex(key)?;
+    if flags.contains('u') {
+        return None;
+    }
+    // A `|` outside groups and classes lets a match start elsewhere.
+    let mut depth = 0usize;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        ']' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let mut literal: String = pattern
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == ' ')
+        .collect();
+    if matches!(
+        pattern[literal.len()..].chars().next(),
+        Some('?' | '*' | '+' | '{')
+    ) {
+        literal.pop();
+    }
+    let folded = flags.contains('i');
+    if folded {
+        literal.make_ascii_lowercase();
+        // The folded text is lowercased, which maps the Kelvin sign onto
+        // `k` but leaves the long s, which case-insensitive regexes may
+        // match as `s`: the literal stops before its first `s`.
+        literal.truncate(literal.find('s').unwrap_or(literal.len()));
+    }
+    (!literal.is_empty()).then_some((literal, folded))
 }
 
 /// An entry's keys in the two forms SillyTavern tests them: after macros
@@ -107,8 +171,18 @@ impl KeySet {
         let mut folded = Patterns::default();
         let mut regexes = RegexCache::default();
         let mut compile = |key: &str| -> Key {
-            if key.is_empty() || regexes.get(key).is_some() {
+            if key.is_empty() {
                 return Key::Other(key.to_string());
+            }
+            if regexes.get(key).is_some() {
+                let literal = required_literal(key).map(|(literal, in_folded)| {
+                    let patterns = if in_folded { &mut folded } else { &mut exact };
+                    (in_folded, patterns.id(&literal))
+                });
+                return Key::Regex {
+                    text: key.to_string(),
+                    literal,
+                };
             }
             let lower = key.to_lowercase();
             Key::Plain {
@@ -169,6 +243,12 @@ impl KeySet {
             None => false,
             Some(Key::Other(text)) => {
                 matching::matches(&mut hay.text, text, mode, &mut self.regexes)
+            }
+            Some(Key::Regex { text, literal }) => {
+                let seen = literal.is_none_or(|(folded, id)| {
+                    hay.hits(self, !folded)[id as usize] & SUBSTRING != 0
+                });
+                seen && matching::matches(&mut hay.text, text, mode, &mut self.regexes)
             }
             Some(&Key::Plain {
                 exact,
@@ -270,5 +350,95 @@ impl Hays {
         self.views
             .entry(key)
             .or_insert_with(|| Hay::new(buffer.text(depth, sources, kind)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sillytavern::entry;
+
+    // Compiled keys answer as world-info.js: WorldInfoBuffer.matchKeys,
+    // which matching::matches implements key by key.
+    #[test]
+    fn compiled_keys_agree_with_matching_one_key_at_a_time() {
+        let keys = [
+            "apple",
+            "Apple",
+            "pple",
+            "red apple",
+            "a",
+            "c++",
+            "mão",
+            "/app(le)?s?/i",
+            "/APPLE/",
+            "/ap|zz/i",
+            "/x*apple/",
+            "/kelvin/i",
+            "/ſ/i",
+            "  ",
+            "{{user}}",
+            "é",
+        ];
+        let texts = [
+            "\u{1}I ate an apple.",
+            "\u{1}Red Apple pie\n\u{1}c++ and a mão",
+            "\u{1}apples, KELVIN, Tom",
+            "\u{1}pineapple",
+            "",
+        ];
+        let entries: Vec<StEntry> = keys
+            .iter()
+            .map(|k| {
+                let v = serde_json::json!({"uid": 0, "key": [k], "keysecondary": [k]});
+                entry::read_entry(0, "w", "0", &v)
+            })
+            .collect();
+        let names = Names {
+            user: "Tom".into(),
+            char: "Mira".into(),
+        };
+        let mut set = KeySet::new(&entries, &names);
+        for text in texts {
+            for case_sensitive in [false, true] {
+                for whole_words in [false, true] {
+                    let mode = KeyMode {
+                        case_sensitive,
+                        whole_words,
+                    };
+                    let mut hay = Hay::new(text.to_string());
+                    for (i, key) in keys.iter().enumerate() {
+                        let mut one = Haystack::new(text.to_string());
+                        let mut regexes = RegexCache::default();
+                        let raw = matching::matches(&mut one, key, mode, &mut regexes);
+                        let k = substitute(key, &names);
+                        let prepared = !k.is_empty()
+                            && matching::matches(&mut one, js_trim(&k), mode, &mut regexes);
+                        let what = format!("{key:?} in {text:?} {mode:?}");
+                        assert_eq!(
+                            set.matches(&mut hay, i, List::Primary, 0, mode),
+                            prepared,
+                            "{what}"
+                        );
+                        assert_eq!(
+                            set.matches(&mut hay, i, List::RawSecondary, 0, mode),
+                            raw,
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            required_literal("/app(le)?s?/i"),
+            Some(("app".into(), true))
+        );
+        assert_eq!(required_literal("/apples/i"), Some(("apple".into(), true)));
+        assert_eq!(required_literal("/APPLE/"), Some(("APPLE".into(), false)));
+        assert_eq!(required_literal("/ap|zz/i"), None);
+        assert_eq!(required_literal("/(a|b)c/"), None);
+        assert_eq!(required_literal("/ab*/"), Some(("a".into(), false)));
+        assert_eq!(required_literal("/a[|]b/"), Some(("a".into(), false)));
+        assert_eq!(required_literal("/apple/u"), None);
     }
 }

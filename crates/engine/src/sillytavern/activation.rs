@@ -122,6 +122,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
+    // Most entries miss at the same depth: its reason is formatted once.
+    let mut no_match: HashMap<u64, String> = HashMap::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -223,10 +225,10 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let keys = &mut *cx.keys;
             let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
             let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
-                drop(
-                    DropKind::NoMatch,
-                    format!("no primary key in the last {depth} message(s)"),
-                );
+                let detail = no_match
+                    .entry(depth.to_bits())
+                    .or_insert_with(|| format!("no primary key in the last {depth} message(s)"));
+                drop(DropKind::NoMatch, detail.clone());
                 continue;
             };
             let primary = e.keys[primary].clone();

@@ -114,11 +114,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut passes = 0u32;
     let mut activated: Vec<Activated> = Vec::new();
     let mut activated_keys: HashSet<String> = HashSet::new();
-    let mut failed: HashSet<usize> = HashSet::new();
+    let mut failed = vec![false; entries.len()];
     let mut overflow = false;
     let mut all_text = String::new();
     let mut skew = 0.0;
-    let mut reasons: HashMap<usize, (DropKind, String)> = HashMap::new();
+    // Why each entry is out so far, by entry index.
+    let mut reasons: Vec<Option<(DropKind, String)>> = vec![None; entries.len()];
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
@@ -133,11 +134,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         let mut candidates = Vec::new();
         let mut why_in: HashMap<usize, String> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
-            if failed.contains(&i) || activated_keys.contains(&e.key) {
+            if failed[i] || activated_keys.contains(&e.key) {
                 continue;
             }
             let mut drop = |kind: DropKind, detail: String| {
-                reasons.insert(i, (kind, detail));
+                reasons[i] = Some((kind, detail));
             };
             if e.disable {
                 drop(DropKind::Disabled, "disabled".into());
@@ -312,13 +313,10 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             draw: &mut *cx.draw,
         };
         for d in groups::filter(&mut candidates, &mut group_cx) {
-            reasons.insert(
-                d.entry,
-                (
-                    DropKind::Group,
-                    format!("group '{}': {}", d.group, d.detail),
-                ),
-            );
+            reasons[d.entry] = Some((
+                DropKind::Group,
+                format!("group '{}': {}", d.group, d.detail),
+            ));
         }
 
         // Probability and budget.
@@ -337,12 +335,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             }
             if overflow && !e.ignore_budget {
                 if ignoring > 0 {
-                    reasons.insert(c, (DropKind::Budget, skipped.clone()));
+                    reasons[c] = Some((DropKind::Budget, skipped.clone()));
                     continue;
                 }
                 // The pass stops here: this and every later candidate.
                 for &rest in &candidates[n..] {
-                    reasons.insert(rest, (DropKind::Budget, skipped.clone()));
+                    reasons[rest] = Some((DropKind::Budget, skipped.clone()));
                 }
                 break;
             }
@@ -357,15 +355,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
                 );
                 if !passes_roll {
-                    failed.insert(c);
+                    failed[c] = true;
                     failed_now.insert(c);
-                    reasons.insert(
-                        c,
-                        (
-                            DropKind::Probability,
-                            format!("rolled {roll:.1}, needed at most {chance}"),
-                        ),
-                    );
+                    reasons[c] = Some((
+                        DropKind::Probability,
+                        format!("rolled {roll:.1}, needed at most {chance}"),
+                    ));
                     continue;
                 }
             }
@@ -376,10 +371,22 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let total = start_tokens + cx.counter.count(&pass_text);
             if !e.ignore_budget && total >= budget {
                 overflow = true;
-                reasons.insert(c, (DropKind::Budget, format!("budget: {total} tokens would reach the budget of {budget} ({}% of {}{})", s.budget_percent, cx.max_context, if s.budget_cap > 0.0 { format!(", cap {}", s.budget_cap) } else { String::new() })));
+                reasons[c] = Some((
+                    DropKind::Budget,
+                    format!(
+                        "budget: {total} tokens would reach the budget of {budget} ({}% of {}{})",
+                        s.budget_percent,
+                        cx.max_context,
+                        if s.budget_cap > 0.0 {
+                            format!(", cap {}", s.budget_cap)
+                        } else {
+                            String::new()
+                        }
+                    ),
+                ));
                 continue;
             }
-            reasons.remove(&c);
+            reasons[c] = None;
             activated_keys.insert(e.key.clone());
             activated.push(Activated {
                 entry: c,
@@ -453,7 +460,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut dropped: Vec<Dropped> = (0..entries.len())
         .filter(|i| !done.contains(i))
         .filter_map(|i| {
-            reasons.remove(&i).map(|(kind, detail)| Dropped {
+            reasons[i].take().map(|(kind, detail)| Dropped {
                 entry: i,
                 kind,
                 detail,

@@ -34,10 +34,20 @@ enum Key {
     /// folded automaton for case-insensitive regexes, else in the exact one.
     Regex {
         text: String,
-        literal: Option<(bool, u32)>,
+        literal: Option<Literal>,
     },
     /// A key the automata do not hold, by its text.
     Other(String),
+}
+
+/// Where a regex key's required literal sits among the patterns.
+#[derive(Debug, Clone, Copy)]
+struct Literal {
+    folded: bool,
+    id: u32,
+    /// A folded literal with an `s` may also be spelled with the long s,
+    /// which lowercasing leaves as it is: a text with one runs the regex.
+    has_s: bool,
 }
 
 /// The literal every match of a regex key starts with, and whether it is
@@ -87,11 +97,9 @@ fn required_literal(key: &str) -> Option<(String, bool)> {
     }
     let folded = flags.contains('i');
     if folded {
-        literal.make_ascii_lowercase();
         // The folded text is lowercased, which maps the Kelvin sign onto
-        // `k` but leaves the long s, which case-insensitive regexes may
-        // match as `s`: the literal stops before its first `s`.
-        literal.truncate(literal.find('s').unwrap_or(literal.len()));
+        // `k`; the long s is left as it is and handled by the caller.
+        literal.make_ascii_lowercase();
     }
     (!literal.is_empty()).then_some((literal, folded))
 }
@@ -177,7 +185,11 @@ impl KeySet {
             if regexes.get(key).is_some() {
                 let literal = required_literal(key).map(|(literal, in_folded)| {
                     let patterns = if in_folded { &mut folded } else { &mut exact };
-                    (in_folded, patterns.id(&literal))
+                    Literal {
+                        folded: in_folded,
+                        id: patterns.id(&literal),
+                        has_s: in_folded && literal.contains('s'),
+                    }
                 });
                 return Key::Regex {
                     text: key.to_string(),
@@ -245,8 +257,9 @@ impl KeySet {
                 matching::matches(&mut hay.text, text, mode, &mut self.regexes)
             }
             Some(Key::Regex { text, literal }) => {
-                let seen = literal.is_none_or(|(folded, id)| {
-                    hay.hits(self, !folded)[id as usize] & SUBSTRING != 0
+                let seen = literal.is_none_or(|l| {
+                    hay.hits(self, !l.folded)[l.id as usize] & SUBSTRING != 0
+                        || (l.has_s && hay.text.raw.contains('\u{17F}'))
                 });
                 seen && matching::matches(&mut hay.text, text, mode, &mut self.regexes)
             }
@@ -375,6 +388,7 @@ mod tests {
             "/ap|zz/i",
             "/x*apple/",
             "/kelvin/i",
+            "/sun/i",
             "/ſ/i",
             "  ",
             "{{user}}",
@@ -385,6 +399,7 @@ mod tests {
             "\u{1}Red Apple pie\n\u{1}c++ and a mão",
             "\u{1}apples, KELVIN, Tom",
             "\u{1}pineapple",
+            "\u{1}the \u{17F}un, \u{212A}elvin",
             "",
         ];
         let entries: Vec<StEntry> = keys
@@ -433,7 +448,7 @@ mod tests {
             required_literal("/app(le)?s?/i"),
             Some(("app".into(), true))
         );
-        assert_eq!(required_literal("/apples/i"), Some(("apple".into(), true)));
+        assert_eq!(required_literal("/apples/i"), Some(("apples".into(), true)));
         assert_eq!(required_literal("/APPLE/"), Some(("APPLE".into(), false)));
         assert_eq!(required_literal("/ap|zz/i"), None);
         assert_eq!(required_literal("/(a|b)c/"), None);

@@ -124,7 +124,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
     // Most entries miss at the same depth: its reason is formatted once.
-    let mut no_match: HashMap<u64, String> = HashMap::new();
+    let mut no_match: Vec<(u64, String)> = Vec::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -226,10 +226,16 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let keys = &mut *cx.keys;
             let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
             let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
-                let detail = no_match
-                    .entry(depth.to_bits())
-                    .or_insert_with(|| format!("no primary key in the last {depth} message(s)"));
-                drop(DropKind::NoMatch, detail.clone());
+                let bits = depth.to_bits();
+                let detail = match no_match.iter().find(|(b, _)| *b == bits) {
+                    Some((_, detail)) => detail.clone(),
+                    None => {
+                        let detail = format!("no primary key in the last {depth} message(s)");
+                        no_match.push((bits, detail.clone()));
+                        detail
+                    }
+                };
+                drop(DropKind::NoMatch, detail);
                 continue;
             };
             let primary = e.keys[primary].clone();

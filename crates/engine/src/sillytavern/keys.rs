@@ -344,10 +344,15 @@ fn scan(text: &str, automaton: Option<&AhoCorasick>, len: usize) -> Vec<u8> {
     hits
 }
 
+/// A view of the scan buffer (see [`ScanBuffer::view`]).
+type View = (usize, [bool; 6], usize);
+
 /// The texts of one request, built once per distinct view of the buffer.
+/// A request has a handful of views, so a list searched in order beats
+/// hashing the view once per entry.
 #[derive(Default)]
 pub struct Hays {
-    views: HashMap<(usize, [bool; 6], usize), Hay>,
+    views: Vec<(View, Hay)>,
 }
 
 impl Hays {
@@ -359,10 +364,16 @@ impl Hays {
         sources: &[bool; 6],
         kind: PassKind,
     ) -> &mut Hay {
-        let key = buffer.view(depth, sources, kind);
-        self.views
-            .entry(key)
-            .or_insert_with(|| Hay::new(buffer.text(depth, sources, kind)))
+        let view = buffer.view(depth, sources, kind);
+        let at = match self.views.iter().position(|(v, _)| *v == view) {
+            Some(at) => at,
+            None => {
+                let hay = Hay::new(buffer.text(depth, sources, kind));
+                self.views.push((view, hay));
+                self.views.len() - 1
+            }
+        };
+        &mut self.views[at].1
     }
 }
 

@@ -113,7 +113,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut kind = Some(PassKind::Initial);
     let mut passes = 0u32;
     let mut activated: Vec<Activated> = Vec::new();
-    let mut activated_keys: HashSet<String> = HashSet::new();
+    // Activated `bookName.uid` keys, by the key set's identities.
+    let mut activated_keys = vec![false; entries.len()];
     let mut failed = vec![false; entries.len()];
     let mut overflow = false;
     let mut all_text = String::new();
@@ -134,7 +135,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         let mut candidates = Vec::new();
         let mut why_in: HashMap<usize, String> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
-            if failed[i] || activated_keys.contains(&e.key) {
+            if failed[i] || activated_keys[cx.keys.identity(i)] {
                 continue;
             }
             let mut drop = |kind: DropKind, detail: String| {
@@ -393,7 +394,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             reasons[c] = None;
-            activated_keys.insert(e.key.clone());
+            activated_keys[cx.keys.identity(c)] = true;
             activated.push(Activated {
                 entry: c,
                 pass: passes,

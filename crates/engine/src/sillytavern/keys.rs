@@ -136,6 +136,9 @@ pub struct KeySet {
     exact_len: usize,
     folded_len: usize,
     regexes: RegexCache,
+    /// Each entry's `bookName.uid` as a small number: entries sharing a
+    /// key share it.
+    identities: Vec<usize>,
 }
 
 /// Interns pattern strings into automaton ids.
@@ -225,7 +228,16 @@ impl KeySet {
         }
         let (exact, exact_len) = exact.build();
         let (folded, folded_len) = folded.build();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let identities = entries
+            .iter()
+            .map(|e| {
+                let next = seen.len();
+                *seen.entry(e.key.as_str()).or_insert(next)
+            })
+            .collect();
         KeySet {
+            identities,
             entries: compiled,
             exact,
             folded,
@@ -233,6 +245,11 @@ impl KeySet {
             folded_len,
             regexes,
         }
+    }
+
+    /// Entry `e`'s `bookName.uid` as a number below the number of entries.
+    pub fn identity(&self, e: usize) -> usize {
+        self.identities[e]
     }
 
     /// Whether key `k` of `list` of entry `e` occurs in `hay`.

@@ -3,7 +3,8 @@
 //! [`StPreview`] answers "what would SillyTavern 1.15 inject for this chat,
 //! where, and why": the entries of one or more books are read in their
 //! SillyTavern form ([`entry`]), the chat is scanned the way SillyTavern
-//! builds its buffer ([`buffer`], [`matching`]), the activation loop runs
+//! builds its buffer ([`buffer`], [`matching`], with the keys compiled once
+//! per book in [`keys`]), the activation loop runs
 //! with SillyTavern's global settings ([`settings`], [`activation`],
 //! [`groups`], [`timed`]) and the result is placed in its eight positions
 //! ([`placement`]). Rolls use our own seeded generator, so the same seed

@@ -12,7 +12,8 @@ use serde::Serialize;
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
 use super::groups::{self, GroupContext};
-use super::matching::{self, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+use super::keys::{Hays, KeySet, List};
+use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
 use super::timed::{self, TimedState};
 use crate::tokenizer::TokenCounter;
@@ -78,7 +79,8 @@ pub struct Context<'a> {
     pub buffer: ScanBuffer,
     pub max_context: u32,
     pub counter: &'a mut TokenCounter,
-    pub regexes: &'a mut RegexCache,
+    /// The entries' keys, compiled once per book.
+    pub keys: &'a mut KeySet,
     pub draw: &'a mut dyn FnMut() -> f64,
     /// The character's file name, for `characterFilter`.
     pub character: &'a str,
@@ -89,16 +91,6 @@ fn key_mode(e: &StEntry, s: &StSettings) -> KeyMode {
     KeyMode {
         case_sensitive: e.case_sensitive.unwrap_or(s.case_sensitive),
         whole_words: e.whole_words.unwrap_or(s.match_whole_words),
-    }
-}
-
-/// A key after macros and trimming; `None` when macros leave it empty.
-fn prepared(key: &str, names: &Names) -> Option<String> {
-    let k = substitute(key, names);
-    if k.is_empty() {
-        None
-    } else {
-        Some(js_trim(&k).to_string())
     }
 }
 
@@ -121,14 +113,19 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut kind = Some(PassKind::Initial);
     let mut passes = 0u32;
     let mut activated: Vec<Activated> = Vec::new();
-    let mut activated_keys: HashSet<String> = HashSet::new();
-    let mut failed: HashSet<usize> = HashSet::new();
+    // Activated `bookName.uid` keys, by the key set's identities.
+    let mut activated_keys = vec![false; entries.len()];
+    let mut failed = vec![false; entries.len()];
     let mut overflow = false;
     let mut all_text = String::new();
     let mut skew = 0.0;
-    let mut reasons: HashMap<usize, (DropKind, String)> = HashMap::new();
+    // Why each entry is out so far, by entry index.
+    let mut reasons: Vec<Option<(DropKind, String)>> = vec![None; entries.len()];
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
+    let mut hays = Hays::default();
+    // Most entries miss at the same depth: its reason is formatted once.
+    let mut no_match: Vec<(u64, String)> = Vec::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -138,11 +135,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         let mut candidates = Vec::new();
         let mut why_in: HashMap<usize, String> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
-            if failed.contains(&i) || activated_keys.contains(&e.key) {
+            if failed[i] || activated_keys[cx.keys.identity(i)] {
                 continue;
             }
             let mut drop = |kind: DropKind, detail: String| {
-                reasons.insert(i, (kind, detail));
+                reasons[i] = Some((kind, detail));
             };
             if e.disable {
                 drop(DropKind::Disabled, "disabled".into());
@@ -225,22 +222,28 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
-            let mut hay = Haystack::new(cx.buffer.text(depth, &e.match_sources, pass));
+            let hay = hays.get(&cx.buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
-            let mut test = |key: &str| -> bool {
-                prepared(key, cx.names)
-                    .is_some_and(|k| matching::matches(&mut hay, &k, mode, cx.regexes))
-            };
-            let Some(primary) = e.keys.iter().find(|k| test(k)) else {
-                drop(
-                    DropKind::NoMatch,
-                    format!("no primary key in the last {depth} message(s)"),
-                );
+            let keys = &mut *cx.keys;
+            let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
+            let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
+                let bits = depth.to_bits();
+                let detail = match no_match.iter().find(|(b, _)| *b == bits) {
+                    Some((_, detail)) => detail.clone(),
+                    None => {
+                        let detail = format!("no primary key in the last {depth} message(s)");
+                        no_match.push((bits, detail.clone()));
+                        detail
+                    }
+                };
+                drop(DropKind::NoMatch, detail);
                 continue;
             };
-            let primary = primary.clone();
+            let primary = e.keys[primary].clone();
             if e.selective && !e.secondary.is_empty() {
-                let hits = e.secondary.iter().filter(|k| test(k)).count();
+                let hits = (0..e.secondary.len())
+                    .filter(|&k| test(List::Secondary, k))
+                    .count();
                 let n = e.secondary.len();
                 let ok = match e.logic {
                     Some(0) => hits > 0,
@@ -281,7 +284,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .map(|a| entries[a.entry].group.clone())
             .collect();
         let buffer = &cx.buffer;
-        let regexes = &mut *cx.regexes;
+        let keys = &mut *cx.keys;
+        let hays = &mut hays;
         let entries_ref: &[StEntry] = entries;
         let mut score = |m: usize| -> usize {
             let e = &entries_ref[m];
@@ -289,17 +293,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 return 0;
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
-            let mut hay = Haystack::new(buffer.text(depth, &e.match_sources, pass));
+            let hay = hays.get(buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
-            let primary = e
-                .keys
-                .iter()
-                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+            let primary = (0..e.keys.len())
+                .filter(|&k| keys.matches(hay, m, List::RawPrimary, k, mode))
                 .count();
-            let secondary = e
-                .secondary
-                .iter()
-                .filter(|k| matching::matches(&mut hay, k, mode, regexes))
+            let secondary = (0..e.secondary.len())
+                .filter(|&k| keys.matches(hay, m, List::RawSecondary, k, mode))
                 .count();
             primary
                 + match e.logic {
@@ -320,13 +320,10 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             draw: &mut *cx.draw,
         };
         for d in groups::filter(&mut candidates, &mut group_cx) {
-            reasons.insert(
-                d.entry,
-                (
-                    DropKind::Group,
-                    format!("group '{}': {}", d.group, d.detail),
-                ),
-            );
+            reasons[d.entry] = Some((
+                DropKind::Group,
+                format!("group '{}': {}", d.group, d.detail),
+            ));
         }
 
         // Probability and budget.
@@ -345,12 +342,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             }
             if overflow && !e.ignore_budget {
                 if ignoring > 0 {
-                    reasons.insert(c, (DropKind::Budget, skipped.clone()));
+                    reasons[c] = Some((DropKind::Budget, skipped.clone()));
                     continue;
                 }
                 // The pass stops here: this and every later candidate.
                 for &rest in &candidates[n..] {
-                    reasons.insert(rest, (DropKind::Budget, skipped.clone()));
+                    reasons[rest] = Some((DropKind::Budget, skipped.clone()));
                 }
                 break;
             }
@@ -365,15 +362,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
                 );
                 if !passes_roll {
-                    failed.insert(c);
+                    failed[c] = true;
                     failed_now.insert(c);
-                    reasons.insert(
-                        c,
-                        (
-                            DropKind::Probability,
-                            format!("rolled {roll:.1}, needed at most {chance}"),
-                        ),
-                    );
+                    reasons[c] = Some((
+                        DropKind::Probability,
+                        format!("rolled {roll:.1}, needed at most {chance}"),
+                    ));
                     continue;
                 }
             }
@@ -384,11 +378,23 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let total = start_tokens + cx.counter.count(&pass_text);
             if !e.ignore_budget && total >= budget {
                 overflow = true;
-                reasons.insert(c, (DropKind::Budget, format!("budget: {total} tokens would reach the budget of {budget} ({}% of {}{})", s.budget_percent, cx.max_context, if s.budget_cap > 0.0 { format!(", cap {}", s.budget_cap) } else { String::new() })));
+                reasons[c] = Some((
+                    DropKind::Budget,
+                    format!(
+                        "budget: {total} tokens would reach the budget of {budget} ({}% of {}{})",
+                        s.budget_percent,
+                        cx.max_context,
+                        if s.budget_cap > 0.0 {
+                            format!(", cap {}", s.budget_cap)
+                        } else {
+                            String::new()
+                        }
+                    ),
+                ));
                 continue;
             }
-            reasons.remove(&c);
-            activated_keys.insert(e.key.clone());
+            reasons[c] = None;
+            activated_keys[cx.keys.identity(c)] = true;
             activated.push(Activated {
                 entry: c,
                 pass: passes,
@@ -461,7 +467,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut dropped: Vec<Dropped> = (0..entries.len())
         .filter(|i| !done.contains(i))
         .filter_map(|i| {
-            reasons.remove(&i).map(|(kind, detail)| Dropped {
+            reasons[i].take().map(|(kind, detail)| Dropped {
                 entry: i,
                 kind,
                 detail,

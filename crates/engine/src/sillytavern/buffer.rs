@@ -123,6 +123,29 @@ impl ScanBuffer {
         !self.recursion.is_empty()
     }
 
+    /// What [`ScanBuffer::text`] depends on, so equal views share one
+    /// text: the messages taken (0 for no text at all, else one more than
+    /// their number), the match sources, and the recursion texts included.
+    pub fn view(
+        &self,
+        depth: f64,
+        sources: &[bool; 6],
+        kind: PassKind,
+    ) -> (usize, [bool; 6], usize) {
+        if depth.is_nan() || depth <= 0.0 {
+            return (0, [false; 6], 0);
+        }
+        let taken = (depth.trunc() as usize)
+            .min(MAX_SCAN_DEPTH)
+            .min(self.messages.len());
+        let recursion = if kind == PassKind::MinActivations {
+            0
+        } else {
+            self.recursion.len()
+        };
+        (taken + 1, *sources, recursion)
+    }
+
     /// The text one entry scans at `depth` (world-info.js:
     /// `WorldInfoBuffer.get`).
     pub fn text(&self, depth: f64, sources: &[bool; 6], kind: PassKind) -> String {

@@ -107,7 +107,7 @@ fn array_index(key: &str) -> Option<u64> {
     (n.to_string() == key && n < u32::MAX as u64).then_some(n)
 }
 
-fn read_entry(book: usize, book_name: &str, map_key: &str, v: &Value) -> StEntry {
+pub(crate) fn read_entry(book: usize, book_name: &str, map_key: &str, v: &Value) -> StEntry {
     let get = |k: &str| v.get(k).filter(|x| !x.is_null());
     let truthy = |k: &str| get(k).is_some_and(js_truthy);
     let number = |k: &str, default: f64| get(k).map(js_number).unwrap_or(default);

@@ -176,7 +176,7 @@ impl Haystack {
         }
     }
 
-    fn lower(&mut self) -> &str {
+    pub(crate) fn lower(&mut self) -> &str {
         let raw = &self.raw;
         self.lower.get_or_insert_with(|| raw.to_lowercase())
     }
@@ -216,7 +216,7 @@ pub fn matches(hay: &mut Haystack, key: &str, mode: KeyMode, regexes: &mut Regex
 
 /// A word character for SillyTavern's boundary test: JavaScript's
 /// non-Unicode `\w`, so every non-ASCII character is a boundary.
-fn is_word(c: char) -> bool {
+pub(crate) fn is_word(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_'
 }
 

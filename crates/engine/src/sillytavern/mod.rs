@@ -3,7 +3,8 @@
 //! [`StPreview`] answers "what would SillyTavern 1.15 inject for this chat,
 //! where, and why": the entries of one or more books are read in their
 //! SillyTavern form ([`entry`]), the chat is scanned the way SillyTavern
-//! builds its buffer ([`buffer`], [`matching`]), the activation loop runs
+//! builds its buffer ([`buffer`], [`matching`], with the keys compiled once
+//! per book in [`keys`]), the activation loop runs
 //! with SillyTavern's global settings ([`settings`], [`activation`],
 //! [`groups`], [`timed`]) and the result is placed in its eight positions
 //! ([`placement`]). Rolls use our own seeded generator, so the same seed
@@ -23,6 +24,7 @@ pub mod activation;
 pub mod buffer;
 pub mod entry;
 pub mod groups;
+pub mod keys;
 pub mod matching;
 pub mod placement;
 pub mod settings;
@@ -126,7 +128,7 @@ pub struct StPreview {
     settings: StSettings,
     options: StOptions,
     counter: TokenCounter,
-    regexes: matching::RegexCache,
+    keys: keys::KeySet,
 }
 
 impl StPreview {
@@ -137,12 +139,13 @@ impl StPreview {
         settings: StSettings,
         options: StOptions,
     ) -> Result<Self, String> {
+        let entries = entry::load(books)?;
         Ok(StPreview {
-            entries: entry::load(books)?,
+            keys: keys::KeySet::new(&entries, &options.names),
+            entries,
             settings,
             counter: TokenCounter::new(options.encoding),
             options,
-            regexes: matching::RegexCache::default(),
         })
     }
 
@@ -183,7 +186,7 @@ impl StPreview {
             ),
             max_context,
             counter: &mut self.counter,
-            regexes: &mut self.regexes,
+            keys: &mut self.keys,
             draw: &mut draw,
             character: &self.options.names.char,
         };

@@ -1,0 +1,487 @@
+//! The entries' keys compiled once per book, and the scanned texts of one
+//! request with every plain key's hits found in a single pass.
+//!
+//! Matching stays [`matching::matches`]'s rule exactly: a plain key is a
+//! substring of the (folded) text, and a whole-word key needs one of its
+//! occurrences, overlaps included, to have a non-word character or an edge
+//! on both sides. Aho-Corasick reports every occurrence of every key, so
+//! the edges are checked on each hit; keys the automaton cannot hold (the
+//! empty key) and regex keys take the one-key path. A regex key whose
+//! matches all start with a literal runs only when the automata saw that
+//! literal in the text.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+use super::buffer::{PassKind, ScanBuffer};
+use super::entry::StEntry;
+use super::matching::{self, is_js_ws, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+
+/// One compiled key.
+#[derive(Debug, Clone)]
+enum Key {
+    /// A plain key: its pattern in the case-sensitive and the folded
+    /// automaton, and whether it has several words in each form (such keys
+    /// are substring searches even with whole words on).
+    Plain {
+        exact: u32,
+        folded: u32,
+        multi_exact: bool,
+        multi_folded: bool,
+    },
+    /// A regex key with the pattern of its required literal, if any: in the
+    /// folded automaton for case-insensitive regexes, else in the exact one.
+    Regex {
+        text: String,
+        literal: Option<Literal>,
+    },
+    /// A key the automata do not hold, by its text.
+    Other(String),
+}
+
+/// Where a regex key's required literal sits among the patterns.
+#[derive(Debug, Clone, Copy)]
+struct Literal {
+    folded: bool,
+    id: u32,
+    /// A folded literal with an `s` may also be spelled with the long s,
+    /// which lowercasing leaves as it is: a text with one runs the regex.
+    has_s: bool,
+}
+
+/// The literal every match of a regex key starts with, and whether it is
+/// compared case-insensitively: the leading ASCII letters, digits and
+/// spaces of the pattern, less one when a quantifier follows them. None
+/// for Unicode regexes (their case folding maps non-ASCII characters onto
+/// ASCII letters) and for patterns with a top-level alternative.
+fn required_literal(key: &str) -> Option<(String, bool)> {
+    let (pattern, flags) = matching::split_regex(key)?;
+    if flags.contains('u') {
+        return None;
+    }
+    // A `|` outside groups and classes lets a match start elsewhere.
+    let mut depth = 0usize;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        ']' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    let mut literal: String = pattern
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == ' ')
+        .collect();
+    if matches!(
+        pattern[literal.len()..].chars().next(),
+        Some('?' | '*' | '+' | '{')
+    ) {
+        literal.pop();
+    }
+    let folded = flags.contains('i');
+    if folded {
+        // The folded text is lowercased, which maps the Kelvin sign onto
+        // `k`; the long s is left as it is and handled by the caller.
+        literal.make_ascii_lowercase();
+    }
+    (!literal.is_empty()).then_some((literal, folded))
+}
+
+/// An entry's keys in the two forms SillyTavern tests them: after macros
+/// and trimming (activation), and as written (group scoring).
+#[derive(Debug, Clone, Default)]
+struct EntryKeys {
+    /// `None` where macros leave the key empty: it never matches.
+    primary: Vec<Option<Key>>,
+    secondary: Vec<Option<Key>>,
+    raw_primary: Vec<Key>,
+    raw_secondary: Vec<Key>,
+}
+
+/// Which of an entry's key lists to test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum List {
+    /// Primary keys after macros.
+    Primary,
+    /// Secondary keys after macros.
+    Secondary,
+    /// Primary keys as written.
+    RawPrimary,
+    /// Secondary keys as written.
+    RawSecondary,
+}
+
+/// Every entry's keys, compiled for one set of books and names.
+pub struct KeySet {
+    entries: Vec<EntryKeys>,
+    exact: Option<AhoCorasick>,
+    folded: Option<AhoCorasick>,
+    exact_len: usize,
+    folded_len: usize,
+    regexes: RegexCache,
+    /// Each entry's `bookName.uid` as a small number: entries sharing a
+    /// key share it.
+    identities: Vec<usize>,
+}
+
+/// Interns pattern strings into automaton ids.
+#[derive(Default)]
+struct Patterns {
+    ids: HashMap<String, u32>,
+    list: Vec<String>,
+}
+
+impl Patterns {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(id) = self.ids.get(s) {
+            return *id;
+        }
+        let id = self.list.len() as u32;
+        self.ids.insert(s.to_string(), id);
+        self.list.push(s.to_string());
+        id
+    }
+
+    fn build(self) -> (Option<AhoCorasick>, usize) {
+        let n = self.list.len();
+        let automaton = (n > 0).then(|| {
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .build(&self.list)
+                .expect("plain keys always build an automaton")
+        });
+        (automaton, n)
+    }
+}
+
+fn words(key: &str) -> usize {
+    key.split(is_js_ws).filter(|w| !w.is_empty()).count()
+}
+
+impl KeySet {
+    /// Compiles the keys of `entries` with `names` expanded.
+    pub fn new(entries: &[StEntry], names: &Names) -> Self {
+        let mut exact = Patterns::default();
+        let mut folded = Patterns::default();
+        let mut regexes = RegexCache::default();
+        let mut compile = |key: &str| -> Key {
+            if key.is_empty() {
+                return Key::Other(key.to_string());
+            }
+            if regexes.get(key).is_some() {
+                let literal = required_literal(key).map(|(literal, in_folded)| {
+                    let patterns = if in_folded { &mut folded } else { &mut exact };
+                    Literal {
+                        folded: in_folded,
+                        id: patterns.id(&literal),
+                        has_s: in_folded && literal.contains('s'),
+                    }
+                });
+                return Key::Regex {
+                    text: key.to_string(),
+                    literal,
+                };
+            }
+            let lower = key.to_lowercase();
+            Key::Plain {
+                exact: exact.id(key),
+                folded: folded.id(&lower),
+                multi_exact: words(key) > 1,
+                multi_folded: words(&lower) > 1,
+            }
+        };
+        let mut prepared = |key: &str| -> Option<Key> {
+            let k = substitute(key, names);
+            (!k.is_empty()).then(|| compile(js_trim(&k)))
+        };
+        let mut compiled = Vec::with_capacity(entries.len());
+        for e in entries {
+            let primary = e.keys.iter().map(|k| prepared(k)).collect();
+            let secondary = e.secondary.iter().map(|k| prepared(k)).collect();
+            compiled.push(EntryKeys {
+                primary,
+                secondary,
+                raw_primary: Vec::new(),
+                raw_secondary: Vec::new(),
+            });
+        }
+        for (e, c) in entries.iter().zip(&mut compiled) {
+            c.raw_primary = e.keys.iter().map(|k| compile(k)).collect();
+            c.raw_secondary = e.secondary.iter().map(|k| compile(k)).collect();
+        }
+        let (exact, exact_len) = exact.build();
+        let (folded, folded_len) = folded.build();
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let identities = entries
+            .iter()
+            .map(|e| {
+                let next = seen.len();
+                *seen.entry(e.key.as_str()).or_insert(next)
+            })
+            .collect();
+        KeySet {
+            identities,
+            entries: compiled,
+            exact,
+            folded,
+            exact_len,
+            folded_len,
+            regexes,
+        }
+    }
+
+    /// Entry `e`'s `bookName.uid` as a number below the number of entries.
+    pub fn identity(&self, e: usize) -> usize {
+        self.identities[e]
+    }
+
+    /// Whether key `k` of `list` of entry `e` occurs in `hay`.
+    pub fn matches(
+        &mut self,
+        hay: &mut Hay,
+        e: usize,
+        list: List,
+        k: usize,
+        mode: KeyMode,
+    ) -> bool {
+        let keys = &self.entries[e];
+        let key = match list {
+            List::Primary => keys.primary[k].as_ref(),
+            List::Secondary => keys.secondary[k].as_ref(),
+            List::RawPrimary => Some(&keys.raw_primary[k]),
+            List::RawSecondary => Some(&keys.raw_secondary[k]),
+        };
+        match key {
+            None => false,
+            Some(Key::Other(text)) => {
+                matching::matches(&mut hay.text, text, mode, &mut self.regexes)
+            }
+            Some(Key::Regex { text, literal }) => {
+                let seen = literal.is_none_or(|l| {
+                    hay.hits(self, !l.folded)[l.id as usize] & SUBSTRING != 0
+                        || (l.has_s && hay.text.raw.contains('\u{17F}'))
+                });
+                seen && matching::matches(&mut hay.text, text, mode, &mut self.regexes)
+            }
+            Some(&Key::Plain {
+                exact,
+                folded,
+                multi_exact,
+                multi_folded,
+            }) => {
+                let (id, multi) = if mode.case_sensitive {
+                    (exact, multi_exact)
+                } else {
+                    (folded, multi_folded)
+                };
+                let hits = hay.hits(self, mode.case_sensitive);
+                let bit = if !mode.whole_words || multi {
+                    SUBSTRING
+                } else {
+                    WHOLE_WORD
+                };
+                hits[id as usize] & bit != 0
+            }
+        }
+    }
+}
+
+const SUBSTRING: u8 = 1;
+const WHOLE_WORD: u8 = 2;
+
+/// One scanned text with the plain keys' hits, found when first needed.
+pub struct Hay {
+    text: Haystack,
+    exact: Option<Vec<u8>>,
+    folded: Option<Vec<u8>>,
+}
+
+impl Hay {
+    fn new(raw: String) -> Self {
+        Hay {
+            text: Haystack::new(raw),
+            exact: None,
+            folded: None,
+        }
+    }
+
+    fn hits(&mut self, keys: &KeySet, case_sensitive: bool) -> &[u8] {
+        let (slot, automaton, len) = if case_sensitive {
+            (&mut self.exact, &keys.exact, keys.exact_len)
+        } else {
+            (&mut self.folded, &keys.folded, keys.folded_len)
+        };
+        if slot.is_none() {
+            let text = if case_sensitive {
+                self.text.raw.as_str()
+            } else {
+                self.text.lower()
+            };
+            *slot = Some(scan(text, automaton.as_ref(), len));
+        }
+        slot.as_deref().unwrap_or_default()
+    }
+}
+
+/// Every pattern's hits in `text`: substring, and whole word when some
+/// occurrence has no word character on either side.
+fn scan(text: &str, automaton: Option<&AhoCorasick>, len: usize) -> Vec<u8> {
+    let mut hits = vec![0u8; len];
+    let Some(automaton) = automaton else {
+        return hits;
+    };
+    for m in automaton.find_overlapping_iter(text) {
+        let slot = &mut hits[m.pattern().as_usize()];
+        *slot |= SUBSTRING;
+        if *slot & WHOLE_WORD == 0 {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if !before.is_some_and(matching::is_word) && !after.is_some_and(matching::is_word) {
+                *slot |= WHOLE_WORD;
+            }
+        }
+    }
+    hits
+}
+
+/// A view of the scan buffer (see [`ScanBuffer::view`]).
+type View = (usize, [bool; 6], usize);
+
+/// The texts of one request, built once per distinct view of the buffer.
+/// A request has a handful of views, so a list searched in order beats
+/// hashing the view once per entry.
+#[derive(Default)]
+pub struct Hays {
+    views: Vec<(View, Hay)>,
+}
+
+impl Hays {
+    /// The text an entry scans at `depth` (see [`ScanBuffer::text`]).
+    pub fn get(
+        &mut self,
+        buffer: &ScanBuffer,
+        depth: f64,
+        sources: &[bool; 6],
+        kind: PassKind,
+    ) -> &mut Hay {
+        let view = buffer.view(depth, sources, kind);
+        let at = match self.views.iter().position(|(v, _)| *v == view) {
+            Some(at) => at,
+            None => {
+                let hay = Hay::new(buffer.text(depth, sources, kind));
+                self.views.push((view, hay));
+                self.views.len() - 1
+            }
+        };
+        &mut self.views[at].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sillytavern::entry;
+
+    // Compiled keys answer as world-info.js: WorldInfoBuffer.matchKeys,
+    // which matching::matches implements key by key.
+    #[test]
+    fn compiled_keys_agree_with_matching_one_key_at_a_time() {
+        let keys = [
+            "apple",
+            "Apple",
+            "pple",
+            "red apple",
+            "a",
+            "c++",
+            "mão",
+            "/app(le)?s?/i",
+            "/APPLE/",
+            "/ap|zz/i",
+            "/x*apple/",
+            "/kelvin/i",
+            "/sun/i",
+            "/ſ/i",
+            "  ",
+            "{{user}}",
+            "é",
+        ];
+        let texts = [
+            "\u{1}I ate an apple.",
+            "\u{1}Red Apple pie\n\u{1}c++ and a mão",
+            "\u{1}apples, KELVIN, Tom",
+            "\u{1}pineapple",
+            "\u{1}the \u{17F}un, \u{212A}elvin",
+            "",
+        ];
+        let entries: Vec<StEntry> = keys
+            .iter()
+            .map(|k| {
+                let v = serde_json::json!({"uid": 0, "key": [k], "keysecondary": [k]});
+                entry::read_entry(0, "w", "0", &v)
+            })
+            .collect();
+        let names = Names {
+            user: "Tom".into(),
+            char: "Mira".into(),
+        };
+        let mut set = KeySet::new(&entries, &names);
+        for text in texts {
+            for case_sensitive in [false, true] {
+                for whole_words in [false, true] {
+                    let mode = KeyMode {
+                        case_sensitive,
+                        whole_words,
+                    };
+                    let mut hay = Hay::new(text.to_string());
+                    for (i, key) in keys.iter().enumerate() {
+                        let mut one = Haystack::new(text.to_string());
+                        let mut regexes = RegexCache::default();
+                        let raw = matching::matches(&mut one, key, mode, &mut regexes);
+                        let k = substitute(key, &names);
+                        let prepared = !k.is_empty()
+                            && matching::matches(&mut one, js_trim(&k), mode, &mut regexes);
+                        let what = format!("{key:?} in {text:?} {mode:?}");
+                        assert_eq!(
+                            set.matches(&mut hay, i, List::Primary, 0, mode),
+                            prepared,
+                            "{what}"
+                        );
+                        assert_eq!(
+                            set.matches(&mut hay, i, List::RawSecondary, 0, mode),
+                            raw,
+                            "{what}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            required_literal("/app(le)?s?/i"),
+            Some(("app".into(), true))
+        );
+        assert_eq!(required_literal("/apples/i"), Some(("apples".into(), true)));
+        assert_eq!(required_literal("/APPLE/"), Some(("APPLE".into(), false)));
+        assert_eq!(required_literal("/ap|zz/i"), None);
+        assert_eq!(required_literal("/(a|b)c/"), None);
+        assert_eq!(required_literal("/ab*/"), Some(("a".into(), false)));
+        assert_eq!(required_literal("/a[|]b/"), Some(("a".into(), false)));
+        assert_eq!(required_literal("/apple/u"), None);
+    }
+}

@@ -225,9 +225,10 @@ mod tests {
         assert_eq!(p.name, "Saltmere Coast");
         let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
         assert_eq!(ws.state().docs[0].name, "Saltmere Coast");
+        // A confirmed import is a new book with unsaved changes (issue 8).
         assert_eq!(
             ws.window_title(Some(doc), "Untitled"),
-            "Saltmere Coast — Lorebook Studio"
+            "● Saltmere Coast — Lorebook Studio"
         );
         let rows = ws.list(doc, &query(EntryFilter::All)).unwrap();
         assert_eq!(rows[0].severity, Some(Severity::Hint));

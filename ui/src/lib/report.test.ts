@@ -41,6 +41,18 @@ describe('import reports', () => {
     );
   });
 
+  // The summary of a real SillyTavern book said "uid approximated for 1
+  // entry" twice: two entries had different uid notes.
+  it('names a field once in the summary, whatever its notes say', () => {
+    const r = report(3);
+    r.notes = [];
+    r.entries[1].approximated.push({ field: 'uid', note: 'missing; the next free id' });
+    r.entries[2].approximated.push({ field: 'uid', note: 'repeated; the next free id' });
+    expect(importSummary(say('en'), r, 3)).toBe(
+      '3 entries imported; automationId not carried for 1 entry; matchWholeWords approximated for 3 entries; uid approximated for 2 entries',
+    );
+  });
+
   it('counts what the summary leaves out', () => {
     const r = report(2);
     r.notes = ['a', 'b', 'c', 'd', 'e'];

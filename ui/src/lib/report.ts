@@ -30,6 +30,20 @@ export function groupNotes(report: Report, pick: (e: Report['entries'][number]) 
   return [...by.values()];
 }
 
+/** The entries' notes picked by `pick`, one group per field however many
+ *  different sentences it has: the summary names a field once. */
+function byField(report: Report, pick: (e: Report['entries'][number]) => FieldNote[]): { field: string; n: number }[] {
+  const by = new Map<string, Set<number>>();
+  for (const e of report.entries) {
+    for (const n of pick(e)) {
+      const ids = by.get(n.field) ?? new Set<number>();
+      ids.add(e.id);
+      by.set(n.field, ids);
+    }
+  }
+  return [...by].map(([field, ids]) => ({ field, n: ids.size }));
+}
+
 /** How many parts the summary line names before it counts the rest. */
 const SUMMARY_PARTS = 4;
 
@@ -38,12 +52,8 @@ export function importSummary(say: Say, report: Report, entries: number): string
   const parts = [say('report.summary.imported', { n: entries })];
   const details = [
     ...report.notes,
-    ...groupNotes(report, (e) => e.not_carried).map((g) =>
-      say('report.summary.lost', { field: g.note.field, n: g.names.length }),
-    ),
-    ...groupNotes(report, (e) => e.approximated).map((g) =>
-      say('report.summary.approximated', { field: g.note.field, n: g.names.length }),
-    ),
+    ...byField(report, (e) => e.not_carried).map(({ field, n }) => say('report.summary.lost', { field, n })),
+    ...byField(report, (e) => e.approximated).map(({ field, n }) => say('report.summary.approximated', { field, n })),
   ];
   parts.push(...details.slice(0, SUMMARY_PARTS));
   if (details.length > SUMMARY_PARTS) parts.push(say('report.summary.more', { n: details.length - SUMMARY_PARTS }));

@@ -121,3 +121,38 @@ impl Index {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::{KeyFlags, KeyOwner, MatcherBuilder};
+
+    #[test]
+    fn the_cache_starts_over_past_its_hit_limit() {
+        let mut b = MatcherBuilder::default();
+        let owner = KeyOwner {
+            entry: 0,
+            secondary: false,
+            position: 0,
+        };
+        b.add("e", owner, KeyFlags::default());
+        let (matcher, _) = b.build();
+        let mut map = Hits {
+            held: HitCache::HIT_LIMIT - 2,
+            ..Hits::default()
+        };
+        HitCache::lookup(&mut map, &matcher, "one e");
+        HitCache::lookup(&mut map, &matcher, "two e");
+        assert_eq!(
+            (map.lists.len(), map.held),
+            (2, HitCache::HIT_LIMIT),
+            "just at the limit, nothing is dropped"
+        );
+        HitCache::lookup(&mut map, &matcher, "three e");
+        assert_eq!(
+            (map.lists.len(), map.held),
+            (1, 1),
+            "one hit over, the cache starts over"
+        );
+    }
+}

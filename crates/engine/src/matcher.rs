@@ -83,10 +83,20 @@ pub struct KeyError {
 #[derive(Debug, Default)]
 pub struct Matcher {
     keys: Vec<Key>,
-    folded: Option<(AhoCorasick, Vec<Vec<KeyId>>)>,
-    raw: Option<(AhoCorasick, Vec<Vec<KeyId>>)>,
+    folded: Option<(AhoCorasick, Vec<Groups>)>,
+    raw: Option<(AhoCorasick, Vec<Groups>)>,
     regexes: Vec<KeyId>,
 }
+
+/// The keys that share one pattern, grouped by the word boundaries their
+/// edges need (a whole-word key and a partial one can share a pattern).
+/// Every key of a group takes the same first match, so a scan decides once
+/// per group, not once per key and occurrence: 100,000 entries keyed `e`
+/// cost one hit each per text, not one per `e` in it.
+type Groups = Box<[(Edges, Box<[KeyId]>)]>;
+
+/// Whether the left and the right edge of a plain key need a word boundary.
+type Edges = (bool, bool);
 
 /// Collects keys, then builds a [`Matcher`].
 #[derive(Debug, Default)]
@@ -117,7 +127,12 @@ impl PatternSet {
         self.keys[i].push(key);
     }
 
-    fn build(self, quick: bool) -> Option<(AhoCorasick, Vec<Vec<KeyId>>)> {
+    /// Builds the automaton; `edges` tells the boundaries a key needs.
+    fn build(
+        self,
+        quick: bool,
+        edges: impl Fn(KeyId) -> Edges,
+    ) -> Option<(AhoCorasick, Vec<Groups>)> {
         if self.patterns.is_empty() {
             return None;
         }
@@ -129,7 +144,25 @@ impl PatternSet {
             .kind(kind)
             .build(&self.patterns)
             .ok()?;
-        Some((ac, self.keys))
+        let groups = self
+            .keys
+            .into_iter()
+            .map(|keys| {
+                let mut groups: Vec<(Edges, Vec<KeyId>)> = Vec::new();
+                for key in keys {
+                    let e = edges(key);
+                    match groups.iter_mut().find(|(g, _)| *g == e) {
+                        Some((_, list)) => list.push(key),
+                        None => groups.push((e, vec![key])),
+                    }
+                }
+                groups
+                    .into_iter()
+                    .map(|(e, list)| (e, list.into_boxed_slice()))
+                    .collect()
+            })
+            .collect();
+        Some((ac, groups))
     }
 }
 
@@ -249,10 +282,17 @@ impl MatcherBuilder {
     /// Builds the automata. Returns the matcher and the keys whose pattern
     /// was invalid.
     pub fn build(self) -> (Matcher, Vec<KeyError>) {
+        let keys = self.keys;
+        let edges = |id: KeyId| match keys[id as usize].kind {
+            KeyKind::Plain { left, right, .. } => (left, right),
+            KeyKind::Regex(_) | KeyKind::Invalid => (false, false),
+        };
+        let folded = self.folded.build(self.quick, edges);
+        let raw = self.raw.build(self.quick, edges);
         let matcher = Matcher {
-            keys: self.keys,
-            folded: self.folded.build(self.quick),
-            raw: self.raw.build(self.quick),
+            keys,
+            folded,
+            raw,
             regexes: self.regexes,
         };
         (matcher, self.errors)
@@ -278,26 +318,13 @@ impl Matcher {
     /// key id.
     pub fn scan(&self, text: &str) -> Vec<Hit> {
         let mut hits = Vec::new();
-        if let Some((ac, owners)) = &self.raw {
-            for m in ac.find_overlapping_iter(text) {
-                for &key in &owners[m.pattern().as_usize()] {
-                    self.push_plain(&mut hits, text, key, m.start(), m.end());
-                }
-            }
+        if let Some((ac, groups)) = &self.raw {
+            first_matches(ac, groups, text, text, Some, &mut hits);
         }
-        if let Some((ac, owners)) = &self.folded {
+        if let Some((ac, groups)) = &self.folded {
             let folded = Folded::new(text);
-            for m in ac.find_overlapping_iter(folded.text.as_ref()) {
-                let (Some(start), Some(end)) =
-                    (folded.original(m.start()), folded.original(m.end()))
-                else {
-                    // The match starts or ends inside one character's folding.
-                    continue;
-                };
-                for &key in &owners[m.pattern().as_usize()] {
-                    self.push_plain(&mut hits, text, key, start, end);
-                }
-            }
+            let original = |i| folded.original(i);
+            first_matches(ac, groups, &folded.text, text, original, &mut hits);
         }
         for &key in &self.regexes {
             if let KeyKind::Regex(r) = &self.keys[key as usize].kind {
@@ -310,33 +337,67 @@ impl Matcher {
                 }
             }
         }
-        // Keep the earliest match of each key.
-        hits.sort_unstable_by_key(|h| (h.key, h.start, h.end));
-        hits.dedup_by_key(|h| h.key);
+        // Each key lives in one automaton or is one regex, and each group of
+        // a pattern takes one match, so every key is here at most once.
+        hits.sort_unstable_by_key(|h| h.key);
         hits
     }
+}
 
-    fn push_plain(&self, hits: &mut Vec<Hit>, text: &str, key: KeyId, start: usize, end: usize) {
-        let KeyKind::Plain { left, right, .. } = self.keys[key as usize].kind else {
-            return;
+/// Pushes to `hits` the first match in `text` of every key of `groups`
+/// whose pattern `ac` finds in `haystack` (`text` itself or its folding;
+/// `original` maps a haystack offset back to `text`, `None` inside the
+/// folding of one character).
+///
+/// Overlapping matches come in order of their end, and all matches of one
+/// pattern have one length, so the first match of a pattern that satisfies
+/// a group's edges is that group's earliest; later ones are skipped without
+/// looking at the group's keys.
+fn first_matches(
+    ac: &AhoCorasick,
+    groups: &[Groups],
+    haystack: &str,
+    text: &str,
+    original: impl Fn(usize) -> Option<usize>,
+    hits: &mut Vec<Hit>,
+) {
+    // Per pattern seen: a bit per group that already has its match.
+    let mut done: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
+    for m in ac.find_overlapping_iter(haystack) {
+        let pattern = m.pattern().as_usize();
+        let groups = &groups[pattern];
+        let done = done.entry(pattern).or_default();
+        if done.count_ones() as usize == groups.len() {
+            continue;
+        }
+        let (Some(start), Some(end)) = (original(m.start()), original(m.end())) else {
+            // The match starts or ends inside one character's folding.
+            continue;
         };
-        if left
-            && text[..start]
-                .chars()
-                .next_back()
-                .is_some_and(blocks_boundary)
-        {
-            return;
+        for (i, ((left, right), keys)) in groups.iter().enumerate() {
+            if *done & (1 << i) != 0 || !edges_hold(text, start, end, *left, *right) {
+                continue;
+            }
+            *done |= 1 << i;
+            hits.extend(keys.iter().map(|&key| Hit {
+                key,
+                start: start as u32,
+                end: end as u32,
+            }));
         }
-        if right && text[end..].chars().next().is_some_and(blocks_boundary) {
-            return;
-        }
-        hits.push(Hit {
-            key,
-            start: start as u32,
-            end: end as u32,
-        });
     }
+}
+
+/// Whether the match `start..end` of `text` has a word boundary on each edge
+/// that needs one.
+fn edges_hold(text: &str, start: usize, end: usize, left: bool, right: bool) -> bool {
+    let broken_left = left
+        && text[..start]
+            .chars()
+            .next_back()
+            .is_some_and(blocks_boundary);
+    let broken_right = right && text[end..].chars().next().is_some_and(blocks_boundary);
+    !broken_left && !broken_right
 }
 
 /// A word character: Unicode letter, mark, digit or connector (`_`).
@@ -643,6 +704,50 @@ mod tests {
         };
         assert_eq!(owners(&copy), owners(&m));
         assert_eq!(owners(&m).len(), 3);
+    }
+
+    #[test]
+    fn a_text_has_at_most_one_hit_per_key_the_first() {
+        // Many keys share the pattern `e` with different edges and cases, in
+        // a text full of overlapping and repeated occurrences.
+        let mut b = MatcherBuilder::default();
+        let flags = [PART, WHOLE, CASE, REGEX];
+        let keys = ["e", "E", "ee", "/e/", " e "];
+        let mut n = 0;
+        for _ in 0..50 {
+            for key in keys {
+                for f in flags {
+                    let owner = KeyOwner {
+                        entry: n,
+                        secondary: false,
+                        position: 0,
+                    };
+                    n += 1;
+                    b.add(key, owner, f);
+                }
+            }
+        }
+        let (m, _) = b.build();
+        let text = "eee E e, ÉE e-e Ee\u{301} e";
+        let hits = m.scan(text);
+        let mut seen = std::collections::HashSet::new();
+        assert!(hits.iter().all(|h| seen.insert(h.key)), "{hits:?}");
+        assert!(hits.windows(2).all(|w| w[0].key < w[1].key));
+        // Each hit is the key's earliest match: no match of the same key
+        // alone starts before it.
+        for h in &hits {
+            let mut one = MatcherBuilder::default();
+            let owner = m.owner(h.key);
+            let k = &keys[(owner.entry as usize / flags.len()) % keys.len()];
+            one.add(k, owner, flags[owner.entry as usize % flags.len()]);
+            let alone = one.build().0.scan(text);
+            assert_eq!((alone[0].start, alone[0].end), (h.start, h.end), "{k:?}");
+        }
+        assert_eq!(
+            hits.len(),
+            m.key_count() - 50 * flags.len() / 2,
+            "all but the whole-word and case-sensitive `ee` keys match"
+        );
     }
 
     #[test]

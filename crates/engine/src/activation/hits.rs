@@ -23,12 +23,27 @@ pub struct HitCache {
     layers: [(u64, Hits); 2],
 }
 
-/// Hit lists by content hash.
-type Hits = HashMap<u64, Arc<[Hit]>>;
+/// Hit lists by content hash, and how many hits they hold in all.
+#[derive(Debug, Default)]
+struct Hits {
+    lists: HashMap<u64, Arc<[Hit]>>,
+    held: usize,
+}
+
+impl Hits {
+    fn clear(&mut self) {
+        self.lists.clear();
+        self.held = 0;
+    }
+}
 
 impl HitCache {
     /// Cached text count above which the cache starts over.
     const LIMIT: usize = 200_000;
+    /// Cached hits (12 bytes each) above which the cache starts over: a
+    /// book whose keys all match every message (100,000 entries keyed `e`)
+    /// holds one hit per key and text, which must not grow with the chat.
+    const HIT_LIMIT: usize = 4 << 20;
 
     /// The hits of overlay `i`.
     fn get_layer(&mut self, i: usize, layer: &Layer, text: &str) -> Arc<[Hit]> {
@@ -42,14 +57,15 @@ impl HitCache {
 
     fn lookup(map: &mut Hits, matcher: &Matcher, text: &str) -> Arc<[Hit]> {
         let h = content_hash(text);
-        if let Some(hits) = map.get(&h) {
+        if let Some(hits) = map.lists.get(&h) {
             return hits.clone();
         }
-        if map.len() >= Self::LIMIT {
+        let hits: Arc<[Hit]> = matcher.scan(text).into();
+        if map.lists.len() >= Self::LIMIT || map.held + hits.len() > Self::HIT_LIMIT {
             map.clear();
         }
-        let hits: Arc<[Hit]> = matcher.scan(text).into();
-        map.insert(h, hits.clone());
+        map.held += hits.len();
+        map.lists.insert(h, hits.clone());
         hits
     }
 
@@ -103,5 +119,40 @@ impl Index {
             }
             offset += layer.matcher.key_count() as u32;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matcher::{KeyFlags, KeyOwner, MatcherBuilder};
+
+    #[test]
+    fn the_cache_starts_over_past_its_hit_limit() {
+        let mut b = MatcherBuilder::default();
+        let owner = KeyOwner {
+            entry: 0,
+            secondary: false,
+            position: 0,
+        };
+        b.add("e", owner, KeyFlags::default());
+        let (matcher, _) = b.build();
+        let mut map = Hits {
+            held: HitCache::HIT_LIMIT - 2,
+            ..Hits::default()
+        };
+        HitCache::lookup(&mut map, &matcher, "one e");
+        HitCache::lookup(&mut map, &matcher, "two e");
+        assert_eq!(
+            (map.lists.len(), map.held),
+            (2, HitCache::HIT_LIMIT),
+            "just at the limit, nothing is dropped"
+        );
+        HitCache::lookup(&mut map, &matcher, "three e");
+        assert_eq!(
+            (map.lists.len(), map.held),
+            (1, 1),
+            "one hit over, the cache starts over"
+        );
     }
 }

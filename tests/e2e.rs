@@ -1089,4 +1089,17 @@ fn the_main_views_have_no_serious_accessibility_violations() {
     app.wait_for(&tid("confirm"));
     assert_accessible(&app, "the delete confirmation dialog");
     app.assert_no_errors();
+    app.quit();
+
+    // An imported book shows its report as a notice; the shared corpus is
+    // optional, so a plain clone checks the views above only.
+    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
+        return;
+    };
+    let eldoria = corpus.join("sillytavern/Eldoria.json");
+    let app = driver.launch(&[eldoria.to_str().expect("utf-8 corpus path")]);
+    app.wait_ready();
+    app.wait_for(&tid("notices"));
+    assert_accessible(&app, "an imported book with its report");
+    app.assert_no_errors();
 }

@@ -1069,6 +1069,25 @@ fn the_main_views_have_no_serious_accessibility_violations() {
     app.select_entry(1, "The Lighthouse");
     assert_accessible(&app, "the main view (light theme)");
 
+    // Down on the focused row selects the next one and keeps the focus on it.
+    let ids = app.row_ids().expect("row ids");
+    let below = ids[ids.iter().position(|&id| id == 1).expect("row 1 listed") + 1];
+    let row = app
+        .find(&format!("{}[data-id=\"1\"]", tid("entry-row")))
+        .expect("row 1");
+    app.run(row.send_keys(&char::from(Key::Down).to_string()))
+        .expect("press Down on row 1");
+    wait_until("the row below selected and focused", TIMEOUT, || {
+        let focused = app.run(app.client.active_element())?;
+        let id = app.attr(&focused, "data-id")?;
+        let selected = app.attr(&focused, "aria-selected")?;
+        if id == Some(below.to_string()) && selected.as_deref() == Some("true") {
+            Ok(())
+        } else {
+            Err(format!("focused row {id:?}, aria-selected {selected:?}"))
+        }
+    });
+
     app.click(&tid("book-settings-toggle"));
     app.wait_for(&tid("book-settings"));
     assert_accessible(&app, "the main view with the book settings open");

@@ -1107,6 +1107,29 @@ fn the_main_views_have_no_serious_accessibility_violations() {
     app.click(&tid("delete-entry"));
     app.wait_for(&tid("confirm"));
     assert_accessible(&app, "the delete confirmation dialog");
+    // The dialog takes the focus on its first (harmless) choice and Escape
+    // cancels it.
+    let cancel = wait_until("the focus on the dialog's Cancel", TIMEOUT, || {
+        let focused = app.run(app.client.active_element())?;
+        match app.attr(&focused, "data-testid")?.as_deref() {
+            Some("confirm-cancel") => Ok(focused),
+            other => Err(format!("focus on {other:?}")),
+        }
+    });
+    app.run(cancel.send_keys(&char::from(Key::Escape).to_string()))
+        .expect("press Escape");
+    wait_until("the dialog closed by Escape", TIMEOUT, || {
+        if app.find_all(&tid("confirm"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the dialog is still open".to_string())
+        }
+    });
+    assert_eq!(
+        app.row_ids().expect("row ids"),
+        ids,
+        "Escape deleted nothing"
+    );
     app.assert_no_errors();
     app.quit();
 

@@ -1011,3 +1011,137 @@ fn a_nameless_sillytavern_book_shows_its_file_name_and_a_dismissable_report() {
     assert_eq!(before, after, "the notice panel moved the entry list");
     app.assert_no_errors();
 }
+
+/// Injects axe-core (read from ui/node_modules, never bundled into the app)
+/// and fails on any serious or critical violation, naming each one.
+fn assert_accessible(app: &Session<'_>, view: &str) {
+    let axe_path = Path::new(ROOT).join("ui/node_modules/axe-core/axe.min.js");
+    let axe = std::fs::read_to_string(&axe_path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read {}: {e}; run `npm --prefix ui ci`",
+            axe_path.display()
+        )
+    });
+    app.run(app.client.execute(&axe, vec![]))
+        .expect("inject axe-core");
+    let script = "const done = arguments[arguments.length - 1];\
+                  axe.run(document, { resultTypes: ['violations'] })\
+                  .then((r) => done(r.violations), (e) => done({ error: String(e) }));";
+    let result = app
+        .run(app.client.execute_async(script, vec![]))
+        .expect("run axe-core");
+    let violations = result
+        .as_array()
+        .unwrap_or_else(|| panic!("axe-core failed on {view}: {result}"));
+    let serious: Vec<String> = violations
+        .iter()
+        .filter(|v| matches!(v["impact"].as_str(), Some("serious" | "critical")))
+        .map(|v| {
+            let targets: Vec<String> = v["nodes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|n| n["target"].to_string())
+                .collect();
+            format!(
+                "{} ({}): {}\n    {}",
+                v["id"].as_str().unwrap_or("?"),
+                v["impact"].as_str().unwrap_or("?"),
+                v["help"].as_str().unwrap_or("?"),
+                targets.join("\n    ")
+            )
+        })
+        .collect();
+    assert!(
+        serious.is_empty(),
+        "axe-core reports {} serious or critical violation(s) on {view}:\n  {}",
+        serious.len(),
+        serious.join("\n  ")
+    );
+}
+
+#[test]
+fn the_main_views_have_no_serious_accessibility_violations() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    assert_accessible(&app, "the main view (light theme)");
+
+    // Down on the focused row selects the next one and keeps the focus on it.
+    let ids = app.row_ids().expect("row ids");
+    let below = ids[ids.iter().position(|&id| id == 1).expect("row 1 listed") + 1];
+    let row = app
+        .find(&format!("{}[data-id=\"1\"]", tid("entry-row")))
+        .expect("row 1");
+    app.run(row.send_keys(&char::from(Key::Down).to_string()))
+        .expect("press Down on row 1");
+    wait_until("the row below selected and focused", TIMEOUT, || {
+        let focused = app.run(app.client.active_element())?;
+        let id = app.attr(&focused, "data-id")?;
+        let selected = app.attr(&focused, "aria-selected")?;
+        if id == Some(below.to_string()) && selected.as_deref() == Some("true") {
+            Ok(())
+        } else {
+            Err(format!("focused row {id:?}, aria-selected {selected:?}"))
+        }
+    });
+
+    app.click(&tid("book-settings-toggle"));
+    app.wait_for(&tid("book-settings"));
+    assert_accessible(&app, "the main view with the book settings open");
+
+    let theme = app.find(&tid("theme")).expect("theme select");
+    app.run(theme.select_by_value("dark"))
+        .expect("pick the dark theme");
+    wait_until("the dark theme", TIMEOUT, || {
+        let html = app.find("html")?;
+        match app.attr(&html, "class")? {
+            Some(c) if c.contains("dark") => Ok(()),
+            other => Err(format!("html class {other:?}")),
+        }
+    });
+    assert_accessible(&app, "the main view (dark theme)");
+
+    app.click(&tid("delete-entry"));
+    app.wait_for(&tid("confirm"));
+    assert_accessible(&app, "the delete confirmation dialog");
+    // The dialog takes the focus on its first (harmless) choice and Escape
+    // cancels it.
+    let cancel = wait_until("the focus on the dialog's Cancel", TIMEOUT, || {
+        let focused = app.run(app.client.active_element())?;
+        match app.attr(&focused, "data-testid")?.as_deref() {
+            Some("confirm-cancel") => Ok(focused),
+            other => Err(format!("focus on {other:?}")),
+        }
+    });
+    app.run(cancel.send_keys(&char::from(Key::Escape).to_string()))
+        .expect("press Escape");
+    wait_until("the dialog closed by Escape", TIMEOUT, || {
+        if app.find_all(&tid("confirm"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the dialog is still open".to_string())
+        }
+    });
+    assert_eq!(
+        app.row_ids().expect("row ids"),
+        ids,
+        "Escape deleted nothing"
+    );
+    app.assert_no_errors();
+    app.quit();
+
+    // An imported book shows its report as a notice; the shared corpus is
+    // optional, so a plain clone checks the views above only.
+    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
+        return;
+    };
+    let eldoria = corpus.join("sillytavern/Eldoria.json");
+    let app = driver.launch(&[eldoria.to_str().expect("utf-8 corpus path")]);
+    app.wait_ready();
+    app.wait_for(&tid("notices"));
+    assert_accessible(&app, "an imported book with its report");
+    app.assert_no_errors();
+}

@@ -6,6 +6,7 @@
 //! widening, or a pass for the next delay-until-recursion level.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -44,7 +45,9 @@ pub enum DropKind {
 pub struct Dropped {
     pub entry: usize,
     pub kind: DropKind,
-    pub detail: String,
+    /// Shared: most entries miss for the same reason.
+    #[serde(serialize_with = "super::shared_str")]
+    pub detail: Arc<str>,
 }
 
 /// An activated entry.
@@ -120,12 +123,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut all_text = String::new();
     let mut skew = 0.0;
     // Why each entry is out so far, by entry index.
-    let mut reasons: Vec<Option<(DropKind, String)>> = vec![None; entries.len()];
+    let mut reasons: Vec<Option<(DropKind, Arc<str>)>> = vec![None; entries.len()];
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
     // Most entries miss at the same depth: its reason is formatted once.
-    let mut no_match: Vec<(u64, String)> = Vec::new();
+    let mut no_match: Vec<(u64, Arc<str>)> = Vec::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -139,7 +142,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             let mut drop = |kind: DropKind, detail: String| {
-                reasons[i] = Some((kind, detail));
+                reasons[i] = Some((kind, detail.into()));
             };
             if e.disable {
                 drop(DropKind::Disabled, "disabled".into());
@@ -231,12 +234,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),
                     None => {
-                        let detail = format!("no primary key in the last {depth} message(s)");
+                        let detail: Arc<str> =
+                            format!("no primary key in the last {depth} message(s)").into();
                         no_match.push((bits, detail.clone()));
                         detail
                     }
                 };
-                drop(DropKind::NoMatch, detail);
+                reasons[i] = Some((DropKind::NoMatch, detail));
                 continue;
             };
             let primary = e.keys[primary].clone();
@@ -322,7 +326,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         for d in groups::filter(&mut candidates, &mut group_cx) {
             reasons[d.entry] = Some((
                 DropKind::Group,
-                format!("group '{}': {}", d.group, d.detail),
+                format!("group '{}': {}", d.group, d.detail).into(),
             ));
         }
 
@@ -334,7 +338,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .count();
         let mut pass_text = String::new();
         let mut failed_now = HashSet::new();
-        let skipped = format!("skipped: the budget of {budget} tokens was already reached");
+        let skipped: Arc<str> =
+            format!("skipped: the budget of {budget} tokens was already reached").into();
         for (n, &c) in candidates.iter().enumerate() {
             let e = &entries[c];
             if e.ignore_budget {
@@ -366,7 +371,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     failed_now.insert(c);
                     reasons[c] = Some((
                         DropKind::Probability,
-                        format!("rolled {roll:.1}, needed at most {chance}"),
+                        format!("rolled {roll:.1}, needed at most {chance}").into(),
                     ));
                     continue;
                 }
@@ -389,7 +394,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                         } else {
                             String::new()
                         }
-                    ),
+                    )
+                    .into(),
                 ));
                 continue;
             }
@@ -463,9 +469,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     };
     let done: Vec<usize> = activated.iter().map(|a| a.entry).collect();
     timed::record(state, entries, &done, length as f64);
-    let done: HashSet<usize> = done.into_iter().collect();
+    let mut is_done = vec![false; entries.len()];
+    for &i in &done {
+        is_done[i] = true;
+    }
     let mut dropped: Vec<Dropped> = (0..entries.len())
-        .filter(|i| !done.contains(i))
+        .filter(|&i| !is_done[i])
         .filter_map(|i| {
             reasons[i].take().map(|(kind, detail)| Dropped {
                 entry: i,

@@ -79,7 +79,7 @@ pub struct Outcome {
 pub struct Context<'a> {
     pub settings: &'a StSettings,
     pub names: &'a Names,
-    pub buffer: ScanBuffer,
+    pub buffer: ScanBuffer<'a>,
     pub max_context: u32,
     pub counter: &'a mut TokenCounter,
     /// The entries' keys, compiled once per book.

@@ -17,6 +17,7 @@ use super::keys::{Hays, KeySet, List};
 use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
 use super::timed::{self, TimedState};
+use super::StDropped;
 use crate::tokenizer::TokenCounter;
 
 /// Why an entry did not activate, in the order SillyTavern tests it.
@@ -38,16 +39,6 @@ pub enum DropKind {
     Budget,
     /// Activated, but its text goes nowhere.
     NotPlaced,
-}
-
-/// An entry that did not activate, with the rule that stopped it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Dropped {
-    pub entry: usize,
-    pub kind: DropKind,
-    /// Shared: most entries miss for the same reason.
-    #[serde(serialize_with = "super::shared_str")]
-    pub detail: Arc<str>,
 }
 
 /// An activated entry.
@@ -72,7 +63,8 @@ pub struct Outcome {
     /// The chat length of timed effects: non-hidden messages.
     pub chat_length: usize,
     pub activated: Vec<Activated>,
-    pub dropped: Vec<Dropped>,
+    /// Built here in entry order, so the result lists them as they are.
+    pub dropped: Vec<StDropped>,
 }
 
 /// Everything one request reads besides the entries.
@@ -87,6 +79,8 @@ pub struct Context<'a> {
     pub draw: &'a mut dyn FnMut() -> f64,
     /// The character's file name, for `characterFilter`.
     pub character: &'a str,
+    /// Each entry's comment, shared with the dropped list.
+    pub comments: &'a [Arc<str>],
 }
 
 /// How a candidate got in.
@@ -473,17 +467,21 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     for &i in &done {
         is_done[i] = true;
     }
-    let mut dropped: Vec<Dropped> = (0..entries.len())
-        .filter(|&i| !is_done[i])
-        .filter_map(|i| {
-            reasons[i].take().map(|(kind, detail)| Dropped {
-                entry: i,
+    let mut dropped = Vec::with_capacity(entries.len().saturating_sub(done.len()));
+    for (i, e) in entries.iter().enumerate() {
+        if is_done[i] {
+            continue;
+        }
+        if let Some((kind, detail)) = reasons[i].take() {
+            dropped.push(StDropped {
+                book: e.book,
+                id: e.uid,
+                comment: cx.comments[i].clone(),
                 kind,
                 detail,
-            })
-        })
-        .collect();
-    dropped.sort_by_key(|d| d.entry);
+            });
+        }
+    }
     Outcome {
         budget,
         used,

@@ -207,6 +207,7 @@ impl StPreview {
             keys: &mut self.keys,
             draw: &mut draw,
             character: &self.options.names.char,
+            comments: &self.comments,
         };
         let outcome = activation::run(&self.entries, &mut cx, state);
         self.result(chat.len(), outcome)
@@ -273,11 +274,7 @@ impl StPreview {
                 .into_iter()
                 .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.into()))
                 .collect(),
-            dropped: o
-                .dropped
-                .into_iter()
-                .map(|d| dropped_of(d.entry, d.kind, d.detail))
-                .collect(),
+            dropped: o.dropped,
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
         }
     }

@@ -193,9 +193,9 @@ fn to_json(r: &StResult, s: &StSettings, max_context: u32) -> Value {
                 json!({
                     "book": d.book,
                     "id": d.id,
-                    "comment": d.comment,
+                    "comment": &*d.comment,
                     "reason": d.kind,
-                    "detail": d.detail,
+                    "detail": &*d.detail,
                 })
             })
             .collect()

@@ -6,6 +6,7 @@
 //! widening, or a pass for the next delay-until-recursion level.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -16,6 +17,7 @@ use super::keys::{Hays, KeySet, List};
 use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
 use super::timed::{self, TimedState};
+use super::StDropped;
 use crate::tokenizer::TokenCounter;
 
 /// Why an entry did not activate, in the order SillyTavern tests it.
@@ -37,14 +39,6 @@ pub enum DropKind {
     Budget,
     /// Activated, but its text goes nowhere.
     NotPlaced,
-}
-
-/// An entry that did not activate, with the rule that stopped it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Dropped {
-    pub entry: usize,
-    pub kind: DropKind,
-    pub detail: String,
 }
 
 /// An activated entry.
@@ -69,14 +63,15 @@ pub struct Outcome {
     /// The chat length of timed effects: non-hidden messages.
     pub chat_length: usize,
     pub activated: Vec<Activated>,
-    pub dropped: Vec<Dropped>,
+    /// Built here in entry order, so the result lists them as they are.
+    pub dropped: Vec<StDropped>,
 }
 
 /// Everything one request reads besides the entries.
 pub struct Context<'a> {
     pub settings: &'a StSettings,
     pub names: &'a Names,
-    pub buffer: ScanBuffer,
+    pub buffer: ScanBuffer<'a>,
     pub max_context: u32,
     pub counter: &'a mut TokenCounter,
     /// The entries' keys, compiled once per book.
@@ -84,6 +79,8 @@ pub struct Context<'a> {
     pub draw: &'a mut dyn FnMut() -> f64,
     /// The character's file name, for `characterFilter`.
     pub character: &'a str,
+    /// Each entry's comment, shared with the dropped list.
+    pub comments: &'a [Arc<str>],
 }
 
 /// How a candidate got in.
@@ -120,12 +117,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut all_text = String::new();
     let mut skew = 0.0;
     // Why each entry is out so far, by entry index.
-    let mut reasons: Vec<Option<(DropKind, String)>> = vec![None; entries.len()];
+    let mut reasons: Vec<Option<(DropKind, Arc<str>)>> = vec![None; entries.len()];
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
     // Most entries miss at the same depth: its reason is formatted once.
-    let mut no_match: Vec<(u64, String)> = Vec::new();
+    let mut no_match: Vec<(u64, Arc<str>)> = Vec::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -139,7 +136,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             let mut drop = |kind: DropKind, detail: String| {
-                reasons[i] = Some((kind, detail));
+                reasons[i] = Some((kind, detail.into()));
             };
             if e.disable {
                 drop(DropKind::Disabled, "disabled".into());
@@ -231,12 +228,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),
                     None => {
-                        let detail = format!("no primary key in the last {depth} message(s)");
+                        let detail: Arc<str> =
+                            format!("no primary key in the last {depth} message(s)").into();
                         no_match.push((bits, detail.clone()));
                         detail
                     }
                 };
-                drop(DropKind::NoMatch, detail);
+                reasons[i] = Some((DropKind::NoMatch, detail));
                 continue;
             };
             let primary = e.keys[primary].clone();
@@ -322,7 +320,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         for d in groups::filter(&mut candidates, &mut group_cx) {
             reasons[d.entry] = Some((
                 DropKind::Group,
-                format!("group '{}': {}", d.group, d.detail),
+                format!("group '{}': {}", d.group, d.detail).into(),
             ));
         }
 
@@ -334,7 +332,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .count();
         let mut pass_text = String::new();
         let mut failed_now = HashSet::new();
-        let skipped = format!("skipped: the budget of {budget} tokens was already reached");
+        let skipped: Arc<str> =
+            format!("skipped: the budget of {budget} tokens was already reached").into();
         for (n, &c) in candidates.iter().enumerate() {
             let e = &entries[c];
             if e.ignore_budget {
@@ -366,7 +365,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     failed_now.insert(c);
                     reasons[c] = Some((
                         DropKind::Probability,
-                        format!("rolled {roll:.1}, needed at most {chance}"),
+                        format!("rolled {roll:.1}, needed at most {chance}").into(),
                     ));
                     continue;
                 }
@@ -389,7 +388,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                         } else {
                             String::new()
                         }
-                    ),
+                    )
+                    .into(),
                 ));
                 continue;
             }
@@ -463,18 +463,25 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     };
     let done: Vec<usize> = activated.iter().map(|a| a.entry).collect();
     timed::record(state, entries, &done, length as f64);
-    let done: HashSet<usize> = done.into_iter().collect();
-    let mut dropped: Vec<Dropped> = (0..entries.len())
-        .filter(|i| !done.contains(i))
-        .filter_map(|i| {
-            reasons[i].take().map(|(kind, detail)| Dropped {
-                entry: i,
+    let mut is_done = vec![false; entries.len()];
+    for &i in &done {
+        is_done[i] = true;
+    }
+    let mut dropped = Vec::with_capacity(entries.len().saturating_sub(done.len()));
+    for (i, e) in entries.iter().enumerate() {
+        if is_done[i] {
+            continue;
+        }
+        if let Some((kind, detail)) = reasons[i].take() {
+            dropped.push(StDropped {
+                book: e.book,
+                id: e.uid,
+                comment: cx.comments[i].clone(),
                 kind,
                 detail,
-            })
-        })
-        .collect();
-    dropped.sort_by_key(|d| d.entry);
+            });
+        }
+    }
     Outcome {
         budget,
         used,

@@ -5,6 +5,8 @@
 //! joined by newlines, with `Name: ` in front when names are included.
 //! Depth 0 gives an empty text: not even the recursion buffer is scanned.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::matching::js_trim;
@@ -61,19 +63,21 @@ pub enum PassKind {
 
 /// The chat as SillyTavern scans it, plus what earlier passes added.
 #[derive(Debug, Clone, Default)]
-pub struct ScanBuffer {
-    /// Newest first, trimmed; empty messages stay as empty strings.
-    messages: Vec<String>,
+pub struct ScanBuffer<'a> {
+    /// Newest first, trimmed; empty messages stay as empty strings. They
+    /// borrow the chat's texts unless a name is prefixed, so a request
+    /// copies none of a long chat.
+    messages: Vec<Cow<'a, str>>,
     /// Non-hidden messages in the whole chat, beyond the scan limit too.
     length: usize,
     recursion: Vec<String>,
     sources: MatchSources,
 }
 
-impl ScanBuffer {
+impl<'a> ScanBuffer<'a> {
     /// The messages of a request: system (hidden) messages are dropped,
     /// names are prefixed when `include_names`, newest first.
-    pub fn new(chat: &[Message], include_names: bool, sources: MatchSources) -> Self {
+    pub fn new(chat: &'a [Message], include_names: bool, sources: MatchSources) -> Self {
         let length = chat.iter().filter(|m| m.role != Speaker::System).count();
         let messages = chat
             .iter()
@@ -81,8 +85,8 @@ impl ScanBuffer {
             .filter(|m| m.role != Speaker::System)
             .take(MAX_SCAN_DEPTH)
             .map(|m| match (&m.name, include_names) {
-                (Some(name), true) => format!("{name}: {}", m.text),
-                _ => m.text.clone(),
+                (Some(name), true) => Cow::Owned(format!("{name}: {}", m.text)),
+                _ => Cow::Borrowed(m.text.as_str()),
             })
             .collect::<Vec<_>>();
         // Empty messages are holes of SillyTavern's array; holes after the
@@ -92,9 +96,13 @@ impl ScanBuffer {
             .iter()
             .rposition(|m| !m.is_empty())
             .map_or(0, |i| i + 1);
-        let messages = messages[..filled]
-            .iter()
-            .map(|m| js_trim(m).to_string())
+        let messages = messages
+            .into_iter()
+            .take(filled)
+            .map(|m| match m {
+                Cow::Borrowed(m) => Cow::Borrowed(js_trim(m)),
+                Cow::Owned(m) => Cow::Owned(js_trim(&m).to_string()),
+            })
             .collect();
         ScanBuffer {
             messages,

@@ -376,7 +376,7 @@ impl Hays {
     /// The text an entry scans at `depth` (see [`ScanBuffer::text`]).
     pub fn get(
         &mut self,
-        buffer: &ScanBuffer,
+        buffer: &ScanBuffer<'_>,
         depth: f64,
         sources: &[bool; 6],
         kind: PassKind,

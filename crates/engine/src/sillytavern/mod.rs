@@ -30,7 +30,9 @@ pub mod placement;
 pub mod settings;
 pub mod timed;
 
-use serde::Serialize;
+use std::sync::Arc;
+
+use serde::{Serialize, Serializer};
 
 pub use activation::{DropKind, Outcome};
 pub use buffer::MatchSources;
@@ -92,14 +94,24 @@ pub struct Injected {
     pub content: String,
 }
 
-/// An entry that did not make it into the prompt.
+/// An entry that did not make it into the prompt. A request drops most of
+/// the book, so the comment and the reason are shared strings: listing an
+/// entry allocates nothing, and the entries that miss at the same depth
+/// share one reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StDropped {
     pub book: usize,
     pub id: u64,
-    pub comment: String,
+    #[serde(serialize_with = "shared_str")]
+    pub comment: Arc<str>,
     pub kind: DropKind,
-    pub detail: String,
+    #[serde(serialize_with = "shared_str")]
+    pub detail: Arc<str>,
+}
+
+/// Serializes a shared string as a plain string.
+pub(crate) fn shared_str<S: Serializer>(s: &Arc<str>, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(s)
 }
 
 /// The answer for one request.
@@ -129,6 +141,8 @@ pub struct StPreview {
     options: StOptions,
     counter: TokenCounter,
     keys: keys::KeySet,
+    /// Each entry's comment, shared by the results that list it.
+    comments: Vec<Arc<str>>,
 }
 
 impl StPreview {
@@ -142,6 +156,10 @@ impl StPreview {
         let entries = entry::load(books)?;
         Ok(StPreview {
             keys: keys::KeySet::new(&entries, &options.names),
+            comments: entries
+                .iter()
+                .map(|e| Arc::from(e.comment.as_str()))
+                .collect(),
             entries,
             settings,
             counter: TokenCounter::new(options.encoding),
@@ -189,6 +207,7 @@ impl StPreview {
             keys: &mut self.keys,
             draw: &mut draw,
             character: &self.options.names.char,
+            comments: &self.comments,
         };
         let outcome = activation::run(&self.entries, &mut cx, state);
         self.result(chat.len(), outcome)
@@ -235,10 +254,11 @@ impl StPreview {
                 }
             })
             .collect();
-        let dropped_of = |i: usize, kind: DropKind, detail: String| StDropped {
+        let comments = &self.comments;
+        let dropped_of = |i: usize, kind: DropKind, detail: Arc<str>| StDropped {
             book: entries[i].book,
             id: entries[i].uid,
-            comment: entries[i].comment.clone(),
+            comment: comments[i].clone(),
             kind,
             detail,
         };
@@ -252,13 +272,9 @@ impl StPreview {
             injected,
             not_placed: not_placed
                 .into_iter()
-                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.to_string()))
+                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.into()))
                 .collect(),
-            dropped: o
-                .dropped
-                .into_iter()
-                .map(|d| dropped_of(d.entry, d.kind, d.detail))
-                .collect(),
+            dropped: o.dropped,
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
         }
     }

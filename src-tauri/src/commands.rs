@@ -494,5 +494,6 @@ pub fn has_unsaved(s: State<'_, AppState>) -> bool {
 /// Closes the window even with unsaved changes (after the UI asked).
 #[tauri::command]
 pub fn quit(app: AppHandle) {
+    crate::QUIT_CONFIRMED.store(true, std::sync::atomic::Ordering::SeqCst);
     app.exit(0);
 }

@@ -65,6 +65,11 @@ pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<views::Notice>) {
 /// When the UI was last asked to close the window.
 static CLOSE_ASKED: Mutex<Option<Instant>> = Mutex::new(None);
 
+/// Set by the `quit` command: the user saved or deliberately discarded every
+/// change, so the exit that follows may remove this run's recovery copies.
+pub(crate) static QUIT_CONFIRMED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 /// How long the UI has to answer a close request before a repeated request
 /// closes a window with nothing unsaved.
 const UI_ANSWER_TIME: Duration = Duration::from_secs(3);
@@ -190,13 +195,21 @@ pub fn run() {
         .build(tauri::generate_context!())
         .expect("error while building Lorebook Studio")
         .run(|app, event| {
-            // The app exits only through `quit` or by closing a window with
-            // nothing unsaved: every change was saved or deliberately
-            // discarded, so this run's recovery copies go. A kill or a
-            // crash never gets here, and its copies are offered next time.
+            // Every change was saved or deliberately discarded (the user
+            // confirmed `quit`, or nothing is unsaved): this run's recovery
+            // copies go. A window destroyed from outside (a window manager,
+            // an automation driver) exits without asking; then the unsaved
+            // books are copied once more and their copies are kept, like
+            // those of a kill or a crash, to be offered next time.
             if let RunEvent::Exit = event {
-                if let Some(rec) = app.try_state::<RecoveryState>() {
-                    rec.0.lock().unwrap_or_else(|p| p.into_inner()).forget_all();
+                let confirmed = QUIT_CONFIRMED.load(std::sync::atomic::Ordering::SeqCst);
+                let unsaved = recovery::has_unsaved(&app.state::<AppState>().ws);
+                if confirmed || !unsaved {
+                    if let Some(rec) = app.try_state::<RecoveryState>() {
+                        rec.0.lock().unwrap_or_else(|p| p.into_inner()).forget_all();
+                    }
+                } else {
+                    autosave_pass(app, Duration::ZERO);
                 }
             }
         });

@@ -1,26 +1,18 @@
 //! The `lorebook` binary, run as a user would.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{fails, lorebook, root, tmp};
 
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The corpus folder, or `None` when it is absent (a plain clone skips
 /// those tests).
 fn corpus_root() -> Option<PathBuf> {
     lorebook_engine::io::corpus_root(&root())
-}
-
-fn lorebook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lorebook"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run lorebook")
 }
 
 fn ok(args: &[&str]) -> String {
@@ -31,23 +23,6 @@ fn ok(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str], expected: &str) {
-    let out = lorebook(args);
-    assert_eq!(out.status.code(), Some(1), "lorebook {args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(expected),
-        "stderr {err:?} should contain {expected:?}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lorebook-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
 }
 
 const BOOK: &str = "samples/saltmere.json";

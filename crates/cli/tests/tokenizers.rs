@@ -1,21 +1,11 @@
 //! `lorebook models`, model names and `--tokenizer FILE`, run as a user would.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use base64::Engine as _;
+use common::{fails, lorebook, tmp};
 
 use serde_json::json;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn lorebook(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lorebook"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run lorebook")
-}
 
 /// Standard output and standard error of a successful run.
 fn ok(args: &[&str]) -> (String, String) {
@@ -25,46 +15,10 @@ fn ok(args: &[&str]) -> (String, String) {
     (String::from_utf8(out.stdout).unwrap(), err)
 }
 
-fn fails(args: &[&str], expected: &str) {
-    let out = lorebook(args);
-    assert_eq!(out.status.code(), Some(1), "lorebook {args:?} should fail");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(expected),
-        "stderr {err:?} should contain {expected:?}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lorebook-tokenizers-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
 fn write(name: &str, content: impl AsRef<[u8]>) -> String {
     let path = tmp(name);
     std::fs::write(&path, content).unwrap();
     path.to_str().unwrap().to_string()
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= group.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// A small byte-level vocabulary: every byte, then merges up to "hello".
@@ -80,7 +34,12 @@ fn tiktoken_file() -> String {
     let lines: String = vocabulary()
         .iter()
         .enumerate()
-        .map(|(rank, token)| format!("{} {rank}\n", base64(token)))
+        .map(|(rank, token)| {
+            format!(
+                "{} {rank}\n",
+                base64::engine::general_purpose::STANDARD.encode(token)
+            )
+        })
         .collect();
     write("small.tiktoken", lines)
 }
@@ -174,7 +133,7 @@ fn a_tekken_file_counts_with_its_own_pattern() {
     let vocab: Vec<_> = vocabulary()
         .iter()
         .enumerate()
-        .map(|(rank, token)| json!({"rank": rank, "token_bytes": base64(token), "token_str": null}))
+        .map(|(rank, token)| json!({"rank": rank, "token_bytes": base64::engine::general_purpose::STANDARD.encode(token), "token_str": null}))
         .collect();
     let ordinary = vocab.len();
     let tekken = json!({

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AppStateView, EntryDetail, RecoveredBook } from './bindings';
+import type { AppStateView, RecoveredBook } from './bindings';
+import { detail } from './testing';
 
 const calls: { cmd: string; args: unknown }[] = [];
 const responses: Record<string, (args: Record<string, unknown>) => unknown> = {};
@@ -19,18 +20,6 @@ function state(dirty: boolean): AppStateView {
   return {
     docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false }],
     chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [],
-  };
-}
-
-function detail(id: number, content: string): EntryDetail {
-  return {
-    entry: {
-      id, comment: 'c', keys: ['moon'], secondary_keys: [], selective: false, secondary_logic: 'and_any', constant: false,
-      enabled: true, whole_words: true, case_sensitive: false, use_regex: false, order: 100, priority: 100, role: 'system',
-      content, extensions: {}, extra: {},
-    },
-    decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
-    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null },
   };
 }
 

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EntryDetail } from './bindings';
+import { detail } from './testing';
 
 const calls: { cmd: string; args: unknown }[] = [];
 const responses: Record<string, (args: Record<string, unknown>) => unknown> = {};
@@ -14,18 +14,6 @@ vi.mock('@tauri-apps/api/core', () => ({
 vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) }));
 
 const { Studio } = await import('./studio.svelte');
-
-function detail(id: number, content: string): EntryDetail {
-  return {
-    entry: {
-      id, comment: 'c', keys: ['moon'], secondary_keys: [], selective: false, secondary_logic: 'and_any', constant: false,
-      enabled: true, whole_words: true, case_sensitive: false, use_regex: false, order: 100, priority: 100, role: 'system',
-      content, extensions: {}, extra: {},
-    },
-    decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
-    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null },
-  };
-}
 
 describe('studio', () => {
   beforeEach(() => {

@@ -44,7 +44,13 @@ describe('message catalog', () => {
     // millions that reads as the plural.
     expect(format('pt-BR', 'badge.diagnostics', { n: 0 })).toBe('0 problema');
     expect(format('pt-BR', 'preview.passes', { n: 2 })).toBe('2 passadas recursivas');
-    expect(format('pt-BR', 'confirm.delete', { n: 1000000 })).toBe('Excluir 1000000 entradas?');
+    expect(format('pt-BR', 'confirm.delete', { n: 1000000 })).toBe('Excluir 1.000.000 entradas?');
+  });
+
+  it('writes numbers in the locale and leaves string params verbatim', () => {
+    expect(format('en', 'preview.budget', { used: 2048, limit: 32000 })).toBe('Budget: 2,048 / 32,000 tokens');
+    expect(format('pt-BR', 'preview.budget', { used: 2048, limit: 32000 })).toBe('Orçamento: 2.048 / 32.000 tokens');
+    expect(format('pt-BR', 'entry.id', { id: '1234567' })).toBe('Entrada id 1234567');
   });
 
   it('spells every plural out instead of "(s)"', () => {

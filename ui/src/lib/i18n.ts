@@ -563,12 +563,30 @@ function pluralForm(locale: Locale, key: PluralKey, count: number): MessageKey {
   return form in en ? (form as MessageKey) : `${key}.other`;
 }
 
+const numberFormats = new Map<Locale, Intl.NumberFormat>();
+
+/** A number as the locale writes it: `32,000` in English, `32.000` in
+ *  Portuguese. */
+export function formatNumber(locale: Locale, value: number): string {
+  let f = numberFormats.get(locale);
+  if (!f) {
+    f = new Intl.NumberFormat(locale);
+    numberFormats.set(locale, f);
+  }
+  return f.format(value);
+}
+
 /** Formats a message, replacing `{name}` with params. A plural message
- *  picks its form by `params.n`. */
+ *  picks its form by `params.n`. Number params are written in the locale's
+ *  digits grouping; pass a string for what must stay verbatim (ids). */
 export function format(locale: Locale, key: MessageKey | PluralKey, params: Record<string, string | number> = {}): string {
   const id = key in en ? (key as MessageKey) : pluralForm(locale, key as PluralKey, Number(params.n));
   const template = catalogs[locale][id] ?? en[id];
-  return template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m));
+  return template.replace(/\{(\w+)\}/g, (m, name: string) => {
+    if (!(name in params)) return m;
+    const v = params[name];
+    return typeof v === 'number' ? formatNumber(locale, v) : v;
+  });
 }
 
 /** The native menu's labels in `locale`, by menu id (see src-tauri/src/menu.rs). */

@@ -1145,3 +1145,73 @@ fn the_main_views_have_no_serious_accessibility_violations() {
     assert_accessible(&app, "an imported book with its report");
     app.assert_no_errors();
 }
+
+/// The splitters resize the panes from the keyboard, and the pane sizes,
+/// the theme and the language come back on the next run.
+#[test]
+fn pane_sizes_theme_and_language_persist_across_runs() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let prefs = driver.dir.path().join("data/prefs.json");
+    let width = |app: &Session<'_>| -> Result<i64, String> {
+        let script = format!(
+            "return document.querySelector('{}').offsetWidth",
+            tid("list-pane")
+        );
+        let w = app.run(app.client.execute(&script, vec![]))?;
+        w.as_i64().ok_or_else(|| format!("offsetWidth {w}"))
+    };
+    let before;
+    {
+        let app = driver.launch(&[]);
+        app.wait_ready();
+        before = width(&app).expect("list width");
+        let split = app.wait_for(&tid("split-list"));
+        let right = char::from(Key::Right).to_string();
+        for _ in 0..3 {
+            app.run(split.send_keys(&right))
+                .expect("press Right on the splitter");
+        }
+        wait_until("the list 48 px wider", TIMEOUT, || {
+            let now = width(&app)?;
+            if (now - (before + 48)).abs() <= 1 {
+                Ok(())
+            } else {
+                Err(format!("list is {now} px, was {before}"))
+            }
+        });
+        app.click(&format!("{} option[value=\"dark\"]", tid("theme")));
+        app.click(&format!("{} option[value=\"pt-BR\"]", tid("locale")));
+        wait_until("the preferences saved", TIMEOUT, || {
+            let text = std::fs::read_to_string(&prefs).map_err(|e| e.to_string())?;
+            if text.contains("pt-BR") && text.contains("dark") {
+                Ok(())
+            } else {
+                Err(format!("prefs.json holds {text}"))
+            }
+        });
+        app.assert_no_errors();
+        app.quit();
+    }
+
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    wait_until("the saved layout, theme and language", TIMEOUT, || {
+        let now = width(&app)?;
+        let root = app.find("html")?;
+        let lang = app.attr(&root, "lang")?;
+        let class = app.attr(&root, "class")?.unwrap_or_default();
+        if (now - (before + 48)).abs() <= 1
+            && lang.as_deref() == Some("pt-BR")
+            && class.contains("dark")
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "list {now} px (want {}), lang {lang:?}, class {class:?}",
+                before + 48
+            ))
+        }
+    });
+    app.assert_no_errors();
+}

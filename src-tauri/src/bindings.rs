@@ -88,6 +88,7 @@ pub fn render() -> String {
         Notice,
         ExportChoice,
         crate::workspace::recovery::RecoveredBook,
+        crate::prefs::Prefs,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

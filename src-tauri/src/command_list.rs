@@ -54,6 +54,8 @@ macro_rules! with_command_names {
             set_window_title,
             has_unsaved,
             quit,
+            load_prefs,
+            save_prefs,
         }
     };
 }

@@ -497,3 +497,16 @@ pub fn quit(app: AppHandle) {
     crate::QUIT_CONFIRMED.store(true, std::sync::atomic::Ordering::SeqCst);
     app.exit(0);
 }
+
+/// The interface preferences saved by an earlier run (the defaults when
+/// there are none).
+#[tauri::command]
+pub fn load_prefs(app: AppHandle) -> crate::prefs::Prefs {
+    crate::prefs::load(&crate::data_dir(&app))
+}
+
+/// Saves the interface preferences (theme, language, pane sizes).
+#[tauri::command]
+pub fn save_prefs(app: AppHandle, prefs: crate::prefs::Prefs) -> R<()> {
+    crate::prefs::store(&crate::data_dir(&app), prefs).map_err(|e| AppError::new(ErrorKind::Io, e))
+}

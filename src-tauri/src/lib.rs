@@ -8,6 +8,7 @@ pub mod bindings;
 pub mod commands;
 pub mod error;
 pub mod menu;
+pub mod prefs;
 pub mod views;
 pub mod workspace;
 
@@ -76,7 +77,7 @@ const UI_ANSWER_TIME: Duration = Duration::from_secs(3);
 
 /// The app's data folder: `LOREBOOK_DATA_DIR` when set (tests point it at
 /// a temporary folder), else the platform's (`app_data_dir`).
-fn data_dir(app: &AppHandle) -> PathBuf {
+pub(crate) fn data_dir(app: &AppHandle) -> PathBuf {
     std::env::var_os(recovery::DATA_DIR_ENV)
         .map(PathBuf::from)
         .or_else(|| app.path().app_data_dir().ok())

@@ -395,6 +395,21 @@ saved_at: number,
  */
 file: string, };
 
+export type Prefs = { 
+/**
+ * `system`, `light` or `dark`; `None` until the user picks one.
+ */
+theme?: string | null, 
+/**
+ * `en` or `pt-BR`; `None` follows the system language.
+ */
+locale?: string | null, 
+/**
+ * The widths of the entry list and the editor, as fractions of the
+ * window's width (the preview takes the rest); empty for the default.
+ */
+panes: Array<number>, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -437,7 +452,9 @@ export type Command =
   | 'discard_recovered'
   | 'set_window_title'
   | 'has_unsaved'
-  | 'quit';
+  | 'quit'
+  | 'load_prefs'
+  | 'save_prefs';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

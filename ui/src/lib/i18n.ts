@@ -267,6 +267,8 @@ const en = {
   'preview.emptyChat': 'No chat yet. Paste one above, or open a chat file, to see which entries it activates.',
   'preview.noBooks': 'No book is attached to the preview.',
   'preview.attach': 'Attach {name}',
+  'layout.splitList': 'Resize the entry list (arrow keys; double-click resets)',
+  'layout.splitEditor': 'Resize the editor and the preview (arrow keys; double-click resets)',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -535,6 +537,8 @@ const ptBR: Record<MessageKey, string> = {
   'preview.emptyChat': 'Nenhuma conversa ainda. Cole uma acima ou abra um arquivo de conversa para ver quais entradas ela ativa.',
   'preview.noBooks': 'Nenhum livro está anexado à prévia.',
   'preview.attach': 'Anexar {name}',
+  'layout.splitList': 'Redimensionar a lista de entradas (setas; clique duplo restaura)',
+  'layout.splitEditor': 'Redimensionar o editor e a prévia (setas; clique duplo restaura)',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

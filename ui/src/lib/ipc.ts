@@ -22,6 +22,7 @@ import type {
   LogRow,
   OpenResult,
   PreviewView,
+  Prefs,
   RecoveredBook,
   Settings,
 } from './bindings';
@@ -101,6 +102,8 @@ export const api = {
   setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
   hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
+  loadPrefs: () => call<Prefs>('load_prefs'),
+  savePrefs: (prefs: Prefs) => call<void>('save_prefs', { prefs }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

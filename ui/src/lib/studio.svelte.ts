@@ -16,12 +16,18 @@ import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
 import type { Catalog, ExportFormat } from './bindings';
+import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
 export type Theme = 'system' | 'light' | 'dark';
 
 export class Studio {
   locale = $state<Locale>(pickLocale(typeof navigator !== 'undefined' ? navigator.language : 'en'));
   theme = $state<Theme>('system');
+  /** The entry list's and the editor's share of the window (see layout.ts). */
+  panes = $state<Panes>([...DEFAULT_PANES]);
+  /** Whether the saved preferences were read: only then are changes saved,
+   *  so the defaults of the first frame never overwrite them. */
+  prefsLoaded = $state(false);
   /** What the engine offers: decorators, models, formats, limits. */
   catalog = $state<Catalog | null>(null);
 
@@ -43,7 +49,25 @@ export class Studio {
 
   t = (key: MessageKey | PluralKey, params: Record<string, string | number> = {}) => format(this.locale, key, params);
 
+  /** Applies the preferences of an earlier run (theme, language, panes). */
+  async loadPrefs() {
+    try {
+      const p = await api.loadPrefs();
+      if (p.theme === 'system' || p.theme === 'light' || p.theme === 'dark') this.theme = p.theme;
+      if (p.locale === 'en' || p.locale === 'pt-BR') this.locale = p.locale;
+      this.panes = restorePanes(p.panes);
+    } finally {
+      this.prefsLoaded = true;
+    }
+  }
+
+  /** Saves the current preferences. */
+  savePrefs() {
+    return api.savePrefs({ theme: this.theme, locale: this.locale, panes: [...this.panes] });
+  }
+
   async init() {
+    await this.run(() => this.loadPrefs());
     await this.run(async () => {
       this.catalog = await api.catalog();
       await this.docs.refresh();

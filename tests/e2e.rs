@@ -734,6 +734,7 @@ fn a_file_changed_on_disk_asks_before_save() {
     std::fs::write(&book, sample.replace("Saltmere", "Saltmarsh")).expect("change the file");
     app.click(&tid("save"));
     let message = app.wait_for(&tid("disk-message"));
+    assert_accessible(&app, "the changed-on-disk question");
     let text = app.text(&message).expect("the question's text");
     assert!(text.contains("changed by another program"), "{text}");
     assert!(
@@ -872,6 +873,7 @@ fn unsaved_edits_survive_a_kill_and_are_restored() {
     let app = driver.launch(&[]);
     app.wait_ready();
     app.wait_for(&tid("recovery-dialog"));
+    assert_accessible(&app, "the recovery dialog");
     app.click(&tid("recovery-show"));
     let file = app.wait_for(&tid("recovery-file"));
     let shown = app.text(&file).expect("the recovery file's text");
@@ -1103,6 +1105,20 @@ fn the_main_views_have_no_serious_accessibility_violations() {
         }
     });
     assert_accessible(&app, "the main view (dark theme)");
+
+    app.click(&tid("export"));
+    app.wait_for(&tid("export-dialog"));
+    assert_accessible(&app, "the export dialog with its report");
+    let format = app.find(&tid("export-format")).expect("export format");
+    app.run(format.send_keys(&char::from(Key::Escape).to_string()))
+        .expect("press Escape in the export dialog");
+    wait_until("the export dialog closed by Escape", TIMEOUT, || {
+        if app.find_all(&tid("export-dialog"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("the export dialog is still open".to_string())
+        }
+    });
 
     app.click(&tid("delete-entry"));
     app.wait_for(&tid("confirm"));

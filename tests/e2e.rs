@@ -1231,3 +1231,65 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
     });
     app.assert_no_errors();
 }
+
+/// Issue 12, on a real book when the shared corpus is present: the
+/// 338-entry SillyTavern book opens named after its file, with a one-line
+/// report summary, no warning badge for SillyTavern's defaults, and its
+/// summary in Portuguese once the language is switched.
+#[test]
+fn the_corpus_zzz_book_opens_calmly_in_both_languages() {
+    let _serial = serial();
+    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
+        eprintln!("skipped: corpus e2e (no corpus folder; see LOREBOOK_CORPUS)");
+        return;
+    };
+    let zzz = corpus.join("sillytavern/Complete_ZZZ_Lorebook.json");
+    let path = zzz.to_str().expect("utf-8 corpus path");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    wait_until("338 entries listed", TIMEOUT, || {
+        let footer = app.find("#entry-count")?;
+        let text = app.text(&footer)?;
+        if text.contains("338 of 338") {
+            Ok(())
+        } else {
+            Err(format!("footer {text:?}"))
+        }
+    });
+    let tab = app.find(&tid("book-tab")).expect("the book tab");
+    let name = app.property(&tab, "textContent").expect("tab text");
+    assert!(
+        name.as_deref()
+            .is_some_and(|t| t.contains("Complete_ZZZ_Lorebook")),
+        "the tab shows {name:?}"
+    );
+    assert!(
+        app.find_all(&tid("diag-badge"))
+            .expect("look for badges")
+            .is_empty(),
+        "SillyTavern's defaults are not warnings"
+    );
+    let summary = app.find(&tid("notice-summary")).expect("the summary line");
+    let text = app.text(&summary).expect("summary text");
+    assert!(text.starts_with("338 entries imported"), "{text:?}");
+    let file = app.find(&tid("notice-file")).expect("the file name");
+    assert_eq!(
+        app.text(&file).expect("file text"),
+        "Complete_ZZZ_Lorebook.json"
+    );
+
+    let locale = app.find(&tid("locale")).expect("language select");
+    app.run(locale.select_by_value("pt-BR"))
+        .expect("pick Portuguese");
+    wait_until("the summary in Portuguese", TIMEOUT, || {
+        let summary = app.find(&tid("notice-summary"))?;
+        let text = app.text(&summary)?;
+        if text.starts_with("338 entradas importadas") {
+            Ok(())
+        } else {
+            Err(format!("summary {text:?}"))
+        }
+    });
+    app.assert_no_errors();
+}

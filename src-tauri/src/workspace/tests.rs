@@ -514,3 +514,88 @@ fn a_save_into_a_read_only_folder_fails_clearly_and_stays_dirty() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the webview makes of a value: JSON numbers become doubles, and
+/// `JSON.stringify` writes integral ones as integers.
+fn through_javascript(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap();
+            if f.fract() == 0.0 && f >= 0.0 && f < 1.8e19 {
+                Value::from(f as u64)
+            } else if f.fract() == 0.0 && f < 0.0 && f > -9.2e18 {
+                Value::from(f as i64)
+            } else {
+                Value::from(f)
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(through_javascript).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (k, through_javascript(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[test]
+fn huge_ids_and_integers_survive_an_edit_in_the_editor() {
+    let dir = std::env::temp_dir().join(format!("lbs-huge-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("huge.json");
+    std::fs::write(
+        &source,
+        r#"{"spec": "lorebook_v3", "data": {"name": "Huge", "entries": [
+        {"id": 1152921504606846977, "keys": ["a"], "content": "x",
+         "unknown": {"nested": {"n": 1152921504606846977}},
+         "extensions": {"tool": {"big": -1152921504606846977}}},
+        {"id": 3, "keys": ["b"], "content": "y", "insertion_order": 9007199254740993}]}}"#,
+    )
+    .unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&source).unwrap() else {
+        panic!("a repaired native file waits for confirmation")
+    };
+    assert!(
+        p.report
+            .to_string()
+            .contains("id 1152921504606846977 is not"),
+        "{}",
+        p.report
+    );
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    // Every id the webview receives is exact in a JavaScript number.
+    let all = ListQuery {
+        search: String::new(),
+        filter: EntryFilter::All,
+        sort: SortKey::Id,
+        descending: false,
+    };
+    let rows = ws.list(doc, &all).unwrap();
+    assert!(rows.iter().all(|r| r.id <= lorebook_engine::model::MAX_ID));
+    for row in rows {
+        // The editor's round trip: the entry goes to JavaScript and back
+        // with an edit.
+        let detail = ws.entry(doc, row.id).unwrap();
+        let sent = through_javascript(serde_json::to_value(&detail.entry).unwrap());
+        let mut edited: lorebook_engine::model::Entry = serde_json::from_value(sent).unwrap();
+        edited.content.push_str(" edited");
+        ws.update_entry(doc, edited).unwrap();
+    }
+    let path = dir.join("saved.json");
+    ws.save(doc, Some(path.clone()), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for exact in [
+        "\"id\": 1152921504606846977",
+        "\"n\": 1152921504606846977",
+        "\"big\": -1152921504606846977",
+        "\"insertion_order\": 9007199254740993",
+        "x edited",
+        "y edited",
+    ] {
+        assert!(text.contains(exact), "{exact} in\n{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -10,7 +10,8 @@ use ts_rs::TS;
 pub fn render() -> String {
     let mut out = String::from(
         "// Generated from the Rust types by ts-rs (src-tauri/src/bindings.rs). Do not edit.\n\
-         // 64-bit integers travel as JSON numbers.\n\n\
+         // 64-bit integers travel as JSON numbers: entry ids stay within 2^53 - 1 (model::MAX_ID), and\n\
+         // the JSON an entry carries (extensions, unknown fields) is never taken back from the UI.\n\n\
          export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n",
     );
     macro_rules! decl {

@@ -67,6 +67,32 @@ fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> 
     s.ws.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Runs `f` on the workspace, catching a panic inside it: the command
+/// returns an `internal` error naming it (the UI reports it like any other
+/// error) instead of leaving the UI's call unanswered. The lock is taken
+/// inside the caught closure, so a panic poisons it, and the quit check
+/// ([`has_unsaved`]) keeps asking whatever the books' flags say.
+pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace) -> R<T>) -> R<T> {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut ws)
+    }));
+    caught.unwrap_or_else(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        Err(AppError::new(
+            ErrorKind::Internal,
+            format!(
+                "internal error in {command} ({why}); your unsaved changes are kept: save them \
+                 (Save As to a new file is safest) and restart the app"
+            ),
+        ))
+    })
+}
+
 #[tauri::command]
 pub fn catalog() -> Catalog {
     Catalog {
@@ -111,7 +137,7 @@ pub fn catalog() -> Catalog {
 
 #[tauri::command(async)]
 pub fn app_state(s: State<'_, AppState>) -> R<AppStateView> {
-    Ok(lock(&s).state())
+    guarded(&s, "app_state", |ws| Ok(ws.state()))
 }
 
 /// Messages from startup, drag and drop or the menu that the UI shows once.
@@ -160,18 +186,18 @@ pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> 
 
 #[tauri::command(async)]
 pub fn pending_imports(s: State<'_, AppState>) -> R<Vec<PendingImport>> {
-    Ok(lock(&s).pending())
+    guarded(&s, "pending_imports", |ws| Ok(ws.pending()))
 }
 
 #[tauri::command(async)]
 pub fn confirm_import(s: State<'_, AppState>, id: u32, accept: bool) -> R<Option<u32>> {
-    lock(&s).confirm_import(id, accept)
+    guarded(&s, "confirm_import", |ws| ws.confirm_import(id, accept))
 }
 
 /// What an export would carry, shown before the user confirms.
 #[tauri::command(async)]
 pub fn export_report(s: State<'_, AppState>, doc: u32, format: ExportFormat) -> R<Report> {
-    lock(&s).export_report(doc, format)
+    guarded(&s, "export_report", |ws| ws.export_report(doc, format))
 }
 
 /// Export as…: optionally a card PNG to write into, then where to save.
@@ -261,10 +287,11 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Op
 /// disk since it was opened (else that is a `changed_on_disk` error).
 #[tauri::command(async)]
 pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<String> {
-    let mut ws = lock(&s);
-    let result = ws.save(doc, None, overwrite);
-    store_recent(&app, &ws);
-    result
+    guarded(&s, "save", |ws| {
+        let result = ws.save(doc, None, overwrite);
+        store_recent(&app, ws);
+        result
+    })
 }
 
 #[tauri::command]
@@ -302,67 +329,69 @@ pub fn check_disk_changes(s: State<'_, AppState>) -> Vec<u32> {
 /// Reads a book again from its file, dropping its edits.
 #[tauri::command(async)]
 pub fn reload_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
-    lock(&s).reload(doc)
+    guarded(&s, "reload_doc", |ws| ws.reload(doc))
 }
 
 #[tauri::command(async)]
 pub fn close_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
-    lock(&s).close(doc)
+    guarded(&s, "close_doc", |ws| ws.close(doc))
 }
 
 #[tauri::command(async)]
 pub fn book_settings(s: State<'_, AppState>, doc: u32) -> R<BookSettings> {
-    lock(&s).book_settings(doc)
+    guarded(&s, "book_settings", |ws| ws.book_settings(doc))
 }
 
 #[tauri::command(async)]
 pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSettings) -> R<()> {
-    lock(&s).set_book_settings(doc, settings)
+    guarded(&s, "set_book_settings", |ws| {
+        ws.set_book_settings(doc, settings)
+    })
 }
 
 #[tauri::command(async)]
 pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
-    lock(&s).list(doc, &query)
+    guarded(&s, "list_entries", |ws| ws.list(doc, &query))
 }
 
 #[tauri::command(async)]
 pub fn get_entry(s: State<'_, AppState>, doc: u32, id: u64) -> R<EntryDetail> {
-    lock(&s).entry(doc, id)
+    guarded(&s, "get_entry", |ws| ws.entry(doc, id))
 }
 
 #[tauri::command(async)]
 pub fn update_entry(s: State<'_, AppState>, doc: u32, entry: Entry) -> R<EntryDetail> {
-    lock(&s).update_entry(doc, entry)
+    guarded(&s, "update_entry", |ws| ws.update_entry(doc, entry))
 }
 
 #[tauri::command(async)]
 pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
-    lock(&s).add_entry(doc)
+    guarded(&s, "add_entry", |ws| ws.add_entry(doc))
 }
 
 #[tauri::command(async)]
 pub fn duplicate_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<Vec<u64>> {
-    lock(&s).duplicate(doc, &ids)
+    guarded(&s, "duplicate_entries", |ws| ws.duplicate(doc, &ids))
 }
 
 #[tauri::command(async)]
 pub fn delete_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<()> {
-    lock(&s).delete(doc, &ids)
+    guarded(&s, "delete_entries", |ws| ws.delete(doc, &ids))
 }
 
 #[tauri::command(async)]
 pub fn bulk_update(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, patch: BulkPatch) -> R<()> {
-    lock(&s).bulk(doc, &ids, &patch)
+    guarded(&s, "bulk_update", |ws| ws.bulk(doc, &ids, &patch))
 }
 
 #[tauri::command(async)]
 pub fn undo(s: State<'_, AppState>, doc: u32) -> R<bool> {
-    lock(&s).undo(doc)
+    guarded(&s, "undo", |ws| ws.undo(doc))
 }
 
 #[tauri::command(async)]
 pub fn redo(s: State<'_, AppState>, doc: u32) -> R<bool> {
-    lock(&s).redo(doc)
+    guarded(&s, "redo", |ws| ws.redo(doc))
 }
 
 /// Splits the editor's comma-separated keys, keeping commas inside
@@ -406,22 +435,24 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
 
 #[tauri::command(async)]
 pub fn set_attached(s: State<'_, AppState>, doc: u32, attached: bool) -> R<()> {
-    lock(&s).set_attached(doc, attached)
+    guarded(&s, "set_attached", |ws| ws.set_attached(doc, attached))
 }
 
 #[tauri::command(async)]
 pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()> {
-    lock(&s).set_settings(settings)
+    guarded(&s, "set_preview_settings", |ws| ws.set_settings(settings))
 }
 
 #[tauri::command(async)]
 pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> R<PreviewView> {
-    Ok(lock(&s).preview(request.map(|r| r as usize)))
+    guarded(&s, "preview", |ws| {
+        Ok(ws.preview(request.map(|r| r as usize)))
+    })
 }
 
 #[tauri::command(async)]
 pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
-    Ok(lock(&s).log())
+    guarded(&s, "preview_log", |ws| Ok(ws.log()))
 }
 
 /// Relabels the native menu in the UI's language (the message catalog lives

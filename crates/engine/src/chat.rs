@@ -94,6 +94,12 @@ fn err(line: Option<usize>, message: impl Into<String>) -> ChatError {
 pub fn parse(text: &str, options: &ChatOptions) -> Result<Chat, ChatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
+    if trimmed.starts_with(['[', '{']) {
+        use crate::formats::json::{count_json_values, too_many_values, MAX_JSON_VALUES};
+        if count_json_values(text, MAX_JSON_VALUES) > MAX_JSON_VALUES {
+            return Err(err(None, too_many_values()));
+        }
+    }
     if trimmed.starts_with('[') {
         return parse_openai(text);
     }
@@ -301,11 +307,7 @@ fn speaker_prefix(line: &str) -> Option<(&str, &str)> {
 }
 
 fn strip_location(e: &serde_json::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" at line ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
+    crate::formats::json::json_error_message(e)
 }
 
 #[cfg(test)]

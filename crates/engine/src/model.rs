@@ -22,6 +22,12 @@ pub const DEFAULT_SCAN_DEPTH: u32 = 4;
 pub const DEFAULT_TOKEN_BUDGET: u32 = 800;
 /// Default [`Entry::order`] and [`Entry::priority`].
 pub const DEFAULT_ORDER: i64 = 100;
+/// The largest entry id: 2^53 − 1, the largest integer a JavaScript number
+/// (the webview's) holds exactly. Ids cross the IPC boundary as numbers, so
+/// importers give an entry whose id is above it (or negative, fractional, a
+/// string that is not such a number) a fresh id and keep the source's
+/// spelling for export (docs/semantics.md, "Entry ids").
+pub const MAX_ID: u64 = (1 << 53) - 1;
 
 /// A lorebook: entries plus scan settings (SPEC §1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,9 +68,34 @@ impl Default for Book {
 }
 
 impl Book {
-    /// The next free entry id: one more than the largest id in use.
+    /// The next free entry id: one more than the largest id in use, or,
+    /// when that would pass [`MAX_ID`], the smallest id not in use (ids
+    /// never wrap and never collide).
     pub fn next_id(&self) -> u64 {
-        self.entries.iter().map(|e| e.id + 1).max().unwrap_or(0)
+        self.fresh_ids(1)[0]
+    }
+
+    /// `n` distinct ids not in use, chosen as [`Book::next_id`] chooses one.
+    pub fn fresh_ids(&self, n: usize) -> Vec<u64> {
+        let used: std::collections::HashSet<u64> = self.entries.iter().map(|e| e.id).collect();
+        let mut next = self
+            .entries
+            .iter()
+            .map(|e| e.id)
+            .filter(|&id| id <= MAX_ID)
+            .max()
+            .map_or(0, |m| m + 1);
+        let mut out = Vec::with_capacity(n);
+        while out.len() < n {
+            if next > MAX_ID {
+                next = 0;
+            }
+            if !used.contains(&next) {
+                out.push(next);
+            }
+            next += 1;
+        }
+        out
     }
 
     /// Adds a new entry with editor defaults and a fresh id; returns its id.
@@ -351,5 +382,22 @@ mod tests {
         assert_eq!(b.add_entry(Entry::default()), 0);
         b.entries[0].id = 7;
         assert_eq!(b.add_entry(Entry::default()), 8);
+    }
+
+    #[test]
+    fn next_id_at_the_largest_id_takes_the_smallest_free_one() {
+        let mut b = Book::default();
+        for id in [MAX_ID, 0, 1, 3] {
+            b.entries.push(Entry {
+                id,
+                ..Entry::default()
+            });
+        }
+        assert_eq!(b.add_entry(Entry::default()), 2);
+        assert_eq!(b.add_entry(Entry::default()), 4);
+        assert_eq!(b.fresh_ids(3), vec![5, 6, 7]);
+        // An id past the limit (set by hand) does not make it wrap either.
+        b.entries[0].id = u64::MAX;
+        assert_eq!(b.next_id(), 5);
     }
 }

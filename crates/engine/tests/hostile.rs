@@ -23,3 +23,78 @@ fn a_preview_counts_an_entry_of_one_unbroken_megabyte() {
         assert_eq!(result.dropped[0].id, 0);
     }
 }
+
+/// JSON that expands (issue 8): nesting past serde_json's recursion limit,
+/// which nothing disables, and millions of tiny values within the file cap.
+mod json_amplification {
+    use lorebook_engine::chat;
+    use lorebook_engine::formats::json::{count_json_values, MAX_JSON_DEPTH, MAX_JSON_VALUES};
+    use lorebook_engine::formats::{self, parse_json};
+    use std::time::{Duration, Instant};
+
+    fn nested(depth: usize) -> String {
+        format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn nesting_just_at_and_just_past_the_depth_limit() {
+        assert!(parse_json(nested(MAX_JSON_DEPTH).as_bytes()).is_ok());
+        let err = parse_json(nested(MAX_JSON_DEPTH + 1).as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nested more than 127 levels deep"), "{err}");
+        // 100,000 levels: the same refusal, no stack overflow.
+        let err = formats::import(nested(100_000).as_bytes())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nested more than 127 levels deep"), "{err}");
+        let err = chat::parse(&nested(100_000), &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("nested more than 127 levels deep"), "{err}");
+    }
+
+    #[test]
+    fn values_are_counted_outside_strings_only() {
+        assert_eq!(count_json_values(r#"{"a": [1, 2], "b": {}}"#, 100), 7);
+        assert_eq!(count_json_values(r#"["[,{:", "\"[", 1]"#, 100), 3);
+        assert_eq!(
+            count_json_values("[0,0,0]", 2),
+            3,
+            "stops just past the cap"
+        );
+    }
+
+    #[test]
+    fn ten_million_tiny_arrays_are_refused_before_parsing() {
+        // 30 MB of `[],`: parsed, some 800 MB of values.
+        let text = format!("[{}[]]", "[],".repeat(10_000_000));
+        let start = Instant::now();
+        let err = formats::import(text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("more than 8000000 values"), "{err}");
+        let err = chat::parse(&text, &Default::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than 8000000 values"), "{err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn values_just_under_and_just_over_the_cap() {
+        // `[0,0,…]` with n zeros holds n + 1 values by the count: the array
+        // starts one, each comma one more.
+        let under = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES - 1));
+        assert_eq!(count_json_values(&under, MAX_JSON_VALUES), MAX_JSON_VALUES);
+        let over = format!("[{}0]", "0,".repeat(MAX_JSON_VALUES));
+        let err = parse_json(over.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("more than 8000000 values"), "{err}");
+        // Just under parses (a bare array is no book: the error is the
+        // format's, not the cap's).
+        let err = formats::import(under.as_bytes()).unwrap_err().to_string();
+        assert!(!err.contains("values"), "{err}");
+    }
+}

@@ -2,6 +2,7 @@
 //! list of [`Change`]s that the history records and the preview follows.
 
 use lorebook_engine::decorators;
+use lorebook_engine::formats::native;
 use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 
 use super::history::Change;
@@ -37,10 +38,21 @@ impl Workspace {
     }
 
     /// Replaces an entry (the editor sends the whole entry).
-    pub fn update_entry(&mut self, doc: u32, entry: Entry) -> Result<EntryDetail, AppError> {
+    /// Replaces an entry with the editor's version of it. What the editor
+    /// cannot change or hold exactly is taken from the stored entry, so a
+    /// trip through the webview's JavaScript numbers never alters it: the
+    /// `extensions` and unknown fields (free-form JSON whose integers may
+    /// pass 2^53), and an order or priority beyond ±2^53 that came back
+    /// only rounded.
+    pub fn update_entry(&mut self, doc: u32, mut entry: Entry) -> Result<EntryDetail, AppError> {
         let id = entry.id;
         let d = self.doc_mut(doc)?;
         let index = d.position(id)?;
+        let stored = &d.book.entries[index];
+        entry.extensions = stored.extensions.clone();
+        entry.extra = stored.extra.clone();
+        entry.order = unrounded(stored.order, entry.order);
+        entry.priority = unrounded(stored.priority, entry.priority);
         if d.book.entries[index] != entry {
             let before = d.book.entries[index].clone();
             let applied = d.commit(
@@ -79,13 +91,16 @@ impl Workspace {
 
     pub fn duplicate(&mut self, doc: u32, ids: &[u64]) -> Result<Vec<u64>, AppError> {
         let d = self.doc_mut(doc)?;
-        let first_id = d.book.next_id();
+        let fresh = d.book.fresh_ids(ids.len());
         let first_index = d.book.entries.len();
         let mut changes = Vec::new();
         let mut new_ids = Vec::new();
         for (n, &id) in ids.iter().enumerate() {
-            let next = first_id + n as u64;
-            let src = d.book.entries[d.position(id)?].clone();
+            let next = fresh[n];
+            let mut src = d.book.entries[d.position(id)?].clone();
+            // A copy is a new entry: it does not claim the source id its
+            // original was imported with.
+            src.extra.remove(native::ORIGINAL_ID);
             let copy = Entry {
                 id: next,
                 comment: if src.comment.is_empty() {
@@ -167,5 +182,15 @@ impl Workspace {
         } else {
             decorators::remove(content, name)
         }
+    }
+}
+
+/// The stored integer when `sent` is what a JavaScript number makes of it
+/// (the nearest double), else `sent`: the user's own change.
+fn unrounded(stored: i64, sent: i64) -> i64 {
+    if sent != stored && sent == stored as f64 as i64 {
+        stored
+    } else {
+        sent
     }
 }

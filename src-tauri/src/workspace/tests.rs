@@ -514,3 +514,203 @@ fn a_save_into_a_read_only_folder_fails_clearly_and_stays_dirty() {
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What the webview makes of a value: JSON numbers become doubles, and
+/// `JSON.stringify` writes integral ones as integers.
+fn through_javascript(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap();
+            if f.fract() == 0.0 && f >= 0.0 && f < 1.8e19 {
+                Value::from(f as u64)
+            } else if f.fract() == 0.0 && f < 0.0 && f > -9.2e18 {
+                Value::from(f as i64)
+            } else {
+                Value::from(f)
+            }
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(through_javascript).collect()),
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (k, through_javascript(v)))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+#[test]
+fn huge_ids_and_integers_survive_an_edit_in_the_editor() {
+    let dir = std::env::temp_dir().join(format!("lbs-huge-ids-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("huge.json");
+    std::fs::write(
+        &source,
+        r#"{"spec": "lorebook_v3", "data": {"name": "Huge", "entries": [
+        {"id": 1152921504606846977, "keys": ["a"], "content": "x",
+         "unknown": {"nested": {"n": 1152921504606846977}},
+         "extensions": {"tool": {"big": -1152921504606846977}}},
+        {"id": 3, "keys": ["b"], "content": "y", "insertion_order": 9007199254740993}]}}"#,
+    )
+    .unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&source).unwrap() else {
+        panic!("a repaired native file waits for confirmation")
+    };
+    assert!(
+        p.report
+            .to_string()
+            .contains("id 1152921504606846977 is not"),
+        "{}",
+        p.report
+    );
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    // Every id the webview receives is exact in a JavaScript number.
+    let all = ListQuery {
+        search: String::new(),
+        filter: EntryFilter::All,
+        sort: SortKey::Id,
+        descending: false,
+    };
+    let rows = ws.list(doc, &all).unwrap();
+    assert!(rows.iter().all(|r| r.id <= lorebook_engine::model::MAX_ID));
+    for row in rows {
+        // The editor's round trip: the entry goes to JavaScript and back
+        // with an edit.
+        let detail = ws.entry(doc, row.id).unwrap();
+        let sent = through_javascript(serde_json::to_value(&detail.entry).unwrap());
+        let mut edited: lorebook_engine::model::Entry = serde_json::from_value(sent).unwrap();
+        edited.content.push_str(" edited");
+        ws.update_entry(doc, edited).unwrap();
+    }
+    let path = dir.join("saved.json");
+    ws.save(doc, Some(path.clone()), false).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    for exact in [
+        "\"id\": 1152921504606846977",
+        "\"n\": 1152921504606846977",
+        "\"big\": -1152921504606846977",
+        "\"insertion_order\": 9007199254740993",
+        "x edited",
+        "y edited",
+    ] {
+        assert!(text.contains(exact), "{exact} in\n{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A small tmpfs mounted for one test, unmounted when dropped. `None` when
+/// this process may not mount (not root, or in a container that forbids it).
+#[cfg(target_os = "linux")]
+struct SmallDisk(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl SmallDisk {
+    fn mount(name: &str, size: &str) -> Option<SmallDisk> {
+        let dir = std::env::temp_dir().join(format!("lbs-disk-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(&dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = std::fs::remove_dir(&dir);
+            return None;
+        }
+        Some(SmallDisk(dir))
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+        let _ = std::fs::remove_dir(&self.0);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_save_onto_a_full_disk_fails_clearly_keeps_the_file_and_stays_dirty() {
+    let Some(disk) = SmallDisk::mount("full", "64k") else {
+        eprintln!("skipped: the full-disk test needs permission to mount a tmpfs");
+        return;
+    };
+    let (mut ws, doc) = ws();
+    let path = disk.0.join("book.json");
+    ws.save(doc, Some(path.clone()), false).unwrap();
+    let saved = std::fs::read(&path).unwrap();
+    // An entry larger than the disk: the save cannot be written.
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.content = "x".repeat(200 * 1024);
+    ws.update_entry(doc, e).unwrap();
+    let err = ws.save(doc, None, false).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Io);
+    assert!(err.message.contains("is full"), "{}", err.message);
+    assert!(
+        err.message.contains("the file was not changed"),
+        "{}",
+        err.message
+    );
+    assert!(ws.doc(doc).unwrap().dirty());
+    assert!(ws.any_dirty(), "the unsaved-changes prompt still asks");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        saved,
+        "the old file is intact"
+    );
+    let names: Vec<String> = std::fs::read_dir(&disk.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.contains(".lbs-tmp-")),
+        "no temporary file left: {names:?}"
+    );
+    // Once there is room (the entry shrinks), the same save goes through.
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.content = "small again".into();
+    ws.update_entry(doc, e).unwrap();
+    ws.save(doc, None, false).unwrap();
+    assert!(!ws.doc(doc).unwrap().dirty());
+}
+
+/// Issue 8: a command that panics is answered with an `internal` error (the
+/// UI reports it), later commands still work, and the quit check keeps
+/// asking even when every book reads clean.
+#[test]
+fn a_command_that_panics_is_reported_and_the_quit_check_still_asks() {
+    use crate::commands::{guarded, AppState};
+    use crate::workspace::recovery::has_unsaved;
+    for edit_first in [true, false] {
+        let (ws, doc) = ws();
+        let state = AppState {
+            ws: std::sync::Mutex::new(ws),
+            notices: Default::default(),
+        };
+        if edit_first {
+            guarded(&state, "update_entry", |ws| {
+                let mut e = ws.entry(doc, 1)?.entry;
+                e.keys.push("unsaved".into());
+                ws.update_entry(doc, e)
+            })
+            .unwrap();
+        }
+        assert_eq!(has_unsaved(&state.ws), edit_first);
+        let err = guarded(&state, "get_entry", |ws| {
+            // A bug: an id that is not there, unwrapped.
+            Ok(ws.entry(doc, 999_999).unwrap())
+        })
+        .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Internal);
+        assert!(err.message.contains("internal error in get_entry"), "{}", err.message);
+        assert!(err.message.contains("is not in this book"), "{}", err.message);
+        assert!(has_unsaved(&state.ws), "the quit check still asks");
+        // The app goes on: the next command answers normally.
+        let e = guarded(&state, "get_entry", |ws| ws.entry(doc, 1)).unwrap();
+        assert_eq!(e.entry.keys.contains(&"unsaved".to_string()), edit_first);
+    }
+}

@@ -1,5 +1,6 @@
 // Generated from the Rust types by ts-rs (src-tauri/src/bindings.rs). Do not edit.
-// 64-bit integers travel as JSON numbers.
+// 64-bit integers travel as JSON numbers: entry ids stay within 2^53 - 1 (model::MAX_ID), and
+// the JSON an entry carries (extensions, unknown fields) is never taken back from the UI.
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 

@@ -129,7 +129,13 @@ mod tests {
     fn card_json_is_capped_by_the_bytes_inflated() {
         let (small, _) = archive(b"{}");
         assert_eq!(read_file(&small, "card.json").unwrap().unwrap(), b"{}");
-        let big = vec![b' '; MAX_CARD_BYTES as usize + 1];
+        let mut big = vec![b' '; MAX_CARD_BYTES as usize];
+        let (just_under, _) = archive(&big);
+        assert_eq!(
+            read_file(&just_under, "card.json").unwrap().unwrap().len() as u64,
+            MAX_CARD_BYTES
+        );
+        big.push(b' ');
         let (honest, cd) = archive(&big);
         assert!(message(&honest).contains("larger than"));
         // The same archive declaring a 10-byte card.json in its directory

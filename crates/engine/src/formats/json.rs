@@ -7,8 +7,63 @@ use serde_json::Value;
 use super::error::ImportError;
 use crate::model::Object;
 
+/// The most JSON values (arrays, objects, their members and elements) a
+/// document may hold. Parsed, each value costs tens of bytes however short
+/// its text: `[],` is 3 bytes and an empty array in memory about 80, so a
+/// file within the 256 MiB cap could expand to gigabytes. 8 million is
+/// 2–3 times a 100,000-entry SillyTavern book.
+pub const MAX_JSON_VALUES: usize = 8_000_000;
+
+/// How deep arrays and objects may nest: serde_json's recursion limit (its
+/// counter of 128 refuses the 128th level),
+/// which stays on (nothing here disables it), so parsing and dropping a
+/// value never exhausts the stack.
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// An upper bound on the number of values in a JSON text, counted without
+/// parsing: every `[`, `{`, `,` and `:` outside strings starts one. Stops
+/// counting past `cap` (returns `cap + 1`), so the scan of an absurd file
+/// is one pass over its bytes and nothing else.
+pub fn count_json_values(text: &str, cap: usize) -> usize {
+    let mut count = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' | b',' | b':' => {
+                count += 1;
+                if count > cap {
+                    return count;
+                }
+            }
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The refusal of a JSON text holding more than [`MAX_JSON_VALUES`] values.
+pub fn too_many_values() -> String {
+    format!(
+        "the JSON holds more than {MAX_JSON_VALUES} values (arrays, objects and their items); \
+         such files are refused"
+    )
+}
+
 /// Parses bytes as JSON with a located error. A UTF-8 byte order mark is
-/// skipped.
+/// skipped. Documents of more than [`MAX_JSON_VALUES`] values or nested
+/// deeper than [`MAX_JSON_DEPTH`] are refused with a clear error.
 pub fn parse_json(bytes: &[u8]) -> Result<Value, ImportError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         ImportError::shape_of_file(format!(
@@ -17,17 +72,32 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, ImportError> {
         ))
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if count_json_values(text, MAX_JSON_VALUES) > MAX_JSON_VALUES {
+        return Err(ImportError::shape_of_file(too_many_values()));
+    }
     serde_json::from_str(text).map_err(|e| located(&e))
 }
 
-/// A serde_json error as [`ImportError::Json`], with its line and column.
-fn located(e: &serde_json::Error) -> ImportError {
+/// serde_json's message, with its recursion limit said in words.
+pub fn json_error_message(e: &serde_json::Error) -> String {
     let message = e.to_string();
     // serde_json appends " at line L column C"; keep only the cause.
     let message = match message.rfind(" at line ") {
         Some(i) => message[..i].to_string(),
         None => message,
     };
+    if message == "recursion limit exceeded" {
+        format!(
+            "arrays and objects nested more than {MAX_JSON_DEPTH} levels deep; such files are refused"
+        )
+    } else {
+        message
+    }
+}
+
+/// A serde_json error as [`ImportError::Json`], with its line and column.
+fn located(e: &serde_json::Error) -> ImportError {
+    let message = json_error_message(e);
     ImportError::Json {
         line: e.line(),
         column: e.column(),

@@ -17,7 +17,7 @@ use super::json::{
     parse_json, take_bool, take_i64, take_keys, take_object, take_string, take_u64, to_pretty,
 };
 use super::report::Report;
-use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
+use crate::model::{Book, Entry, Object, Role, SecondaryLogic, MAX_ID};
 
 /// The `spec` value of the native file.
 pub const SPEC: &str = "lorebook_v3";
@@ -172,17 +172,15 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
     };
     e.id = match obj.remove("id") {
         None | Some(Value::Null) => NO_ID,
-        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n < NO_ID) => {
-            n.as_u64().unwrap_or(NO_ID)
-        }
-        Some(Value::String(s)) if s.trim().parse::<u64>().is_ok_and(|n| n < NO_ID) => {
-            s.trim().parse().unwrap_or(NO_ID)
-        }
-        Some(other) => {
-            // A non-numeric id cannot be ours; keep it so nothing is lost.
-            obj.insert("original_id".into(), other);
-            NO_ID
-        }
+        Some(v) => match usable_id(&v) {
+            Some(id) => id,
+            None => {
+                // An id the editor cannot hold exactly: kept, and written
+                // back as the id on export (see `entry_to_object`).
+                obj.insert(ORIGINAL_ID.into(), v);
+                NO_ID
+            }
+        },
     };
     e.keys = take_keys(&mut obj, "keys", path)?;
     e.secondary_keys = take_keys(&mut obj, "secondary_keys", path)?;
@@ -222,6 +220,24 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
     Ok(e)
 }
 
+/// The field of [`Entry::extra`] holding a source id the editor could not
+/// use as its id (see [`usable_id`]); the native export writes it back as
+/// the entry's `id`.
+pub const ORIGINAL_ID: &str = "original_id";
+
+/// A source id usable as an entry id as it is: an integer from 0 to
+/// [`MAX_ID`], as a JSON number or a string of digits. Anything else
+/// (above 2^53 − 1, negative, fractional, other text) is not, and the
+/// entry gets a fresh id from [`assign_ids`].
+pub(crate) fn usable_id(v: &Value) -> Option<u64> {
+    let id = match v {
+        Value::Number(n) => n.as_u64()?,
+        Value::String(s) => s.trim().parse::<u64>().ok()?,
+        _ => return None,
+    };
+    (id <= MAX_ID).then_some(id)
+}
+
 /// An entry whose id was missing or repeated, and the id it was given.
 pub(crate) struct IdFix {
     /// Position in the book.
@@ -232,41 +248,61 @@ pub(crate) struct IdFix {
 }
 
 /// Gives entries without an id ([`NO_ID`]), or with a repeated one, the next
-/// free id; every format's importer uses it and words its own note.
+/// free id; every format's importer uses it and words its own note. Fresh
+/// ids count up from one past the largest id in use; past [`MAX_ID`] they
+/// take the smallest free ids instead, so nothing wraps or collides.
 pub(crate) fn assign_ids(book: &mut Book) -> Vec<IdFix> {
     let mut fixes = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut next = book
+    let mut seen: std::collections::HashSet<u64> = book
         .entries
         .iter()
-        .filter(|e| e.id != NO_ID)
-        .map(|e| e.id + 1)
-        .max()
-        .unwrap_or(0);
+        .filter(|e| e.id <= MAX_ID)
+        .map(|e| e.id)
+        .collect();
+    let mut next = seen.iter().max().map_or(0, |m| m + 1);
+    let mut kept = std::collections::HashSet::new();
     for (index, e) in book.entries.iter_mut().enumerate() {
-        if e.id == NO_ID || !seen.insert(e.id) {
+        if e.id > MAX_ID || !kept.insert(e.id) {
+            let new = loop {
+                if next > MAX_ID {
+                    next = 0;
+                }
+                let id = next;
+                next += 1;
+                if !seen.contains(&id) {
+                    break id;
+                }
+            };
             fixes.push(IdFix {
                 index,
-                old: (e.id != NO_ID).then_some(e.id),
-                new: next,
+                old: (e.id <= MAX_ID).then_some(e.id),
+                new,
             });
-            e.id = next;
-            seen.insert(next);
-            next += 1;
+            e.id = new;
+            seen.insert(new);
+            kept.insert(new);
         }
     }
     fixes
 }
 
 fn fix_ids(book: &mut Book) -> Vec<String> {
-    assign_ids(book)
+    let fixes = assign_ids(book);
+    fixes
         .into_iter()
         .map(|f| match f.old {
             Some(old) => format!(
                 "entry {}: id {old} is used twice; given id {}",
                 f.index, f.new
             ),
-            None => format!("entry {}: no usable id; given id {}", f.index, f.new),
+            None => match book.entries[f.index].extra.get(ORIGINAL_ID) {
+                Some(v) => format!(
+                    "entry {}: id {v} is not a whole number from 0 to 2^53 − 1; \
+                     given id {}, and {v} is written back as its id on save",
+                    f.index, f.new
+                ),
+                None => format!("entry {}: no id; given id {}", f.index, f.new),
+            },
         })
         .collect()
 }
@@ -298,7 +334,8 @@ pub fn book_to_object(book: &Book) -> Object {
         Value::Array(
             book.entries
                 .iter()
-                .map(|e| Value::Object(entry_to_object(e)))
+                .zip(written_ids(book))
+                .map(|(e, id)| Value::Object(entry_to_object(e, id)))
                 .collect(),
         ),
     );
@@ -310,9 +347,43 @@ pub fn book_to_object(book: &Book) -> Object {
     data
 }
 
-fn entry_to_object(e: &Entry) -> Object {
+/// The `id` each entry is written with: its own, or the source id it was
+/// imported with ([`ORIGINAL_ID`]) when no other entry of the book is
+/// written with that id (a duplicated entry keeps its fresh id and the
+/// field, so ids in the file stay unique; numbers compare by value).
+fn written_ids(book: &Book) -> Vec<Value> {
+    let numeric = |v: &Value| v.as_f64().map(f64::to_bits);
+    let mut taken_num: std::collections::HashSet<u64> = book
+        .entries
+        .iter()
+        .filter(|e| !e.extra.contains_key(ORIGINAL_ID))
+        .map(|e| (e.id as f64).to_bits())
+        .collect();
+    let mut taken_text = std::collections::HashSet::new();
+    book.entries
+        .iter()
+        .map(|e| match e.extra.get(ORIGINAL_ID) {
+            Some(v) if !v.is_null() => {
+                let free = match (v, numeric(v)) {
+                    (_, Some(bits)) => taken_num.insert(bits),
+                    (Value::String(s), None) => taken_text.insert(s.clone()),
+                    _ => false,
+                };
+                if free {
+                    v.clone()
+                } else {
+                    json!(e.id)
+                }
+            }
+            _ => json!(e.id),
+        })
+        .collect()
+}
+
+fn entry_to_object(e: &Entry, id: Value) -> Object {
     let mut o = Object::new();
-    o.insert("id".into(), json!(e.id));
+    let restored = id != json!(e.id);
+    o.insert("id".into(), id);
     o.insert("keys".into(), json!(e.keys));
     o.insert("secondary_keys".into(), json!(e.secondary_keys));
     o.insert("selective".into(), json!(e.selective));
@@ -330,7 +401,7 @@ fn entry_to_object(e: &Entry) -> Object {
     ext.insert("selectiveLogic".into(), json!(e.secondary_logic.to_st()));
     o.insert("extensions".into(), Value::Object(ext));
     for (k, v) in &e.extra {
-        if !ENTRY_FIELDS.contains(&k.as_str()) {
+        if !ENTRY_FIELDS.contains(&k.as_str()) && !(restored && k == ORIGINAL_ID) {
             o.insert(k.clone(), v.clone());
         }
     }

@@ -6,6 +6,12 @@
 //! book, and the report says so. The card's other fields are kept in
 //! `wrapper_extra["character_card"]` as for a JSON card ([`super::card`]).
 //!
+//! Only `tEXt` chunks are read. The compressed text chunks (`zTXt`, and
+//! `iTXt` with its compression flag) are never inflated — the card tools
+//! write `tEXt` — so a small PNG cannot expand into a huge card; the card
+//! text itself is bounded by the file cap (256 MiB) and the JSON caps of
+//! [`super::json`].
+//!
 //! Export ([`export_into`]) rewrites the card chunks of an existing PNG and
 //! copies every other chunk byte for byte, in order.
 
@@ -312,6 +318,28 @@ pub(crate) mod tests {
         }
         out.extend(chunk_bytes(b"IEND", &[]));
         out
+    }
+
+    #[test]
+    fn compressed_text_chunks_are_never_inflated() {
+        use flate2::{write::ZlibEncoder, Compression};
+        use std::io::Write;
+        // 64 MiB of base64-looking text deflated to some 64 KiB.
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::best());
+        z.write_all(&vec![b'A'; 64 << 20]).unwrap();
+        let deflated = z.finish().unwrap();
+        let mut ztxt = b"chara\0\0".to_vec();
+        ztxt.extend_from_slice(&deflated);
+        let mut itxt = b"ccv3\0\x01\0\0\0".to_vec();
+        itxt.extend_from_slice(&deflated);
+        let mut png = tiny_png(&[]);
+        let iend = png.len() - 12;
+        let mut extra = chunk_bytes(b"zTXt", &ztxt);
+        extra.extend(chunk_bytes(b"iTXt", &itxt));
+        png.splice(iend..iend, extra);
+        let start = std::time::Instant::now();
+        assert!(matches!(cards(&png), Err(ImportError::PngWithoutCard)));
+        assert!(start.elapsed() < std::time::Duration::from_millis(500));
     }
 
     #[test]

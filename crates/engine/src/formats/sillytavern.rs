@@ -44,7 +44,7 @@ use super::common::{as_regex_literal, drop_decorator, put_ns, set_decorator, tak
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{percent, take_bool, take_i64, take_keys, take_object, take_string, take_u64};
-use super::native::{assign_ids, NO_ID};
+use super::native::{assign_ids, usable_id, NO_ID};
 use super::report::{Report, Section};
 use super::shadow;
 use crate::decorators;
@@ -240,19 +240,21 @@ fn entry_from_st(
     path: &str,
     sec: &mut Section,
 ) -> Result<Entry, ImportError> {
+    // A uid the editor cannot hold exactly (above 2^53 - 1, negative,
+    // fractional, not a number) gets a fresh id; the shadow record of the
+    // import gives the source's uid back on export.
     let id = match o.remove("uid") {
-        Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n < NO_ID) => {
-            n.as_u64().unwrap_or(NO_ID)
-        }
-        Some(Value::String(s)) if s.trim().parse::<u64>().is_ok_and(|n| n < NO_ID) => {
-            s.trim().parse().unwrap_or(NO_ID)
-        }
-        _ => map_key
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n < NO_ID)
-            .unwrap_or(NO_ID),
+        Some(v) if !v.is_null() => match usable_id(&v) {
+            Some(id) => id,
+            None => {
+                sec.approx(
+                    "uid",
+                    format!("uid {v} is not a whole number from 0 to 2^53 − 1; it is written back on export"),
+                );
+                NO_ID
+            }
+        },
+        _ => usable_id(&Value::String(map_key.to_string())).unwrap_or(NO_ID),
     };
     let mut e = Entry {
         id,

@@ -100,7 +100,18 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result
+    result.map_err(|e: io::Error| match e.kind() {
+        io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded | io::ErrorKind::FileTooLarge => {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "the disk holding {} is full ({e}); the file was not changed",
+                    dir.display()
+                ),
+            )
+        }
+        _ => e,
+    })
 }
 
 /// `path` with every symlink in its last component followed, so a save

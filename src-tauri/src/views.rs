@@ -2,7 +2,7 @@
 //! every engine type it holds derives `ts_rs::TS`; `ui/src/lib/bindings.ts`
 //! is generated from them (see `bindings::tests`).
 
-use lorebook_engine::chat::Message;
+use lorebook_engine::chat::{ChatError, ChatWarning, Message};
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::RequestResult;
 use lorebook_engine::formats::{Format, Report};
@@ -30,8 +30,8 @@ pub struct DocSummary {
 pub struct AppStateView {
     pub docs: Vec<DocSummary>,
     pub chat_text: String,
-    pub chat_error: Option<String>,
-    pub chat_warnings: Vec<String>,
+    pub chat_error: Option<ChatError>,
+    pub chat_warnings: Vec<ChatWarning>,
     pub settings: Settings,
     pub recent: Vec<String>,
 }

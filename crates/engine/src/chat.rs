@@ -46,7 +46,7 @@ pub struct Message {
 pub struct Chat {
     pub messages: Vec<Message>,
     /// Lines or items that were skipped, with their place.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<ChatWarning>,
 }
 
 /// How plain text is split into messages.
@@ -65,28 +65,117 @@ impl Default for ChatOptions {
     }
 }
 
-/// A chat that could not be read; `line` is 1-based.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A chat that could not be read; `line` is 1-based. The problem is a
+/// code with parameters: English lives only in `Display` (the CLI's
+/// words); the app words the code in the user's language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChatError {
     pub line: Option<usize>,
-    pub message: String,
+    pub problem: ChatProblem,
+}
+
+/// Why a chat could not be read. `index` counts messages from 0, as the
+/// file's array does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum ChatProblem {
+    /// More JSON values than any chat needs (see `formats::json`).
+    TooManyValues {
+        limit: usize,
+    },
+    /// Not JSON where JSON was expected; `detail` is the parser's own
+    /// words, which have no code to translate.
+    MalformedJson {
+        column: usize,
+        detail: String,
+    },
+    /// JSON, but neither an array of messages nor `{"messages": [...]}`.
+    NotMessages,
+    MessageNotObject {
+        index: usize,
+    },
+    UnknownRole {
+        index: usize,
+        role: String,
+    },
+    MissingRole {
+        index: usize,
+    },
+    ContentNotText {
+        index: usize,
+    },
+    /// A JSON line that is not an object.
+    LineNotObject,
+    /// A SillyTavern line whose `mes` is not text.
+    MesNotText,
+}
+
+impl std::fmt::Display for ChatProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChatProblem::TooManyValues { .. } => {
+                f.write_str(&crate::formats::json::too_many_values())
+            }
+            ChatProblem::MalformedJson { column, detail } => {
+                write!(f, "malformed JSON at column {column}: {detail}")
+            }
+            ChatProblem::NotMessages => {
+                f.write_str("expected an array of messages or {\"messages\": [...]}")
+            }
+            ChatProblem::MessageNotObject { index } => {
+                write!(f, "message {index} is not an object")
+            }
+            ChatProblem::UnknownRole { index, role } => {
+                write!(f, "message {index}: unknown role \"{role}\"")
+            }
+            ChatProblem::MissingRole { index } => write!(f, "message {index}: missing \"role\""),
+            ChatProblem::ContentNotText { index } => {
+                write!(f, "message {index}: \"content\" must be text")
+            }
+            ChatProblem::LineNotObject => f.write_str("expected a JSON object"),
+            ChatProblem::MesNotText => f.write_str("\"mes\" must be text"),
+        }
+    }
 }
 
 impl std::fmt::Display for ChatError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.line {
-            Some(l) => write!(f, "chat line {l}: {}", self.message),
-            None => write!(f, "chat: {}", self.message),
+            Some(l) => write!(f, "chat line {l}: {}", self.problem),
+            None => write!(f, "chat: {}", self.problem),
         }
     }
 }
 
 impl std::error::Error for ChatError {}
 
-fn err(line: Option<usize>, message: impl Into<String>) -> ChatError {
-    ChatError {
-        line,
-        message: message.into(),
+fn err(line: Option<usize>, problem: ChatProblem) -> ChatError {
+    ChatError { line, problem }
+}
+
+/// A part of a chat file that was skipped, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum ChatWarning {
+    /// A tool or function message (index from 0): not chat text.
+    ToolMessageSkipped { index: usize },
+    /// A SillyTavern line (1-based) that is not a message.
+    NotAMessage { line: usize },
+}
+
+impl std::fmt::Display for ChatWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChatWarning::ToolMessageSkipped { index } => {
+                write!(f, "message {index}: tool message skipped")
+            }
+            ChatWarning::NotAMessage { line } => {
+                write!(f, "line {line}: not a message (no \"mes\"); skipped")
+            }
+        }
     }
 }
 
@@ -95,9 +184,14 @@ pub fn parse(text: &str, options: &ChatOptions) -> Result<Chat, ChatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
     if trimmed.starts_with(['[', '{']) {
-        use crate::formats::json::{count_json_values, too_many_values, MAX_JSON_VALUES};
+        use crate::formats::json::{count_json_values, MAX_JSON_VALUES};
         if count_json_values(text, MAX_JSON_VALUES) > MAX_JSON_VALUES {
-            return Err(err(None, too_many_values()));
+            return Err(err(
+                None,
+                ChatProblem::TooManyValues {
+                    limit: MAX_JSON_VALUES,
+                },
+            ));
         }
     }
     if trimmed.starts_with('[') {
@@ -127,35 +221,24 @@ pub fn parse_openai(text: &str) -> Result<Chat, ChatError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         err(
             Some(e.line()),
-            format!(
-                "malformed JSON at column {}: {}",
-                e.column(),
-                strip_location(&e)
-            ),
+            ChatProblem::MalformedJson {
+                column: e.column(),
+                detail: strip_location(&e),
+            },
         )
     })?;
     let items = match value {
         Value::Array(a) => a,
         Value::Object(mut o) => match o.remove("messages") {
             Some(Value::Array(a)) => a,
-            _ => {
-                return Err(err(
-                    None,
-                    "expected an array of messages or {\"messages\": [...]}",
-                ))
-            }
+            _ => return Err(err(None, ChatProblem::NotMessages)),
         },
-        _ => {
-            return Err(err(
-                None,
-                "expected an array of messages or {\"messages\": [...]}",
-            ))
-        }
+        _ => return Err(err(None, ChatProblem::NotMessages)),
     };
     let mut chat = Chat::default();
     for (i, item) in items.into_iter().enumerate() {
         let Value::Object(o) = item else {
-            return Err(err(None, format!("message {i} is not an object")));
+            return Err(err(None, ChatProblem::MessageNotObject { index: i }));
         };
         let role = match o.get("role").and_then(Value::as_str) {
             Some("user") => Speaker::User,
@@ -163,11 +246,19 @@ pub fn parse_openai(text: &str) -> Result<Chat, ChatError> {
             Some("system") | Some("developer") => Speaker::System,
             Some("tool") | Some("function") => {
                 chat.warnings
-                    .push(format!("message {i}: tool message skipped"));
+                    .push(ChatWarning::ToolMessageSkipped { index: i });
                 continue;
             }
-            Some(other) => return Err(err(None, format!("message {i}: unknown role \"{other}\""))),
-            None => return Err(err(None, format!("message {i}: missing \"role\""))),
+            Some(other) => {
+                return Err(err(
+                    None,
+                    ChatProblem::UnknownRole {
+                        index: i,
+                        role: other.to_string(),
+                    },
+                ))
+            }
+            None => return Err(err(None, ChatProblem::MissingRole { index: i })),
         };
         let text = match o.get("content") {
             Some(Value::String(s)) => s.clone(),
@@ -177,7 +268,7 @@ pub fn parse_openai(text: &str) -> Result<Chat, ChatError> {
                 .collect::<Vec<_>>()
                 .join("\n"),
             Some(Value::Null) | None => String::new(),
-            Some(_) => return Err(err(None, format!("message {i}: \"content\" must be text"))),
+            Some(_) => return Err(err(None, ChatProblem::ContentNotText { index: i })),
         };
         let name = o.get("name").and_then(Value::as_str).map(str::to_string);
         chat.messages.push(Message { role, name, text });
@@ -197,27 +288,25 @@ pub fn parse_jsonl(text: &str) -> Result<Chat, ChatError> {
         let value: Value = serde_json::from_str(line).map_err(|e| {
             err(
                 Some(n),
-                format!(
-                    "malformed JSON at column {}: {}",
-                    e.column(),
-                    strip_location(&e)
-                ),
+                ChatProblem::MalformedJson {
+                    column: e.column(),
+                    detail: strip_location(&e),
+                },
             )
         })?;
         let Value::Object(o) = value else {
-            return Err(err(Some(n), "expected a JSON object"));
+            return Err(err(Some(n), ChatProblem::LineNotObject));
         };
         let Some(mes) = o.get("mes") else {
             if !seen_header && chat.messages.is_empty() {
                 seen_header = true;
             } else {
-                chat.warnings
-                    .push(format!("line {n}: not a message (no \"mes\"); skipped"));
+                chat.warnings.push(ChatWarning::NotAMessage { line: n });
             }
             continue;
         };
         let Some(mes) = mes.as_str() else {
-            return Err(err(Some(n), "\"mes\" must be text"));
+            return Err(err(Some(n), ChatProblem::MesNotText));
         };
         let is_user = o.get("is_user").and_then(Value::as_bool).unwrap_or(false);
         let is_system = o.get("is_system").and_then(Value::as_bool).unwrap_or(false);
@@ -381,7 +470,14 @@ mod tests {
             &ChatOptions::default(),
         )
         .unwrap_err();
-        assert!(e.message.contains("unknown role"), "{e}");
+        assert_eq!(
+            e.problem,
+            ChatProblem::UnknownRole {
+                index: 0,
+                role: "narrator".into()
+            }
+        );
+        assert!(e.to_string().contains("unknown role"), "{e}");
     }
 
     #[test]
@@ -393,7 +489,8 @@ mod tests {
             vec![(Speaker::Assistant, "hi"), (Speaker::User, "yo")]
         );
         assert_eq!(c.warnings.len(), 1);
-        assert!(c.warnings[0].contains("line 3"));
+        assert_eq!(c.warnings[0], ChatWarning::NotAMessage { line: 3 });
+        assert!(c.warnings[0].to_string().contains("line 3"));
         let e = parse(
             "{\"user_name\":\"a\"}\n{\"mes\": 1}\n{\"mes\":\"x\"",
             &ChatOptions::default(),

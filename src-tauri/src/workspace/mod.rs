@@ -29,7 +29,7 @@ mod view;
 
 use std::path::PathBuf;
 
-use lorebook_engine::chat::{ChatOptions, Message};
+use lorebook_engine::chat::{ChatError, ChatOptions, ChatWarning, Message};
 use lorebook_engine::formats::native;
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
@@ -53,8 +53,8 @@ pub struct Workspace {
     next_doc: u32,
     pub chat_text: String,
     pub chat: Vec<Message>,
-    pub chat_warnings: Vec<String>,
-    pub chat_error: Option<String>,
+    pub chat_warnings: Vec<ChatWarning>,
+    pub chat_error: Option<ChatError>,
     pub chat_options: ChatOptions,
     preview: Preview,
     /// The attached books changed since the preview index was built.

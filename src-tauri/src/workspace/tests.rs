@@ -205,7 +205,12 @@ fn a_bad_chat_keeps_the_last_good_messages() {
     let (mut ws, _) = ws();
     let n = ws.chat.len();
     ws.set_chat("[{\"role\": ".into());
-    assert!(ws.chat_error.as_deref().unwrap().contains("line 1"));
+    let error = ws.chat_error.as_ref().unwrap();
+    assert_eq!(error.line, Some(1));
+    assert!(matches!(
+        error.problem,
+        lorebook_engine::chat::ChatProblem::MalformedJson { .. }
+    ));
     assert_eq!(ws.chat.len(), n);
     ws.set_chat("User: the lighthouse".into());
     assert_eq!(ws.chat.len(), 1);
@@ -522,7 +527,7 @@ fn through_javascript(v: serde_json::Value) -> serde_json::Value {
     match v {
         Value::Number(n) => {
             let f = n.as_f64().unwrap();
-            if f.fract() == 0.0 && f >= 0.0 && f < 1.8e19 {
+            if f.fract() == 0.0 && (0.0..1.8e19).contains(&f) {
                 Value::from(f as u64)
             } else if f.fract() == 0.0 && f < 0.0 && f > -9.2e18 {
                 Value::from(f as i64)
@@ -706,8 +711,16 @@ fn a_command_that_panics_is_reported_and_the_quit_check_still_asks() {
         })
         .unwrap_err();
         assert_eq!(err.kind, ErrorKind::Internal);
-        assert!(err.message.contains("internal error in get_entry"), "{}", err.message);
-        assert!(err.message.contains("is not in this book"), "{}", err.message);
+        assert!(
+            err.message.contains("internal error in get_entry"),
+            "{}",
+            err.message
+        );
+        assert!(
+            err.message.contains("is not in this book"),
+            "{}",
+            err.message
+        );
         assert!(has_unsaved(&state.ws), "the quit check still asks");
         // The app goes on: the next command answers normally.
         let e = guarded(&state, "get_entry", |ws| ws.entry(doc, 1)).unwrap();

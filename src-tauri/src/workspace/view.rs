@@ -25,7 +25,7 @@ impl Workspace {
             }
             Err(e) => {
                 // Keep the last good messages so the preview stays useful.
-                self.chat_error = Some(e.to_string());
+                self.chat_error = Some(e);
             }
         }
         self.chat_text = text;

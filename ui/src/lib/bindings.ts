@@ -102,6 +102,12 @@ export type Speaker = "system" | "user" | "assistant";
 
 export type Message = { role: Speaker, name?: string | null, text: string, };
 
+export type ChatProblem = { "code": "too_many_values", limit: number, } | { "code": "malformed_json", column: number, detail: string, } | { "code": "not_messages" } | { "code": "message_not_object", index: number, } | { "code": "unknown_role", index: number, role: string, } | { "code": "missing_role", index: number, } | { "code": "content_not_text", index: number, } | { "code": "line_not_object" } | { "code": "mes_not_text" };
+
+export type ChatError = { line: number | null, problem: ChatProblem, };
+
+export type ChatWarning = { "code": "tool_message_skipped", index: number, } | { "code": "not_a_message", line: number, };
+
 export type Block = { "kind": "system_prompt", text: string, } | { "kind": "lorebook" } | { "kind": "chat_history" };
 
 export type Template = { blocks: Array<Block>, };
@@ -233,7 +239,7 @@ name: string, path: string | null, dirty: boolean,
  */
 attached: boolean, entries: number, can_undo: boolean, can_redo: boolean, };
 
-export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: string | null, chat_warnings: Array<string>, settings: Settings, recent: Array<string>, };
+export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, };
 
 export type BookSettings = { name: string, description: string, scan_depth: number, token_budget: number, recursive_scanning: boolean, };
 

@@ -269,6 +269,19 @@ const en = {
   'preview.attach': 'Attach {name}',
   'layout.splitList': 'Resize the entry list (arrow keys; double-click resets)',
   'layout.splitEditor': 'Resize the editor and the preview (arrow keys; double-click resets)',
+  'chat.error': 'The chat cannot be read: {problem}',
+  'chat.errorAtLine': 'The chat cannot be read (line {line}): {problem}',
+  'chat.too_many_values': 'the JSON holds more than {limit} values; such files are refused',
+  'chat.malformed_json': 'malformed JSON at column {column}: {detail}',
+  'chat.not_messages': 'expected an array of messages or {"messages": [...]}',
+  'chat.message_not_object': 'message {index} is not an object',
+  'chat.unknown_role': 'message {index} has an unknown role "{role}"',
+  'chat.missing_role': 'message {index} has no "role"',
+  'chat.content_not_text': 'the "content" of message {index} must be text',
+  'chat.line_not_object': 'expected a JSON object',
+  'chat.mes_not_text': '"mes" must be text',
+  'chatWarning.tool_message_skipped': 'message {index}: a tool message, skipped',
+  'chatWarning.not_a_message': 'line {line}: not a message (no "mes"), skipped',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -539,6 +552,19 @@ const ptBR: Record<MessageKey, string> = {
   'preview.attach': 'Anexar {name}',
   'layout.splitList': 'Redimensionar a lista de entradas (setas; clique duplo restaura)',
   'layout.splitEditor': 'Redimensionar o editor e a prévia (setas; clique duplo restaura)',
+  'chat.error': 'Não foi possível ler a conversa: {problem}',
+  'chat.errorAtLine': 'Não foi possível ler a conversa (linha {line}): {problem}',
+  'chat.too_many_values': 'o JSON tem mais de {limit} valores; arquivos assim são recusados',
+  'chat.malformed_json': 'JSON malformado na coluna {column}: {detail}',
+  'chat.not_messages': 'esperava uma lista de mensagens ou {"messages": [...]}',
+  'chat.message_not_object': 'a mensagem {index} não é um objeto',
+  'chat.unknown_role': 'a mensagem {index} tem um papel desconhecido, "{role}"',
+  'chat.missing_role': 'a mensagem {index} não tem "role"',
+  'chat.content_not_text': 'o "content" da mensagem {index} precisa ser texto',
+  'chat.line_not_object': 'esperava um objeto JSON',
+  'chat.mes_not_text': '"mes" precisa ser texto',
+  'chatWarning.tool_message_skipped': 'mensagem {index}: mensagem de ferramenta, ignorada',
+  'chatWarning.not_a_message': 'linha {line}: não é uma mensagem (sem "mes"), ignorada',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

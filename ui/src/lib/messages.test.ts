@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogs, format, type Locale, type MessageKey } from './i18n';
-import { codeKeys, diagnosticText, gateText, type Translate } from './messages';
+import { chatErrorText, chatWarningText, codeKeys, diagnosticText, gateText, type Translate } from './messages';
 
 const t = (locale: Locale): Translate => (key: MessageKey, params = {}) => format(locale, key, params);
 
@@ -35,5 +35,16 @@ describe('engine codes', () => {
     expect(gateText(t('pt-BR'), { code: 'too_few_messages', needed: 4, has: 1 })).toBe(
       'precisa de 4 mensagens no histórico; há 1',
     );
+  });
+
+  it('words chat problems and warnings in the UI language', () => {
+    const role = { line: null, problem: { code: 'unknown_role', index: 2, role: 'narrator' } } as const;
+    expect(chatErrorText(t('en'), role)).toBe('The chat cannot be read: message 2 has an unknown role "narrator"');
+    expect(chatErrorText(t('pt-BR'), role)).toBe('Não foi possível ler a conversa: a mensagem 2 tem um papel desconhecido, "narrator"');
+    const json = { line: 3, problem: { code: 'not_messages' } } as const;
+    expect(chatErrorText(t('en'), json)).toBe('The chat cannot be read (line 3): expected an array of messages or {"messages": [...]}');
+    expect(chatWarningText(t('pt-BR'), { code: 'not_a_message', line: 4 })).toBe('linha 4: não é uma mensagem (sem "mes"), ignorada');
+    const many = { line: null, problem: { code: 'too_many_values', limit: 8000000 } } as const;
+    expect(chatErrorText(t('pt-BR'), many)).toContain('mais de 8.000.000 valores');
   });
 });

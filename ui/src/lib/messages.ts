@@ -3,7 +3,7 @@
 // message catalog, so each language shows its own sentence. A code's message
 // is the catalog key `<prefix>.<code>` with the same parameter names.
 
-import type { ArgProblem, DiagnosticMessage, GateDetail } from './bindings';
+import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail } from './bindings';
 import type { MessageKey } from './i18n';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
@@ -40,8 +40,27 @@ const gateCodes = {
   already_matched: 0,
 } satisfies Record<GateDetail['code'], 0>;
 
+const chatCodes = {
+  too_many_values: 0,
+  malformed_json: 0,
+  not_messages: 0,
+  message_not_object: 0,
+  unknown_role: 0,
+  missing_role: 0,
+  content_not_text: 0,
+  line_not_object: 0,
+  mes_not_text: 0,
+} satisfies Record<ChatProblem['code'], 0>;
+
+const chatWarningCodes = {
+  tool_message_skipped: 0,
+  not_a_message: 0,
+} satisfies Record<ChatWarning['code'], 0>;
+
 /** The catalog key of every code the engine can send. */
 export const codeKeys: MessageKey[] = [
+  ...Object.keys(chatCodes).map((c) => `chat.${c}` as MessageKey),
+  ...Object.keys(chatWarningCodes).map((c) => `chatWarning.${c}` as MessageKey),
   ...Object.keys(diagnosticCodes).map((c) => `diag.${c}` as MessageKey),
   ...Object.keys(argCodes).map((c) => `arg.${c}` as MessageKey),
   ...Object.keys(gateCodes).map((c) => `gate.${c}` as MessageKey),
@@ -71,4 +90,17 @@ export function diagnosticText(t: Translate, m: DiagnosticMessage): string {
 export function gateText(t: Translate, d: GateDetail): string {
   const { code, ...params } = d;
   return t(`gate.${code}`, params);
+}
+
+/** Why the pasted or opened chat could not be read, with its line. */
+export function chatErrorText(t: Translate, e: ChatError): string {
+  const { code, ...params } = e.problem;
+  const problem = t(`chat.${code}`, params);
+  return e.line === null ? t('chat.error', { problem }) : t('chat.errorAtLine', { line: e.line, problem });
+}
+
+/** What was skipped while reading the chat. */
+export function chatWarningText(t: Translate, w: ChatWarning): string {
+  const { code, ...params } = w;
+  return t(`chatWarning.${code}`, params);
 }

@@ -736,7 +736,10 @@ fn a_file_changed_on_disk_asks_before_save() {
     let message = app.wait_for(&tid("disk-message"));
     assert_accessible(&app, "the changed-on-disk question");
     let text = app.text(&message).expect("the question's text");
-    assert!(text.contains("changed by another program"), "{text}");
+    assert!(
+        text.contains("changed, moved or deleted by another program"),
+        "{text}"
+    );
     assert!(
         !std::fs::read_to_string(&book).unwrap().contains(changed),
         "saved before asking"

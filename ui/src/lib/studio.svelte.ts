@@ -222,7 +222,10 @@ export class Studio {
       const err = toIpcError(e);
       if (err.kind === 'needs_path') return this.saveDoc(doc, true, false);
       if (err.kind === 'changed_on_disk') {
-        this.dialogs.askDisk({ kind: 'save', doc, message: err.message });
+        // Worded here, in the UI language; the error's English message
+        // (with the full path) is what the CLI and logs show.
+        const name = this.docs.app?.docs.find((d) => d.id === doc)?.name ?? '';
+        this.dialogs.askDisk({ kind: 'save', doc, message: this.t('disk.changedText', { name }) });
         return;
       }
       throw err;

@@ -109,9 +109,12 @@ describe('studio', () => {
     const s = new Studio();
     s.docs.doc = 1;
     responses.save = (a) => (a.overwrite ? '/books/b.json' : Promise.reject({ kind: 'changed_on_disk', message: '/books/b.json was changed by another program' }));
+    s.locale = 'pt-BR';
     await s.run(() => s.save());
     expect(s.feedback.errors).toEqual([]);
-    expect(s.dialogs.disk).toEqual([{ kind: 'save', doc: 1, message: '/books/b.json was changed by another program' }]);
+    // Worded in the UI language, not the error's English.
+    expect(s.dialogs.disk).toMatchObject([{ kind: 'save', doc: 1 }]);
+    expect(s.dialogs.disk[0].message).toMatch(/^O arquivo de .* por outro programa/);
     await s.resolveDisk(1, 'overwrite');
     expect(s.dialogs.disk).toEqual([]);
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);

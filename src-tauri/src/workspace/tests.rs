@@ -727,3 +727,55 @@ fn a_command_that_panics_is_reported_and_the_quit_check_still_asks() {
         assert_eq!(e.entry.keys.contains(&"unsaved".to_string()), edit_first);
     }
 }
+
+/// Issue 8: where an export writes the source's spelling instead of what
+/// the editor shows, or an edit replaced that spelling, the export report
+/// says so for that entry and field.
+#[test]
+fn the_export_report_names_source_spellings_and_the_edits_that_replace_them() {
+    let dir = std::env::temp_dir().join(format!("lbs-shadow-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = dir.join("world.json");
+    std::fs::write(
+        &source,
+        r#"{"entries": {
+        "0": {"uid": 0, "key": ["a"], "content": "A", "comment": "Kept", "matchWholeWords": null},
+        "1": {"uid": 1, "key": ["b"], "content": "B", "comment": "Edited", "matchWholeWords": null}}}"#,
+    )
+    .unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&source).unwrap() else {
+        panic!("a SillyTavern file waits for confirmation")
+    };
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    assert!(e.whole_words, "null reads as SillyTavern's default, on");
+    e.whole_words = false;
+    ws.update_entry(doc, e).unwrap();
+    let report = ws.export_report(doc, ExportFormat::SillyTavern).unwrap();
+    let section = |id: u64| &report.entries.iter().find(|s| s.id == id).unwrap().fields;
+    assert!(
+        section(0)
+            .approximated
+            .iter()
+            .any(|n| n.field == "matchWholeWords"
+                && n.note
+                    == "written as the source file had it, null, where the editor shows true"),
+        "{report}"
+    );
+    assert!(
+        section(1)
+            .carried
+            .iter()
+            .any(|c| c == "matchWholeWords (your edit replaces the source file's null)"),
+        "{report}"
+    );
+    assert!(
+        !section(1)
+            .approximated
+            .iter()
+            .any(|n| n.field == "matchWholeWords"),
+        "{report}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

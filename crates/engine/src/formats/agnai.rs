@@ -180,7 +180,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         .map(|e| {
             let sec = report.entry(e.id, e.display_name());
             let mut o = entry_to_agnai(e, sec);
-            shadow::restore_from(&mut o, &e.extensions, SOURCE);
+            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
             Value::Object(o)
         })
         .collect();

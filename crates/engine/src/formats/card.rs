@@ -408,7 +408,7 @@ fn book_object(book: &Book, version: Version, report: &mut Report) -> Object {
                 sec.carry(f);
             }
             let mut o = entry_object(e, version, sec);
-            shadow::restore_from(&mut o, &e.extensions, SOURCE);
+            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
             Value::Object(o)
         })
         .collect();

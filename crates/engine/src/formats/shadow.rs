@@ -80,6 +80,24 @@ fn diff_into(path: &mut String, s: &Object, e: &Object, out: &mut Object, depth:
 
 /// Puts the source spellings back into `out` where the output is unchanged.
 pub(crate) fn restore(out: &mut Object, records: &Object) {
+    restore_each(out, records, |_, _| {});
+}
+
+/// What became of one record on export.
+enum Outcome<'a> {
+    /// The source's value was written where the model's would have gone.
+    Restored { was: &'a Value, shown: &'a Value },
+    /// The model's value changed since import: it is written, and the
+    /// source's spelling (which it replaced) is dropped.
+    Replaced { was: &'a Value },
+}
+
+/// [`restore`], calling `seen` with each record's pointer and outcome.
+fn restore_each<'a>(
+    out: &mut Object,
+    records: &'a Object,
+    mut seen: impl FnMut(&str, Outcome<'a>),
+) {
     for (pointer, rec) in records {
         let Value::Object(rec) = rec else { continue };
         let segments: Vec<String> = pointer.split('/').skip(1).map(unescape).collect();
@@ -90,17 +108,58 @@ pub(crate) fn restore(out: &mut Object, records: &Object) {
             continue;
         };
         if target.get(last) != rec.get("as") {
+            if let Some(was) = rec.get("was") {
+                seen(pointer, Outcome::Replaced { was });
+            }
             continue;
         }
         match rec.get("was") {
             Some(v) => {
                 target.insert(last.clone(), v.clone());
+                if let Some(shown) = rec.get("as") {
+                    seen(pointer, Outcome::Restored { was: v, shown });
+                }
             }
             None => {
                 target.remove(last);
             }
         }
     }
+}
+
+/// [`restore_from`] for an entry, saying in its export report section
+/// where the file gets text other than what the editor shows: each place
+/// written as the source spelled it (`approximated`: the editor shows the
+/// model's value, the file the source's), and each place where the
+/// author's edit replaced the source's spelling (`carried`). A place the
+/// source did not have and the export leaves out is not reported: the
+/// reader's default is what the editor shows.
+pub(crate) fn restore_reported(
+    out: &mut Object,
+    extensions: &Object,
+    source: &str,
+    sec: &mut super::report::Section,
+) {
+    let Some(Value::Object(records)) = extensions
+        .get(KEY)
+        .and_then(Value::as_object)
+        .and_then(|o| o.get(source))
+    else {
+        return;
+    };
+    restore_each(out, records, |pointer, outcome| {
+        let field: Vec<String> = pointer.split('/').skip(1).map(unescape).collect();
+        let field = field.join(".");
+        match outcome {
+            Outcome::Restored { was, shown } => sec.approx(
+                field,
+                format!("written as the source file had it, {was}, where the editor shows {shown}"),
+            ),
+            Outcome::Replaced { was } => sec.carry(format!(
+                "{field} (your edit replaces the source file's {was})"
+            )),
+        }
+    });
 }
 
 fn object_at<'a>(mut target: &'a mut Object, path: &[String]) -> Option<&'a mut Object> {
@@ -192,6 +251,46 @@ mod tests {
         let mut out = obj(json!({"a": false}));
         restore(&mut out, &records);
         assert_eq!(out, obj(json!({"a": false})));
+    }
+
+    #[test]
+    fn the_report_says_where_the_file_differs_from_the_editor() {
+        let source = obj(json!({"w": null, "c": "old", "gone": 1}));
+        let emitted = obj(json!({"w": true, "c": "old text", "new": 0}));
+        let mut ext = Object::new();
+        store(&mut ext, "st", diff(&source, &emitted));
+        // Unchanged: the source's spelling comes back, and the report says
+        // the file differs from the editor there.
+        let mut sec = crate::formats::report::Section::default();
+        let mut out = emitted.clone();
+        restore_reported(&mut out, &ext, "st", &mut sec);
+        assert_eq!(out, obj(json!({"w": null, "c": "old", "gone": 1})));
+        let notes: Vec<String> = sec
+            .approximated
+            .iter()
+            .map(|n| format!("{}: {}", n.field, n.note))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                "w: written as the source file had it, null, where the editor shows true",
+                "c: written as the source file had it, \"old\", where the editor shows \"old text\"",
+            ]
+        );
+        // Edited: the edit is written and the report says which spelling
+        // it replaced.
+        let mut sec = crate::formats::report::Section::default();
+        let mut out = obj(json!({"w": false, "c": "edited", "new": 0}));
+        restore_reported(&mut out, &ext, "st", &mut sec);
+        assert_eq!(out, obj(json!({"w": false, "c": "edited", "gone": 1})));
+        assert!(sec.approximated.is_empty());
+        assert_eq!(
+            sec.carried,
+            [
+                "w (your edit replaces the source file's null)",
+                "c (your edit replaces the source file's \"old\")",
+            ]
+        );
     }
 
     #[test]

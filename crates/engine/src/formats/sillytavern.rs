@@ -611,7 +611,7 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     for e in &book.entries {
         let sec = report.entry(e.id, e.display_name());
         let mut o = entry_to_st(e, sec);
-        shadow::restore_from(&mut o, &e.extensions, SOURCE);
+        shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
         let mut key = e.id.to_string();
         if entries.contains_key(&key) {
             key = format!("{}_{}", e.id, entries.len());

@@ -3,7 +3,7 @@
 # stable toolchain: no sanitizer (`-s none`), which is what needs nightly.
 # See docs/fuzzing.md.
 #
-#   scripts/fuzz.sh --short            every target for 10 s from fresh seeds
+#   scripts/fuzz.sh --short            every target for 8 s from fresh seeds
 #                                      (scripts/test.sh runs this)
 #   scripts/fuzz.sh [--seconds N] [target...]
 #                                      N seconds per target (default 300),
@@ -24,7 +24,7 @@ short=false
 targets=()
 while (($#)); do
   case "$1" in
-    --short) short=true; seconds=10 ;;
+    --short) short=true; seconds=8 ;;
     --seconds) seconds="$2"; shift ;;
     --list) sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^lorebook-fuzz$'; exit 0 ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
@@ -48,21 +48,25 @@ else
 fi
 cargo run --quiet -p lorebook-fuzz-targets --bin fuzz-seeds -- "$corpus"
 
-# All at once (one build); a named target is built by its run.
+# One build of the targets asked for (all of them: one cargo call), then
+# each binary run directly.
 if $all; then
   (cd fuzz && nice -n 19 cargo fuzz build -s none --release)
+else
+  for t in "${targets[@]}"; do (cd fuzz && nice -n 19 cargo fuzz build -s none --release "$t"); done
 fi
+bin="fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release"
 
 mkdir -p fuzz/logs
 for t in "${targets[@]}"; do
   # Importers read whole files; the other targets get short texts.
   case "$t" in import_*|round_trip) max_len=131072 ;; *) max_len=16384 ;; esac
-  mkdir -p "$corpus/$t"
+  mkdir -p "$corpus/$t" "fuzz/artifacts/$t"
   log="fuzz/logs/$t.log"
   echo "== fuzz $t (${seconds}s, log in $log)"
-  if ! (cd fuzz && nice -n 19 cargo fuzz run -s none --release "$t" "$corpus/$t" -- \
+  if ! nice -n 19 "$bin/$t" "$corpus/$t" -artifact_prefix="fuzz/artifacts/$t/" \
       -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1) >"$log" 2>&1; then
+      -print_final_stats=1 >"$log" 2>&1; then
     tail -n 60 "$log" >&2
     echo "fuzz.sh: $t failed; the input is in fuzz/artifacts/$t/" >&2
     exit 1

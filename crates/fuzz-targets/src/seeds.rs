@@ -84,10 +84,16 @@ pub fn all(repo: &Path, corpus: Option<&Path>) -> Vec<Seed> {
     books.push(("samples/saltmere.json".into(), sample_book.clone()));
     chats.push(("samples/saltmere-chat.txt".into(), sample_chat.clone()));
     for (name, book) in books.clone() {
-        previews.push((format!("{name}+saltmere-chat"), joined(&[&book, &sample_chat])));
+        previews.push((
+            format!("{name}+saltmere-chat"),
+            joined(&[&book, &sample_chat]),
+        ));
     }
     for case in dirs(&repo.join("crates/engine/tests/sillytavern")) {
-        let (world, chat) = (read(&case.join("world.json")), read(&case.join("chat.jsonl")));
+        let (world, chat) = (
+            read(&case.join("world.json")),
+            read(&case.join("chat.jsonl")),
+        );
         let settings = read(&case.join("settings.json"));
         previews.push((rel(&case), joined(&[&world, &chat, &settings])));
         books.push((rel(&case.join("world.json")), world));
@@ -157,7 +163,11 @@ pub fn all(repo: &Path, corpus: Option<&Path>) -> Vec<Seed> {
         add("matcher", name, format!("{keys}\n{chat_text}").into_bytes());
     }
     for (i, content) in contents.into_iter().enumerate() {
-        add("decorators", &format!("entry content {i}"), content.into_bytes());
+        add(
+            "decorators",
+            &format!("entry content {i}"),
+            content.into_bytes(),
+        );
     }
     for folder in ["seeds", "regressions"] {
         for (target, _) in TARGETS {

@@ -45,7 +45,10 @@ fn every_target_has_a_fuzz_target_file_and_back() {
     assert_eq!(files, names);
     for name in &names {
         let text = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
-        assert!(text.contains(&format!("run(\"{name}\"")), "{name}.rs runs {name}");
+        assert!(
+            text.contains(&format!("run(\"{name}\"")),
+            "{name}.rs runs {name}"
+        );
     }
 }
 

@@ -28,6 +28,10 @@ fn main() {
         seeds.len(),
         lorebook_fuzz_targets::TARGETS.len(),
         out.display(),
-        if corpus.is_some() { " (with the shared corpus)" } else { "" }
+        if corpus.is_some() {
+            " (with the shared corpus)"
+        } else {
+            ""
+        }
     );
 }

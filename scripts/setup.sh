@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # Installs what Lorebook Studio needs on Debian/Ubuntu, skipping what is
-# already there. Usage: scripts/setup.sh [--e2e]
+# already there. Usage: scripts/setup.sh [--e2e] [--fuzz]
+#   --e2e   what the end-to-end tests need (tauri-driver, WebKitWebDriver, Xvfb)
+#   --fuzz  cargo-fuzz, for scripts/fuzz.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+e2e=false
+fuzz=false
+for arg in "$@"; do
+  case "$arg" in
+    --e2e) e2e=true ;;
+    --fuzz) fuzz=true ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 packages=(libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev
           libssl-dev build-essential file pkg-config)
-if [[ "${1:-}" == "--e2e" ]]; then
+if $e2e; then
   packages+=(webkit2gtk-driver xvfb)
 fi
 missing=()
@@ -29,11 +40,18 @@ if [[ ! -d "$root/ui/node_modules" || "$root/ui/package-lock.json" -nt "$root/ui
   (cd "$root/ui" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if [[ "${1:-}" == "--e2e" ]] && ! command -v tauri-driver >/dev/null; then
+if $e2e && ! command -v tauri-driver >/dev/null; then
   if [[ -x "$HOME/.cargo/bin/tauri-driver" ]]; then
     export PATH="$HOME/.cargo/bin:$PATH"
   else
     echo "setup: installing tauri-driver"
     cargo install tauri-driver --locked --quiet
   fi
+fi
+
+# cargo-fuzz builds libFuzzer from the C++ sources in the libfuzzer-sys
+# crate (build-essential above), so nothing else is downloaded.
+if $fuzz && ! command -v cargo-fuzz >/dev/null && [[ ! -x "$HOME/.cargo/bin/cargo-fuzz" ]]; then
+  echo "setup: installing cargo-fuzz"
+  cargo install cargo-fuzz --locked --quiet
 fi

@@ -98,3 +98,26 @@ mod json_amplification {
         assert!(!err.contains("values"), "{err}");
     }
 }
+
+/// Found by the `round_trip` fuzz target (docs/fuzzing.md): a PNG card
+/// whose `chara` chunk says `"spec": "chara_Sard_v2"` imports, but its
+/// export as card v3 JSON kept that spec and did not read back; now the
+/// export writes its own spec and the report says the old one was replaced.
+#[test]
+fn a_card_with_an_unknown_spec_exports_as_a_card_that_reads_back() {
+    use lorebook_engine::formats::{export, export_into_card, import, ExportFormat, Format};
+    let png = include_bytes!("../../../fuzz/regressions/round_trip/png-card-with-unknown-spec.png");
+    let book = import(png).unwrap().book;
+    for to in [ExportFormat::CardV2, ExportFormat::CardV3] {
+        let (bytes, report) = export(&book, to).unwrap();
+        let back = import(&bytes).unwrap();
+        assert_eq!(back.format, to.as_format());
+        assert_eq!(back.book.entries.len(), book.entries.len());
+        let note = &report.book.approximated[0];
+        assert_eq!(note.field, "spec", "{report}");
+        // Its other chunk, `ccv3`, is broken: writing into this image is
+        // refused with the chunk named, not written half-way.
+        let refused = export_into_card(&book, png, to).unwrap_err();
+        assert!(refused.to_string().contains("ccv3"), "{refused}");
+    }
+}

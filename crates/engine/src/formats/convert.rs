@@ -245,6 +245,39 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     import_value(value)
 }
 
+/// Reads `bytes` with one format's reader, skipping detection: what
+/// [`import`] does once it has decided on `format`. A JSON format still
+/// needs a JSON document, and a binary one its signature. The fuzz targets
+/// (`fuzz/`) reach each importer through this.
+pub fn import_as(format: Format, bytes: &[u8]) -> Result<Imported, ImportError> {
+    let Some(c) = codec(format) else {
+        return Err(ImportError::UnknownFormat {
+            found: format!("no reader for {format}"),
+        });
+    };
+    let mut report = Report::new(Direction::Import, format.name());
+    let book = match &c.reader {
+        Reader::Binary {
+            signature, read, ..
+        } => {
+            if !bytes.starts_with(signature) {
+                return Err(ImportError::UnknownFormat {
+                    found: format!("a file without the signature of a {format}"),
+                });
+            }
+            read(bytes, &mut report)?
+        }
+        Reader::Json { read, .. } => {
+            read(parse(bytes)?, &mut report).map_err(|e| e.in_format(format))?
+        }
+    };
+    Ok(Imported {
+        format,
+        book,
+        report,
+    })
+}
+
 /// [`import`] for an already parsed JSON document.
 pub fn import_value(value: Value) -> Result<Imported, ImportError> {
     let format = detect_value(&value)?;
@@ -296,6 +329,23 @@ pub fn export_into_card(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn import_as_reads_with_the_named_reader_only() {
+        // No detection: the bytes are read as the format named, or refused.
+        let bytes = br#"{"entries": [{"keys": ["sun"], "content": "Hot."}]}"#;
+        let book = import_as(Format::CharacterBook, bytes).unwrap();
+        assert_eq!(book.format, Format::CharacterBook);
+        assert_eq!(book.book.entries[0].content, "Hot.");
+        assert!(import_as(Format::Native, bytes).is_err());
+        assert!(matches!(
+            import_as(Format::PngCard, bytes),
+            Err(ImportError::UnknownFormat { .. })
+        ));
+        for format in Format::ALL {
+            assert_eq!(codec(format).map(|c| c.format), Some(format));
+        }
+    }
 
     #[test]
     fn every_format_has_one_row_and_every_export_a_writer() {

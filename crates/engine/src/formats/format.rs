@@ -38,6 +38,20 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format an import can come from.
+    pub const ALL: [Format; 10] = [
+        Format::Native,
+        Format::SillyTavern,
+        Format::CardV2,
+        Format::CardV3,
+        Format::CharacterBook,
+        Format::PngCard,
+        Format::Charx,
+        Format::Risu,
+        Format::NovelAi,
+        Format::Agnai,
+    ];
+
     /// Human name, for messages and reports.
     pub fn name(self) -> &'static str {
         match self {

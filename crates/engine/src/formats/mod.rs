@@ -50,7 +50,9 @@ pub mod risu;
 pub mod shadow;
 pub mod sillytavern;
 
-pub use convert::{detect, detect_value, export, export_into_card, import, import_value, Imported};
+pub use convert::{
+    detect, detect_value, export, export_into_card, import, import_as, import_value, Imported,
+};
 pub use error::{ExportError, ImportError};
 pub use format::{ExportFormat, Format, UnknownExportFormat};
 pub use json::parse_json;

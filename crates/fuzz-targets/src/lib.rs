@@ -1,0 +1,273 @@
+//! The bodies of the fuzz targets, one function per target of `fuzz/`.
+//!
+//! Each takes the raw bytes a fuzzer made and panics only when the engine
+//! broke a promise: a panic inside the engine, or one of the checks below
+//! (a hit outside its text, an export that does not read back, an edited
+//! preview that differs from a fresh one). `fuzz/fuzz_targets/<name>.rs`
+//! calls [`run`] with its name under libFuzzer; the `replay` test calls
+//! the same function on every seed and saved finding with plain
+//! `cargo test`, so a crash once found stays fixed without the fuzzer.
+//!
+//! Inputs that carry more than one part (a book and a chat) separate the
+//! parts with a NUL byte, so the seeds stay readable files.
+
+use std::hash::{Hash, Hasher};
+
+use lorebook_engine::chat::{self, ChatOptions, Message};
+use lorebook_engine::decorators;
+use lorebook_engine::formats::{self, native, ExportFormat, Format};
+use lorebook_engine::lint;
+use lorebook_engine::matcher::{KeyFlags, KeyOwner, Matcher, MatcherBuilder};
+use lorebook_engine::model::{Book, Entry};
+use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::sillytavern::{StOptions, StPreview, StSettings, TimedState};
+
+/// A target's body: the bytes a fuzzer made, a panic when a promise broke.
+pub type Body = fn(&[u8]);
+
+/// Every target: its name (the file in `fuzz/fuzz_targets/`) and body.
+pub const TARGETS: &[(&str, Body)] = &[
+    ("import_native", |d| import(Format::Native, d)),
+    ("import_sillytavern", |d| import(Format::SillyTavern, d)),
+    ("import_card_v2", |d| import(Format::CardV2, d)),
+    ("import_card_v3", |d| import(Format::CardV3, d)),
+    ("import_character_book", |d| {
+        import(Format::CharacterBook, d)
+    }),
+    ("import_png_card", |d| import(Format::PngCard, d)),
+    ("import_charx", |d| import(Format::Charx, d)),
+    ("import_risu", |d| import(Format::Risu, d)),
+    ("import_novelai", |d| import(Format::NovelAi, d)),
+    ("import_agnai", |d| import(Format::Agnai, d)),
+    ("round_trip", round_trip),
+    ("chat", chat),
+    ("decorators", decorators),
+    ("matcher", matcher),
+    ("preview_studio", preview_studio),
+    ("preview_sillytavern", preview_sillytavern),
+];
+
+/// Runs target `name` on `data`. Panics on an unknown name, so a fuzz
+/// target file and this table cannot drift apart silently.
+pub fn run(name: &str, data: &[u8]) {
+    let (_, body) = TARGETS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("no fuzz target named {name}"));
+    body(data);
+}
+
+/// Chat messages a preview target runs at most (each is one request).
+const MAX_MESSAGES: usize = 12;
+
+/// The importer of one format (through the codec table, no detection),
+/// and detection plus import of the same bytes.
+pub fn import(format: Format, data: &[u8]) {
+    if let Ok(imported) = formats::import_as(format, data) {
+        assert_eq!(imported.format, format);
+        let _ = imported.report.to_string();
+        for entry in &imported.book.entries {
+            let _ = lint::lint_entry(entry);
+        }
+    }
+    let _ = formats::detect(data);
+    let _ = formats::import(data);
+}
+
+/// Import, then every export, then the export read back: each export of an
+/// imported book must read back, and the native file must keep the book.
+pub fn round_trip(data: &[u8]) {
+    let Ok(imported) = formats::import(data) else {
+        return;
+    };
+    let book = imported.book;
+    let (back, _) = native::load(&native::to_bytes(&book)).expect("the native file reads back");
+    assert_eq!(back, book, "the native file keeps the book");
+    for to in ExportFormat::ALL {
+        let (bytes, _report) =
+            formats::export(&book, to).expect("every export format has a writer");
+        if let Err(e) = formats::import(&bytes) {
+            panic!("the {to} export does not read back: {e}");
+        }
+    }
+    // Writing into the card it came from may be refused (a second card
+    // chunk the import did not need can be broken); what it writes must
+    // read back.
+    if imported.format == Format::PngCard {
+        for to in [ExportFormat::CardV2, ExportFormat::CardV3] {
+            let Ok((png, _)) = formats::export_into_card(&book, data, to) else {
+                continue;
+            };
+            if let Err(e) = formats::import(&png) {
+                panic!("the card written as {to} does not read back: {e}");
+            }
+        }
+    }
+}
+
+/// Chat parsing, through the detecting parser and each format's own.
+pub fn chat(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let options = ChatOptions::default();
+    let _ = chat::parse(&text, &options);
+    let _ = chat::parse_openai(&text);
+    let _ = chat::parse_jsonl(&text);
+    let _ = chat::parse_plain(&text, &options);
+    let _ = chat::parse_plain(&text, &ChatOptions { user_names: vec![] });
+}
+
+/// The decorator parser on one entry's content, the editor's `set` and
+/// `remove` for every known decorator, and the entry lints.
+pub fn decorators(data: &[u8]) {
+    let content = String::from_utf8_lossy(data);
+    let parsed = decorators::parse(&content);
+    assert_eq!(parsed.body, &content[parsed.body_start..]);
+    for line in &parsed.lines {
+        assert!(line.start <= line.end && content.get(line.start..line.end).is_some());
+    }
+    for spec in decorators::KNOWN {
+        let set = decorators::set(&content, spec.name, Some("7"));
+        let _ = decorators::parse(&set);
+        let removed = decorators::remove(&content, spec.name);
+        let again = decorators::parse(&removed);
+        assert!(
+            again
+                .lines
+                .iter()
+                .all(|l| l.name != spec.name || l.fallback),
+            "@@{} removed",
+            spec.name
+        );
+    }
+    let entry = Entry {
+        keys: vec!["key".into()],
+        content: content.into_owned(),
+        ..Entry::default()
+    };
+    let _ = lint::lint_entry(&entry);
+}
+
+/// Keys (one per line, up to the first empty line; `FLAGS<TAB>key` sets
+/// the flags `c` case-sensitive, `w` whole words, `r` regex), then the
+/// text they scan. The quick and the full matcher must agree, and every
+/// hit must lie on character boundaries of the text.
+pub fn matcher(data: &[u8]) {
+    let input = String::from_utf8_lossy(data);
+    let (head, text) = input.split_once("\n\n").unwrap_or((&input, ""));
+    let build = |mut b: MatcherBuilder| -> Matcher {
+        for (i, line) in head.lines().enumerate() {
+            let (flags, key) = match line.split_once('\t') {
+                Some((f, k)) => (
+                    KeyFlags {
+                        case_sensitive: f.contains('c'),
+                        whole_words: f.contains('w'),
+                        use_regex: f.contains('r'),
+                    },
+                    k,
+                ),
+                None => (
+                    KeyFlags {
+                        whole_words: true,
+                        ..KeyFlags::default()
+                    },
+                    line,
+                ),
+            };
+            let owner = KeyOwner {
+                entry: i as u32,
+                secondary: i % 2 == 1,
+                position: 0,
+            };
+            b.add(key, owner, flags);
+        }
+        b.build().0
+    };
+    let full = build(MatcherBuilder::default());
+    let quick = build(MatcherBuilder::quick());
+    let mut hits = full.scan(text);
+    for hit in &hits {
+        assert!(hit.start <= hit.end && text.get(hit.start as usize..hit.end as usize).is_some());
+        let _ = (full.owner(hit.key), full.key_text(hit.key));
+    }
+    let mut quick_hits = quick.scan(text);
+    hits.sort_by_key(|h| (h.key, h.start));
+    quick_hits.sort_by_key(|h| (h.key, h.start));
+    assert_eq!(
+        hits, quick_hits,
+        "the quick matcher finds what the full one does"
+    );
+}
+
+/// A book file, a NUL byte, a chat (and, for SillyTavern, a NUL byte and
+/// its settings JSON).
+fn parts(data: &[u8]) -> Option<(Book, Vec<Message>, &[u8])> {
+    let mut it = data.splitn(3, |&b| b == 0);
+    let book = formats::import(it.next()?).ok()?.book;
+    let text = String::from_utf8_lossy(it.next().unwrap_or_default());
+    let mut messages = chat::parse(&text, &ChatOptions::default()).ok()?.messages;
+    messages.truncate(MAX_MESSAGES);
+    Some((book, messages, it.next().unwrap_or_default()))
+}
+
+fn seed_of(data: &[u8]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data.hash(&mut h);
+    h.finish()
+}
+
+/// The studio rules: every request of the chat, then an edit of one entry
+/// through the incremental path, which must give what a preview built
+/// from the edited book gives.
+pub fn preview_studio(data: &[u8]) {
+    let Some((book, messages, _)) = parts(data) else {
+        return;
+    };
+    let settings = Settings {
+        seed: seed_of(data),
+        ..Settings::default()
+    };
+    let mut preview = Preview::new(std::slice::from_ref(&book), settings.clone());
+    let _ = preview.log(&messages);
+    let Some(first) = book.entries.first() else {
+        return;
+    };
+    let mut edited = first.clone();
+    edited.content.push_str(" edited");
+    edited.keys.reverse();
+    preview.upsert_entry(0, &edited);
+    let mut fresh = Preview::new(preview.books(), settings);
+    let k = messages.len().max(1);
+    assert_eq!(
+        preview.request(&messages, k),
+        fresh.request(&messages, k),
+        "an incremental edit gives what a fresh preview gives"
+    );
+}
+
+/// The SillyTavern rules: every request of the chat, with its timed
+/// effects carried from one request to the next.
+pub fn preview_sillytavern(data: &[u8]) {
+    let Some((book, messages, settings)) = parts(data) else {
+        return;
+    };
+    let settings = match serde_json::from_slice(settings) {
+        Ok(value) => match StSettings::from_value(&value) {
+            Ok(s) => s,
+            Err(_) => return,
+        },
+        Err(_) => StSettings::default(),
+    };
+    let options = StOptions {
+        seed: seed_of(data),
+        ..StOptions::default()
+    };
+    let Ok(mut preview) = StPreview::new(&[("world".into(), &book)], settings, options) else {
+        return;
+    };
+    let mut state = TimedState::default();
+    for k in 1..=messages.len() {
+        let _ = preview.request(&messages[..k], 8192, &mut state);
+    }
+}
+
+pub mod seeds;

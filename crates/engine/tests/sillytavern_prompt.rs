@@ -542,3 +542,23 @@ fn tokenizer_changes_the_budget() {
         1
     );
 }
+
+// The budget loop counts nothing while the texts' bytes stay under the
+// budget, which holds because a byte-level BPE never makes more tokens
+// than bytes: checked here on every bundled encoding.
+#[test]
+fn tokens_never_exceed_bytes() {
+    let texts = [
+        "plain words, numbers 1234567890 and punctuation!?",
+        "    \n\n\t  spaces\r\n and \u{1} control \u{0} bytes",
+        "日本語のテキストと한국어 and émojis 🐉🔥 mixed",
+        &"a".repeat(5000),
+        &"🐉".repeat(300),
+        &" \n".repeat(700),
+    ];
+    for e in Encoding::ALL {
+        for t in texts {
+            assert!(e.count(t) as usize <= t.len(), "{} on {t:?}", e.name());
+        }
+    }
+}

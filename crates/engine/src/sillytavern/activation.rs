@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
 use super::groups::{self, GroupContext};
+use super::joined::JoinedCount;
 use super::keys::{Hays, KeySet, List};
 use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
@@ -324,13 +325,16 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             ));
         }
 
-        // Probability and budget.
-        let start_tokens = cx.counter.count(&all_text);
+        // Probability and budget. A byte-level tokenizer never makes more
+        // tokens than bytes, so while the texts' bytes stay under the
+        // budget nothing is counted: their tokens are under it too. The
+        // pass's text is counted part by part (see `joined`).
+        let mut start_tokens: Option<u32> = None;
         let mut ignoring = candidates
             .iter()
             .filter(|&&c| entries[c].ignore_budget)
             .count();
-        let mut pass_text = String::new();
+        let mut pass_text = JoinedCount::default();
         let mut failed_now = HashSet::new();
         let skipped: Arc<str> =
             format!("skipped: the budget of {budget} tokens was already reached").into();
@@ -371,11 +375,22 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 }
             }
             let content = substitute(&e.content, cx.names);
-            pass_text.push_str(&content);
-            pass_text.push('\n');
+            pass_text.push(cx.counter, &format!("{content}\n"));
             contents[c] = Some(content.clone());
-            let total = start_tokens + cx.counter.count(&pass_text);
-            if !e.ignore_budget && total >= budget {
+            if e.ignore_budget || all_text.len() + pass_text.len() < budget as usize {
+                reasons[c] = None;
+                activated_keys[cx.keys.identity(c)] = true;
+                activated.push(Activated {
+                    entry: c,
+                    pass: passes,
+                    content,
+                    reason: why_in.remove(&c).unwrap_or_default(),
+                });
+                continue;
+            }
+            let start = *start_tokens.get_or_insert_with(|| cx.counter.count(&all_text));
+            let total = start + pass_text.count(cx.counter);
+            if total >= budget {
                 overflow = true;
                 reasons[c] = Some((
                     DropKind::Budget,
@@ -455,11 +470,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     }
 
     let used = {
-        let text: String = activated
-            .iter()
-            .map(|a| format!("{}\n", a.content))
-            .collect();
-        cx.counter.count(&text)
+        let mut text = JoinedCount::default();
+        for a in &activated {
+            text.push(cx.counter, &format!("{}\n", a.content));
+        }
+        text.count(cx.counter)
     };
     let done: Vec<usize> = activated.iter().map(|a| a.entry).collect();
     timed::record(state, entries, &done, length as f64);

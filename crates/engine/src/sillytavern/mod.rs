@@ -24,6 +24,7 @@ pub mod activation;
 pub mod buffer;
 pub mod entry;
 pub mod groups;
+pub mod joined;
 pub mod keys;
 pub mod matching;
 pub mod placement;

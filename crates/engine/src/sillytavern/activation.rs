@@ -162,8 +162,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     continue;
                 }
             }
-            let sticky = effects.sticky.contains(&i);
-            let left = effects.left.get(&i).copied().unwrap_or(0.0);
+            // Most requests have no timed effects: no lookups then.
+            let sticky = !effects.sticky.is_empty() && effects.sticky.contains(&i);
+            let left = if effects.left.is_empty() {
+                0.0
+            } else {
+                effects.left.get(&i).copied().unwrap_or(0.0)
+            };
             if delayed(e) {
                 drop(
                     DropKind::Delay,
@@ -171,7 +176,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 );
                 continue;
             }
-            if effects.cooldown.contains(&i) && !sticky {
+            if !effects.cooldown.is_empty() && effects.cooldown.contains(&i) && !sticky {
                 drop(
                     DropKind::Cooldown,
                     format!("cooldown: {left} message(s) left"),
@@ -223,8 +228,14 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let hay = hays.get(&cx.buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
             let keys = &mut *cx.keys;
+            let possible = keys.may_match(hay, i);
             let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
-            let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
+            let found = if possible {
+                (0..e.keys.len()).find(|&k| test(List::Primary, k))
+            } else {
+                None
+            };
+            let Some(primary) = found else {
                 let bits = depth.to_bits();
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),

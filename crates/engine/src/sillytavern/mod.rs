@@ -160,8 +160,10 @@ impl StPreview {
         options: StOptions,
     ) -> Result<Self, String> {
         let entries = entry::load(books)?;
+        let mut keys = keys::KeySet::new(&entries, &options.names);
+        keys.prefilter(|e| entries[e].case_sensitive.unwrap_or(settings.case_sensitive));
         Ok(StPreview {
-            keys: keys::KeySet::new(&entries, &options.names),
+            keys,
             comments: entries
                 .iter()
                 .map(|e| Arc::from(e.comment.as_str()))

@@ -521,8 +521,10 @@ mod tests {
             char: "Mira".into(),
         };
         let mut set = KeySet::new(&entries, &names);
+        let mut ruled_out = 0;
         for text in texts {
             for case_sensitive in [false, true] {
+                set.prefilter(|_| case_sensitive);
                 for whole_words in [false, true] {
                     let mode = KeyMode {
                         case_sensitive,
@@ -542,6 +544,11 @@ mod tests {
                             prepared,
                             "{what}"
                         );
+                        // The prefilter never rules out an entry that matches.
+                        if !set.may_match(&mut hay, i) {
+                            assert!(!prepared, "ruled out: {what}");
+                            ruled_out += 1;
+                        }
                         assert_eq!(
                             set.matches(&mut hay, i, List::RawSecondary, 0, mode),
                             raw,
@@ -551,6 +558,7 @@ mod tests {
                 }
             }
         }
+        assert!(ruled_out > 20, "the prefilter rules out entries ({ruled_out})");
         assert_eq!(
             required_literal("/app(le)?s?/i"),
             Some(("app".into(), true))

@@ -558,7 +558,10 @@ mod tests {
                 }
             }
         }
-        assert!(ruled_out > 20, "the prefilter rules out entries ({ruled_out})");
+        assert!(
+            ruled_out > 20,
+            "the prefilter rules out entries ({ruled_out})"
+        );
         assert_eq!(
             required_literal("/app(le)?s?/i"),
             Some(("app".into(), true))

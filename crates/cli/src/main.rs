@@ -1,6 +1,7 @@
 //! `lorebook`: the command-line tool over the lorebook engine.
 //!
 //! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME | --tokenizer FILE] [--seed N] [--json] [--list-unmatched]`
+//!   (`--rules sillytavern` adds `--st-settings`, `--st-sources`, `--max-context`, `--user`, `--char`, `--author-note…`)
 //! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
 //! - `lorebook inspect FILE [--json]`
 //! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
@@ -148,6 +149,21 @@ struct PreviewArgs {
     /// counting them (on a big book they are most of the output).
     #[arg(long)]
     list_unmatched: bool,
+    /// Author's Note text for SillyTavern rules (default: the chat file's note_prompt).
+    #[arg(long)]
+    author_note: Option<String>,
+    /// Author's Note interval: every Nth user message; 1 always, 0 never.
+    #[arg(long)]
+    author_note_interval: Option<f64>,
+    /// Author's Note position: in_chat, after_main or before_main.
+    #[arg(long, value_parser = ["in_chat", "after_main", "before_main"])]
+    author_note_position: Option<String>,
+    /// Author's Note depth (in_chat).
+    #[arg(long)]
+    author_note_depth: Option<f64>,
+    /// Author's Note role: system, user or assistant.
+    #[arg(long, value_parser = ["system", "user", "assistant"])]
+    author_note_role: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -200,11 +216,6 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
 
 fn preview(args: PreviewArgs) -> Result<(), String> {
     if args.rules == "sillytavern" {
-        if args.tokenizer.is_some() {
-            return Err(
-                "--tokenizer is not supported with --rules sillytavern yet; use --model".into(),
-            );
-        }
         return sillytavern::preview(&args);
     }
     // Loaded before the books and the chat, so a wrong file fails fast.

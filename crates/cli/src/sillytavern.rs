@@ -11,7 +11,8 @@ use std::path::Path;
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::formats;
 use lorebook_engine::sillytavern::{
-    MatchSources, Names, StOptions, StPreview, StResult, StSettings, TimedState,
+    AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, PromptSource, StOptions,
+    StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
 };
 use lorebook_engine::tokenizer::encoding_for_model;
 use serde_json::{json, Value};
@@ -39,11 +40,11 @@ fn settings_of(path: Option<&Path>) -> Result<StSettings, String> {
     StSettings::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// The match sources: a character card's fields (`data.description`, …)
-/// or the [`MatchSources`] object itself.
-fn sources_of(path: Option<&Path>) -> Result<MatchSources, String> {
+/// The match sources and the prompt's card fields: from a character card
+/// (`data.description`, …) or from a [`MatchSources`] object.
+fn sources_of(path: Option<&Path>) -> Result<(MatchSources, StPromptInputs), String> {
     let Some(path) = path else {
-        return Ok(MatchSources::default());
+        return Ok((MatchSources::default(), StPromptInputs::default()));
     };
     let text = read_text(path)?;
     let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
@@ -55,20 +56,139 @@ fn sources_of(path: Option<&Path>) -> Result<MatchSources, String> {
                 .unwrap_or_default()
                 .to_string()
         };
-        return Ok(MatchSources {
+        let sources = MatchSources {
             character_description: field("/description"),
             character_personality: field("/personality"),
             character_depth_prompt: field("/extensions/depth_prompt/prompt"),
             scenario: field("/scenario"),
             creator_notes: field("/creator_notes"),
             ..MatchSources::default()
-        });
+        };
+        let mut inputs = StPromptInputs {
+            description: sources.character_description.clone(),
+            personality: sources.character_personality.clone(),
+            scenario: sources.scenario.clone(),
+            examples: field("/mes_example"),
+            ..StPromptInputs::default()
+        };
+        // A card's own system prompt replaces the main prompt, where
+        // {{original}} stands for the main prompt it replaces
+        // (openai.js: preparePromptsForChatCompletion).
+        let system = field("/system_prompt");
+        if !system.trim().is_empty() {
+            inputs.main = replace_original(&system, &inputs.main);
+        }
+        let note = js_trim_text(&sources.character_depth_prompt);
+        if !note.is_empty() {
+            let depth = data
+                .pointer("/extensions/depth_prompt/depth")
+                .map(js_number)
+                .unwrap_or(4.0);
+            let role = match data
+                .pointer("/extensions/depth_prompt/role")
+                .and_then(Value::as_str)
+                .unwrap_or("system")
+            {
+                "user" => 1,
+                "assistant" => 2,
+                _ => 0,
+            };
+            inputs.character_note = Some(CharacterNote {
+                text: note.to_string(),
+                depth,
+                role,
+            });
+        }
+        return Ok((sources, inputs));
     }
-    serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))
+    let sources: MatchSources =
+        serde_json::from_value(value).map_err(|e| format!("{}: {e}", path.display()))?;
+    let inputs = StPromptInputs {
+        persona: sources.persona_description.clone(),
+        description: sources.character_description.clone(),
+        personality: sources.character_personality.clone(),
+        scenario: sources.scenario.clone(),
+        character_note: (!js_trim_text(&sources.character_depth_prompt).is_empty()).then(|| {
+            CharacterNote {
+                text: sources.character_depth_prompt.clone(),
+                depth: 4.0,
+                role: 0,
+            }
+        }),
+        ..StPromptInputs::default()
+    };
+    Ok((sources, inputs))
+}
+
+fn js_trim_text(s: &str) -> &str {
+    lorebook_engine::sillytavern::matching::js_trim(s)
+}
+
+/// JavaScript `Number(value)` of a JSON value (as SillyTavern reads numbers).
+fn js_number(v: &Value) -> f64 {
+    match v {
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        Value::String(s) if s.trim().is_empty() => 0.0,
+        Value::String(s) => s.trim().parse().unwrap_or(f64::NAN),
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Null => 0.0,
+        _ => f64::NAN,
+    }
+}
+
+/// `{{original}}` (any case) replaced by `original`.
+fn replace_original(text: &str, original: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::new();
+    let mut last = 0;
+    for (at, _) in lower.match_indices("{{original}}") {
+        out.push_str(&text[last..at]);
+        out.push_str(original);
+        last = at + "{{original}}".len();
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// The Author's Note: the chat's `note_*` metadata, then the options.
+fn authors_note(args: &PreviewArgs, header: Option<&Value>) -> AuthorsNote {
+    let mut note = AuthorsNote::from_metadata(header.and_then(|h| h.get("chat_metadata")));
+    if let Some(text) = &args.author_note {
+        note.text = text.clone();
+    }
+    if let Some(n) = args.author_note_interval {
+        note.interval = n;
+    }
+    if let Some(d) = args.author_note_depth {
+        note.depth = d;
+    }
+    match args.author_note_position.as_deref() {
+        Some("after_main") => note.position = NotePosition::AfterMain,
+        Some("before_main") => note.position = NotePosition::BeforeMain,
+        Some(_) => note.position = NotePosition::InChat,
+        None => {}
+    }
+    match args.author_note_role.as_deref() {
+        Some("user") => note.role = 1,
+        Some("assistant") => note.role = 2,
+        Some(_) => note.role = 0,
+        None => {}
+    }
+    note
 }
 
 pub fn preview(args: &PreviewArgs) -> Result<(), String> {
+    // Loaded before the books and the chat, so a wrong file fails fast.
+    let tokenizer = args
+        .tokenizer
+        .as_deref()
+        .map(crate::tokens::load_tokenizer)
+        .transpose()?;
     let encoding = encoding_for_model(&args.model)?;
+    let counted_with = match &args.tokenizer {
+        Some(file) => file.display().to_string(),
+        None => format!("{}, {}", args.model, encoding.name()),
+    };
     let settings = settings_of(args.st_settings.as_deref())?;
     let mut books = Vec::new();
     for path in &args.books {
@@ -113,26 +233,48 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
     };
     let refs: Vec<(String, &lorebook_engine::model::Book)> =
         books.iter().map(|(n, b)| (n.clone(), b)).collect();
+    let (sources, mut inputs) = sources_of(args.st_sources.as_deref())?;
+    if let Some(text) = &args.system_prompt {
+        inputs.main = text.clone();
+    }
+    inputs.authors_note = authors_note(args, header.as_ref());
     let mut p = StPreview::new(
         &refs,
         settings.clone(),
         StOptions {
             names,
-            sources: sources_of(args.st_sources.as_deref())?,
+            sources,
             encoding,
             seed: args.seed,
         },
     )?;
+    p.set_tokenizer(tokenizer);
     let max_context = args.max_context.unwrap_or(DEFAULT_MAX_CONTEXT);
-    let print = |r: &StResult| {
+    // Each request's prompt is built from the messages it saw.
+    let print = |p: &mut StPreview, r: &StResult| {
+        let prompt = p.prompt(r, &chat[..r.request.min(chat.len())], &inputs);
         if args.json {
-            emit(&format!("{}\n", to_json(r, &settings, max_context)));
+            emit(&format!(
+                "{}\n",
+                to_json(r, &prompt, &settings, max_context)
+            ));
         } else {
-            emit(&render(r, &settings, max_context, &chat, &args.model));
+            emit(&render(
+                r,
+                &prompt,
+                &settings,
+                max_context,
+                &chat,
+                &counted_with,
+            ));
         }
     };
     if args.log {
-        p.log(&chat, max_context, |r| print(&r));
+        let mut state = TimedState::default();
+        for k in 1..=chat.len() {
+            let r = p.request(&chat[..k], max_context, &mut state);
+            print(&mut p, &r);
+        }
     } else if let Some(k) = args.request {
         if k > chat.len() {
             return Err(format!(
@@ -142,17 +284,19 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
         }
         let mut last = None;
         p.log(&chat[..k], max_context, |r| last = Some(r));
-        match last {
-            Some(r) => print(&r),
-            None => print(&p.request(&[], max_context, &mut TimedState::default())),
-        }
+        let r = match last {
+            Some(r) => r,
+            None => p.request(&[], max_context, &mut TimedState::default()),
+        };
+        print(&mut p, &r);
     } else {
         let mut state = TimedState::from_metadata(
             header
                 .as_ref()
                 .and_then(|h| h.pointer("/chat_metadata/timedWorldInfo")),
         );
-        print(&p.request(&chat, max_context, &mut state));
+        let r = p.request(&chat, max_context, &mut state);
+        print(&mut p, &r);
     }
     Ok(())
 }
@@ -167,7 +311,7 @@ fn number(n: f64) -> Value {
 }
 
 /// The documented JSON object of one request (see the README).
-fn to_json(r: &StResult, s: &StSettings, max_context: u32) -> Value {
+fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) -> Value {
     let injected: Vec<Value> = r
         .injected
         .iter()
@@ -217,10 +361,18 @@ fn to_json(r: &StResult, s: &StSettings, max_context: u32) -> Value {
         "not_placed": dropped(&r.not_placed),
         "dropped": dropped(&r.dropped),
         "activation_order": r.activation_order,
+        "prompt": prompt,
     })
 }
 
-fn render(r: &StResult, s: &StSettings, max_context: u32, chat: &[Message], model: &str) -> String {
+fn render(
+    r: &StResult,
+    prompt: &StPrompt,
+    s: &StSettings,
+    max_context: u32,
+    chat: &[Message],
+    model: &str,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let cap = if s.budget_cap > 0.0 {
@@ -280,6 +432,54 @@ fn render(r: &StResult, s: &StSettings, max_context: u32, chat: &[Message], mode
             d.book, d.id, d.comment, d.detail
         );
     }
+    render_prompt(&mut out, prompt);
     out.push('\n');
     out
+}
+
+/// Where a prompt message's pieces came from, in short.
+fn source_label(s: &PromptSource) -> String {
+    match s {
+        PromptSource::Entry { book, id, .. } => format!("[{book}:{id}]"),
+        PromptSource::Chat { index } => format!("message {}", index + 1),
+        PromptSource::Example { block } => format!("card example {}", block + 1),
+        other => serde_json::to_value(other)
+            .ok()
+            .and_then(|v| v["kind"].as_str().map(|k| k.replace('_', " ")))
+            .unwrap_or_default(),
+    }
+}
+
+fn render_prompt(out: &mut String, prompt: &StPrompt) {
+    use std::fmt::Write;
+    let _ = writeln!(
+        out,
+        "Prompt ({} messages, {} tokens; Author's Note {}):",
+        prompt.messages.len(),
+        prompt.tokens,
+        if prompt.authors_note_due {
+            "due this request"
+        } else {
+            "not due this request"
+        }
+    );
+    for m in &prompt.messages {
+        let from: Vec<String> = m.sources.iter().map(source_label).collect();
+        let block = serde_json::to_value(m.block).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {:>9} [{}] {}: {}",
+            m.role,
+            block.as_str().unwrap_or_default(),
+            from.join(", "),
+            m.content.replace('\n', "\n             ")
+        );
+    }
+    for a in &prompt.absent {
+        let _ = writeln!(
+            out,
+            "  not in the prompt: [{}:{}] — {}",
+            a.book, a.id, a.detail
+        );
+    }
 }

@@ -169,3 +169,129 @@ fn match_sources_come_from_a_card() {
     assert_eq!(ids, [0]);
     assert!(run(&[])["injected"].as_array().unwrap().is_empty());
 }
+
+/// Runs `lorebook preview world.json --chat chat.jsonl --rules sillytavern
+/// --json` and more in `dir`; one JSON value per output line.
+fn st_json(dir: &Path, extra: &[&str]) -> Vec<Value> {
+    let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .current_dir(dir)
+        .args([
+            "preview",
+            "world.json",
+            "--chat",
+            "chat.jsonl",
+            "--rules",
+            "sillytavern",
+            "--json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn prompt_lines(v: &Value) -> Vec<String> {
+    v["prompt"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}: {}",
+                m["role"].as_str().unwrap(),
+                m["content"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+// openai.js: the default prompt order, populationInjectionPrompts;
+// authors-note.js: setFloatingPrompt (the note's interval read from the
+// chat's metadata, every second user message here).
+#[test]
+fn prompt_and_authors_note_across_the_log() {
+    let dir = std::env::temp_dir().join(format!("lorebook-st-prompt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("world.json"),
+        r#"{"entries": {
+          "0": {"uid": 0, "key": ["lamp"], "content": "Lamps glow.", "position": 0},
+          "1": {"uid": 1, "key": ["lamp"], "content": "Top of the note.", "position": 2},
+          "2": {"uid": 2, "key": ["lamp"], "content": "Deep lore.", "position": 4, "depth": 1, "role": 1}}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("chat.jsonl"),
+        concat!(
+            r#"{"user_name": "Tom", "character_name": "Mira", "chat_metadata": {"note_prompt": "Be brief.", "note_interval": 2, "note_depth": 0}}"#, "\n",
+            r#"{"name": "Tom", "is_user": true, "mes": "A lamp?"}"#, "\n",
+            r#"{"name": "Mira", "is_user": false, "mes": "Yes."}"#, "\n",
+            r#"{"name": "Tom", "is_user": true, "mes": "Light the lamp."}"#, "\n",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("card.json"),
+        r#"{"spec": "chara_card_v2", "data": {"name": "Mira", "description": "{{char}} keeps the lamp.",
+            "mes_example": "<START>\n{{user}}: Hi\n{{char}}: Hello"}}"#,
+    )
+    .unwrap();
+    let log = st_json(&dir, &["--log", "--st-sources", "card.json"]);
+    assert_eq!(log.len(), 3);
+    let due: Vec<bool> = log
+        .iter()
+        .map(|r| r["prompt"]["authors_note_due"].as_bool().unwrap())
+        .collect();
+    assert_eq!(due, [false, false, true]);
+    assert_eq!(log[0]["prompt"]["absent"][0]["id"], 1);
+    assert_eq!(
+        prompt_lines(&log[2]),
+        [
+            "system: Write Mira's next reply in a fictional chat between Mira and Tom.",
+            "system: Lamps glow.",
+            "system: Mira keeps the lamp.",
+            "system: [Example Chat]",
+            "system: Hi",
+            "system: Hello",
+            "system: [Start a new Chat]",
+            "user: A lamp?",
+            "assistant: Yes.",
+            "user: Deep lore.",
+            "user: Light the lamp.",
+            "system: Top of the note.\nBe brief.",
+        ]
+    );
+    let note = &log[2]["prompt"]["messages"][11];
+    assert_eq!(note["block"], "chatHistory");
+    assert_eq!(note["sources"][0]["kind"], "entry");
+    assert_eq!(note["sources"][1]["kind"], "authors_note");
+    assert_eq!(log[2]["prompt"]["messages"][4]["name"], "example_user");
+    // Options override the chat's note: always, after the main prompt.
+    let now = st_json(
+        &dir,
+        &[
+            "--author-note",
+            "Short.",
+            "--author-note-interval",
+            "1",
+            "--author-note-position",
+            "after_main",
+            "--system-prompt",
+            "M",
+        ],
+    );
+    assert_eq!(now.len(), 1);
+    assert_eq!(
+        prompt_lines(&now[0])[..2],
+        ["system: M", "system: Top of the note.\nShort."]
+    );
+}

@@ -156,19 +156,66 @@ fn preview_counts_with_a_tokenizer_file() {
     assert!(out.contains(&format!("tokens ({file})")), "{out}");
     let (default, _) = ok(&["preview", BOOK, "--chat", CHAT]);
     assert!(default.contains("tokens (gpt-4o, o200k_base)"), "{default}");
-    fails(
-        &[
+}
+
+// SillyTavern's rules count the budget, each entry and the prompt with the
+// chosen tokenizer too: the small byte-level file counts about one token a
+// byte, far more than the model's encoding.
+#[test]
+fn sillytavern_rules_count_with_a_tokenizer_file() {
+    let file = tiktoken_file();
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
             "preview",
             BOOK,
             "--chat",
             CHAT,
-            "--tokenizer",
-            &file,
             "--rules",
             "sillytavern",
-        ],
-        "not supported with --rules sillytavern",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        serde_json::from_str(&ok(&args).0).unwrap()
+    };
+    let default = run(&[]);
+    let filed = run(&["--tokenizer", &file]);
+    let tokens = |v: &serde_json::Value| -> Vec<u64> {
+        v["injected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["tokens"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        default["injected"].as_array().unwrap().len(),
+        filed["injected"].as_array().unwrap().len()
     );
+    for (d, f) in tokens(&default).iter().zip(tokens(&filed)) {
+        assert!(f > 2 * d, "{f} tokens with the file, {d} with the model");
+    }
+    assert!(filed["budget"]["used"].as_u64() > default["budget"]["used"].as_u64());
+    assert!(filed["prompt"]["tokens"].as_u64() > default["prompt"]["tokens"].as_u64());
+    // A context where the model's count fits and the file's overflows.
+    let used = default["budget"]["used"].as_u64().unwrap();
+    let context = ((used + 10) * 4).to_string();
+    assert_eq!(
+        run(&["--max-context", &context])["budget"]["overflowed"],
+        false
+    );
+    let small = run(&["--max-context", &context, "--tokenizer", &file]);
+    assert_eq!(small["budget"]["overflowed"], true);
+    let (text, _) = ok(&[
+        "preview",
+        BOOK,
+        "--chat",
+        CHAT,
+        "--rules",
+        "sillytavern",
+        "--tokenizer",
+        &file,
+    ]);
+    assert!(text.contains(&format!("tokens ({file})")), "{text}");
 }
 
 #[test]

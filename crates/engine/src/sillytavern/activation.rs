@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
 use super::groups::{self, GroupContext};
+use super::joined::JoinedCount;
 use super::keys::{Hays, KeySet, List};
 use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
@@ -161,8 +162,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     continue;
                 }
             }
-            let sticky = effects.sticky.contains(&i);
-            let left = effects.left.get(&i).copied().unwrap_or(0.0);
+            // Most requests have no timed effects: no lookups then.
+            let sticky = !effects.sticky.is_empty() && effects.sticky.contains(&i);
+            let left = if effects.left.is_empty() {
+                0.0
+            } else {
+                effects.left.get(&i).copied().unwrap_or(0.0)
+            };
             if delayed(e) {
                 drop(
                     DropKind::Delay,
@@ -170,7 +176,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 );
                 continue;
             }
-            if effects.cooldown.contains(&i) && !sticky {
+            if !effects.cooldown.is_empty() && effects.cooldown.contains(&i) && !sticky {
                 drop(
                     DropKind::Cooldown,
                     format!("cooldown: {left} message(s) left"),
@@ -222,8 +228,14 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let hay = hays.get(&cx.buffer, depth, &e.match_sources, pass);
             let mode = key_mode(e, s);
             let keys = &mut *cx.keys;
+            let possible = keys.may_match(hay, i);
             let mut test = |list: List, k: usize| keys.matches(hay, i, list, k, mode);
-            let Some(primary) = (0..e.keys.len()).find(|&k| test(List::Primary, k)) else {
+            let found = if possible {
+                (0..e.keys.len()).find(|&k| test(List::Primary, k))
+            } else {
+                None
+            };
+            let Some(primary) = found else {
                 let bits = depth.to_bits();
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),
@@ -324,13 +336,16 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             ));
         }
 
-        // Probability and budget.
-        let start_tokens = cx.counter.count(&all_text);
+        // Probability and budget. A byte-level tokenizer never makes more
+        // tokens than bytes, so while the texts' bytes stay under the
+        // budget nothing is counted: their tokens are under it too. The
+        // pass's text is counted part by part (see `joined`).
+        let mut start_tokens: Option<u32> = None;
         let mut ignoring = candidates
             .iter()
             .filter(|&&c| entries[c].ignore_budget)
             .count();
-        let mut pass_text = String::new();
+        let mut pass_text = JoinedCount::default();
         let mut failed_now = HashSet::new();
         let skipped: Arc<str> =
             format!("skipped: the budget of {budget} tokens was already reached").into();
@@ -371,11 +386,22 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 }
             }
             let content = substitute(&e.content, cx.names);
-            pass_text.push_str(&content);
-            pass_text.push('\n');
+            pass_text.push(cx.counter, &format!("{content}\n"));
             contents[c] = Some(content.clone());
-            let total = start_tokens + cx.counter.count(&pass_text);
-            if !e.ignore_budget && total >= budget {
+            if e.ignore_budget || all_text.len() + pass_text.len() < budget as usize {
+                reasons[c] = None;
+                activated_keys[cx.keys.identity(c)] = true;
+                activated.push(Activated {
+                    entry: c,
+                    pass: passes,
+                    content,
+                    reason: why_in.remove(&c).unwrap_or_default(),
+                });
+                continue;
+            }
+            let start = *start_tokens.get_or_insert_with(|| cx.counter.count(&all_text));
+            let total = start + pass_text.count(cx.counter);
+            if total >= budget {
                 overflow = true;
                 reasons[c] = Some((
                     DropKind::Budget,
@@ -455,11 +481,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     }
 
     let used = {
-        let text: String = activated
-            .iter()
-            .map(|a| format!("{}\n", a.content))
-            .collect();
-        cx.counter.count(&text)
+        let mut text = JoinedCount::default();
+        for a in &activated {
+            text.push(cx.counter, &format!("{}\n", a.content));
+        }
+        text.count(cx.counter)
     };
     let done: Vec<usize> = activated.iter().map(|a| a.entry).collect();
     timed::record(state, entries, &done, length as f64);

@@ -139,6 +139,15 @@ pub struct KeySet {
     /// Each entry's `bookName.uid` as a small number: entries sharing a
     /// key share it.
     identities: Vec<usize>,
+    /// Whether an entry's primary keys are all plain keys (or empty), so
+    /// the automata's hits alone decide whether it can match; filled by
+    /// [`KeySet::prefilter`].
+    plain_only: Vec<bool>,
+    /// By pattern id, the plain-only entries with a primary key of that
+    /// pattern: case-sensitive entries by the exact pattern, the others
+    /// by the folded one.
+    postings_exact: Vec<Vec<u32>>,
+    postings_folded: Vec<Vec<u32>>,
 }
 
 /// Interns pattern strings into automaton ids.
@@ -238,6 +247,9 @@ impl KeySet {
             .collect();
         KeySet {
             identities,
+            plain_only: Vec::new(),
+            postings_exact: Vec::new(),
+            postings_folded: Vec::new(),
             entries: compiled,
             exact,
             folded,
@@ -245,6 +257,69 @@ impl KeySet {
             folded_len,
             regexes,
         }
+    }
+
+    /// Lists each entry whose primary keys are all plain under the
+    /// patterns of those keys, so a scanned text rules out at once the
+    /// entries none of whose patterns it holds (see
+    /// [`KeySet::may_match`]). `case_sensitive(e)` is entry `e`'s
+    /// resolved case sensitivity.
+    pub fn prefilter(&mut self, case_sensitive: impl Fn(usize) -> bool) {
+        self.postings_exact = vec![Vec::new(); self.exact_len];
+        self.postings_folded = vec![Vec::new(); self.folded_len];
+        self.plain_only = self
+            .entries
+            .iter()
+            .map(|k| {
+                k.primary
+                    .iter()
+                    .all(|key| matches!(key, None | Some(Key::Plain { .. })))
+            })
+            .collect();
+        for (e, keys) in self.entries.iter().enumerate() {
+            if !self.plain_only[e] {
+                continue;
+            }
+            let cs = case_sensitive(e);
+            for key in keys.primary.iter().flatten() {
+                if let Key::Plain { exact, folded, .. } = *key {
+                    let list = if cs {
+                        &mut self.postings_exact[exact as usize]
+                    } else {
+                        &mut self.postings_folded[folded as usize]
+                    };
+                    if list.last() != Some(&(e as u32)) {
+                        list.push(e as u32);
+                    }
+                }
+            }
+        }
+    }
+
+    /// False when entry `e` cannot match any primary key in `hay`: its
+    /// keys are all plain and none of their patterns occurs. True
+    /// otherwise (the keys are then tested one by one).
+    pub fn may_match(&self, hay: &mut Hay, e: usize) -> bool {
+        if self.plain_only.get(e) != Some(&true) {
+            return true;
+        }
+        if hay.maybe.is_none() {
+            let mut maybe = vec![false; self.plain_only.len()];
+            for (cs, postings) in [(true, &self.postings_exact), (false, &self.postings_folded)] {
+                if postings.iter().all(Vec::is_empty) {
+                    continue;
+                }
+                for (id, bits) in hay.hits(self, cs).iter().enumerate() {
+                    if *bits != 0 {
+                        for &x in &postings[id] {
+                            maybe[x as usize] = true;
+                        }
+                    }
+                }
+            }
+            hay.maybe = Some(maybe);
+        }
+        hay.maybe.as_ref().is_some_and(|m| m[e])
     }
 
     /// Entry `e`'s `bookName.uid` as a number below the number of entries.
@@ -311,6 +386,9 @@ pub struct Hay {
     text: Haystack,
     exact: Option<Vec<u8>>,
     folded: Option<Vec<u8>>,
+    /// By entry, whether a pattern of its plain keys occurs (see
+    /// [`KeySet::may_match`]).
+    maybe: Option<Vec<bool>>,
 }
 
 impl Hay {
@@ -319,6 +397,7 @@ impl Hay {
             text: Haystack::new(raw),
             exact: None,
             folded: None,
+            maybe: None,
         }
     }
 
@@ -442,8 +521,10 @@ mod tests {
             char: "Mira".into(),
         };
         let mut set = KeySet::new(&entries, &names);
+        let mut ruled_out = 0;
         for text in texts {
             for case_sensitive in [false, true] {
+                set.prefilter(|_| case_sensitive);
                 for whole_words in [false, true] {
                     let mode = KeyMode {
                         case_sensitive,
@@ -463,6 +544,11 @@ mod tests {
                             prepared,
                             "{what}"
                         );
+                        // The prefilter never rules out an entry that matches.
+                        if !set.may_match(&mut hay, i) {
+                            assert!(!prepared, "ruled out: {what}");
+                            ruled_out += 1;
+                        }
                         assert_eq!(
                             set.matches(&mut hay, i, List::RawSecondary, 0, mode),
                             raw,
@@ -472,6 +558,10 @@ mod tests {
                 }
             }
         }
+        assert!(
+            ruled_out > 20,
+            "the prefilter rules out entries ({ruled_out})"
+        );
         assert_eq!(
             required_literal("/app(le)?s?/i"),
             Some(("app".into(), true))

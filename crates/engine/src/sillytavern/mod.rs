@@ -24,9 +24,11 @@ pub mod activation;
 pub mod buffer;
 pub mod entry;
 pub mod groups;
+pub mod joined;
 pub mod keys;
 pub mod matching;
 pub mod placement;
+pub mod prompt;
 pub mod settings;
 pub mod timed;
 
@@ -39,12 +41,16 @@ pub use buffer::MatchSources;
 pub use entry::StEntry;
 pub use matching::Names;
 pub use placement::Position;
+pub use prompt::{
+    AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt, StPromptInputs,
+    StPromptMessage,
+};
 pub use settings::StSettings;
 pub use timed::TimedState;
 
 use crate::chat::Message;
 use crate::model::Book;
-use crate::tokenizer::{Encoding, TokenCounter};
+use crate::tokenizer::{Encoding, TokenCounter, Tokenizer};
 
 /// Inputs of a preview besides the books and settings.
 #[derive(Debug, Clone)]
@@ -154,8 +160,10 @@ impl StPreview {
         options: StOptions,
     ) -> Result<Self, String> {
         let entries = entry::load(books)?;
+        let mut keys = keys::KeySet::new(&entries, &options.names);
+        keys.prefilter(|e| entries[e].case_sensitive.unwrap_or(settings.case_sensitive));
         Ok(StPreview {
-            keys: keys::KeySet::new(&entries, &options.names),
+            keys,
             comments: entries
                 .iter()
                 .map(|e| Arc::from(e.comment.as_str()))
@@ -170,6 +178,39 @@ impl StPreview {
     /// The entries in master order.
     pub fn entries(&self) -> &[StEntry] {
         &self.entries
+    }
+
+    /// Counts the budget and the prompt with `tokenizer` (a user's file,
+    /// say) instead of the options' encoding; `None` goes back to it.
+    pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
+        self.counter = match tokenizer {
+            Some(t) => TokenCounter::with_tokenizer(t),
+            None => TokenCounter::new(self.options.encoding),
+        };
+    }
+
+    /// The tokenizer counting the budget and the prompt.
+    pub fn tokenizer(&self) -> &Tokenizer {
+        self.counter.tokenizer()
+    }
+
+    /// The final prompt SillyTavern would send for `result`, the answer
+    /// of [`StPreview::request`] for `chat` (see [`prompt`]), with each
+    /// message's tokens counted.
+    pub fn prompt(
+        &mut self,
+        result: &StResult,
+        chat: &[Message],
+        inputs: &StPromptInputs,
+    ) -> StPrompt {
+        let mut p = prompt::assemble(result, chat, inputs, &self.options.names);
+        let mut total = 0u32;
+        for m in &mut p.messages {
+            m.tokens = self.counter.count(&m.content);
+            total = total.saturating_add(m.tokens);
+        }
+        p.tokens = total;
+        p
     }
 
     /// One generation with the whole `chat`, reading and updating the

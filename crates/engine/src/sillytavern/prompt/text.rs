@@ -1,0 +1,125 @@
+//! Macros and example dialogue in prompt texts (script.js:
+//! `parseMesExamples`; openai.js: `parseExampleIntoIndividual`).
+
+use crate::sillytavern::matching::{js_trim, substitute, Names};
+
+/// Expands the macros the prompt uses: those of [`substitute`] plus
+/// `{{charIfNotGroup}}` (the character outside group chats) and
+/// `{{outlet::Name}}` (an outlet's joined text; unknown names give "").
+pub(super) fn expand(text: &str, names: &Names, outlets: &[(String, String)]) -> String {
+    let mut text = text.to_string();
+    if text.contains("{{") {
+        text = replace_ci(&text, "{{charIfNotGroup}}", &names.char);
+        while let Some(start) = find_ci(&text, "{{outlet::") {
+            let Some(len) = text[start..].find("}}") else {
+                break;
+            };
+            let name = js_trim(&text[start + 10..start + len]);
+            let value = outlets
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or("", |(_, v)| v.as_str())
+                .to_string();
+            text.replace_range(start..start + len + 2, &value);
+        }
+    }
+    substitute(&text, names)
+}
+
+pub(super) fn find_ci(text: &str, pattern: &str) -> Option<usize> {
+    text.char_indices().map(|(i, _)| i).find(|&i| {
+        text.len() >= i + pattern.len()
+            && text.is_char_boundary(i + pattern.len())
+            && text[i..i + pattern.len()].eq_ignore_ascii_case(pattern)
+    })
+}
+
+fn replace_ci(text: &str, pattern: &str, value: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = find_ci(rest, pattern) {
+        out.push_str(&rest[..at]);
+        out.push_str(value);
+        rest = &rest[at + pattern.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Splits an examples text into blocks the way SillyTavern does for Chat
+/// Completion (script.js: `parseMesExamples`): a text that does not start
+/// with `<START>` gets one, the text is split at every `<START>` (any
+/// case), and each block becomes `<START>`, newline, the trimmed block,
+/// newline.
+pub fn example_blocks(text: &str) -> Vec<String> {
+    if text.is_empty() || text == "<START>" {
+        return Vec::new();
+    }
+    let text = if text.starts_with("<START>") {
+        text.to_string()
+    } else {
+        format!("<START>\n{}", js_trim(text))
+    };
+    let mut marks = Vec::new();
+    let mut from = 0;
+    while let Some(at) = find_ci(&text[from..], "<START>") {
+        marks.push(from + at);
+        from += at + "<START>".len();
+    }
+    marks
+        .iter()
+        .enumerate()
+        .map(|(n, &at)| {
+            let end = marks.get(n + 1).copied().unwrap_or(text.len());
+            format!("<START>\n{}\n", js_trim(&text[at + "<START>".len()..end]))
+        })
+        .collect()
+}
+
+/// The messages of one example block (openai.js:
+/// `setOpenAIMessageExamples`, `parseExampleIntoIndividual`): the first
+/// line (the block heading) is skipped; a line starting with `User:`
+/// starts a user example, one starting with `Char:` a character example;
+/// lines before the first speaker belong to the first message. Each
+/// message drops the first `Name:` in it and is trimmed. An example with
+/// no speaker line gives no message.
+pub fn example_messages(block: &str, names: &Names) -> Vec<(&'static str, String)> {
+    let block = block.replace('\r', "");
+    let user = format!("{}:", names.user);
+    let char = format!("{}:", names.char);
+    let mut out = Vec::new();
+    let mut lines: Vec<&str> = Vec::new();
+    let mut in_user = false;
+    let mut in_bot = false;
+    let flush = |lines: &mut Vec<&str>,
+                 who: &str,
+                 name: &'static str,
+                 out: &mut Vec<(&'static str, String)>| {
+        let joined = lines.join("\n");
+        let text = joined.replacen(who, "", 1);
+        out.push((name, js_trim(&text).to_string()));
+        lines.clear();
+    };
+    for line in block.split('\n').skip(1) {
+        if line.starts_with(&user) {
+            if in_bot {
+                flush(&mut lines, &char, "example_assistant", &mut out);
+            }
+            in_user = true;
+            in_bot = false;
+        } else if line.starts_with(&char) {
+            if in_user {
+                flush(&mut lines, &user, "example_user", &mut out);
+            }
+            in_bot = true;
+            in_user = false;
+        }
+        lines.push(line);
+    }
+    if in_user {
+        flush(&mut lines, &user, "example_user", &mut out);
+    } else if in_bot {
+        flush(&mut lines, &char, "example_assistant", &mut out);
+    }
+    out
+}

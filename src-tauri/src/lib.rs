@@ -138,6 +138,12 @@ pub fn run() {
             notices: Mutex::new(notices),
         })
         .setup(|app| {
+            // Installed tokenizer files bundled with the app, if any.
+            if let Ok(dir) = app.path().resource_dir() {
+                lorebook_engine::tokenizer::resources::set_resource_dir(
+                    dir.join("resources").join("tokenizers"),
+                );
+            }
             let recent = commands::load_recent(app.handle());
             let state = app.state::<AppState>();
             if let Ok(mut ws) = state.ws.lock() {

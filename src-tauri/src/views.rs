@@ -205,6 +205,8 @@ pub struct Catalog {
     pub scan_depth: [u32; 2],
     pub token_budget: [u32; 2],
     pub export_formats: Vec<ExportChoice>,
+    /// The model names whose counts are approximate, shown with "≈".
+    pub approximate_models: Vec<String>,
 }
 
 /// An import read and reported, waiting for the user's confirmation.

@@ -22,7 +22,7 @@ use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::Block;
-use lorebook_engine::tokenizer::{encoding_for_model, DEFAULT_MODEL};
+use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
 use serde_json::json;
 
@@ -220,12 +220,17 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
     }
     // Loaded before the books and the chat, so a wrong file fails fast.
     let tokenizer = args.tokenizer.as_deref().map(load_tokenizer).transpose()?;
-    if tokenizer.is_none() {
-        let encoding = encoding_for_model(&args.model)?;
-        // Loading the tokenizer's tables takes about a tenth of a second; on
-        // another core it overlaps with reading the books and building the index.
-        std::thread::spawn(move || encoding.count(""));
-    }
+    let loading = if tokenizer.is_none() {
+        // The model name is checked now; loading the tokenizer's tables
+        // (a tenth of a second for OpenAI's, up to two seconds for the
+        // largest files) overlaps on another core with reading the books
+        // and building the index.
+        lorebook_engine::tokenizer::registry::family_of(&args.model)?;
+        let model = args.model.clone();
+        Some(std::thread::spawn(move || tokenizer_for_model(&model)))
+    } else {
+        None
+    };
     let mut books = Vec::new();
     for path in &args.books {
         let imported = books::load(path)?;
@@ -256,12 +261,15 @@ fn preview(args: PreviewArgs) -> Result<(), String> {
     }
     let counted_with = match &args.tokenizer {
         Some(file) => file.display().to_string(),
-        None => {
-            let encoding = encoding_for_model(&args.model)
-                .map(|e| e.name())
-                .unwrap_or("?");
-            format!("{}, {encoding}", args.model)
-        }
+        None => tokens::model_label(&args.model),
+    };
+    let tokenizer = match loading {
+        Some(handle) => Some(
+            handle
+                .join()
+                .map_err(|_| "loading the tokenizer failed".to_string())??,
+        ),
+        None => tokenizer,
     };
     let mut p = Preview::from_books(books, settings);
     p.set_tokenizer(tokenizer);

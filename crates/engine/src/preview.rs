@@ -3,7 +3,7 @@
 //!
 //! - Message and body hits are cached by content hash ([`HitCache`]): a new
 //!   or edited message rescans only itself.
-//! - Token counts are cached per encoding by content hash.
+//! - Token counts are cached per tokenizer by content hash.
 //! - The `@@keep` / `@@dont_activate_after_match` state after each request
 //!   is cached by the hash of the chat prefix, so request k after an edit to
 //!   message m replays only requests m…k−1.
@@ -42,7 +42,7 @@ use crate::explain::RequestResult;
 use crate::model::{Book, Entry};
 use crate::prompt::Template;
 use crate::tokenizer::{
-    content_hash, encoding_for_model, Encoding, TokenCounter, Tokenizer, DEFAULT_MODEL,
+    content_hash, tokenizer_for_model, Encoding, TokenCounter, Tokenizer, DEFAULT_MODEL,
 };
 
 /// What a preview depends on besides books and chat.
@@ -84,8 +84,10 @@ pub struct Preview {
     books: Vec<Book>,
     index: Index,
     hits: HitCache,
-    counters: HashMap<Encoding, TokenCounter>,
-    encoding: Encoding,
+    /// One counter per tokenizer used (by name), so switching back keeps
+    /// its counts.
+    counters: HashMap<String, TokenCounter>,
+    tokenizer: Tokenizer,
     /// A tokenizer chosen over the model's (a user's file), with its counts.
     custom: Option<TokenCounter>,
     settings: Settings,
@@ -103,13 +105,14 @@ impl Preview {
     /// [`Preview::new`] for books the caller hands over, so a big book is
     /// not copied (the command line reads a book only to preview it).
     pub fn from_books(books: Vec<Book>, settings: Settings) -> Preview {
-        let encoding = encoding_for_model(&settings.model).unwrap_or(Encoding::O200kBase);
+        let tokenizer =
+            tokenizer_for_model(&settings.model).unwrap_or(Tokenizer::Bundled(Encoding::O200kBase));
         Preview {
             index: Index::build(&books),
             books,
             hits: HitCache::default(),
             counters: HashMap::new(),
-            encoding,
+            tokenizer,
             custom: None,
             settings,
             states: HashMap::new(),
@@ -201,7 +204,7 @@ impl Preview {
 
     /// Changes seed, model or template.
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), String> {
-        self.encoding = encoding_for_model(&settings.model)?;
+        self.tokenizer = tokenizer_for_model(&settings.model)?;
         if settings.seed != self.settings.seed {
             self.states.clear();
         }
@@ -235,7 +238,7 @@ impl Preview {
     }
 
     fn counter(&mut self) -> &mut TokenCounter {
-        counter_of(&mut self.counters, &mut self.custom, self.encoding)
+        counter_of(&mut self.counters, &mut self.custom, &self.tokenizer)
     }
 
     /// Request `k` (1 ≤ k ≤ chat length; 0 for the empty chat; larger values
@@ -245,7 +248,7 @@ impl Preview {
         let state = self.state_before(chat, k);
         let seed = self.settings.seed;
         let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
-        let counter = counter_of(&mut self.counters, &mut self.custom, self.encoding);
+        let counter = counter_of(&mut self.counters, &mut self.custom, &self.tokenizer);
         self.index.finish(a, counter, &self.settings.template, chat)
     }
 
@@ -261,7 +264,7 @@ impl Preview {
     pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RequestResult)) {
         let seed = self.settings.seed;
         let mut state = State::default();
-        let counter = counter_of(&mut self.counters, &mut self.custom, self.encoding);
+        let counter = counter_of(&mut self.counters, &mut self.custom, &self.tokenizer);
         for k in 1..=chat.len() {
             let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
             if self.index.any_stateful {
@@ -307,16 +310,16 @@ impl Preview {
 }
 
 /// The counter of the chosen tokenizer: the custom one when set, else the
-/// model encoding's (kept per encoding so switching back keeps its counts).
+/// model's (kept per tokenizer so switching back keeps its counts).
 fn counter_of<'a>(
-    counters: &'a mut HashMap<Encoding, TokenCounter>,
+    counters: &'a mut HashMap<String, TokenCounter>,
     custom: &'a mut Option<TokenCounter>,
-    encoding: Encoding,
+    tokenizer: &Tokenizer,
 ) -> &'a mut TokenCounter {
     match custom {
         Some(counter) => counter,
         None => counters
-            .entry(encoding)
-            .or_insert_with(|| TokenCounter::new(encoding)),
+            .entry(tokenizer.name().to_string())
+            .or_insert_with(|| TokenCounter::with_tokenizer(tokenizer.clone())),
     }
 }

@@ -4,13 +4,20 @@
 //! counts OpenAI's Python `tiktoken` gives them, written by
 //! `scripts/tokenizer-expected.py`. The same counts must come out of the
 //! bundled encodings and out of the same vocabularies loaded from files in
-//! each supported file format.
+//! each supported file format. `expected-families.json` holds the counts of
+//! the other families' reference libraries (Hugging Face `tokenizers`,
+//! `sentencepiece`, `mistral-common`), for the files
+//! `scripts/fetch-tokenizers.sh` installs.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use lorebook_engine::tokenizer::file::FileFormat;
-use lorebook_engine::tokenizer::{Encoding, FileTokenizer};
+use lorebook_engine::tokenizer::registry::{self, FAMILIES};
+use lorebook_engine::tokenizer::{
+    resources, tokenizer_for_model, Encoding, FileTokenizer, Tokenizer,
+};
 use serde_json::{json, Value};
 
 fn texts() -> Vec<(String, String)> {
@@ -168,4 +175,136 @@ fn other_files_are_named_and_refused() {
     assert!(refuse(b"YQ== 0\nYg== 1\n").contains("single bytes"));
     let broken = format!("{}not a line\n", tiktoken_file(&ranks(Encoding::R50kBase)));
     assert!(refuse(broken.as_bytes()).contains("line 50257"));
+}
+
+/// The counts of every family read from an installed file, written by
+/// `scripts/tokenizer-expected.py` from each family's reference library.
+fn expected_families() -> BTreeMap<String, BTreeMap<String, u32>> {
+    let all: Value =
+        serde_json::from_str(include_str!("tokenizer/expected-families.json")).unwrap();
+    all.as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k != "reference")
+        .map(|(k, v)| (k.clone(), serde_json::from_value(v.clone()).unwrap()))
+        .collect()
+}
+
+fn installed(family: &str) -> Arc<FileTokenizer> {
+    match tokenizer_for_model(family) {
+        Ok(Tokenizer::File(f)) => f,
+        Ok(other) => panic!("{family} is {other:?}, not read from its file"),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn every_family_counts_as_its_reference_library_does() {
+    let expected = expected_families();
+    let file_families: Vec<&str> = FAMILIES
+        .iter()
+        .filter(|f| f.file.is_some() && f.id != "gemini")
+        .map(|f| f.id)
+        .collect();
+    let listed: Vec<&str> = expected.keys().map(String::as_str).collect();
+    let mut sorted = file_families.clone();
+    sorted.sort_unstable();
+    assert_eq!(listed, sorted, "one expected column per family");
+    let texts = texts();
+    let mut mismatches = Vec::new();
+    for family in file_families {
+        let t = installed(family);
+        for (name, text) in &texts {
+            let want = expected[family][name];
+            let got = t.count(text);
+            if got != want {
+                mismatches.push(format!("{family} on {name}: {got}, reference {want}"));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+#[test]
+fn gemini_is_approximated_by_gemma_3() {
+    let gemini = registry::family_of("gemini-2.5-pro").unwrap();
+    assert_eq!(gemini.id, "gemini");
+    assert!(!gemini.exact);
+    let expected = &expected_families()["gemma-3"];
+    let t = installed("gemini");
+    for (name, text) in texts() {
+        assert_eq!(t.count(&text), expected[&name], "{name}");
+    }
+}
+
+#[test]
+fn installed_files_are_detected_by_content_when_brought_as_files() {
+    for (family, format) in [
+        ("llama-3", FileFormat::HuggingFace),
+        ("mistral-v1", FileFormat::SentencePiece),
+        ("nerdstash-v2", FileFormat::SentencePiece),
+        ("mistral-tekken", FileFormat::Tekken),
+    ] {
+        let f = registry::family_of(family).unwrap();
+        let path = resources::installed(f).expect("installed by scripts/fetch-tokenizers.sh");
+        // As installed (gzip) and unpacked, under any name.
+        let packed = std::fs::read(&path).unwrap();
+        let mut raw = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&packed[..]), &mut raw)
+            .unwrap();
+        for bytes in [&packed, &raw] {
+            let t = FileTokenizer::from_bytes(bytes, "my-file").unwrap();
+            assert_eq!(t.format(), format, "{family}");
+            let expected = &expected_families()[family];
+            for (name, text) in texts() {
+                assert_eq!(t.count(&text), expected[&name], "{family} on {name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn long_unbroken_runs_count_in_bounded_time_for_every_family() {
+    let runs = [
+        "A".repeat(200_000),
+        " ".repeat(200_000),
+        "😀".repeat(50_000),
+        "7".repeat(200_000),
+    ];
+    for f in FAMILIES {
+        let t = tokenizer_for_model(f.id).unwrap();
+        for run in &runs {
+            let start = std::time::Instant::now();
+            let n = t.count(run) as usize;
+            // At most one token per byte, plus a SentencePiece dummy prefix.
+            assert!(
+                n > 0 && n <= run.len() + 1,
+                "{} on a run of {:?}",
+                f.id,
+                &run[..4]
+            );
+            // Generous for a busy debug build; linear or n log n stays far
+            // below, quadratic would take minutes.
+            assert!(
+                start.elapsed().as_secs() < 20,
+                "{} took {:?} on a run of {:?}",
+                f.id,
+                start.elapsed(),
+                &run[..4]
+            );
+        }
+    }
+}
+
+#[test]
+fn a_missing_family_file_names_the_fix() {
+    // A family whose file no folder has.
+    let ghost = registry::Family {
+        file: Some("no-such-tokenizer.json.gz"),
+        ..*registry::family_of("claude").unwrap()
+    };
+    let e = resources::read(&ghost).unwrap_err();
+    assert!(e.contains("is not installed"), "{e}");
+    assert!(e.contains("scripts/fetch-tokenizers.sh"), "{e}");
+    assert!(e.contains(resources::ENV_VAR), "{e}");
 }

@@ -4,7 +4,6 @@
 
 use lorebook_engine::chat;
 use lorebook_engine::preview::Settings;
-use lorebook_engine::tokenizer::encoding_for_model;
 
 use super::Workspace;
 use crate::error::AppError;
@@ -38,7 +37,6 @@ impl Workspace {
     }
 
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), AppError> {
-        encoding_for_model(&settings.model).map_err(AppError::invalid)?;
         self.preview
             .set_settings(settings)
             .map_err(AppError::invalid)

@@ -332,7 +332,11 @@ export type DecoratorInfo = { name: string, aliases: Array<string>,
  */
 arg: string, min: number | null, max: number | null, summary: string, };
 
-export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], export_formats: Array<ExportChoice>, };
+export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], export_formats: Array<ExportChoice>, 
+/**
+ * The model names whose counts are approximate, shown with "≈".
+ */
+approximate_models: Array<string>, };
 
 export type Format = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novel_ai" | "agnai";
 

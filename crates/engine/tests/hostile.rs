@@ -46,3 +46,27 @@ fn a_card_with_an_unknown_spec_exports_as_a_card_that_reads_back() {
         assert!(refused.to_string().contains("ccv3"), "{refused}");
     }
 }
+
+/// Found by the `round_trip` fuzz target (docs/fuzzing.md): an entry whose
+/// `extensions.role` is 5 (no role) keeps it in its extensions, but saving
+/// wrote the default role over it, so save and load changed the book.
+#[test]
+fn a_native_entry_with_an_unknown_role_survives_save_and_load() {
+    use lorebook_engine::formats::native;
+    use lorebook_engine::model::Role;
+    let file =
+        include_bytes!("../../../fuzz/regressions/round_trip/native-entry-with-unknown-role.json");
+    let (book, _) = native::load(file).unwrap();
+    let odd = book.entries.iter().find(|e| e.id == 8).unwrap();
+    assert_eq!(odd.extensions["role"], 5);
+    let (back, _) = native::load(&native::to_bytes(&book)).unwrap();
+    assert_eq!(back, book);
+    // A role chosen since then is what gets written.
+    let mut edited = book.clone();
+    edited.entries.iter_mut().find(|e| e.id == 8).unwrap().role = Role::User;
+    let (back, _) = native::load(&native::to_bytes(&edited)).unwrap();
+    assert_eq!(
+        back.entries.iter().find(|e| e.id == 8).unwrap().role,
+        Role::User
+    );
+}

@@ -30,7 +30,7 @@ fn a_preview_counts_an_entry_of_one_unbroken_megabyte() {
 /// export writes its own spec and the report says the old one was replaced.
 #[test]
 fn a_card_with_an_unknown_spec_exports_as_a_card_that_reads_back() {
-    use lorebook_engine::formats::{export, export_into_card, import, ExportFormat, Format};
+    use lorebook_engine::formats::{export, export_into_card, import, ExportFormat};
     let png = include_bytes!("../../../fuzz/regressions/round_trip/png-card-with-unknown-spec.png");
     let book = import(png).unwrap().book;
     for to in [ExportFormat::CardV2, ExportFormat::CardV3] {

@@ -105,7 +105,7 @@ mod json_amplification {
 /// export writes its own spec and the report says the old one was replaced.
 #[test]
 fn a_card_with_an_unknown_spec_exports_as_a_card_that_reads_back() {
-    use lorebook_engine::formats::{export, export_into_card, import, ExportFormat, Format};
+    use lorebook_engine::formats::{export, export_into_card, import, ExportFormat};
     let png = include_bytes!("../../../fuzz/regressions/round_trip/png-card-with-unknown-spec.png");
     let book = import(png).unwrap().book;
     for to in [ExportFormat::CardV2, ExportFormat::CardV3] {
@@ -120,4 +120,28 @@ fn a_card_with_an_unknown_spec_exports_as_a_card_that_reads_back() {
         let refused = export_into_card(&book, png, to).unwrap_err();
         assert!(refused.to_string().contains("ccv3"), "{refused}");
     }
+}
+
+/// Found by the `round_trip` fuzz target (docs/fuzzing.md): an entry whose
+/// `extensions.role` is 5 (no role) keeps it in its extensions, but saving
+/// wrote the default role over it, so save and load changed the book.
+#[test]
+fn a_native_entry_with_an_unknown_role_survives_save_and_load() {
+    use lorebook_engine::formats::native;
+    use lorebook_engine::model::Role;
+    let file =
+        include_bytes!("../../../fuzz/regressions/round_trip/native-entry-with-unknown-role.json");
+    let (book, _) = native::load(file).unwrap();
+    let odd = book.entries.iter().find(|e| e.id == 8).unwrap();
+    assert_eq!(odd.extensions["role"], 5);
+    let (back, _) = native::load(&native::to_bytes(&book)).unwrap();
+    assert_eq!(back, book);
+    // A role chosen since then is what gets written.
+    let mut edited = book.clone();
+    edited.entries.iter_mut().find(|e| e.id == 8).unwrap().role = Role::User;
+    let (back, _) = native::load(&native::to_bytes(&edited)).unwrap();
+    assert_eq!(
+        back.entries.iter().find(|e| e.id == 8).unwrap().role,
+        Role::User
+    );
 }

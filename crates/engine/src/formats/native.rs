@@ -397,8 +397,25 @@ fn entry_to_object(e: &Entry, id: Value) -> Object {
     o.insert("content".into(), json!(e.content));
     let mut ext = e.extensions.clone();
     ext.insert("match_whole_words".into(), json!(e.whole_words));
-    ext.insert("role".into(), json!(e.role.to_st()));
-    ext.insert("selectiveLogic".into(), json!(e.secondary_logic.to_st()));
+    // A `role` or `selectiveLogic` the reader could not interpret stayed in
+    // the extensions and the entry got the default; it is written back as
+    // it was while the entry keeps that default, so a save and load keeps
+    // the book (found by fuzzing, docs/fuzzing.md). A role or logic set
+    // since then replaces it.
+    let defaults = Entry::default();
+    let foreign = |key: &str, ours: fn(u64) -> bool| {
+        ext.get(key)
+            .is_some_and(|v| !v.is_null() && !v.as_u64().is_some_and(ours))
+    };
+    let keep_role = e.role == defaults.role && foreign("role", |n| Role::from_st(n).is_some());
+    let keep_logic = e.secondary_logic == defaults.secondary_logic
+        && foreign("selectiveLogic", |n| SecondaryLogic::from_st(n).is_some());
+    if !keep_role {
+        ext.insert("role".into(), json!(e.role.to_st()));
+    }
+    if !keep_logic {
+        ext.insert("selectiveLogic".into(), json!(e.secondary_logic.to_st()));
+    }
     o.insert("extensions".into(), Value::Object(ext));
     for (k, v) in &e.extra {
         if !(ENTRY_FIELDS.contains(&k.as_str()) || restored && k == ORIGINAL_ID) {

@@ -265,12 +265,15 @@ impl Preview {
         let seed = self.settings.seed;
         let mut state = State::default();
         let counter = counter_of(&mut self.counters, &mut self.custom, &self.tokenizer);
+        // Shared once: each request's prompt refers to these texts.
+        let texts = crate::prompt::shared_texts(chat);
         for k in 1..=chat.len() {
             let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
             if self.index.any_stateful {
                 self.index.record(&a, &mut state);
             }
-            each(self.index.finish(a, counter, &self.settings.template, chat));
+            let template = &self.settings.template;
+            each(self.index.finish_shared(a, counter, template, chat, &texts));
         }
     }
 

@@ -1,6 +1,8 @@
 //! Prompt assembly (SPEC §6 step 9): a template of blocks where the
 //! lorebook slot can move; the result is the message list a model receives.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::chat::Message;
@@ -72,7 +74,11 @@ pub enum Origin {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PromptMessage {
     pub role: &'static str,
-    pub content: String,
+    /// Shared, not copied: a chat message's text is one allocation for
+    /// every request of a log (request k holds k messages, so copies would
+    /// grow with the square of the chat).
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub content: Arc<str>,
     pub origin: Origin,
 }
 
@@ -85,12 +91,20 @@ pub struct LoreMessage<'a> {
     pub body: &'a str,
 }
 
+/// The texts of a chat's messages, shared: made once per chat, then every
+/// request's prompt refers to them instead of copying them.
+pub fn shared_texts(chat: &[Message]) -> Vec<Arc<str>> {
+    chat.iter().map(|m| Arc::from(m.text.as_str())).collect()
+}
+
 /// Fills the template: the lorebook slot gets `lore` in order, the history
-/// block gets `history`.
+/// block gets `history`, whose texts are `texts` (from [`shared_texts`],
+/// at least as many as `history`).
 pub fn assemble(
     template: &Template,
     lore: &[LoreMessage<'_>],
     history: &[Message],
+    texts: &[Arc<str>],
 ) -> Vec<PromptMessage> {
     let mut out = Vec::with_capacity(lore.len() + history.len() + 2);
     for block in &template.blocks {
@@ -99,26 +113,26 @@ pub fn assemble(
                 if !text.trim().is_empty() {
                     out.push(PromptMessage {
                         role: "system",
-                        content: text.clone(),
+                        content: Arc::from(text.as_str()),
                         origin: Origin::SystemPrompt,
                     });
                 }
             }
             Block::Lorebook => out.extend(lore.iter().map(|l| PromptMessage {
                 role: l.role.as_str(),
-                content: l.body.to_string(),
+                content: Arc::from(l.body),
                 origin: Origin::Entry {
                     book: l.book,
                     id: l.id,
                 },
             })),
-            Block::ChatHistory => {
-                out.extend(history.iter().enumerate().map(|(index, m)| PromptMessage {
+            Block::ChatHistory => out.extend(history.iter().zip(texts).enumerate().map(
+                |(index, (m, text))| PromptMessage {
                     role: m.role.as_str(),
-                    content: m.text.clone(),
+                    content: Arc::clone(text),
                     origin: Origin::Chat { index },
-                }))
-            }
+                },
+            )),
         }
     }
     out
@@ -145,20 +159,23 @@ mod tests {
         let mut t = Template::default();
         let roles = |m: &[PromptMessage]| {
             m.iter()
-                .map(|m| (m.role, m.content.clone()))
+                .map(|m| (m.role, m.content.to_string()))
                 .collect::<Vec<_>>()
         };
-        let out = assemble(&t, &lore, &history);
-        assert_eq!(out[1].content, "lore");
+        let out = assemble(&t, &lore, &history, &shared_texts(&history));
+        assert_eq!(&*out[1].content, "lore");
         assert_eq!(out[1].role, "assistant");
         t.move_lorebook(99);
-        let out = assemble(&t, &lore, &history);
+        let out = assemble(&t, &lore, &history, &shared_texts(&history));
         assert_eq!(roles(&out)[2], ("assistant", "lore".to_string()));
         t.move_lorebook(0);
-        assert_eq!(assemble(&t, &lore, &history)[0].content, "lore");
+        assert_eq!(
+            &*assemble(&t, &lore, &history, &shared_texts(&history))[0].content,
+            "lore"
+        );
         t.blocks[1] = Block::SystemPrompt { text: " ".into() };
         assert_eq!(
-            assemble(&t, &lore, &history).len(),
+            assemble(&t, &lore, &history, &shared_texts(&history)).len(),
             2,
             "empty system prompt skipped"
         );

@@ -586,11 +586,11 @@ fn each_entry_is_its_own_message_with_its_role() {
         .messages
         .iter()
         .filter(|m| matches!(m.origin, Origin::Entry { .. }))
-        .map(|m| (m.role, m.content.as_str()))
+        .map(|m| (m.role, &*m.content))
         .collect();
     assert_eq!(lore, vec![("assistant", "First."), ("user", "Second.")]);
     assert_eq!(r.messages[0].origin, Origin::SystemPrompt);
-    assert_eq!(r.messages.last().unwrap().content, "moon");
+    assert_eq!(&*r.messages.last().unwrap().content, "moon");
     assert!(
         !r.messages.iter().any(|m| m.content.contains("@@")),
         "decorators never reach the model"

@@ -529,7 +529,7 @@ fn through_javascript(v: serde_json::Value) -> serde_json::Value {
             let f = n.as_f64().unwrap();
             if f.fract() == 0.0 && (0.0..1.8e19).contains(&f) {
                 Value::from(f as u64)
-            } else if f.fract() == 0.0 && f < 0.0 && f > -9.2e18 {
+            } else if f.fract() == 0.0 && (-9.2e18..0.0).contains(&f) {
                 Value::from(f as i64)
             } else {
                 Value::from(f)

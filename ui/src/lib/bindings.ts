@@ -114,7 +114,13 @@ export type Template = { blocks: Array<Block>, };
 
 export type Origin = { "kind": "system_prompt" } | { "kind": "entry", book: number, id: number, } | { "kind": "chat", index: number, };
 
-export type PromptMessage = { role: string, content: string, origin: Origin, };
+export type PromptMessage = { role: string, 
+/**
+ * Shared, not copied: a chat message's text is one allocation for
+ * every request of a log (request k holds k messages, so copies would
+ * grow with the square of the chat).
+ */
+content: string, origin: Origin, };
 
 export type Settings = { 
 /**

@@ -21,6 +21,22 @@ impl Index {
         template: &Template,
         chat: &[Message],
     ) -> RequestResult {
+        let k = a.request.min(chat.len());
+        let texts = prompt::shared_texts(&chat[..k]);
+        self.finish_shared(a, tokens, template, chat, &texts)
+    }
+
+    /// [`Index::finish`] with the chat's texts already shared
+    /// ([`prompt::shared_texts`]), as the request log does once for all its
+    /// requests.
+    pub fn finish_shared(
+        &self,
+        a: Activated,
+        tokens: &mut TokenCounter,
+        template: &Template,
+        chat: &[Message],
+        texts: &[std::sync::Arc<str>],
+    ) -> RequestResult {
         let Activated {
             request,
             status,
@@ -122,7 +138,7 @@ impl Index {
                     id: candidates[i].id,
                 }),
             },
-            messages: prompt::assemble(template, &lore, history),
+            messages: prompt::assemble(template, &lore, history, texts),
             injected,
             dropped,
             passes,

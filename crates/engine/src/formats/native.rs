@@ -418,7 +418,8 @@ fn entry_to_object(e: &Entry, id: Value) -> Object {
     }
     o.insert("extensions".into(), Value::Object(ext));
     for (k, v) in &e.extra {
-        if !(ENTRY_FIELDS.contains(&k.as_str()) || restored && k == ORIGINAL_ID) {
+        let ours = ENTRY_FIELDS.contains(&k.as_str()) || (restored && k == ORIGINAL_ID);
+        if !ours {
             o.insert(k.clone(), v.clone());
         }
     }

@@ -54,6 +54,13 @@ macro_rules! with_command_names {
             set_window_title,
             has_unsaved,
             quit,
+            rules_view,
+            set_rules,
+            set_st_settings,
+            load_st_settings_dialog,
+            st_preview,
+            st_log,
+            set_st_field,
         }
     };
 }

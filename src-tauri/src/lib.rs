@@ -76,7 +76,7 @@ const UI_ANSWER_TIME: Duration = Duration::from_secs(3);
 
 /// The app's data folder: `LOREBOOK_DATA_DIR` when set (tests point it at
 /// a temporary folder), else the platform's (`app_data_dir`).
-fn data_dir(app: &AppHandle) -> PathBuf {
+pub(crate) fn data_dir(app: &AppHandle) -> PathBuf {
     std::env::var_os(recovery::DATA_DIR_ENV)
         .map(PathBuf::from)
         .or_else(|| app.path().app_data_dir().ok())
@@ -138,6 +138,7 @@ pub fn run() {
         })
         .setup(|app| {
             let recent = commands::load_recent(app.handle());
+            commands::load_st_settings(app.handle());
             let state = app.state::<AppState>();
             if let Ok(mut ws) = state.ws.lock() {
                 ws.add_recent(recent);

@@ -1296,3 +1296,87 @@ fn the_corpus_zzz_book_opens_calmly_in_both_languages() {
     });
     app.assert_no_errors();
 }
+
+/// A SillyTavern world for issue 10: two entries in the group "weather"
+/// keyed `fog` (the first has the higher order and wins), one at depth 1 as
+/// assistant keyed `lighthouse`.
+const ST_WORLD: &str = r#"{"entries": {
+  "0": {"uid": 0, "key": ["fog"], "keysecondary": [], "comment": "Fog (calm)", "content": "A soft fog.",
+        "constant": false, "selective": false, "order": 200, "position": 0, "disable": false,
+        "group": "weather", "groupOverride": true, "groupWeight": 100, "depth": 4},
+  "1": {"uid": 1, "key": ["fog"], "keysecondary": [], "comment": "Fog (storm)", "content": "A storm fog.",
+        "constant": false, "selective": false, "order": 100, "position": 0, "disable": false,
+        "group": "weather", "groupOverride": true, "groupWeight": 100, "depth": 4},
+  "2": {"uid": 2, "key": ["lighthouse"], "keysecondary": [], "comment": "Lighthouse", "content": "Dark for years.",
+        "constant": false, "selective": false, "order": 100, "position": 4, "depth": 1, "role": 2,
+        "disable": false}
+}}"#;
+
+/// Issue 10: an imported SillyTavern book previews under SillyTavern's rules
+/// (its position labels and drop reasons), the rules can be switched, and
+/// an entry's SillyTavern position is edited from the editor's section.
+#[test]
+fn an_imported_sillytavern_book_previews_under_its_rules() {
+    let _serial = serial();
+    let files = TempDir::new("strules");
+    let book = files.path().join("Weather.json");
+    std::fs::write(&book, ST_WORLD).expect("write the world");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    app.type_into(
+        &tid("chat"),
+        "User: The fog rolls in.\nCharacter: The lighthouse is dark.",
+    );
+    // Switch to the guide's rules, then back to SillyTavern's, as a user would.
+    app.click(&format!("{} option[value=\"studio\"]", tid("rules")));
+    wait_until("the studio preview", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected.contains(&0) && p.injected.contains(&1) {
+            Ok(())
+        } else {
+            Err(format!("studio rules know no groups: {p:?}"))
+        }
+    });
+    app.click(&format!("{} option[value=\"sillytavern\"]", tid("rules")));
+    wait_until("a position label and an ST drop reason", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.dropped.get(&1).map(String::as_str) != Some("group") {
+            return Err(format!("no group drop yet: {p:?}"));
+        }
+        let at = app.find(&format!(
+            "{}[data-id=\"2\"] {}",
+            tid("injected-entry"),
+            tid("st-position")
+        ))?;
+        let label = app.text(&at)?;
+        if label != "at depth 1 as assistant" {
+            return Err(format!("position label {label:?}"));
+        }
+        let dropped = app.find(&format!("{}[data-id=\"1\"]", tid("dropped-entry")))?;
+        let text = app.text(&dropped)?;
+        if text.contains("inclusion group") && text.contains("weather") {
+            Ok(())
+        } else {
+            Err(format!("drop reason {text:?}"))
+        }
+    });
+    // The editor's SillyTavern section is open for this book; moving the
+    // lighthouse to "after character definitions" shows in the preview.
+    app.select_entry(2, "Lighthouse");
+    app.wait_for(&format!("{}[open]", tid("st-fields")));
+    app.click(&format!("{} option[value=\"1\"]", tid("st-position")));
+    wait_until("the lighthouse after the character", TIMEOUT, || {
+        let el = app.find(&format!("{}[data-id=\"2\"]", tid("injected-entry")))?;
+        let pos = app.attr(&el, "data-position")?.unwrap_or_default();
+        if pos == "after" {
+            Ok(())
+        } else {
+            Err(format!("position {pos:?}"))
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.assert_no_errors();
+}

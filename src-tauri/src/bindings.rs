@@ -93,6 +93,15 @@ pub fn render() -> String {
         ExportChoice,
         crate::workspace::recovery::RecoveredBook,
         crate::prefs::Prefs,
+        Rules,
+        StSettingsView,
+        RulesView,
+        lorebook_engine::formats::st_fields::StField,
+        StEdit,
+        StInjectedView,
+        StDroppedView,
+        StPreviewView,
+        StLogRow,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

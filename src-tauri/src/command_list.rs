@@ -56,6 +56,13 @@ macro_rules! with_command_names {
             quit,
             load_prefs,
             save_prefs,
+            rules_view,
+            set_rules,
+            set_st_settings,
+            load_st_settings_dialog,
+            st_preview,
+            st_log,
+            set_st_field,
         }
     };
 }

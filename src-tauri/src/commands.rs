@@ -551,3 +551,92 @@ pub fn load_prefs(app: AppHandle) -> crate::prefs::Prefs {
 pub fn save_prefs(app: AppHandle, prefs: crate::prefs::Prefs) -> R<()> {
     crate::prefs::store(&crate::data_dir(&app), prefs).map_err(|e| AppError::new(ErrorKind::Io, e))
 }
+
+/// SillyTavern's settings live in the app's data folder as JSON: they are
+/// SillyTavern's global settings, not a book's (workspace/st.rs).
+fn st_settings_file(app: &AppHandle) -> Option<PathBuf> {
+    Some(crate::data_dir(app).join("sillytavern-settings.json"))
+}
+
+/// Reads the SillyTavern settings saved by an earlier run; a missing or
+/// broken file leaves a fresh install's settings.
+pub fn load_st_settings(app: &AppHandle) {
+    let saved = st_settings_file(app)
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice::<StSettingsView>(&b).ok());
+    if let Some(v) = saved {
+        let state = app.state::<AppState>();
+        // Out-of-range values from a hand-edited file are refused, keeping
+        // the defaults.
+        let _ = lock(&state).set_st_settings(v);
+    }
+}
+
+fn store_st_settings(app: &AppHandle, v: &StSettingsView) {
+    let Some(file) = st_settings_file(app) else {
+        return;
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(bytes) = serde_json::to_vec_pretty(v) {
+        let _ = lorebook_engine::formats::write_atomic(&file, &bytes);
+    }
+}
+
+#[tauri::command(async)]
+pub fn rules_view(s: State<'_, AppState>) -> R<RulesView> {
+    Ok(lock(&s).rules_view())
+}
+
+#[tauri::command(async)]
+pub fn set_rules(s: State<'_, AppState>, rules: Rules) -> R<RulesView> {
+    let mut ws = lock(&s);
+    ws.set_rules(rules);
+    Ok(ws.rules_view())
+}
+
+#[tauri::command(async)]
+pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView> {
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    ws.set_st_settings(settings)?;
+    store_st_settings(&app, &ws.st_settings);
+    Ok(ws.rules_view())
+}
+
+/// Load from SillyTavern…: a native dialog for its `settings.json` (or a
+/// file holding its `world_info_settings` object).
+#[tauri::command]
+pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("SillyTavern settings.json")
+        .add_filter("JSON", &["json"])
+        .add_filter("All files", &["*"])
+        .blocking_pick_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::cancelled("no file chosen"));
+    };
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    ws.load_st_settings(&path)?;
+    store_st_settings(&app, &ws.st_settings);
+    Ok(ws.rules_view())
+}
+
+#[tauri::command(async)]
+pub fn st_preview(s: State<'_, AppState>, request: Option<u32>) -> R<StPreviewView> {
+    lock(&s).st_preview(request.map(|r| r as usize))
+}
+
+#[tauri::command(async)]
+pub fn st_log(s: State<'_, AppState>) -> R<Vec<StLogRow>> {
+    lock(&s).st_log()
+}
+
+#[tauri::command(async)]
+pub fn set_st_field(s: State<'_, AppState>, doc: u32, id: u64, edit: StEdit) -> R<EntryDetail> {
+    lock(&s).set_st_field(doc, id, edit)
+}

@@ -145,6 +145,7 @@ pub fn run() {
                 );
             }
             let recent = commands::load_recent(app.handle());
+            commands::load_st_settings(app.handle());
             let state = app.state::<AppState>();
             if let Ok(mut ws) = state.ws.lock() {
                 ws.add_recent(recent);

@@ -24,6 +24,9 @@ pub struct DocSummary {
     pub entries: u32,
     pub can_undo: bool,
     pub can_redo: bool,
+    /// Imported from SillyTavern or a character card (or carrying their
+    /// fields): SillyTavern is its target.
+    pub sillytavern: bool,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -109,6 +112,9 @@ pub struct EntryDetail {
     pub tokens: u32,
     /// Its row in the entry list, so one edit updates one row.
     pub row: EntryRow,
+    /// Its SillyTavern fields as a SillyTavern export writes them
+    /// (`formats::st_fields`), by SillyTavern's names.
+    pub st: lorebook_engine::model::Object,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
@@ -116,6 +122,9 @@ pub struct BulkPatch {
     pub enabled: Option<bool>,
     pub order: Option<i64>,
     pub priority: Option<i64>,
+    /// SillyTavern fields set on every entry (position, depth, group…).
+    #[serde(default)]
+    pub st: Vec<StEdit>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -255,4 +264,124 @@ pub struct ExportChoice {
     pub name: String,
     /// Whether it can be written into a card PNG.
     pub card: bool,
+}
+
+/// Which front-end's rules the preview follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// The guide's rules (`docs/semantics.md`).
+    Studio,
+    /// SillyTavern 1.15's world-info rules (`docs/sillytavern-rules.md`).
+    Sillytavern,
+}
+
+/// SillyTavern's global world-info settings, plus the context size the
+/// budget percentage is taken of and the `{{user}}`/`{{char}}` names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct StSettingsView {
+    /// Scan depth (messages), 0–1000.
+    pub depth: f64,
+    /// Budget, percent of the context, 1–100.
+    pub budget_percent: f64,
+    /// Budget cap in tokens; 0 is none.
+    pub budget_cap: f64,
+    /// Context size minus the response length, in tokens.
+    pub max_context: u32,
+    pub recursive: bool,
+    /// Most scan passes; 0 is no limit.
+    pub max_recursion_steps: f64,
+    pub min_activations: f64,
+    /// Deepest scan min activations widens to; 0 is the chat length.
+    pub min_activations_depth_max: f64,
+    pub include_names: bool,
+    pub case_sensitive: bool,
+    pub match_whole_words: bool,
+    pub use_group_scoring: bool,
+    pub user_name: String,
+    pub char_name: String,
+}
+
+/// The preview's rules and SillyTavern settings.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RulesView {
+    /// The rules in force.
+    pub rules: Rules,
+    /// Chosen by the user (else taken from the attached books' origin).
+    pub chosen: bool,
+    pub st: StSettingsView,
+}
+
+/// One SillyTavern field set to a value (the editor, bulk edits).
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+pub struct StEdit {
+    pub field: lorebook_engine::formats::st_fields::StField,
+    pub value: serde_json::Value,
+}
+
+/// One entry injected under SillyTavern's rules.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StInjectedView {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+    /// `before`, `after`, `an_top`, `an_bottom`, `at_depth`, `em_top`,
+    /// `em_bottom` or `outlet`.
+    pub position: String,
+    pub depth: Option<f64>,
+    pub role: Option<String>,
+    pub outlet: Option<String>,
+    pub order: f64,
+    /// 1-based place within its position (its depth and role, its outlet).
+    pub rank: u32,
+    pub tokens: u32,
+    pub pass: u32,
+    /// How it activated, in the engine's words (key, constant, sticky…).
+    pub reason: String,
+}
+
+/// One entry left out under SillyTavern's rules.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StDroppedView {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+    /// The rule, as a code: `disabled`, `trigger`, `character_filter`,
+    /// `delay`, `cooldown`, `recursion`, `decorator`, `no_keys`,
+    /// `no_match`, `secondary`, `group`, `probability`, `budget`,
+    /// `not_placed`.
+    pub kind: String,
+    /// The rule's particulars in the engine's words.
+    pub detail: String,
+}
+
+/// A request under SillyTavern's rules.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StPreviewView {
+    pub books: Vec<AttachedBook>,
+    pub requests: u32,
+    pub request: u32,
+    /// Budget in tokens, what the injected text used, and where it came
+    /// from: `percent` of `context`, capped at `cap` when above 0.
+    pub budget: u32,
+    pub used: u32,
+    pub overflowed: bool,
+    pub percent: f64,
+    pub context: u32,
+    pub cap: f64,
+    pub passes: u32,
+    pub injected: Vec<StInjectedView>,
+    pub dropped: Vec<StDroppedView>,
+    pub omitted: Vec<OmittedDropped>,
+}
+
+/// One line of the request log under SillyTavern's rules.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StLogRow {
+    pub request: u32,
+    pub used: u32,
+    pub limit: u32,
+    pub injected: Vec<EntryRef>,
+    /// Entries on cooldown or delayed in this request.
+    pub timed: Vec<EntryRef>,
 }

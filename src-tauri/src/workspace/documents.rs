@@ -28,6 +28,8 @@ pub struct Doc {
     pub(super) disk: Option<Fingerprint>,
     /// The change on disk last offered for reloading, so it is offered once.
     pub(super) disk_reported: Option<Fingerprint>,
+    /// The format it was imported from, when it was.
+    pub(super) origin: Option<formats::Format>,
 }
 
 impl Doc {
@@ -67,6 +69,7 @@ impl Workspace {
             history: History::saved(),
             disk: None,
             disk_reported: None,
+            origin: None,
         });
         self.stale = true;
         id

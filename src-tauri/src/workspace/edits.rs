@@ -3,6 +3,7 @@
 
 use lorebook_engine::decorators;
 use lorebook_engine::formats::native;
+use lorebook_engine::formats::st_fields;
 use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 
 use super::history::Change;
@@ -161,6 +162,9 @@ impl Workspace {
             }
             if let Some(v) = patch.priority {
                 after.priority = v;
+            }
+            for edit in &patch.st {
+                st_fields::set(&mut after, edit.field, &edit.value).map_err(AppError::invalid)?;
             }
             if after != before {
                 changes.push(Change::Entry {

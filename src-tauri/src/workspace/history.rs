@@ -268,6 +268,7 @@ mod tests {
             history: History::saved(),
             disk: None,
             disk_reported: None,
+            origin: None,
         }
     }
 

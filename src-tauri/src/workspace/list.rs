@@ -177,6 +177,7 @@ impl Workspace {
         let diagnostics = diagnostics(&self.preview, book, &e).into_owned();
         let row = row(&e, tokens, tally(&diagnostics));
         Ok(EntryDetail {
+            st: lorebook_engine::formats::st_fields::read(&e),
             entry: e,
             decorator_lines,
             body_line,

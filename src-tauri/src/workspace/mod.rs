@@ -11,6 +11,7 @@
 //! - [`edits`]: edits of a book's settings and entries;
 //! - [`list`]: the entry list and the editor's view of one entry;
 //! - [`recovery`]: autosave copies of unsaved books and their restore;
+//! - [`st`]: the preview's rules, SillyTavern's settings and its results;
 //! - [`transfer`]: imports waiting for confirmation, and exports;
 //! - [`view`]: the chat, the attached books and the preview views.
 //!
@@ -24,6 +25,7 @@ mod edits;
 mod history;
 mod list;
 pub mod recovery;
+mod st;
 mod transfer;
 mod view;
 
@@ -34,7 +36,7 @@ use lorebook_engine::formats::native;
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 
-use crate::views::{AppStateView, DocSummary};
+use crate::views::{AppStateView, DocSummary, Rules, StSettingsView};
 
 pub use documents::Doc;
 pub use view::SHOWN_PER_KIND;
@@ -63,6 +65,11 @@ pub struct Workspace {
     /// Imports read and reported, waiting for the user to confirm.
     pending: Vec<Pending>,
     next_pending: u32,
+    /// The rules the user chose for the preview; `None` follows the
+    /// attached books (see [`st`]).
+    rules: Option<Rules>,
+    /// SillyTavern's global settings for previews under its rules.
+    pub st_settings: StSettingsView,
 }
 
 impl Default for Workspace {
@@ -80,6 +87,8 @@ impl Default for Workspace {
             recent: Vec::new(),
             pending: Vec::new(),
             next_pending: 1,
+            rules: None,
+            st_settings: st::default_settings(),
         }
     }
 }
@@ -136,6 +145,7 @@ impl Workspace {
                     entries: d.book.entries.len() as u32,
                     can_undo: d.history.can_undo(),
                     can_redo: d.history.can_redo(),
+                    sillytavern: d.targets_sillytavern(),
                 })
                 .collect(),
             chat_text: self.chat_text.clone(),
@@ -176,5 +186,7 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod st_tests;
 #[cfg(test)]
 mod tests;

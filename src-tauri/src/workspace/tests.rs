@@ -93,6 +93,7 @@ fn add_duplicate_delete_and_bulk_undo() {
             enabled: Some(false),
             order: Some(7),
             priority: None,
+            st: Vec::new(),
         },
     )
     .unwrap();
@@ -356,6 +357,7 @@ fn every_edit_updates_the_preview_incrementally() {
             enabled: Some(false),
             order: Some(1),
             priority: None,
+            st: Vec::new(),
         },
     )
     .unwrap();

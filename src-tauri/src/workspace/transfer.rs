@@ -78,7 +78,9 @@ impl Workspace {
         // with no path: the source was not read losslessly, so saving back
         // over it would lose what the report listed. Save asks where.
         let doc = self.add_doc(pending.book, None);
-        self.doc_mut(doc)?.history = History::default();
+        let d = self.doc_mut(doc)?;
+        d.history = History::default();
+        d.origin = Some(pending.view.format);
         Ok(Some(doc))
     }
 

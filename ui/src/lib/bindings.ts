@@ -243,7 +243,12 @@ name: string, path: string | null, dirty: boolean,
 /**
  * Attached to the preview.
  */
-attached: boolean, entries: number, can_undo: boolean, can_redo: boolean, };
+attached: boolean, entries: number, can_undo: boolean, can_redo: boolean, 
+/**
+ * Imported from SillyTavern or a character card (or carrying their
+ * fields): SillyTavern is its target.
+ */
+sillytavern: boolean, };
 
 export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, };
 
@@ -287,9 +292,18 @@ tokens: number,
 /**
  * Its row in the entry list, so one edit updates one row.
  */
-row: EntryRow, };
+row: EntryRow, 
+/**
+ * Its SillyTavern fields as a SillyTavern export writes them
+ * (`formats::st_fields`), by SillyTavern's names.
+ */
+st: { [key in string]?: JsonValue }, };
 
-export type BulkPatch = { enabled: boolean | null, order: number | null, priority: number | null, };
+export type BulkPatch = { enabled: boolean | null, order: number | null, priority: number | null, 
+/**
+ * SillyTavern fields set on every entry (position, depth, group…).
+ */
+st: Array<StEdit>, };
 
 export type OpenResult = { doc: number, 
 /**
@@ -427,6 +441,89 @@ locale?: string | null,
  */
 panes: Array<number>, };
 
+export type Rules = "studio" | "sillytavern";
+
+export type StSettingsView = { 
+/**
+ * Scan depth (messages), 0–1000.
+ */
+depth: number, 
+/**
+ * Budget, percent of the context, 1–100.
+ */
+budget_percent: number, 
+/**
+ * Budget cap in tokens; 0 is none.
+ */
+budget_cap: number, 
+/**
+ * Context size minus the response length, in tokens.
+ */
+max_context: number, recursive: boolean, 
+/**
+ * Most scan passes; 0 is no limit.
+ */
+max_recursion_steps: number, min_activations: number, 
+/**
+ * Deepest scan min activations widens to; 0 is the chat length.
+ */
+min_activations_depth_max: number, include_names: boolean, case_sensitive: boolean, match_whole_words: boolean, use_group_scoring: boolean, user_name: string, char_name: string, };
+
+export type RulesView = { 
+/**
+ * The rules in force.
+ */
+rules: Rules, 
+/**
+ * Chosen by the user (else taken from the attached books' origin).
+ */
+chosen: boolean, st: StSettingsView, };
+
+export type StField = "position" | "depth" | "role" | "outletName" | "order" | "probability" | "useProbability" | "scanDepth" | "caseSensitive" | "matchWholeWords" | "group" | "groupOverride" | "groupWeight" | "useGroupScoring" | "excludeRecursion" | "preventRecursion" | "delayUntilRecursion" | "sticky" | "cooldown" | "delay" | "ignoreBudget" | "matchPersonaDescription" | "matchCharacterDescription" | "matchCharacterPersonality" | "matchCharacterDepthPrompt" | "matchScenario" | "matchCreatorNotes" | "selectiveLogic";
+
+export type StEdit = { field: StField, value: JsonValue, };
+
+export type StInjectedView = { book: number, id: number, name: string, 
+/**
+ * `before`, `after`, `an_top`, `an_bottom`, `at_depth`, `em_top`,
+ * `em_bottom` or `outlet`.
+ */
+position: string, depth: number | null, role: string | null, outlet: string | null, order: number, 
+/**
+ * 1-based place within its position (its depth and role, its outlet).
+ */
+rank: number, tokens: number, pass: number, 
+/**
+ * How it activated, in the engine's words (key, constant, sticky…).
+ */
+reason: string, };
+
+export type StDroppedView = { book: number, id: number, name: string, 
+/**
+ * The rule, as a code: `disabled`, `trigger`, `character_filter`,
+ * `delay`, `cooldown`, `recursion`, `decorator`, `no_keys`,
+ * `no_match`, `secondary`, `group`, `probability`, `budget`,
+ * `not_placed`.
+ */
+kind: string, 
+/**
+ * The rule's particulars in the engine's words.
+ */
+detail: string, };
+
+export type StPreviewView = { books: Array<AttachedBook>, requests: number, request: number, 
+/**
+ * Budget in tokens, what the injected text used, and where it came
+ * from: `percent` of `context`, capped at `cap` when above 0.
+ */
+budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, };
+
+export type StLogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
+/**
+ * Entries on cooldown or delayed in this request.
+ */
+timed: Array<EntryRef>, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -471,7 +568,14 @@ export type Command =
   | 'has_unsaved'
   | 'quit'
   | 'load_prefs'
-  | 'save_prefs';
+  | 'save_prefs'
+  | 'rules_view'
+  | 'set_rules'
+  | 'set_st_settings'
+  | 'load_st_settings_dialog'
+  | 'st_preview'
+  | 'st_log'
+  | 'set_st_field';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

@@ -4,7 +4,7 @@
 import { api } from './ipc';
 import { latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
-import type { Entry, EntryDetail } from './bindings';
+import type { Entry, EntryDetail, StEdit } from './bindings';
 
 export interface DraftHooks {
   /** The document the entry belongs to. */
@@ -77,5 +77,21 @@ export class EntryDraft {
     const content = await api.setDecorator(this.draft.content, name, arg, present);
     this.edit({ content });
     await this.flush();
+  }
+
+  /** Sets one SillyTavern field (by SillyTavern's name) through Rust, which
+   *  knows where the field lives in the entry; the editor then shows the
+   *  entry Rust returns. Pending typing goes first. */
+  async setStField(edit: StEdit) {
+    const doc = this.hooks.doc();
+    if (!this.draft || doc === null) return;
+    await this.flush();
+    const id = this.draft.id;
+    const detail = await api.setStField(doc, id, edit);
+    if (this.draft && this.draft.id === id) {
+      this.detail = detail;
+      this.draft = structuredClone(detail.entry);
+    }
+    await this.hooks.saved(detail);
   }
 }

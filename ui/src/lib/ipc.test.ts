@@ -15,8 +15,8 @@ describe('ipc', () => {
     expect(await api.splitKeys('a, /b,c/')).toEqual(['a', '/b,c/']);
     expect(invoke).toHaveBeenCalledWith('split_keys', { text: 'a, /b,c/' });
     invoke.mockResolvedValueOnce(undefined);
-    await api.bulkUpdate(1, [2, 3], { enabled: false, order: null, priority: null });
-    expect(invoke).toHaveBeenLastCalledWith('bulk_update', { doc: 1, ids: [2, 3], patch: { enabled: false, order: null, priority: null } });
+    await api.bulkUpdate(1, [2, 3], { enabled: false, order: null, priority: null, st: [] });
+    expect(invoke).toHaveBeenLastCalledWith('bulk_update', { doc: 1, ids: [2, 3], patch: { enabled: false, order: null, priority: null, st: [] } });
   });
 
   it('turns Rust errors into {kind, message}', async () => {

@@ -25,6 +25,12 @@ import type {
   Prefs,
   RecoveredBook,
   Settings,
+  Rules,
+  RulesView,
+  StEdit,
+  StLogRow,
+  StPreviewView,
+  StSettingsView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message}`. */
@@ -104,6 +110,13 @@ export const api = {
   quit: () => call<void>('quit'),
   loadPrefs: () => call<Prefs>('load_prefs'),
   savePrefs: (prefs: Prefs) => call<void>('save_prefs', { prefs }),
+  rulesView: () => call<RulesView>('rules_view'),
+  setRules: (rules: Rules) => call<RulesView>('set_rules', { rules }),
+  setStSettings: (settings: StSettingsView) => call<RulesView>('set_st_settings', { settings }),
+  loadStSettingsDialog: () => call<RulesView>('load_st_settings_dialog'),
+  stPreview: (request: number | null) => call<StPreviewView>('st_preview', { request }),
+  stLog: () => call<StLogRow[]>('st_log'),
+  setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { catalogs, format, type Locale, type MessageKey } from './i18n';
-import { chatErrorText, chatWarningText, codeKeys, diagnosticText, gateText, type Translate } from './messages';
+import {
+  chatErrorText,
+  chatWarningText,
+  codeKeys,
+  diagnosticText,
+  gateText,
+  stBudgetText,
+  stKeys,
+  stPositionText,
+  stRuleText,
+  type Translate,
+} from './messages';
 
 const t = (locale: Locale): Translate => (key: MessageKey, params = {}) => format(locale, key, params);
 
@@ -46,5 +57,37 @@ describe('engine codes', () => {
     expect(chatWarningText(t('pt-BR'), { code: 'not_a_message', line: 4 })).toBe('linha 4: não é uma mensagem (sem "mes"), ignorada');
     const many = { line: null, problem: { code: 'too_many_values', limit: 8000000 } } as const;
     expect(chatErrorText(t('pt-BR'), many)).toContain('mais de 8.000.000 valores');
+  });
+});
+
+describe("SillyTavern's rules", () => {
+  it('has a message for every position and rule in both languages', () => {
+    expect(stKeys.length).toBe(22);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of stKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
+    }
+  });
+
+  it('words a position with its depth and role or its outlet', () => {
+    const at = { position: 'at_depth', depth: 2, role: 'assistant', outlet: null };
+    expect(stPositionText(t('en'), at)).toBe('at depth 2 as assistant');
+    expect(stPositionText(t('pt-BR'), at)).toBe('na profundidade 2 como assistente');
+    expect(stPositionText(t('en'), { position: 'outlet', depth: null, role: null, outlet: 'map' })).toBe('outlet "map"');
+    expect(stPositionText(t('en'), { position: 'an_top', depth: null, role: null, outlet: null })).toBe("top of Author's Note");
+  });
+
+  it('words the rule that dropped an entry', () => {
+    expect(stRuleText(t('en'), 'group')).toBe('inclusion group');
+    expect(stRuleText(t('pt-BR'), 'cooldown')).toBe('recarga');
+    expect(stRuleText(t('en'), 'something_new')).toBe('something_new');
+  });
+
+  it('words the budget as percent of the context, with the cap when it applies', () => {
+    const b = { percent: 25, context: 8192, cap: 0, budget: 2048, used: 51 };
+    expect(stBudgetText(t('en'), 'en', b)).toBe('budget: 25% of 8,192 = 2,048 tokens; 51 used');
+    expect(stBudgetText(t('pt-BR'), 'pt-BR', b)).toBe('orçamento: 25% de 8.192 = 2.048 tokens; 51 usados');
+    expect(stBudgetText(t('en'), 'en', { ...b, cap: 300, budget: 300 })).toBe(
+      'budget: 25% of 8,192, capped at 300 tokens; 51 used',
+    );
   });
 });

@@ -3,7 +3,7 @@
 // message catalog, so each language shows its own sentence. A code's message
 // is the catalog key `<prefix>.<code>` with the same parameter names.
 
-import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail } from './bindings';
+import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail, StInjectedView } from './bindings';
 import type { MessageKey } from './i18n';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
@@ -103,4 +103,67 @@ export function chatErrorText(t: Translate, e: ChatError): string {
 export function chatWarningText(t: Translate, w: ChatWarning): string {
   const { code, ...params } = w;
   return t(`chatWarning.${code}`, params);
+}
+
+// SillyTavern's rules: positions and the rules that drop an entry, as codes
+// the engine sends (crates/engine/src/sillytavern/). Each has a catalog
+// message `stPos.<code>` / `stDrop.<code>`.
+export const stPositions = ['before', 'after', 'an_top', 'an_bottom', 'at_depth', 'em_top', 'em_bottom', 'outlet'] as const;
+export const stDropKinds = [
+  'disabled',
+  'trigger',
+  'character_filter',
+  'delay',
+  'cooldown',
+  'recursion',
+  'decorator',
+  'no_keys',
+  'no_match',
+  'secondary',
+  'group',
+  'probability',
+  'budget',
+  'not_placed',
+] as const;
+export type StDropKind = (typeof stDropKinds)[number];
+
+export const stKeys: MessageKey[] = [
+  ...stPositions.map((p) => `stPos.${p}` as MessageKey),
+  ...stDropKinds.map((k) => `stDrop.${k}` as MessageKey),
+];
+
+/** Where an injected entry goes: the position, with its depth and role or
+ *  its outlet name. */
+export function stPositionText(t: Translate, i: Pick<StInjectedView, 'position' | 'depth' | 'role' | 'outlet'>): string {
+  const known = (stPositions as readonly string[]).includes(i.position);
+  const base = known ? t(`stPos.${i.position}` as MessageKey) : i.position;
+  if (i.position === 'at_depth' && i.depth !== null) {
+    const role = i.role === 'user' || i.role === 'assistant' || i.role === 'system' ? t(`role.${i.role}`) : (i.role ?? '');
+    return t('stPos.atDepthDetail', { depth: i.depth, role });
+  }
+  if (i.position === 'outlet' && i.outlet) return t('stPos.outletDetail', { name: i.outlet });
+  return base;
+}
+
+/** The SillyTavern rule that dropped an entry, in the current language. */
+export function stRuleText(t: Translate, kind: string): string {
+  return (stDropKinds as readonly string[]).includes(kind) ? t(`stDrop.${kind}` as MessageKey) : kind;
+}
+
+/** The budget line: "25% of 8,192 = 2,048 tokens" (and the cap when it
+ *  applies), numbers in the locale's grouping. */
+export function stBudgetText(
+  t: Translate,
+  locale: string,
+  b: { percent: number; context: number; cap: number; budget: number; used: number },
+): string {
+  const n = (x: number) => x.toLocaleString(locale);
+  const capped = b.cap > 0 && b.budget === b.cap;
+  return t(capped ? 'stBudget.capped' : 'stBudget.line', {
+    percent: b.percent,
+    context: n(b.context),
+    budget: n(b.budget),
+    cap: n(b.cap),
+    used: n(b.used),
+  });
 }

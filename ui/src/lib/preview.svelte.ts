@@ -5,11 +5,16 @@ import { api } from './ipc';
 import { latestWins, Tickets } from './debounce';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView } from './bindings';
+import type { LogRow, PreviewView, Rules, RulesView, StLogRow, StPreviewView, StSettingsView } from './bindings';
 
 export class Preview {
   view = $state<PreviewView | null>(null);
   log = $state<LogRow[]>([]);
+  /** The rules in force and SillyTavern's settings. */
+  rules = $state<RulesView | null>(null);
+  /** The request under SillyTavern's rules, when those are in force. */
+  st = $state<StPreviewView | null>(null);
+  stLog = $state<StLogRow[]>([]);
   /** The request shown; `null` is the last one. */
   request = $state<number | null>(null);
   /** The request log is computed only while its panel is open (it replays
@@ -26,12 +31,44 @@ export class Preview {
     this.run = run;
   }
 
+  /** Whether SillyTavern's rules are in force. */
+  get sillytavern(): boolean {
+    return this.rules?.rules === 'sillytavern';
+  }
+
   async refresh() {
     const ticket = this.answers.issue();
+    // The rules follow the attached books until chosen, so ask each time.
+    const rules = await api.rulesView();
+    if (rules.rules === 'sillytavern') {
+      const st = await api.stPreview(this.request);
+      if (!this.answers.take(ticket)) return;
+      this.rules = rules;
+      this.st = st;
+      if (this.showLog) this.stLog = await api.stLog();
+      return;
+    }
     const view = await api.preview(this.request);
     if (!this.answers.take(ticket)) return;
+    this.rules = rules;
     this.view = view;
     if (this.showLog) this.log = await api.previewLog();
+  }
+
+  async setRules(rules: Rules) {
+    this.rules = await api.setRules(rules);
+    await this.refresh();
+  }
+
+  async setStSettings(settings: StSettingsView) {
+    this.rules = await api.setStSettings(settings);
+    await this.refresh();
+  }
+
+  /** Load from SillyTavern…: its settings.json through a native dialog. */
+  async loadStSettings() {
+    this.rules = await api.loadStSettingsDialog();
+    await this.refresh();
   }
 
   /** Refreshes after an edit: at once when no preview is being computed,
@@ -47,7 +84,9 @@ export class Preview {
 
   async toggleLog(open: boolean) {
     this.showLog = open;
-    if (open) this.log = await api.previewLog();
+    if (!open) return;
+    if (this.sillytavern) this.stLog = await api.stLog();
+    else this.log = await api.previewLog();
   }
 
   async setChat(text: string) {

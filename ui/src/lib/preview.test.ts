@@ -6,6 +6,7 @@ const asked: Array<{ answer: (v: unknown) => void }> = [];
 vi.mock('@tauri-apps/api/core', () => ({
   invoke: (cmd: string) => {
     if (cmd === 'preview') return new Promise((answer) => asked.push({ answer }));
+    if (cmd === 'rules_view') return Promise.resolve({ rules: 'studio', chosen: false, st: {} });
     return Promise.resolve(null);
   },
 }));
@@ -22,6 +23,7 @@ describe('preview', () => {
     const p = new Preview(new Documents(), async (f) => void (await f()));
     const old = p.refresh();
     const newer = p.refresh();
+    await settle();
     asked[1].answer(view(2));
     await newer;
     asked[0].answer(view(1));
@@ -33,6 +35,7 @@ describe('preview', () => {
     asked.length = 0;
     const p = new Preview(new Documents(), async (f) => void (await f()));
     for (let i = 0; i < 10; i++) p.schedule();
+    await settle();
     expect(asked.length).toBe(1);
     asked[0].answer(view(1));
     await settle();

@@ -18,7 +18,7 @@ const { Studio } = await import('./studio.svelte');
 
 function state(dirty: boolean): AppStateView {
   return {
-    docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false }],
+    docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false, sillytavern: false }],
     chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [],
   };
 }
@@ -31,6 +31,7 @@ describe('recovery and quitting', () => {
     for (const k of Object.keys(responses)) delete responses[k];
     responses.app_state = () => state(false);
     responses.list_entries = () => [];
+    responses.rules_view = () => ({ rules: 'studio', chosen: false, st: {} });
     responses.get_entry = (a) => detail(a.id as number, 'Body');
   });
 

@@ -15,7 +15,7 @@ import { Preview } from './preview.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
-import type { Catalog, ExportFormat } from './bindings';
+import type { Catalog, ExportFormat, StEdit } from './bindings';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
 export type Theme = 'system' | 'light' | 'dark';
@@ -164,13 +164,14 @@ export class Studio {
     await this.afterEdit();
   }
 
-  async bulk(patch: { enabled?: boolean; order?: number; priority?: number }) {
+  async bulk(patch: { enabled?: boolean; order?: number; priority?: number; st?: StEdit[] }) {
     if (this.docs.doc === null || this.docs.selected.length === 0) return;
     await this.entry.flush();
     await api.bulkUpdate(this.docs.doc, this.docs.selected, {
       enabled: patch.enabled ?? null,
       order: patch.order ?? null,
       priority: patch.priority ?? null,
+      st: patch.st ?? [],
     });
     await this.afterEdit();
     if (this.docs.selected.length > 0) await this.reselect();

@@ -11,5 +11,6 @@ export function detail(id: number, content: string): EntryDetail {
     },
     decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
     row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null },
+    st: { position: 0, depth: 4, group: '' },
   };
 }

@@ -49,6 +49,7 @@ pub mod report;
 pub mod risu;
 pub mod shadow;
 pub mod sillytavern;
+pub mod st_fields;
 
 pub use convert::{
     detect, detect_value, export, export_into_card, import, import_as, import_value, Imported,

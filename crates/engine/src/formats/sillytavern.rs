@@ -605,6 +605,15 @@ fn book_top(book: &Book, sec: &mut Section) -> Object {
     top
 }
 
+/// One entry as a SillyTavern export writes it, source spellings restored
+/// (what [`super::st_fields`] reads).
+pub(crate) fn entry_value(e: &Entry) -> Object {
+    let mut report = Report::new(super::report::Direction::Export, "");
+    let mut o = entry_to_st(e, report.entry(e.id, e.display_name()));
+    shadow::restore_from(&mut o, &e.extensions, SOURCE);
+    o
+}
+
 /// Writes a book as a SillyTavern world info document.
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
     let mut entries = Object::new();

@@ -1,0 +1,400 @@
+//! The preview under SillyTavern's rules: which rules the preview follows,
+//! SillyTavern's global settings, the results of a request and of the
+//! request log, and edits of the entries' SillyTavern fields.
+//!
+//! The rules follow the attached books until the user chooses: SillyTavern's
+//! when any attached book targets SillyTavern (imported from a SillyTavern
+//! world file or a character card, or carrying their fields), the guide's
+//! otherwise. SillyTavern's settings are global in SillyTavern, so they are
+//! one set for the whole app (the shell keeps them in the data folder), not
+//! a property of a book: a book exported to SillyTavern does not carry them
+//! either.
+
+use std::path::Path;
+
+use lorebook_engine::formats::{self, Format};
+use lorebook_engine::model::Book;
+use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StResult, StSettings, TimedState};
+use lorebook_engine::tokenizer::encoding_for_model;
+use serde_json::Value;
+
+use super::documents::Doc;
+use super::{Workspace, SHOWN_PER_KIND};
+use crate::error::AppError;
+use crate::views::{
+    AttachedBook, BulkPatch, EntryDetail, EntryRef, OmittedDropped, Rules, RulesView,
+    StDroppedView, StEdit, StInjectedView, StLogRow, StPreviewView, StSettingsView,
+};
+
+/// The context size of a fresh SillyTavern chat completion preset minus its
+/// response length is about this; the CLI uses the same default.
+pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+
+/// Extension keys only SillyTavern (or a card written by it) puts on an entry.
+const ST_MARKS: &[&str] = &["sillytavern", "display_index", "position", "depth"];
+
+/// A fresh SillyTavern install's settings.
+pub fn default_settings() -> StSettingsView {
+    view_of(
+        &StSettings::default(),
+        DEFAULT_MAX_CONTEXT,
+        "User",
+        "Character",
+    )
+}
+
+fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettingsView {
+    StSettingsView {
+        depth: s.depth,
+        budget_percent: s.budget_percent,
+        budget_cap: s.budget_cap,
+        max_context,
+        recursive: s.recursive,
+        max_recursion_steps: s.max_recursion_steps,
+        min_activations: s.min_activations,
+        min_activations_depth_max: s.min_activations_depth_max,
+        include_names: s.include_names,
+        case_sensitive: s.case_sensitive,
+        match_whole_words: s.match_whole_words,
+        use_group_scoring: s.use_group_scoring,
+        user_name: user.into(),
+        char_name: char.into(),
+    }
+}
+
+fn engine_settings(v: &StSettingsView) -> StSettings {
+    StSettings {
+        depth: v.depth,
+        budget_percent: v.budget_percent,
+        budget_cap: v.budget_cap,
+        min_activations: v.min_activations,
+        min_activations_depth_max: v.min_activations_depth_max,
+        include_names: v.include_names,
+        recursive: v.recursive,
+        max_recursion_steps: v.max_recursion_steps,
+        case_sensitive: v.case_sensitive,
+        match_whole_words: v.match_whole_words,
+        use_group_scoring: v.use_group_scoring,
+        ..StSettings::default()
+    }
+}
+
+/// Checks the ranges SillyTavern's own settings panel allows.
+fn check(v: &StSettingsView) -> Result<(), AppError> {
+    let whole = |name: &str, x: f64, lo: f64, hi: f64| {
+        if x.fract() == 0.0 && (lo..=hi).contains(&x) {
+            Ok(())
+        } else {
+            Err(AppError::invalid(format!(
+                "{name} must be a whole number from {lo} to {hi}"
+            )))
+        }
+    };
+    whole("scan depth", v.depth, 0.0, 1000.0)?;
+    whole("budget percent", v.budget_percent, 1.0, 100.0)?;
+    whole("budget cap", v.budget_cap, 0.0, 65536.0)?;
+    whole("max recursion steps", v.max_recursion_steps, 0.0, 10.0)?;
+    whole("min activations", v.min_activations, 0.0, 100.0)?;
+    whole(
+        "min activations max depth",
+        v.min_activations_depth_max,
+        0.0,
+        100.0,
+    )?;
+    if !(1..=2_000_000).contains(&v.max_context) {
+        return Err(AppError::invalid(
+            "max context must be from 1 to 2000000 tokens",
+        ));
+    }
+    Ok(())
+}
+
+impl Doc {
+    /// Whether SillyTavern is this book's target: imported from a
+    /// SillyTavern world or a character card, or carrying their fields.
+    pub fn targets_sillytavern(&self) -> bool {
+        if let Some(f) = self.origin {
+            return matches!(
+                f,
+                Format::SillyTavern
+                    | Format::CardV2
+                    | Format::CardV3
+                    | Format::CharacterBook
+                    | Format::PngCard
+                    | Format::Charx
+            );
+        }
+        carries_st_fields(&self.book)
+    }
+}
+
+fn carries_st_fields(book: &Book) -> bool {
+    book.wrapper_extra.contains_key("character_card")
+        || book.extensions.contains_key("sillytavern")
+        || book
+            .entries
+            .iter()
+            .any(|e| ST_MARKS.iter().any(|k| e.extensions.contains_key(*k)))
+}
+
+impl Workspace {
+    /// The rules in force.
+    pub fn rules(&self) -> Rules {
+        self.rules.unwrap_or_else(|| {
+            let st = self
+                .docs
+                .iter()
+                .any(|d| d.attached && d.targets_sillytavern());
+            if st {
+                Rules::Sillytavern
+            } else {
+                Rules::Studio
+            }
+        })
+    }
+
+    pub fn rules_view(&self) -> RulesView {
+        RulesView {
+            rules: self.rules(),
+            chosen: self.rules.is_some(),
+            st: self.st_settings.clone(),
+        }
+    }
+
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.rules = Some(rules);
+    }
+
+    pub fn set_st_settings(&mut self, v: StSettingsView) -> Result<(), AppError> {
+        check(&v)?;
+        self.st_settings = v;
+        Ok(())
+    }
+
+    /// Reads a SillyTavern `settings.json` (its `world_info_settings`) or
+    /// that object alone; keys it lacks take SillyTavern's defaults. The
+    /// context size and the names are not in that object and stay.
+    pub fn load_st_settings(&mut self, path: &Path) -> Result<StSettingsView, AppError> {
+        let bytes = formats::read_limited(path).map_err(AppError::io)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let s = StSettings::from_value(&value)
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let v = view_of(
+            &s,
+            self.st_settings.max_context,
+            &self.st_settings.user_name,
+            &self.st_settings.char_name,
+        );
+        // Numbers a hand-edited file has out of range are clamped to what
+        // the panel accepts, so the loaded settings can be edited further.
+        let v = StSettingsView {
+            depth: clamp(v.depth, 0.0, 1000.0),
+            budget_percent: clamp(v.budget_percent, 1.0, 100.0),
+            budget_cap: clamp(v.budget_cap, 0.0, 65536.0),
+            max_recursion_steps: clamp(v.max_recursion_steps, 0.0, 10.0),
+            min_activations: clamp(v.min_activations, 0.0, 100.0),
+            min_activations_depth_max: clamp(v.min_activations_depth_max, 0.0, 100.0),
+            ..v
+        };
+        self.st_settings = v.clone();
+        Ok(v)
+    }
+
+    fn st_preview_engine(&self) -> Result<StPreview, AppError> {
+        let books: Vec<(String, &Book)> = self
+            .docs
+            .iter()
+            .filter(|d| d.attached)
+            .map(|d| (d.display_name(), &d.book))
+            .collect();
+        let settings = self.settings();
+        let options = StOptions {
+            names: Names {
+                user: self.st_settings.user_name.clone(),
+                char: self.st_settings.char_name.clone(),
+            },
+            encoding: encoding_for_model(&settings.model).map_err(AppError::invalid)?,
+            seed: settings.seed,
+            ..StOptions::default()
+        };
+        StPreview::new(&books, engine_settings(&self.st_settings), options)
+            .map_err(AppError::format)
+    }
+
+    fn attached_views(&self) -> Vec<AttachedBook> {
+        self.docs
+            .iter()
+            .filter(|d| d.attached)
+            .map(|d| AttachedBook {
+                doc: d.id,
+                name: d.display_name(),
+            })
+            .collect()
+    }
+
+    /// Request `k` (default: the last) under SillyTavern's rules, after
+    /// requests 1…k−1 ran, so sticky, cooldown and delay carry over.
+    pub fn st_preview(&self, k: Option<usize>) -> Result<StPreviewView, AppError> {
+        let mut p = self.st_preview_engine()?;
+        let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
+        let context = self.st_settings.max_context;
+        let mut last = None;
+        p.log(&self.chat[..k], context, |r| last = Some(r));
+        let r = match last {
+            Some(r) => r,
+            None => p.request(&[], context, &mut TimedState::default()),
+        };
+        Ok(self.st_view(r))
+    }
+
+    fn st_view(&self, r: StResult) -> StPreviewView {
+        let mut injected: Vec<StInjectedView> = Vec::with_capacity(r.injected.len());
+        for i in &r.injected {
+            let position = i.position.as_str().to_string();
+            let same_slot = |v: &StInjectedView| {
+                v.position == position
+                    && v.depth == i.depth
+                    && v.role.as_deref() == i.role
+                    && v.outlet == i.outlet
+            };
+            let rank = injected.iter().filter(|v| same_slot(v)).count() as u32 + 1;
+            injected.push(StInjectedView {
+                book: i.book as u32,
+                id: i.id,
+                name: name_of(&i.comment, i.id),
+                position,
+                depth: i.depth,
+                role: i.role.map(String::from),
+                outlet: i.outlet.clone(),
+                order: i.order,
+                rank,
+                tokens: i.tokens,
+                pass: i.pass,
+                reason: i.reason.clone(),
+            });
+        }
+        let mut seen: Vec<(String, u32)> = Vec::new();
+        let mut dropped = Vec::new();
+        for d in r.not_placed.iter().chain(&r.dropped) {
+            let kind = serde_json::to_value(d.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            if kind == "no_match" || kind == "disabled" {
+                let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => n,
+                    None => {
+                        seen.push((kind.clone(), 0));
+                        &mut seen.last_mut().expect("just pushed").1
+                    }
+                };
+                *n += 1;
+                if *n as usize > SHOWN_PER_KIND {
+                    continue;
+                }
+            }
+            dropped.push(StDroppedView {
+                book: d.book as u32,
+                id: d.id,
+                name: name_of(&d.comment, d.id),
+                kind,
+                detail: d.detail.to_string(),
+            });
+        }
+        let omitted = seen
+            .into_iter()
+            .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
+            .map(|(kind, n)| OmittedDropped {
+                kind,
+                count: n - SHOWN_PER_KIND as u32,
+            })
+            .collect();
+        StPreviewView {
+            books: self.attached_views(),
+            requests: self.chat.len() as u32,
+            request: r.request as u32,
+            budget: r.budget,
+            used: r.used,
+            overflowed: r.overflowed,
+            percent: self.st_settings.budget_percent,
+            context: self.st_settings.max_context,
+            cap: self.st_settings.budget_cap,
+            passes: r.passes,
+            injected,
+            dropped,
+            omitted,
+        }
+    }
+
+    /// Requests 1…M under SillyTavern's rules, timed effects carried from
+    /// one to the next, rolls seeded by the preview's seed.
+    pub fn st_log(&self) -> Result<Vec<StLogRow>, AppError> {
+        let mut p = self.st_preview_engine()?;
+        let mut rows = Vec::new();
+        p.log(&self.chat, self.st_settings.max_context, |r| {
+            let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
+                it.map(|(book, id)| EntryRef {
+                    book: book as u32,
+                    id,
+                })
+                .collect()
+            };
+            rows.push(StLogRow {
+                request: r.request as u32,
+                used: r.used,
+                limit: r.budget,
+                injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
+                timed: refs(
+                    &mut r
+                        .dropped
+                        .iter()
+                        .filter(|d| {
+                            matches!(
+                                d.kind,
+                                lorebook_engine::sillytavern::DropKind::Cooldown
+                                    | lorebook_engine::sillytavern::DropKind::Delay
+                            )
+                        })
+                        .map(|d| (d.book, d.id)),
+                ),
+            });
+        });
+        Ok(rows)
+    }
+
+    /// One SillyTavern field of one entry, then the editor's view of it.
+    pub fn set_st_field(
+        &mut self,
+        doc: u32,
+        id: u64,
+        edit: StEdit,
+    ) -> Result<EntryDetail, AppError> {
+        let patch = BulkPatch {
+            enabled: None,
+            order: None,
+            priority: None,
+            st: vec![edit],
+        };
+        self.bulk(doc, &[id], &patch)?;
+        self.entry(doc, id)
+    }
+}
+
+fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
+    if x.is_nan() {
+        lo
+    } else {
+        x.round().clamp(lo, hi)
+    }
+}
+
+fn name_of(comment: &str, id: u64) -> String {
+    if comment.trim().is_empty() {
+        format!("#{id}")
+    } else {
+        comment.to_string()
+    }
+}

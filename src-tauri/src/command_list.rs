@@ -54,6 +54,7 @@ macro_rules! with_command_names {
             set_window_title,
             has_unsaved,
             quit,
+            chat_text,
         }
     };
 }

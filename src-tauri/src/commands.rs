@@ -378,10 +378,10 @@ pub fn set_decorator(content: String, name: String, arg: Option<String>, present
 }
 
 #[tauri::command(async)]
-pub fn set_chat(s: State<'_, AppState>, text: String) -> R<AppStateView> {
+pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
     let mut ws = lock(&s);
     ws.set_chat(text);
-    Ok(ws.state())
+    Ok(ws.chat_status())
 }
 
 #[tauri::command]
@@ -496,4 +496,11 @@ pub fn has_unsaved(s: State<'_, AppState>) -> bool {
 pub fn quit(app: AppHandle) {
     crate::QUIT_CONFIRMED.store(true, std::sync::atomic::Ordering::SeqCst);
     app.exit(0);
+}
+
+/// The chat's text, for the chat box when the chat was set from elsewhere
+/// (start-up, a chat file); typing never asks for it back.
+#[tauri::command(async)]
+pub fn chat_text(s: State<'_, AppState>) -> R<String> {
+    Ok(lock(&s).chat_text.clone())
 }

@@ -2,9 +2,8 @@
 //! every engine type it holds derives `ts_rs::TS`; `ui/src/lib/bindings.ts`
 //! is generated from them (see `bindings::tests`).
 
-use lorebook_engine::chat::Message;
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
-use lorebook_engine::explain::RequestResult;
+use lorebook_engine::explain::{RequestResult, Source};
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
@@ -29,7 +28,6 @@ pub struct DocSummary {
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct AppStateView {
     pub docs: Vec<DocSummary>,
-    pub chat_text: String,
     pub chat_error: Option<String>,
     pub chat_warnings: Vec<String>,
     pub settings: Settings,
@@ -138,11 +136,20 @@ pub struct EntryName {
     pub name: String,
 }
 
+/// The text a shown key match points into (a chat message or a source
+/// entry's body), for its excerpt.
 #[derive(Debug, Clone, Serialize, TS)]
-pub struct EntryBody {
-    pub book: u32,
-    pub id: u64,
-    pub body: String,
+pub struct SourceText {
+    pub source: Source,
+    pub text: String,
+}
+
+/// What reading the chat gave, without the chat's text: the answer to
+/// each keystroke in the chat stays small however long the chat is.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ChatStatus {
+    pub chat_error: Option<String>,
+    pub chat_warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -158,11 +165,12 @@ pub struct PreviewView {
     pub books: Vec<AttachedBook>,
     /// Number of requests (chat length).
     pub requests: u32,
-    pub chat: Vec<Message>,
     /// Display names of every entry in the result.
     pub names: Vec<EntryName>,
-    /// Bodies of the injected entries (for highlighting recursion sources).
-    pub bodies: Vec<EntryBody>,
+    /// The texts the injected entries' primary key matches point into,
+    /// each once: only these, not the whole chat, so a keystroke's view
+    /// stays small on long chats.
+    pub sources: Vec<SourceText>,
     /// The request; `dropped` lists at most a few hundred entries of each
     /// plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
     pub result: RequestResult,

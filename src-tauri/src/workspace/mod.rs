@@ -138,7 +138,6 @@ impl Workspace {
                     can_redo: d.history.can_redo(),
                 })
                 .collect(),
-            chat_text: self.chat_text.clone(),
             chat_error: self.chat_error.clone(),
             chat_warnings: self.chat_warnings.clone(),
             settings: self.preview.settings().clone(),

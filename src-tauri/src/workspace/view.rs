@@ -3,13 +3,14 @@
 //! whole chat that the preview pane renders.
 
 use lorebook_engine::chat;
+use lorebook_engine::explain::{Activation, Source};
 use lorebook_engine::preview::Settings;
 use lorebook_engine::tokenizer::encoding_for_model;
 
 use super::Workspace;
 use crate::error::AppError;
 use crate::views::{
-    AttachedBook, EntryBody, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
+    AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView, SourceText,
 };
 
 /// How many "no match" and "disabled" entries a preview view lists.
@@ -29,6 +30,14 @@ impl Workspace {
             }
         }
         self.chat_text = text;
+    }
+
+    /// The chat's reading, without its text.
+    pub fn chat_status(&self) -> ChatStatus {
+        ChatStatus {
+            chat_error: self.chat_error.clone(),
+            chat_warnings: self.chat_warnings.clone(),
+        }
     }
 
     pub fn set_attached(&mut self, doc: u32, attached: bool) -> Result<(), AppError> {
@@ -110,16 +119,25 @@ impl Workspace {
                 name: name(b, id),
             })
             .collect();
-        let bodies = result
-            .injected
-            .iter()
-            .filter_map(|i| {
-                index
-                    .entry(i.book, i.id)
-                    .map(|e| (i.book as u32, i.id, e.body.to_string()))
-            })
-            .map(|(book, id, body)| EntryBody { book, id, body })
-            .collect();
+        let mut sources: Vec<SourceText> = Vec::new();
+        for i in &result.injected {
+            let Activation::Key { primary, .. } = &i.reason else {
+                continue;
+            };
+            if sources.iter().any(|t| t.source == primary.source) {
+                continue;
+            }
+            let text = match primary.source {
+                Source::Message { index } => self.chat.get(index).map(|m| m.text.clone()),
+                Source::Entry { book, id } => index.entry(book, id).map(|e| e.body.to_string()),
+            };
+            if let Some(text) = text {
+                sources.push(SourceText {
+                    source: primary.source,
+                    text,
+                });
+            }
+        }
         PreviewView {
             books: attached
                 .iter()
@@ -129,9 +147,8 @@ impl Workspace {
                 })
                 .collect(),
             requests: self.chat.len() as u32,
-            chat: self.chat.clone(),
             names,
-            bodies,
+            sources,
             result,
             omitted,
         }

@@ -232,7 +232,7 @@ name: string, path: string | null, dirty: boolean,
  */
 attached: boolean, entries: number, can_undo: boolean, can_redo: boolean, };
 
-export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: string | null, chat_warnings: Array<string>, settings: Settings, recent: Array<string>, };
+export type AppStateView = { docs: Array<DocSummary>, chat_error: string | null, chat_warnings: Array<string>, settings: Settings, recent: Array<string>, };
 
 export type BookSettings = { name: string, description: string, scan_depth: number, token_budget: number, recursive_scanning: boolean, };
 
@@ -288,7 +288,9 @@ export type AttachedBook = { doc: number, name: string, };
 
 export type EntryName = { book: number, id: number, name: string, };
 
-export type EntryBody = { book: number, id: number, body: string, };
+export type SourceText = { source: Source, text: string, };
+
+export type ChatStatus = { chat_error: string | null, chat_warnings: Array<string>, };
 
 export type EntryRef = { book: number, id: number, };
 
@@ -300,15 +302,17 @@ books: Array<AttachedBook>,
 /**
  * Number of requests (chat length).
  */
-requests: number, chat: Array<Message>, 
+requests: number, 
 /**
  * Display names of every entry in the result.
  */
 names: Array<EntryName>, 
 /**
- * Bodies of the injected entries (for highlighting recursion sources).
+ * The texts the injected entries' primary key matches point into,
+ * each once: only these, not the whole chat, so a keystroke's view
+ * stays small on long chats.
  */
-bodies: Array<EntryBody>, 
+sources: Array<SourceText>, 
 /**
  * The request; `dropped` lists at most a few hundred entries of each
  * plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
@@ -437,7 +441,8 @@ export type Command =
   | 'discard_recovered'
   | 'set_window_title'
   | 'has_unsaved'
-  | 'quit';
+  | 'quit'
+  | 'chat_text';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

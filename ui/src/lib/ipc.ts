@@ -8,6 +8,7 @@ import type {
   ErrorKind,
   AppStateView,
   BookSettings,
+  ChatStatus,
   BulkPatch,
   Catalog,
   Entry,
@@ -88,7 +89,7 @@ export const api = {
   splitKeys: (text: string) => call<string[]>('split_keys', { text }),
   setDecorator: (content: string, name: string, arg: string | null, present: boolean) =>
     call<string>('set_decorator', { content, name, arg, present }),
-  setChat: (text: string) => call<AppStateView>('set_chat', { text }),
+  setChat: (text: string) => call<ChatStatus>('set_chat', { text }),
   openChatDialog: () => call<AppStateView>('open_chat_dialog'),
   setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
@@ -101,6 +102,7 @@ export const api = {
   setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
   hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
+  chatText: () => call<string>('chat_text'),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -7,9 +7,25 @@ import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
 import type { LogRow, PreviewView } from './bindings';
 
+/** The display names of a view's entries, by `book:id`. */
+export function nameMap(view: PreviewView | null): Map<string, string> {
+  return new Map((view?.names ?? []).map((n) => [`${n.book}:${n.id}`, n.name]));
+}
+
 export class Preview {
-  view = $state<PreviewView | null>(null);
-  log = $state<LogRow[]>([]);
+  // Raw state: a view is replaced whole, never changed in place, so it
+  // needs no deep proxies (reading a proxied view of hundreds of entries
+  // on every keystroke was a cost of its own).
+  view = $state.raw<PreviewView | null>(null);
+  log = $state.raw<LogRow[]>([]);
+  /** The view's entry names by `book:id`, built once per view. */
+  names = $state.raw<Map<string, string>>(new Map());
+  /** The chat box's text as last loaded from Rust (start-up, a chat
+   *  file). Typing does not write it: the box holds what is typed, and
+   *  a keystroke never re-renders the chat's text. */
+  chatText = '';
+  /** Bumped when `chatText` was loaded, so the box takes it. */
+  chatLoads = $state(0);
   /** The request shown; `null` is the last one. */
   request = $state<number | null>(null);
   /** The request log is computed only while its panel is open (it replays
@@ -31,6 +47,7 @@ export class Preview {
     const view = await api.preview(this.request);
     if (!this.answers.take(ticket)) return;
     this.view = view;
+    this.names = nameMap(view);
     if (this.showLog) this.log = await api.previewLog();
   }
 
@@ -48,15 +65,29 @@ export class Preview {
   async toggleLog(open: boolean) {
     this.showLog = open;
     if (open) this.log = await api.previewLog();
+    else this.log = [];
   }
 
+  /** Loads the chat's text into the chat box. */
+  async loadChat() {
+    this.chatText = await api.chatText();
+    this.chatLoads += 1;
+  }
+
+  /** Sends the typed chat. The answer is only how it was read (errors,
+   *  warnings), patched in when it changed: the chat's text never comes
+   *  back, so a keystroke costs the same on a short chat and a long one. */
   async setChat(text: string) {
-    this.docs.app = await api.setChat(text);
+    const status = await api.setChat(text);
+    const app = this.docs.app;
+    if (app && app.chat_error !== status.chat_error) app.chat_error = status.chat_error;
+    if (app && app.chat_warnings.join('\n') !== status.chat_warnings.join('\n')) app.chat_warnings = status.chat_warnings;
     this.schedule();
   }
 
   async openChat() {
     this.docs.app = await api.openChatDialog();
+    await this.loadChat();
     this.request = null;
     this.schedule();
   }

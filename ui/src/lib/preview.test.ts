@@ -3,9 +3,13 @@ import type { PreviewView } from './bindings';
 
 // Each `preview` command waits until the test answers it, in any order.
 const asked: Array<{ answer: (v: unknown) => void }> = [];
+const sent: Array<{ cmd: string; args: unknown }> = [];
 vi.mock('@tauri-apps/api/core', () => ({
-  invoke: (cmd: string) => {
+  invoke: (cmd: string, args: unknown) => {
+    sent.push({ cmd, args });
     if (cmd === 'preview') return new Promise((answer) => asked.push({ answer }));
+    if (cmd === 'set_chat') return Promise.resolve({ chat_error: 'line 2: bad', chat_warnings: [] });
+    if (cmd === 'chat_text') return Promise.resolve('User: hello');
     return Promise.resolve(null);
   },
 }));
@@ -41,5 +45,27 @@ describe('preview', () => {
     await settle();
     expect(asked.length).toBe(2);
     expect(p.view?.result.request).toBe(2);
+  });
+
+  it('sends the typed chat without asking for the text or the whole state back', async () => {
+    asked.length = 0;
+    sent.length = 0;
+    const docs = new Documents();
+    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] } as never;
+    const app = docs.app;
+    const p = new Preview(docs, async (f) => void (await f()));
+    await p.setChat('User: hi\nnot a message');
+    expect(sent.map((c) => c.cmd)).toEqual(['set_chat', 'preview']);
+    // The state is patched, not replaced: nothing else re-renders.
+    expect(docs.app).toBe(app);
+    expect(docs.app?.chat_error).toBe('line 2: bad');
+  });
+
+  it('loads the chat box text only when asked (start-up, a chat file)', async () => {
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    expect(p.chatLoads).toBe(0);
+    await p.loadChat();
+    expect(p.chatText).toBe('User: hello');
+    expect(p.chatLoads).toBe(1);
   });
 });

@@ -47,6 +47,7 @@ export class Studio {
     await this.run(async () => {
       this.catalog = await api.catalog();
       await this.docs.refresh();
+      await this.preview.loadChat();
       this.docs.doc = this.docs.app?.docs[0]?.id ?? null;
       await this.docs.reloadList();
       if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);

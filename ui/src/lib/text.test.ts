@@ -54,3 +54,27 @@ describe('content lines', () => {
     expect(completeDecorator('@@x\n@@@ke', 9, 'keep')).toEqual({ content: '@@x\n@@@keep', caret: 11 });
   });
 });
+
+describe('excerpts (issue 9)', () => {
+  it('stay short around a match in a long message', () => {
+    const text = 'x'.repeat(50_000) + ' moon ' + 'y'.repeat(50_000);
+    const segs = excerpt(text, 50_001, 50_005, 20);
+    expect(segs.map((s) => s.text).join('').length).toBeLessThanOrEqual(20 + 4 + 20 + 2);
+    expect(segs.find((s) => s.mark)?.text).toBe('moon');
+    expect(segs[0].text.startsWith('…')).toBe(true);
+    expect(segs[segs.length - 1].text.endsWith('…')).toBe(true);
+  });
+
+  it('cut a long match to its head and tail', () => {
+    const text = 'a' + 'b'.repeat(1000) + 'c';
+    const segs = excerpt(text, 0, text.length, 10);
+    expect(segs).toEqual([{ text: 'a' + 'b'.repeat(9) + '…' + 'b'.repeat(9) + 'c', mark: true }]);
+  });
+
+  it('keep a short match whole, with no ellipsis at the ends of the text', () => {
+    expect(excerpt('the moon', 4, 8, 10)).toEqual([
+      { text: 'the ', mark: false },
+      { text: 'moon', mark: true },
+    ]);
+  });
+});

@@ -32,7 +32,11 @@ export function highlight(text: string, start: number, end: number): Segment[] {
   return out;
 }
 
-/** Like `highlight`, but cut to about `context` characters around the match. */
+/** Like `highlight`, but cut to about `context` characters on each side
+ *  of the match, and a match longer than `2 × context` characters (a
+ *  regex key over a whole message) to its head and tail: an excerpt has a
+ *  bounded length however long the message, so the preview never lays
+ *  out a whole long message to show one match. */
 export function excerpt(text: string, start: number, end: number, context = 60): Segment[] {
   const a = byteToIndex(text, start);
   const b = byteToIndex(text, end);
@@ -41,7 +45,8 @@ export function excerpt(text: string, start: number, end: number, context = 60):
   const out: Segment[] = [];
   const pre = (from > 0 ? '…' : '') + text.slice(from, a);
   if (pre) out.push({ text: pre, mark: false });
-  out.push({ text: text.slice(a, b), mark: true });
+  const matched = b - a > 2 * context ? `${text.slice(a, a + context)}…${text.slice(b - context, b)}` : text.slice(a, b);
+  out.push({ text: matched, mark: true });
   const post = text.slice(b, to) + (to < text.length ? '…' : '');
   if (post) out.push({ text: post, mark: false });
   return out;

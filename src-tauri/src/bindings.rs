@@ -73,6 +73,7 @@ pub fn render() -> String {
         ChatStatus,
         EntryRef,
         PreviewView,
+        PromptPatch,
         OmittedDropped,
         LogRow,
         DecoratorInfo,

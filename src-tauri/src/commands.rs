@@ -415,8 +415,8 @@ pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()>
 }
 
 #[tauri::command(async)]
-pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> R<PreviewView> {
-    Ok(lock(&s).preview(request.map(|r| r as usize)))
+pub fn preview(s: State<'_, AppState>, request: Option<u32>, have: Option<u32>) -> R<PreviewView> {
+    Ok(lock(&s).preview_since(request.map(|r| r as usize), have))
 }
 
 #[tauri::command(async)]

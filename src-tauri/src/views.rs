@@ -7,6 +7,7 @@ use lorebook_engine::explain::{RequestResult, Source};
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
+use lorebook_engine::prompt::PromptMessage;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -171,10 +172,28 @@ pub struct PreviewView {
     /// each once: only these, not the whole chat, so a keystroke's view
     /// stays small on long chats.
     pub sources: Vec<SourceText>,
-    /// The request; `dropped` lists at most a few hundred entries of each
+    /// The request; `dropped` lists at most a hundred entries of each
     /// plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+    /// Its `messages` are empty: the final prompt is in `prompt`.
     pub result: RequestResult,
+    pub prompt: PromptPatch,
     pub omitted: Vec<OmittedDropped>,
+}
+
+/// The final prompt of a preview view, as a change to the one the UI
+/// already holds: a keystroke changes one or two messages of a long
+/// prompt, so only those cross the IPC boundary.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PromptPatch {
+    /// This prompt's number, for the UI to send back as the one it has.
+    pub rev: u32,
+    /// The prompt this changes; `None` when `middle` is the whole prompt.
+    pub base: Option<u32>,
+    /// How many messages of the base stay at the start and at the end.
+    pub keep_head: u32,
+    pub keep_tail: u32,
+    /// The messages between them.
+    pub middle: Vec<PromptMessage>,
 }
 
 /// Dropped entries of one kind left out of a preview view.

@@ -33,7 +33,7 @@ use serde_json::Value;
 /// Tauri's IPC uses.
 const INSTALL: &str = r#"
 if (!window.__bench) {
-  const b = { inflight: 0, counting: false, bytes: 0, calls: 0, ipc: {} };
+  const b = { inflight: 0, counting: false, bytes: 0, calls: 0, ipc: {}, first: null, last: 0 };
   window.__bench = b;
   const orig = window.fetch.bind(window);
   window.fetch = (input, init) => {
@@ -42,6 +42,7 @@ if (!window.__bench) {
     if (!ipc) return orig(input, init);
     b.inflight += 1;
     const t0 = performance.now();
+    if (b.first === null) b.first = t0;
     const cmd = url.split('/').pop().split('?')[0];
     if (b.counting) {
       b.calls += 1;
@@ -51,8 +52,9 @@ if (!window.__bench) {
     }
     return orig(input, init).then(
       (r) => {
+        b.last = performance.now();
         if (b.counting) {
-          b.ipc[cmd] = (b.ipc[cmd] || 0) + (performance.now() - t0);
+          b.ipc[cmd] = (b.ipc[cmd] || 0) + (b.last - t0);
           r.clone().arrayBuffer().then((a) => { b.bytes += a.byteLength; });
         }
         // The answer's callback runs after this promise settles.
@@ -93,11 +95,15 @@ const promptHas = (text) => QA(`${tid('messages')} li`).some((li) => li.textCont
 const measure = (act, shown, done, timeout = 30000) => {
   let finished = false;
   const t0 = performance.now();
+  window.__bench.first = null;
   const finish = (ok) => {
     if (finished) return;
     finished = true;
     observer.disconnect();
-    requestAnimationFrame(() => done(ok ? performance.now() - t0 : -1));
+    // The time, and when the first command went out and the last answer
+    // came back (from the input event).
+    const b = window.__bench;
+    requestAnimationFrame(() => done(ok ? [performance.now() - t0, b.first === null ? 0 : b.first - t0, b.last - t0] : -1));
   };
   const observer = new MutationObserver(() => { if (shown()) finish(true); });
   observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
@@ -168,8 +174,10 @@ impl Session<'_> {
         );
     }
 
-    /// Runs `samples` samples of `it` on entry `target`; the times in ms.
-    fn sample(&self, it: &Interaction, target: u64, from: usize, samples: usize) -> Vec<f64> {
+    /// Runs `samples` samples of `it` on entry `target`; per sample, the
+    /// time in ms, and when the first command went out and the last
+    /// answer came back.
+    fn sample(&self, it: &Interaction, target: u64, from: usize, samples: usize) -> Vec<[f64; 3]> {
         let script = format!(
             "{HELPERS}
              const [i, target] = arguments; const done = arguments[arguments.length - 1];
@@ -183,13 +191,11 @@ impl Session<'_> {
         let mut times = Vec::new();
         for i in from..from + samples {
             let t = self.js_async(&script, vec![json!(i), json!(target)]);
-            let ms = t.as_f64().unwrap_or(-1.0);
-            assert!(
-                ms >= 0.0,
-                "{}: sample {i} never showed its update (30 s)",
-                it.name
-            );
-            times.push(ms);
+            let at = |k: usize| t.get(k).and_then(Value::as_f64);
+            let Some(ms) = at(0) else {
+                panic!("{}: sample {i} never showed its update (30 s)", it.name)
+            };
+            times.push([ms, at(1).unwrap_or(0.0), at(2).unwrap_or(0.0)]);
             self.settle();
         }
         times
@@ -202,8 +208,9 @@ impl Session<'_> {
             "Object.assign(window.__bench, {counting: true, bytes: 0, calls: 0, ipc: {}}); return true;",
             vec![],
         );
-        self.sample(it, target, from, N);
+        let phases = self.sample(it, target, from, N);
         self.settle();
+        let mean = |k: usize| phases.iter().map(|p| p[k]).sum::<f64>() / N as f64;
         let got = self.js(
             "window.__bench.counting = false; return [window.__bench.bytes, window.__bench.calls, window.__bench.ipc];",
             vec![],
@@ -223,8 +230,11 @@ impl Session<'_> {
         ipc.sort_by(|a, b| b.1.total_cmp(&a.1));
         let ipc: Vec<String> = ipc.iter().map(|(k, v)| format!("{k} {v:.0} ms")).collect();
         println!(
-            "latency |   IPC round trips per update of {}: {}",
+            "latency |   {}: first command sent at {:.0} ms, last answer at {:.0} ms, painted at {:.0} ms; round trips: {}",
             it.name,
+            mean(1),
+            mean(2),
+            mean(0),
             ipc.join(", ")
         );
         (bytes / N as f64, calls / N as f64)
@@ -232,7 +242,11 @@ impl Session<'_> {
 
     /// Measures `it` and prints one line: p50, p95, max, bytes per update.
     fn report(&self, book: &str, it: &Interaction, target: u64, from: &mut usize, samples: usize) {
-        let mut times = self.sample(it, target, *from, samples);
+        let mut times: Vec<f64> = self
+            .sample(it, target, *from, samples)
+            .iter()
+            .map(|p| p[0])
+            .collect();
         *from += samples;
         let (bytes, calls) = self.bytes_per_update(it, target, *from);
         *from += 3;

@@ -33,6 +33,7 @@ use lorebook_engine::chat::{ChatOptions, Message};
 use lorebook_engine::formats::native;
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::prompt::PromptMessage;
 
 use crate::views::{AppStateView, DocSummary};
 
@@ -63,6 +64,9 @@ pub struct Workspace {
     /// Imports read and reported, waiting for the user to confirm.
     pending: Vec<Pending>,
     next_pending: u32,
+    /// The last final prompt sent to the UI and its number, which the next
+    /// preview view is a change to (see `PromptPatch`).
+    sent_prompt: (u32, Vec<PromptMessage>),
 }
 
 impl Default for Workspace {
@@ -80,6 +84,7 @@ impl Default for Workspace {
             recent: Vec::new(),
             pending: Vec::new(),
             next_pending: 1,
+            sent_prompt: (0, Vec::new()),
         }
     }
 }

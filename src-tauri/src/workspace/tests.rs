@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::error::ErrorKind;
-use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, SortKey};
+use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, PromptPatch, SortKey};
 use lorebook_engine::formats::{self, ExportFormat, Format};
 
 fn ws() -> (Workspace, u32) {
@@ -321,7 +321,10 @@ fn export_reports_then_writes() {
 
 /// The preview after incremental updates equals one built from scratch.
 fn assert_fresh(ws: &mut Workspace) {
-    let incremental = ws.preview(None).result;
+    // The view carries the prompt apart from the result (whole here).
+    let view = ws.preview(None);
+    let mut incremental = view.result;
+    incremental.messages = view.prompt.middle;
     let books = ws.attached_books();
     let fresh = Preview::new(&books, ws.settings().clone()).request(&ws.chat, ws.chat.len());
     assert_eq!(incremental, fresh);
@@ -513,4 +516,44 @@ fn a_save_into_a_read_only_folder_fails_clearly_and_stays_dirty() {
     assert!(ws.doc(doc).unwrap().dirty());
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 9: a keystroke's preview view carries the changed prompt messages
+/// only, and the UI rebuilds the whole prompt from the patch.
+#[test]
+fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
+    use lorebook_engine::prompt::PromptMessage;
+    fn apply(held: &[PromptMessage], p: &PromptPatch) -> Vec<PromptMessage> {
+        let (head, tail) = (p.keep_head as usize, p.keep_tail as usize);
+        let mut out = held[..head].to_vec();
+        out.extend(p.middle.iter().cloned());
+        out.extend(held[held.len() - tail..].iter().cloned());
+        out
+    }
+    let (mut ws, _) = ws();
+    let first = ws.preview_since(None, None);
+    assert_eq!(first.prompt.base, None);
+    assert!(
+        first.result.messages.is_empty(),
+        "the prompt is only in `prompt`"
+    );
+    let held = first.prompt.middle.clone();
+    // Typing at the end of the chat changes its last message only.
+    let text = format!("{}zz", ws.chat_text.trim_end());
+    ws.set_chat(text);
+    let next = ws.preview_since(None, Some(first.prompt.rev));
+    assert_eq!(next.prompt.base, Some(first.prompt.rev));
+    assert_eq!(
+        next.prompt.middle.len(),
+        1,
+        "{} of {} messages sent again",
+        next.prompt.middle.len(),
+        held.len()
+    );
+    let whole = ws.preview(None).prompt.middle;
+    assert_eq!(apply(&held, &next.prompt), whole);
+    // A UI holding another prompt (an answer it dropped) gets it whole.
+    let stale = ws.preview_since(None, Some(first.prompt.rev));
+    assert_eq!(stale.prompt.base, None);
+    assert_eq!(stale.prompt.middle, whole);
 }

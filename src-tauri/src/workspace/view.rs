@@ -5,16 +5,18 @@
 use lorebook_engine::chat;
 use lorebook_engine::explain::{Activation, Source};
 use lorebook_engine::preview::Settings;
+use lorebook_engine::prompt::PromptMessage;
 use lorebook_engine::tokenizer::encoding_for_model;
 
 use super::Workspace;
 use crate::error::AppError;
 use crate::views::{
-    AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView, SourceText,
+    AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
+    PromptPatch, SourceText,
 };
 
 /// How many "no match" and "disabled" entries a preview view lists.
-pub const SHOWN_PER_KIND: usize = 300;
+pub const SHOWN_PER_KIND: usize = 100;
 
 impl Workspace {
     pub fn set_chat(&mut self, text: String) {
@@ -57,8 +59,15 @@ impl Workspace {
         self.preview.settings()
     }
 
-    /// The preview of request `k` (default: the last).
+    /// The preview of request `k` (default: the last), with the whole
+    /// final prompt.
     pub fn preview(&mut self, k: Option<usize>) -> PreviewView {
+        self.preview_since(k, None)
+    }
+
+    /// The preview of request `k`, its final prompt as a change to prompt
+    /// number `have` when that is the last one sent (else whole).
+    pub fn preview_since(&mut self, k: Option<usize>, have: Option<u32>) -> PreviewView {
         self.refresh();
         let attached: Vec<(u32, String)> = self
             .docs
@@ -138,6 +147,8 @@ impl Workspace {
                 });
             }
         }
+        let messages = std::mem::take(&mut result.messages);
+        let prompt = self.prompt_patch(messages, have);
         PreviewView {
             books: attached
                 .iter()
@@ -150,8 +161,45 @@ impl Workspace {
             names,
             sources,
             result,
+            prompt,
             omitted,
         }
+    }
+
+    /// `messages` as a change to the last prompt sent, when the UI has it.
+    fn prompt_patch(&mut self, messages: Vec<PromptMessage>, have: Option<u32>) -> PromptPatch {
+        let (last_rev, last) = &self.sent_prompt;
+        let rev = last_rev.wrapping_add(1);
+        let patch = if have == Some(*last_rev) {
+            let head = messages
+                .iter()
+                .zip(last.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let tail = messages[head..]
+                .iter()
+                .rev()
+                .zip(last[head..].iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            PromptPatch {
+                rev,
+                base: have,
+                keep_head: head as u32,
+                keep_tail: tail as u32,
+                middle: messages[head..messages.len() - tail].to_vec(),
+            }
+        } else {
+            PromptPatch {
+                rev,
+                base: None,
+                keep_head: 0,
+                keep_tail: 0,
+                middle: messages.clone(),
+            }
+        };
+        self.sent_prompt = (rev, messages);
+        patch
     }
 
     /// Which entries went into each request 1…M.

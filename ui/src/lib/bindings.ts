@@ -314,10 +314,29 @@ names: Array<EntryName>,
  */
 sources: Array<SourceText>, 
 /**
- * The request; `dropped` lists at most a few hundred entries of each
+ * The request; `dropped` lists at most a hundred entries of each
  * plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+ * Its `messages` are empty: the final prompt is in `prompt`.
  */
-result: RequestResult, omitted: Array<OmittedDropped>, };
+result: RequestResult, prompt: PromptPatch, omitted: Array<OmittedDropped>, };
+
+export type PromptPatch = { 
+/**
+ * This prompt's number, for the UI to send back as the one it has.
+ */
+rev: number, 
+/**
+ * The prompt this changes; `None` when `middle` is the whole prompt.
+ */
+base: number | null, 
+/**
+ * How many messages of the base stay at the start and at the end.
+ */
+keep_head: number, keep_tail: number, 
+/**
+ * The messages between them.
+ */
+middle: Array<PromptMessage>, };
 
 export type OmittedDropped = { kind: string, count: number, };
 

@@ -93,7 +93,9 @@ export const api = {
   openChatDialog: () => call<AppStateView>('open_chat_dialog'),
   setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
-  preview: (request: number | null) => call<PreviewView>('preview', { request }),
+  /** `have`: the number of the final prompt the UI holds, which the
+   *  answer's prompt is then a change to. */
+  preview: (request: number | null, have: number | null = null) => call<PreviewView>('preview', { request, have }),
   previewLog: () => call<LogRow[]>('preview_log'),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),

@@ -5,7 +5,13 @@ import { api } from './ipc';
 import { latestWins, Tickets } from './debounce';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView } from './bindings';
+import type { LogRow, PreviewView, PromptMessage, PromptPatch } from './bindings';
+
+/** The prompt `patch` describes, from `held`, the prompt it changes. */
+export function applyPrompt(held: readonly PromptMessage[], patch: PromptPatch): PromptMessage[] {
+  if (patch.base === null) return patch.middle;
+  return [...held.slice(0, patch.keep_head), ...patch.middle, ...held.slice(held.length - patch.keep_tail)];
+}
 
 /** The display names of a view's entries, by `book:id`. */
 export function nameMap(view: PreviewView | null): Map<string, string> {
@@ -18,6 +24,11 @@ export class Preview {
   // on every keystroke was a cost of its own).
   view = $state.raw<PreviewView | null>(null);
   log = $state.raw<LogRow[]>([]);
+  /** The final prompt of the view shown; views carry it as a change to
+   *  the one held here (`promptRev`), so a keystroke does not send a long
+   *  prompt again. */
+  prompt = $state.raw<PromptMessage[]>([]);
+  private promptRev: number | null = null;
   /** The view's entry names by `book:id`, built once per view. */
   names = $state.raw<Map<string, string>>(new Map());
   /** The chat box's text as last loaded from Rust (start-up, a chat
@@ -44,8 +55,17 @@ export class Preview {
 
   async refresh() {
     const ticket = this.answers.issue();
-    const view = await api.preview(this.request);
+    const view = await api.preview(this.request, this.promptRev);
     if (!this.answers.take(ticket)) return;
+    const patch = view.prompt;
+    if (patch.base !== null && patch.base !== this.promptRev) {
+      // A change to a prompt no longer held: ask for the whole one.
+      this.promptRev = null;
+      this.schedule();
+      return;
+    }
+    this.prompt = applyPrompt(this.prompt, patch);
+    this.promptRev = patch.rev;
     this.view = view;
     this.names = nameMap(view);
     if (this.showLog) this.log = await api.previewLog();

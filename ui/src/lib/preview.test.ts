@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PreviewView } from './bindings';
+import type { AppStateView, PreviewView } from './bindings';
 
 // Each `preview` command waits until the test answers it, in any order.
 const asked: Array<{ answer: (v: unknown) => void }> = [];
@@ -17,7 +17,8 @@ vi.mock('@tauri-apps/api/core', () => ({
 const { Preview } = await import('./preview.svelte');
 const { Documents } = await import('./documents.svelte');
 
-const view = (request: number) => ({ result: { request } }) as unknown as PreviewView;
+const view = (request: number) =>
+  ({ result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } }) as unknown as PreviewView;
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('preview', () => {
@@ -51,7 +52,7 @@ describe('preview', () => {
     asked.length = 0;
     sent.length = 0;
     const docs = new Documents();
-    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] } as never;
+    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] } as AppStateView;
     const app = docs.app;
     const p = new Preview(docs, async (f) => void (await f()));
     await p.setChat('User: hi\nnot a message');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { entryName, sourceText } from './previewText';
-import { nameMap } from './preview.svelte';
-import type { KeyMatch, PreviewView } from './bindings';
+import { applyPrompt, nameMap } from './preview.svelte';
+import type { KeyMatch, PreviewView, PromptMessage } from './bindings';
 
 const view = {
   names: [
@@ -32,5 +32,19 @@ describe('preview wording', () => {
     expect(sourceText(view, at({ kind: 'entry', book: 0, id: 7 }))).toBe('');
     expect(sourceText(view, at({ kind: 'message', index: 0 }))).toBe('');
     expect(sourceText(null, at({ kind: 'message', index: 3 }))).toBe('');
+  });
+});
+
+describe('prompt patches', () => {
+  const m = (content: string) => ({ role: 'user', content, origin: { kind: 'chat' } }) as unknown as PromptMessage;
+  it('rebuild the prompt from the messages kept at both ends', () => {
+    const held = ['a', 'b', 'c', 'd'].map(m);
+    const next = applyPrompt(held, { rev: 2, base: 1, keep_head: 1, keep_tail: 2, middle: [m('B'), m('B2')] });
+    expect(next.map((x) => x.content)).toEqual(['a', 'B', 'B2', 'c', 'd']);
+  });
+
+  it('take a whole prompt as it is', () => {
+    const next = applyPrompt([m('old')], { rev: 3, base: null, keep_head: 0, keep_tail: 0, middle: [m('new')] });
+    expect(next.map((x) => x.content)).toEqual(['new']);
   });
 });

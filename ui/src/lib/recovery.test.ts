@@ -66,6 +66,8 @@ describe('recovery and quitting', () => {
       return { ...detail(1, 'x'), entry: a.entry };
     };
     responses.app_state = () => state(sent);
+    // The edit also refreshes the preview.
+    responses.preview = () => ({ result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
     s.entry.edit({ content: 'one more keystroke' });
     await s.askQuit();
     expect(sent).toBe(true);

@@ -36,8 +36,10 @@ export class Studio {
     run: this.run,
     saved: async (detail) => {
       this.docs.replaceRow(detail.row);
-      await this.docs.refresh();
+      // The preview is asked first, so it is computed while the state
+      // (dirty mark, undo) is fetched, not after it.
       this.preview.schedule();
+      await this.docs.refresh();
     },
   });
 

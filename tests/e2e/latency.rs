@@ -23,7 +23,13 @@
 //! `requestAnimationFrame` after that, when the frame is painted. The next
 //! sample starts once no command is in flight. Bytes per update are every
 //! IPC request and answer body of one update, counted in separate samples
-//! (counting them costs time).
+//! (counting them costs time), with when the first command went out and
+//! the last answer came back.
+//!
+//! Also printed: the time from the page's start to the first frame with
+//! the 10,000-entry list and the preview drawn, and the frame times while
+//! the long lists scroll 30 px a frame (with the sample's preview pane as
+//! the machine's reference).
 
 use super::*;
 use serde_json::Value;
@@ -449,6 +455,31 @@ fn time_to_first_preview(app: &Session<'_>) -> (f64, bool) {
     )
 }
 
+/// Scrolls the list `[data-testid=list]` (or the box around it) 30 px a
+/// frame for 120 frames; the frame times' p50 and p95, and frames a second.
+fn scroll_frames(app: &Session<'_>, list: &str) -> (f64, f64, f64) {
+    let got = app.js_async(
+        "const done = arguments[arguments.length - 1];
+         let box = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+         while (box && box.scrollHeight <= box.clientHeight + 1) box = box.parentElement;
+         const stamps = [];
+         let n = 0;
+         const step = (t) => {
+           stamps.push(t);
+           if (box) box.scrollTop += 30;
+           if (++n < 120) requestAnimationFrame(step);
+           else {
+             const d = stamps.slice(1).map((t, i) => t - stamps[i]).sort((a, b) => a - b);
+             done([d[Math.floor(d.length / 2)], d[Math.ceil(d.length * 0.95) - 1], 1000 * d.length / (stamps[stamps.length - 1] - stamps[0])]);
+           }
+         };
+         requestAnimationFrame(step);",
+        vec![json!(list)],
+    );
+    let at = |k: usize| got.get(k).and_then(Value::as_f64).unwrap_or(-1.0);
+    (at(0), at(1), at(2))
+}
+
 fn samples() -> usize {
     std::env::var("LATENCY_SAMPLES")
         .ok()
@@ -490,6 +521,12 @@ fn latency() {
                 )),
         )
         .expect("script timeout");
+        // A reference for the frame rate this machine gives at all: the
+        // sample's short preview scrolled (its pane, nothing virtual).
+        let (p50, p95, fps) = scroll_frames(&app, "messages");
+        println!(
+            "latency | sample                 | scrolling the preview pane: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
         app.measure_all("sample", samples);
         app.quit();
     }
@@ -516,6 +553,10 @@ fn latency() {
         if already { " (already drawn when first asked: an upper bound)" } else { "" },
         started.elapsed().as_secs_f64()
     );
+    let (p50, p95, fps) = scroll_frames(&app, "entry-list");
+    println!(
+        "latency | 10k workload           | scrolling `entry-list` before the long chat: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+    );
     let chat = workload_chat(&dir);
     app.js(INSTALL, vec![]);
     let bytes = chat.len();
@@ -525,5 +566,12 @@ fn latency() {
     );
     app.settle();
     println!("latency | 10k workload           | chat of {bytes} bytes pasted");
+    app.settle();
+    for list in ["entry-list", "messages", "injected"] {
+        let (p50, p95, fps) = scroll_frames(&app, list);
+        println!(
+            "latency | 10k entries, 200 msgs  | scrolling `{list}`: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
+    }
     app.measure_all("10k entries, 200 msgs", samples);
 }

@@ -55,6 +55,7 @@ macro_rules! with_command_names {
             has_unsaved,
             quit,
             chat_text,
+            edit_chat,
         }
     };
 }

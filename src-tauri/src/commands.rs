@@ -504,3 +504,18 @@ pub fn quit(app: AppHandle) {
 pub fn chat_text(s: State<'_, AppState>) -> R<String> {
     Ok(lock(&s).chat_text.clone())
 }
+
+/// A typed change to the chat (see `Workspace::edit_chat`): the keystroke's
+/// few characters cross, not the whole chat.
+#[tauri::command(async)]
+pub fn edit_chat(
+    s: State<'_, AppState>,
+    at: u32,
+    remove: u32,
+    insert: String,
+    len: u32,
+) -> R<ChatStatus> {
+    let mut ws = lock(&s);
+    ws.edit_chat(at, remove, &insert, len)?;
+    Ok(ws.chat_status())
+}

@@ -557,3 +557,27 @@ fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
     assert_eq!(stale.prompt.base, None);
     assert_eq!(stale.prompt.middle, whole);
 }
+
+/// Issue 9: a chat keystroke sends the change, counted in the webview's
+/// UTF-16 units, not the whole chat.
+#[test]
+fn a_chat_edit_applies_at_utf16_places_and_refuses_a_stale_length() {
+    let (mut ws, _) = ws();
+    ws.set_chat("User: é😀 moon".into());
+    let len = |s: &str| s.encode_utf16().count() as u32;
+    // "é" is one unit, "😀" two: "moon" starts at unit 10.
+    ws.edit_chat(10, 4, "sun", len("User: é😀 moon")).unwrap();
+    assert_eq!(ws.chat_text, "User: é😀 sun");
+    assert_eq!(ws.chat.len(), 1);
+    assert_eq!(ws.chat[0].text, "é😀 sun");
+    ws.edit_chat(len("User: é😀 sun"), 0, "!", len("User: é😀 sun"))
+        .unwrap();
+    assert_eq!(ws.chat_text, "User: é😀 sun!");
+    // The UI's idea of the chat is stale: refused, nothing changed.
+    let err = ws.edit_chat(0, 0, "x", 3).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Invalid);
+    // Inside the emoji's surrogate pair: refused.
+    let err = ws.edit_chat(8, 0, "x", len("User: é😀 sun!")).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Invalid);
+    assert_eq!(ws.chat_text, "User: é😀 sun!");
+}

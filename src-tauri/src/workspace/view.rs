@@ -34,6 +34,51 @@ impl Workspace {
         self.chat_text = text;
     }
 
+    /// Applies a typed change to the chat: `remove` characters at `at`
+    /// replaced by `insert`, counted in UTF-16 code units as the webview
+    /// counts them. `len` is the chat's length the UI believes Rust holds;
+    /// another length (or a place inside a character) is refused, and the
+    /// UI then sends the whole text. A keystroke thus sends what it typed,
+    /// not the whole chat.
+    pub fn edit_chat(
+        &mut self,
+        at: u32,
+        remove: u32,
+        insert: &str,
+        len: u32,
+    ) -> Result<(), AppError> {
+        let units: usize = self.chat_text.chars().map(char::len_utf16).sum();
+        if units != len as usize {
+            return Err(AppError::invalid(format!(
+                "the chat has {units} characters, not {len}: send it whole"
+            )));
+        }
+        let byte_at = |unit: usize| -> Option<usize> {
+            let mut seen = 0;
+            for (i, c) in self.chat_text.char_indices() {
+                if seen == unit {
+                    return Some(i);
+                }
+                seen += c.len_utf16();
+                if seen > unit {
+                    return None;
+                }
+            }
+            (seen == unit).then_some(self.chat_text.len())
+        };
+        let (Some(from), Some(to)) = (byte_at(at as usize), byte_at((at + remove) as usize)) else {
+            return Err(AppError::invalid(
+                "the chat edit is not at a character boundary",
+            ));
+        };
+        let mut text = String::with_capacity(self.chat_text.len() + insert.len());
+        text.push_str(&self.chat_text[..from]);
+        text.push_str(insert);
+        text.push_str(&self.chat_text[to..]);
+        self.set_chat(text);
+        Ok(())
+    }
+
     /// The chat's reading, without its text.
     pub fn chat_status(&self) -> ChatStatus {
         ChatStatus {

@@ -461,7 +461,8 @@ export type Command =
   | 'set_window_title'
   | 'has_unsaved'
   | 'quit'
-  | 'chat_text';
+  | 'chat_text'
+  | 'edit_chat';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

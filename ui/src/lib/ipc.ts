@@ -105,6 +105,10 @@ export const api = {
   hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
   chatText: () => call<string>('chat_text'),
+  /** A typed change to the chat, in UTF-16 units; `len` is the length of
+   *  the chat Rust is believed to hold (refused when it is not). */
+  editChat: (at: number, remove: number, insert: string, len: number) =>
+    call<ChatStatus>('edit_chat', { at, remove, insert, len }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -3,6 +3,7 @@
 // (chat, attached books, seed, prompt slot) that change it.
 import { api } from './ipc';
 import { latestWins, Tickets } from './debounce';
+import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
 import type { LogRow, PreviewView, PromptMessage, PromptPatch } from './bindings';
@@ -37,6 +38,9 @@ export class Preview {
   chatText = '';
   /** Bumped when `chatText` was loaded, so the box takes it. */
   chatLoads = $state(0);
+  /** The chat Rust holds, as far as the UI knows: a keystroke sends its
+   *  change to this, not the whole chat. `null`: unknown, send it whole. */
+  private sentChat: string | null = null;
   /** The request shown; `null` is the last one. */
   request = $state<number | null>(null);
   /** The request log is computed only while its panel is open (it replays
@@ -91,14 +95,25 @@ export class Preview {
   /** Loads the chat's text into the chat box. */
   async loadChat() {
     this.chatText = await api.chatText();
+    this.sentChat = this.chatText;
     this.chatLoads += 1;
   }
 
-  /** Sends the typed chat. The answer is only how it was read (errors,
-   *  warnings), patched in when it changed: the chat's text never comes
-   *  back, so a keystroke costs the same on a short chat and a long one. */
+  /** Sends the typed chat: the change to the chat Rust holds (the whole
+   *  text when that is unknown or refused). The answer is only how it was
+   *  read (errors, warnings), patched in when it changed: the chat's text
+   *  never comes back, so a keystroke costs the same on a short chat and a
+   *  long one. */
   async setChat(text: string) {
-    const status = await api.setChat(text);
+    const held = this.sentChat;
+    this.sentChat = null;
+    let status;
+    if (held === null) status = await api.setChat(text);
+    else {
+      const d = splice(held, text);
+      status = await api.editChat(d.at, d.remove, d.insert, held.length).catch(() => api.setChat(text));
+    }
+    this.sentChat = text;
     const app = this.docs.app;
     if (app && app.chat_error !== status.chat_error) app.chat_error = status.chat_error;
     if (app && app.chat_warnings.join('\n') !== status.chat_warnings.join('\n')) app.chat_warnings = status.chat_warnings;

@@ -8,7 +8,7 @@ vi.mock('@tauri-apps/api/core', () => ({
   invoke: (cmd: string, args: unknown) => {
     sent.push({ cmd, args });
     if (cmd === 'preview') return new Promise((answer) => asked.push({ answer }));
-    if (cmd === 'set_chat') return Promise.resolve({ chat_error: 'line 2: bad', chat_warnings: [] });
+    if (cmd === 'set_chat' || cmd === 'edit_chat') return Promise.resolve({ chat_error: 'line 2: bad', chat_warnings: [] });
     if (cmd === 'chat_text') return Promise.resolve('User: hello');
     return Promise.resolve(null);
   },
@@ -68,5 +68,18 @@ describe('preview', () => {
     await p.loadChat();
     expect(p.chatText).toBe('User: hello');
     expect(p.chatLoads).toBe(1);
+  });
+
+  it('sends a keystroke as the change to the chat Rust holds', async () => {
+    sent.length = 0;
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    await p.loadChat();
+    await p.setChat('User: hello!');
+    await p.setChat('User: hello!?');
+    const edits = sent.filter((c) => c.cmd === 'edit_chat' || c.cmd === 'set_chat');
+    expect(edits).toEqual([
+      { cmd: 'edit_chat', args: { at: 11, remove: 0, insert: '!', len: 11 } },
+      { cmd: 'edit_chat', args: { at: 12, remove: 0, insert: '?', len: 12 } },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, typedDecorator } from './text';
+import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, splice, typedDecorator } from './text';
 
 describe('byte offsets', () => {
   it('maps UTF-8 bytes to UTF-16 indices', () => {
@@ -76,5 +76,31 @@ describe('excerpts (issue 9)', () => {
       { text: 'the ', mark: false },
       { text: 'moon', mark: true },
     ]);
+  });
+});
+
+describe('chat splices (issue 9)', () => {
+  const apply = (s: string, d: { at: number; remove: number; insert: string }) => s.slice(0, d.at) + d.insert + s.slice(d.at + d.remove);
+
+  it('send only what was typed', () => {
+    const before = 'User: hello\n'.repeat(1000);
+    expect(splice(before, before + 'x')).toEqual({ at: before.length, remove: 0, insert: 'x' });
+    expect(splice('abcdef', 'abXdef')).toEqual({ at: 2, remove: 1, insert: 'X' });
+    expect(splice('abc', 'abc')).toEqual({ at: 3, remove: 0, insert: '' });
+    expect(splice('abcabc', 'abc')).toEqual({ at: 3, remove: 3, insert: '' });
+  });
+
+  it('never cut a surrogate pair', () => {
+    // 😀 and 😃 share their high surrogate.
+    const d = splice('a😀b', 'a😃b');
+    expect(d).toEqual({ at: 1, remove: 2, insert: '😃' });
+    const e = splice('😀', '😀😀');
+    expect(apply('😀', e)).toBe('😀😀');
+    expect(e.insert).toBe('😀');
+  });
+
+  it('rebuild the new text from the old, whatever changed', () => {
+    const texts = ['', 'a', 'ab', 'aab', 'é😀x', '😀😀', 'x😀', 'aaaa'];
+    for (const a of texts) for (const b of texts) expect(apply(a, splice(a, b))).toBe(b);
   });
 });

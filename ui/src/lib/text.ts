@@ -74,3 +74,22 @@ export function completeDecorator(content: string, caret: number, name: string):
   const rest = content.slice(caret);
   return { content: content.slice(0, lineStart) + inserted + rest, caret: lineStart + inserted.length };
 }
+
+/** The change from `before` to `after` as one splice, in UTF-16 units:
+ *  `remove` units at `at` replaced by `insert` (the common start and end
+ *  kept). Never cuts a surrogate pair, so Rust can apply it to its UTF-8
+ *  copy of the text. */
+export function splice(before: string, after: string): { at: number; remove: number; insert: string } {
+  const high = (s: string, i: number) => {
+    const c = s.charCodeAt(i);
+    return c >= 0xd800 && c <= 0xdbff;
+  };
+  const max = Math.min(before.length, after.length);
+  let head = 0;
+  while (head < max && before.charCodeAt(head) === after.charCodeAt(head)) head++;
+  if (head > 0 && high(before, head - 1)) head--;
+  let tail = 0;
+  while (tail < max - head && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
+  if (tail > 0 && high(before, before.length - tail - 1) && before.length - tail - 1 >= head) tail--;
+  return { at: head, remove: before.length - head - tail, insert: after.slice(head, after.length - tail) };
+}

@@ -29,7 +29,8 @@
 //! Also printed: the time from the page's start to the first frame with
 //! the 10,000-entry list and the preview drawn, and the frame times while
 //! the long lists scroll 30 px a frame (with the sample's preview pane as
-//! the machine's reference).
+//! the machine's reference), and the webview's resident memory before and
+//! after typing.
 
 use super::*;
 use serde_json::Value;
@@ -480,6 +481,32 @@ fn scroll_frames(app: &Session<'_>, list: &str) -> (f64, f64, f64) {
     (at(0), at(1), at(2))
 }
 
+/// Resident memory (KB) of the webview processes (WebKit's web process)
+/// started under the driver `group` (the driver's process group).
+fn webview_rss_kb(group: u32) -> u64 {
+    let mut total = 0;
+    for dir in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(stat) = std::fs::read_to_string(dir.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces.
+        let Some((head, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let pgrp = rest.split(' ').nth(2).and_then(|g| g.parse::<u32>().ok());
+        if pgrp != Some(group) || !head.contains("WebKitWebProc") {
+            continue;
+        }
+        let status = std::fs::read_to_string(dir.path().join("status")).unwrap_or_default();
+        total += status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    total
+}
+
 fn samples() -> usize {
     std::env::var("LATENCY_SAMPLES")
         .ok()
@@ -536,6 +563,7 @@ fn latency() {
     };
     let book = dir.join("book.json");
     let mut driver = Driver::start();
+    let group = driver.driver.child.id();
     let started = Instant::now();
     let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
     app.run(
@@ -573,5 +601,28 @@ fn latency() {
             "latency | 10k entries, 200 msgs  | scrolling `{list}`: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
         );
     }
+    let before = webview_rss_kb(group);
     app.measure_all("10k entries, 200 msgs", samples);
+    // Memory while typing on: 300 more chat keystrokes, each painted.
+    let mid = webview_rss_kb(group);
+    app.js(INSTALL, vec![]);
+    app.reveal_in_prompt("Zqbench").expect("the chat marker");
+    let mut from = 1000;
+    let _ = app.sample(&CHAT_MORE, 0, from, 300);
+    from += 300;
+    let after = webview_rss_kb(group);
+    println!(
+        "latency | 10k entries, 200 msgs  | webview memory (RSS): {} MB before typing, {} MB after the samples, {} MB after {} more chat keystrokes",
+        before / 1024,
+        mid / 1024,
+        after / 1024,
+        from - 1000
+    );
 }
+
+/// More chat typing after the measured samples (any letter), for memory.
+const CHAT_MORE: Interaction = Interaction {
+    name: "chat typing (more)",
+    act: "typeAtEnd(Q(tid('chat')), typed(i));",
+    shown: "(QA(`${tid('messages')} li`).find((li) => li.textContent.includes('Zqbench'))?.textContent.trimEnd() ?? '').endsWith(typed(i))",
+};

@@ -490,13 +490,22 @@ impl Session<'_> {
         Ok(p)
     }
 
-    /// The final prompt: the text of each message.
+    /// The final prompt: the text of each message. The prompt is a
+    /// virtual list, so its box is scrolled from top to bottom (as a
+    /// reader would) and each message read while it is drawn.
     fn messages(&self) -> Result<Vec<String>, WdError> {
-        let mut out = Vec::new();
-        for el in self.find_all(&format!("{} > li", tid("messages")))? {
-            out.push(self.text(&el)?);
-        }
-        Ok(out)
+        let got = self.run(
+            self.client
+                .execute_async(READ_VIRTUAL_LIST, vec![json!("messages")]),
+        )?;
+        Ok(got
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// Fails the test if the app shows its error banner.
@@ -531,6 +540,37 @@ impl Session<'_> {
         // Drop deletes the session.
     }
 }
+
+/// Reads every row of the virtual list `[data-testid=arguments[0]]`
+/// (VirtualList.svelte): scrolls its box from top to bottom, taking the
+/// text of each drawn row by its index (the list's `start` plus its place),
+/// then scrolls back. Answers the texts in order.
+const READ_VIRTUAL_LIST: &str = r#"
+const done = arguments[arguments.length - 1];
+const list = document.querySelector(`[data-testid="${arguments[0]}"]`);
+if (!list) { done([]); return; }
+const box = list.parentElement;
+const total = Number(list.dataset.count ?? list.children.length);
+const seen = new Map();
+const grab = () => {
+  const start = Number(list.getAttribute('start') || 1) - 1;
+  Array.from(list.children).forEach((li, j) => seen.set(start + j, li.innerText));
+};
+const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+(async () => {
+  const kept = box.scrollTop;
+  box.scrollTop = 0;
+  await frame();
+  for (let n = 0; n < 10000; n++) {
+    grab();
+    if (seen.size >= total || box.scrollTop + box.clientHeight >= box.scrollHeight - 1) break;
+    box.scrollTop += Math.max(20, box.clientHeight / 2);
+    await frame();
+  }
+  box.scrollTop = kept;
+  done(Array.from({ length: total }, (_, i) => seen.get(i) ?? ''));
+})();
+"#;
 
 #[derive(Debug, Default)]
 struct Preview {
@@ -1380,3 +1420,96 @@ fn an_imported_sillytavern_book_previews_under_its_rules() {
     }
     app.assert_no_errors();
 }
+/// Issue 9: the final prompt is a virtual list. Scrolled to its middle, it
+/// draws the messages in view, each in its place, and not the whole chat.
+#[test]
+fn a_scrolled_virtual_list_draws_the_rows_in_view() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let chat: Vec<String> = (1..=80)
+        .map(|n| format!("User: line {n:03} of the long chat"))
+        .collect();
+    app.run(app.client.execute(
+        "const ta = document.querySelector('[data-testid=\"chat\"]'); ta.value = arguments[0];
+         ta.dispatchEvent(new Event('input', { bubbles: true }));",
+        vec![json!(chat.join("\n"))],
+    ))
+    .expect("paste the chat");
+    // Read by scrolling, the prompt holds every line in order.
+    let all = wait_until("the 80 lines in the prompt", TIMEOUT, || {
+        let all = app.messages()?;
+        let lines: Vec<&String> = all
+            .iter()
+            .filter(|m| m.contains("of the long chat"))
+            .collect();
+        if lines.len() == 80
+            && lines
+                .iter()
+                .enumerate()
+                .all(|(i, m)| m.contains(&format!("line {:03}", i + 1)))
+        {
+            Ok(all)
+        } else {
+            Err(format!(
+                "{} lines: {:?}",
+                lines.len(),
+                lines.iter().take(3).collect::<Vec<_>>()
+            ))
+        }
+    });
+    // Scrolled to the middle, the drawn rows are the ones at their place.
+    let drawn = app
+        .run(app.client.execute_async(
+            "const done = arguments[arguments.length - 1];
+             const list = document.querySelector('[data-testid=\"messages\"]');
+             const box = list.parentElement;
+             box.scrollTop = (box.scrollHeight - box.clientHeight) / 2;
+             requestAnimationFrame(() => requestAnimationFrame(() => {
+               const b = box.getBoundingClientRect();
+               const rows = Array.from(list.children);
+               done({
+                 start: Number(list.getAttribute('start')) - 1,
+                 texts: rows.map((li) => li.innerText),
+                 inView: rows.filter((li) => { const r = li.getBoundingClientRect(); return r.bottom > b.top && r.top < b.bottom; }).length,
+               });
+             }));",
+            vec![],
+        ))
+        .expect("scroll the prompt");
+    let start = drawn["start"].as_u64().expect("the list's start") as usize;
+    let texts: Vec<&str> = drawn["texts"]
+        .as_array()
+        .expect("drawn rows")
+        .iter()
+        .map(|v| v.as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        start > 0,
+        "scrolled to the middle, the first rows are not drawn"
+    );
+    assert!(
+        texts.len() < all.len() / 2,
+        "{} of {} messages drawn",
+        texts.len(),
+        all.len()
+    );
+    assert!(
+        drawn["inView"].as_u64().unwrap_or(0) > 0,
+        "no drawn row is in view"
+    );
+    for (j, text) in texts.iter().enumerate() {
+        assert_eq!(
+            *text,
+            all[start + j],
+            "row {} drawn out of place",
+            start + j
+        );
+    }
+    app.assert_no_errors();
+}
+
+/// Issue 9's latency benchmark (ignored; see its module doc).
+#[path = "e2e/latency.rs"]
+mod latency;

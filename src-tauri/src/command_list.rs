@@ -63,6 +63,8 @@ macro_rules! with_command_names {
             st_preview,
             st_log,
             set_st_field,
+            chat_text,
+            edit_chat,
         }
     };
 }

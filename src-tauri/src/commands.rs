@@ -413,10 +413,10 @@ pub fn set_decorator(content: String, name: String, arg: Option<String>, present
 }
 
 #[tauri::command(async)]
-pub fn set_chat(s: State<'_, AppState>, text: String) -> R<AppStateView> {
+pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
     let mut ws = lock(&s);
     ws.set_chat(text);
-    Ok(ws.state())
+    Ok(ws.chat_status())
 }
 
 #[tauri::command]
@@ -454,9 +454,9 @@ pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()>
 }
 
 #[tauri::command(async)]
-pub fn preview(s: State<'_, AppState>, request: Option<u32>) -> R<PreviewView> {
+pub fn preview(s: State<'_, AppState>, request: Option<u32>, have: Option<u32>) -> R<PreviewView> {
     guarded(&s, "preview", |ws| {
-        Ok(ws.preview(request.map(|r| r as usize)))
+        Ok(ws.preview_since(request.map(|r| r as usize), have))
     })
 }
 
@@ -639,4 +639,26 @@ pub fn st_log(s: State<'_, AppState>) -> R<Vec<StLogRow>> {
 #[tauri::command(async)]
 pub fn set_st_field(s: State<'_, AppState>, doc: u32, id: u64, edit: StEdit) -> R<EntryDetail> {
     lock(&s).set_st_field(doc, id, edit)
+}
+
+/// The chat's text, for the chat box when the chat was set from elsewhere
+/// (start-up, a chat file); typing never asks for it back.
+#[tauri::command(async)]
+pub fn chat_text(s: State<'_, AppState>) -> R<String> {
+    Ok(lock(&s).chat_text.clone())
+}
+
+/// A typed change to the chat (see `Workspace::edit_chat`): the keystroke's
+/// few characters cross, not the whole chat.
+#[tauri::command(async)]
+pub fn edit_chat(
+    s: State<'_, AppState>,
+    at: u32,
+    remove: u32,
+    insert: String,
+    len: u32,
+) -> R<ChatStatus> {
+    let mut ws = lock(&s);
+    ws.edit_chat(at, remove, &insert, len)?;
+    Ok(ws.chat_status())
 }

@@ -2,12 +2,13 @@
 //! every engine type it holds derives `ts_rs::TS`; `ui/src/lib/bindings.ts`
 //! is generated from them (see `bindings::tests`).
 
-use lorebook_engine::chat::{ChatError, ChatWarning, Message};
+use lorebook_engine::chat::{ChatError, ChatWarning};
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
-use lorebook_engine::explain::RequestResult;
+use lorebook_engine::explain::{RequestResult, Source};
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
+use lorebook_engine::prompt::PromptMessage;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -32,7 +33,6 @@ pub struct DocSummary {
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct AppStateView {
     pub docs: Vec<DocSummary>,
-    pub chat_text: String,
     pub chat_error: Option<ChatError>,
     pub chat_warnings: Vec<ChatWarning>,
     pub settings: Settings,
@@ -147,11 +147,20 @@ pub struct EntryName {
     pub name: String,
 }
 
+/// The text a shown key match points into (a chat message or a source
+/// entry's body), for its excerpt.
 #[derive(Debug, Clone, Serialize, TS)]
-pub struct EntryBody {
-    pub book: u32,
-    pub id: u64,
-    pub body: String,
+pub struct SourceText {
+    pub source: Source,
+    pub text: String,
+}
+
+/// What reading the chat gave, without the chat's text: the answer to
+/// each keystroke in the chat stays small however long the chat is.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ChatStatus {
+    pub chat_error: Option<ChatError>,
+    pub chat_warnings: Vec<ChatWarning>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -167,15 +176,34 @@ pub struct PreviewView {
     pub books: Vec<AttachedBook>,
     /// Number of requests (chat length).
     pub requests: u32,
-    pub chat: Vec<Message>,
     /// Display names of every entry in the result.
     pub names: Vec<EntryName>,
-    /// Bodies of the injected entries (for highlighting recursion sources).
-    pub bodies: Vec<EntryBody>,
-    /// The request; `dropped` lists at most a few hundred entries of each
+    /// The texts the injected entries' primary key matches point into,
+    /// each once: only these, not the whole chat, so a keystroke's view
+    /// stays small on long chats.
+    pub sources: Vec<SourceText>,
+    /// The request; `dropped` lists at most a hundred entries of each
     /// plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+    /// Its `messages` are empty: the final prompt is in `prompt`.
     pub result: RequestResult,
+    pub prompt: PromptPatch,
     pub omitted: Vec<OmittedDropped>,
+}
+
+/// The final prompt of a preview view, as a change to the one the UI
+/// already holds: a keystroke changes one or two messages of a long
+/// prompt, so only those cross the IPC boundary.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PromptPatch {
+    /// This prompt's number, for the UI to send back as the one it has.
+    pub rev: u32,
+    /// The prompt this changes; `None` when `middle` is the whole prompt.
+    pub base: Option<u32>,
+    /// How many messages of the base stay at the start and at the end.
+    pub keep_head: u32,
+    pub keep_tail: u32,
+    /// The messages between them.
+    pub middle: Vec<PromptMessage>,
 }
 
 /// Dropped entries of one kind left out of a preview view.

@@ -35,6 +35,7 @@ use lorebook_engine::chat::{ChatError, ChatOptions, ChatWarning, Message};
 use lorebook_engine::formats::native;
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::prompt::PromptMessage;
 
 use crate::views::{AppStateView, DocSummary, Rules, StSettingsView};
 
@@ -70,6 +71,9 @@ pub struct Workspace {
     rules: Option<Rules>,
     /// SillyTavern's global settings for previews under its rules.
     pub st_settings: StSettingsView,
+    /// The last final prompt sent to the UI and its number, which the next
+    /// preview view is a change to (see `PromptPatch`).
+    sent_prompt: (u32, Vec<PromptMessage>),
 }
 
 impl Default for Workspace {
@@ -89,6 +93,7 @@ impl Default for Workspace {
             next_pending: 1,
             rules: None,
             st_settings: st::default_settings(),
+            sent_prompt: (0, Vec::new()),
         }
     }
 }
@@ -148,7 +153,6 @@ impl Workspace {
                     sillytavern: d.targets_sillytavern(),
                 })
                 .collect(),
-            chat_text: self.chat_text.clone(),
             chat_error: self.chat_error.clone(),
             chat_warnings: self.chat_warnings.clone(),
             settings: self.preview.settings().clone(),

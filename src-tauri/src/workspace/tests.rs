@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::error::ErrorKind;
-use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, SortKey};
+use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, PromptPatch, SortKey};
 use lorebook_engine::formats::{self, ExportFormat, Format};
 
 fn ws() -> (Workspace, u32) {
@@ -327,7 +327,10 @@ fn export_reports_then_writes() {
 
 /// The preview after incremental updates equals one built from scratch.
 fn assert_fresh(ws: &mut Workspace) {
-    let incremental = ws.preview(None).result;
+    // The view carries the prompt apart from the result (whole here).
+    let view = ws.preview(None);
+    let mut incremental = view.result;
+    incremental.messages = view.prompt.middle;
     let books = ws.attached_books();
     let fresh = Preview::new(&books, ws.settings().clone()).request(&ws.chat, ws.chat.len());
     assert_eq!(incremental, fresh);
@@ -780,4 +783,68 @@ fn the_export_report_names_source_spellings_and_the_edits_that_replace_them() {
         "{report}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 9: a keystroke's preview view carries the changed prompt messages
+/// only, and the UI rebuilds the whole prompt from the patch.
+#[test]
+fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
+    use lorebook_engine::prompt::PromptMessage;
+    fn apply(held: &[PromptMessage], p: &PromptPatch) -> Vec<PromptMessage> {
+        let (head, tail) = (p.keep_head as usize, p.keep_tail as usize);
+        let mut out = held[..head].to_vec();
+        out.extend(p.middle.iter().cloned());
+        out.extend(held[held.len() - tail..].iter().cloned());
+        out
+    }
+    let (mut ws, _) = ws();
+    let first = ws.preview_since(None, None);
+    assert_eq!(first.prompt.base, None);
+    assert!(
+        first.result.messages.is_empty(),
+        "the prompt is only in `prompt`"
+    );
+    let held = first.prompt.middle.clone();
+    // Typing at the end of the chat changes its last message only.
+    let text = format!("{}zz", ws.chat_text.trim_end());
+    ws.set_chat(text);
+    let next = ws.preview_since(None, Some(first.prompt.rev));
+    assert_eq!(next.prompt.base, Some(first.prompt.rev));
+    assert_eq!(
+        next.prompt.middle.len(),
+        1,
+        "{} of {} messages sent again",
+        next.prompt.middle.len(),
+        held.len()
+    );
+    let whole = ws.preview(None).prompt.middle;
+    assert_eq!(apply(&held, &next.prompt), whole);
+    // A UI holding another prompt (an answer it dropped) gets it whole.
+    let stale = ws.preview_since(None, Some(first.prompt.rev));
+    assert_eq!(stale.prompt.base, None);
+    assert_eq!(stale.prompt.middle, whole);
+}
+
+/// Issue 9: a chat keystroke sends the change, counted in the webview's
+/// UTF-16 units, not the whole chat.
+#[test]
+fn a_chat_edit_applies_at_utf16_places_and_refuses_a_stale_length() {
+    let (mut ws, _) = ws();
+    ws.set_chat("User: é😀 moon".into());
+    let len = |s: &str| s.encode_utf16().count() as u32;
+    // "é" is one unit, "😀" two: "moon" starts at unit 10.
+    ws.edit_chat(10, 4, "sun", len("User: é😀 moon")).unwrap();
+    assert_eq!(ws.chat_text, "User: é😀 sun");
+    assert_eq!(ws.chat.len(), 1);
+    assert_eq!(ws.chat[0].text, "é😀 sun");
+    ws.edit_chat(len("User: é😀 sun"), 0, "!", len("User: é😀 sun"))
+        .unwrap();
+    assert_eq!(ws.chat_text, "User: é😀 sun!");
+    // The UI's idea of the chat is stale: refused, nothing changed.
+    let err = ws.edit_chat(0, 0, "x", 3).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Invalid);
+    // Inside the emoji's surrogate pair: refused.
+    let err = ws.edit_chat(8, 0, "x", len("User: é😀 sun!")).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Invalid);
+    assert_eq!(ws.chat_text, "User: é😀 sun!");
 }

@@ -3,16 +3,19 @@
 //! whole chat that the preview pane renders.
 
 use lorebook_engine::chat;
+use lorebook_engine::explain::{Activation, Source};
 use lorebook_engine::preview::Settings;
+use lorebook_engine::prompt::PromptMessage;
 
 use super::Workspace;
 use crate::error::AppError;
 use crate::views::{
-    AttachedBook, EntryBody, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
+    AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
+    PromptPatch, SourceText,
 };
 
 /// How many "no match" and "disabled" entries a preview view lists.
-pub const SHOWN_PER_KIND: usize = 300;
+pub const SHOWN_PER_KIND: usize = 100;
 
 impl Workspace {
     pub fn set_chat(&mut self, text: String) {
@@ -28,6 +31,59 @@ impl Workspace {
             }
         }
         self.chat_text = text;
+    }
+
+    /// Applies a typed change to the chat: `remove` characters at `at`
+    /// replaced by `insert`, counted in UTF-16 code units as the webview
+    /// counts them. `len` is the chat's length the UI believes Rust holds;
+    /// another length (or a place inside a character) is refused, and the
+    /// UI then sends the whole text. A keystroke thus sends what it typed,
+    /// not the whole chat.
+    pub fn edit_chat(
+        &mut self,
+        at: u32,
+        remove: u32,
+        insert: &str,
+        len: u32,
+    ) -> Result<(), AppError> {
+        let units: usize = self.chat_text.chars().map(char::len_utf16).sum();
+        if units != len as usize {
+            return Err(AppError::invalid(format!(
+                "the chat has {units} characters, not {len}: send it whole"
+            )));
+        }
+        let byte_at = |unit: usize| -> Option<usize> {
+            let mut seen = 0;
+            for (i, c) in self.chat_text.char_indices() {
+                if seen == unit {
+                    return Some(i);
+                }
+                seen += c.len_utf16();
+                if seen > unit {
+                    return None;
+                }
+            }
+            (seen == unit).then_some(self.chat_text.len())
+        };
+        let (Some(from), Some(to)) = (byte_at(at as usize), byte_at((at + remove) as usize)) else {
+            return Err(AppError::invalid(
+                "the chat edit is not at a character boundary",
+            ));
+        };
+        let mut text = String::with_capacity(self.chat_text.len() + insert.len());
+        text.push_str(&self.chat_text[..from]);
+        text.push_str(insert);
+        text.push_str(&self.chat_text[to..]);
+        self.set_chat(text);
+        Ok(())
+    }
+
+    /// The chat's reading, without its text.
+    pub fn chat_status(&self) -> ChatStatus {
+        ChatStatus {
+            chat_error: self.chat_error.clone(),
+            chat_warnings: self.chat_warnings.clone(),
+        }
     }
 
     pub fn set_attached(&mut self, doc: u32, attached: bool) -> Result<(), AppError> {
@@ -46,8 +102,15 @@ impl Workspace {
         self.preview.settings()
     }
 
-    /// The preview of request `k` (default: the last).
+    /// The preview of request `k` (default: the last), with the whole
+    /// final prompt.
     pub fn preview(&mut self, k: Option<usize>) -> PreviewView {
+        self.preview_since(k, None)
+    }
+
+    /// The preview of request `k`, its final prompt as a change to prompt
+    /// number `have` when that is the last one sent (else whole).
+    pub fn preview_since(&mut self, k: Option<usize>, have: Option<u32>) -> PreviewView {
         self.refresh();
         let attached: Vec<(u32, String)> = self
             .docs
@@ -108,16 +171,27 @@ impl Workspace {
                 name: name(b, id),
             })
             .collect();
-        let bodies = result
-            .injected
-            .iter()
-            .filter_map(|i| {
-                index
-                    .entry(i.book, i.id)
-                    .map(|e| (i.book as u32, i.id, e.body.to_string()))
-            })
-            .map(|(book, id, body)| EntryBody { book, id, body })
-            .collect();
+        let mut sources: Vec<SourceText> = Vec::new();
+        for i in &result.injected {
+            let Activation::Key { primary, .. } = &i.reason else {
+                continue;
+            };
+            if sources.iter().any(|t| t.source == primary.source) {
+                continue;
+            }
+            let text = match primary.source {
+                Source::Message { index } => self.chat.get(index).map(|m| m.text.clone()),
+                Source::Entry { book, id } => index.entry(book, id).map(|e| e.body.to_string()),
+            };
+            if let Some(text) = text {
+                sources.push(SourceText {
+                    source: primary.source,
+                    text,
+                });
+            }
+        }
+        let messages = std::mem::take(&mut result.messages);
+        let prompt = self.prompt_patch(messages, have);
         PreviewView {
             books: attached
                 .iter()
@@ -127,12 +201,48 @@ impl Workspace {
                 })
                 .collect(),
             requests: self.chat.len() as u32,
-            chat: self.chat.clone(),
             names,
-            bodies,
+            sources,
             result,
+            prompt,
             omitted,
         }
+    }
+
+    /// `messages` as a change to the last prompt sent, when the UI has it.
+    fn prompt_patch(&mut self, messages: Vec<PromptMessage>, have: Option<u32>) -> PromptPatch {
+        let (last_rev, last) = &self.sent_prompt;
+        let rev = last_rev.wrapping_add(1);
+        let patch = if have == Some(*last_rev) {
+            let head = messages
+                .iter()
+                .zip(last.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let tail = messages[head..]
+                .iter()
+                .rev()
+                .zip(last[head..].iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+            PromptPatch {
+                rev,
+                base: have,
+                keep_head: head as u32,
+                keep_tail: tail as u32,
+                middle: messages[head..messages.len() - tail].to_vec(),
+            }
+        } else {
+            PromptPatch {
+                rev,
+                base: None,
+                keep_head: 0,
+                keep_tail: 0,
+                middle: messages.clone(),
+            }
+        };
+        self.sent_prompt = (rev, messages);
+        patch
     }
 
     /// Which entries went into each request 1…M.

@@ -250,7 +250,7 @@ attached: boolean, entries: number, can_undo: boolean, can_redo: boolean,
  */
 sillytavern: boolean, };
 
-export type AppStateView = { docs: Array<DocSummary>, chat_text: string, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, };
+export type AppStateView = { docs: Array<DocSummary>, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, };
 
 export type BookSettings = { name: string, description: string, scan_depth: number, token_budget: number, recursive_scanning: boolean, };
 
@@ -315,7 +315,9 @@ export type AttachedBook = { doc: number, name: string, };
 
 export type EntryName = { book: number, id: number, name: string, };
 
-export type EntryBody = { book: number, id: number, body: string, };
+export type SourceText = { source: Source, text: string, };
+
+export type ChatStatus = { chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, };
 
 export type EntryRef = { book: number, id: number, };
 
@@ -327,20 +329,41 @@ books: Array<AttachedBook>,
 /**
  * Number of requests (chat length).
  */
-requests: number, chat: Array<Message>, 
+requests: number, 
 /**
  * Display names of every entry in the result.
  */
 names: Array<EntryName>, 
 /**
- * Bodies of the injected entries (for highlighting recursion sources).
+ * The texts the injected entries' primary key matches point into,
+ * each once: only these, not the whole chat, so a keystroke's view
+ * stays small on long chats.
  */
-bodies: Array<EntryBody>, 
+sources: Array<SourceText>, 
 /**
- * The request; `dropped` lists at most a few hundred entries of each
+ * The request; `dropped` lists at most a hundred entries of each
  * plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+ * Its `messages` are empty: the final prompt is in `prompt`.
  */
-result: RequestResult, omitted: Array<OmittedDropped>, };
+result: RequestResult, prompt: PromptPatch, omitted: Array<OmittedDropped>, };
+
+export type PromptPatch = { 
+/**
+ * This prompt's number, for the UI to send back as the one it has.
+ */
+rev: number, 
+/**
+ * The prompt this changes; `None` when `middle` is the whole prompt.
+ */
+base: number | null, 
+/**
+ * How many messages of the base stay at the start and at the end.
+ */
+keep_head: number, keep_tail: number, 
+/**
+ * The messages between them.
+ */
+middle: Array<PromptMessage>, };
 
 export type OmittedDropped = { kind: string, count: number, };
 
@@ -575,7 +598,9 @@ export type Command =
   | 'load_st_settings_dialog'
   | 'st_preview'
   | 'st_log'
-  | 'set_st_field';
+  | 'set_st_field'
+  | 'chat_text'
+  | 'edit_chat';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

@@ -8,6 +8,7 @@ import type {
   ErrorKind,
   AppStateView,
   BookSettings,
+  ChatStatus,
   BulkPatch,
   Catalog,
   Entry,
@@ -95,11 +96,13 @@ export const api = {
   splitKeys: (text: string) => call<string[]>('split_keys', { text }),
   setDecorator: (content: string, name: string, arg: string | null, present: boolean) =>
     call<string>('set_decorator', { content, name, arg, present }),
-  setChat: (text: string) => call<AppStateView>('set_chat', { text }),
+  setChat: (text: string) => call<ChatStatus>('set_chat', { text }),
   openChatDialog: () => call<AppStateView>('open_chat_dialog'),
   setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
-  preview: (request: number | null) => call<PreviewView>('preview', { request }),
+  /** `have`: the number of the final prompt the UI holds, which the
+   *  answer's prompt is then a change to. */
+  preview: (request: number | null, have: number | null = null) => call<PreviewView>('preview', { request, have }),
   previewLog: () => call<LogRow[]>('preview_log'),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
@@ -117,6 +120,11 @@ export const api = {
   stPreview: (request: number | null) => call<StPreviewView>('st_preview', { request }),
   stLog: () => call<StLogRow[]>('st_log'),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
+  chatText: () => call<string>('chat_text'),
+  /** A typed change to the chat, in UTF-16 units; `len` is the length of
+   *  the chat Rust is believed to hold (refused when it is not). */
+  editChat: (at: number, remove: number, insert: string, len: number) =>
+    call<ChatStatus>('edit_chat', { at, remove, insert, len }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -13,7 +13,8 @@ vi.mock('@tauri-apps/api/core', () => ({
       return Promise.resolve(view());
     }
     if (cmd === 'st_preview') return Promise.resolve({ request: args?.request ?? 3, injected: [], dropped: [] });
-    if (cmd === 'preview') return Promise.resolve({ result: { request: 3 } });
+    if (cmd === 'preview')
+      return Promise.resolve({ result: { request: 3 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
     if (cmd === 'st_log') return Promise.resolve([{ request: 1, used: 0, limit: 10, injected: [], timed: [] }]);
     if (cmd === 'preview_log') return Promise.resolve([]);
     return Promise.resolve(null);
@@ -45,9 +46,9 @@ describe('preview rules', () => {
     await p.toggleLog(true);
     calls.length = 0;
     await p.setRules('studio');
-    expect(calls).toEqual(['set_rules', 'rules_view', 'preview', 'preview_log']);
+    expect(calls).toEqual(['set_rules', 'preview', 'preview_log']);
     expect(p.sillytavern).toBe(false);
-    expect(p.rules?.chosen).toBe(false);
+    expect(p.rules?.chosen).toBe(true);
     expect(p.view?.result.request).toBe(3);
   });
 

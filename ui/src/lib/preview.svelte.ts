@@ -3,18 +3,51 @@
 // (chat, attached books, seed, prompt slot) that change it.
 import { api } from './ipc';
 import { latestWins, Tickets } from './debounce';
+import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView, Rules, RulesView, StLogRow, StPreviewView, StSettingsView } from './bindings';
+import type { LogRow, PreviewView, PromptMessage, PromptPatch, Rules, RulesView, StLogRow, StPreviewView, StSettingsView } from './bindings';
+
+/** The prompt `patch` describes, from `held`, the prompt it changes. */
+export function applyPrompt(held: readonly PromptMessage[], patch: PromptPatch): PromptMessage[] {
+  if (patch.base === null) return patch.middle;
+  return [...held.slice(0, patch.keep_head), ...patch.middle, ...held.slice(held.length - patch.keep_tail)];
+}
+
+/** The display names of a view's entries, by `book:id`. */
+export function nameMap(view: PreviewView | null): Map<string, string> {
+  return new Map((view?.names ?? []).map((n) => [`${n.book}:${n.id}`, n.name]));
+}
 
 export class Preview {
-  view = $state<PreviewView | null>(null);
-  log = $state<LogRow[]>([]);
+  // Raw state: a view is replaced whole, never changed in place, so it
+  // needs no deep proxies (reading a proxied view of hundreds of entries
+  // on every keystroke was a cost of its own).
+  view = $state.raw<PreviewView | null>(null);
+  log = $state.raw<LogRow[]>([]);
   /** The rules in force and SillyTavern's settings. */
   rules = $state<RulesView | null>(null);
   /** The request under SillyTavern's rules, when those are in force. */
-  st = $state<StPreviewView | null>(null);
-  stLog = $state<StLogRow[]>([]);
+  st = $state.raw<StPreviewView | null>(null);
+  stLog = $state.raw<StLogRow[]>([]);
+  /** The attached books `rules` was asked for. */
+  private rulesFor = '';
+  /** The final prompt of the view shown; views carry it as a change to
+   *  the one held here (`promptRev`), so a keystroke does not send a long
+   *  prompt again. */
+  prompt = $state.raw<PromptMessage[]>([]);
+  private promptRev: number | null = null;
+  /** The view's entry names by `book:id`, built once per view. */
+  names = $state.raw<Map<string, string>>(new Map());
+  /** The chat box's text as last loaded from Rust (start-up, a chat
+   *  file). Typing does not write it: the box holds what is typed, and
+   *  a keystroke never re-renders the chat's text. */
+  chatText = '';
+  /** Bumped when `chatText` was loaded, so the box takes it. */
+  chatLoads = $state(0);
+  /** The chat Rust holds, as far as the UI knows: a keystroke sends its
+   *  change to this, not the whole chat. `null`: unknown, send it whole. */
+  private sentChat: string | null = null;
   /** The request shown; `null` is the last one. */
   request = $state<number | null>(null);
   /** The request log is computed only while its panel is open (it replays
@@ -38,8 +71,14 @@ export class Preview {
 
   async refresh() {
     const ticket = this.answers.issue();
-    // The rules follow the attached books until chosen, so ask each time.
-    const rules = await api.rulesView();
+    // The rules follow the attached books until chosen: asked again only
+    // when the books changed, so a keystroke costs no extra command.
+    const books = JSON.stringify((this.docs.app?.docs ?? []).map((d) => [d.id, d.attached, d.sillytavern]));
+    let rules = this.rules;
+    if (rules === null || (!rules.chosen && books !== this.rulesFor)) {
+      rules = await api.rulesView();
+      this.rulesFor = books;
+    }
     if (rules.rules === 'sillytavern') {
       const st = await api.stPreview(this.request);
       if (!this.answers.take(ticket)) return;
@@ -48,10 +87,20 @@ export class Preview {
       if (this.showLog) this.stLog = await api.stLog();
       return;
     }
-    const view = await api.preview(this.request);
+    const view = await api.preview(this.request, this.promptRev);
     if (!this.answers.take(ticket)) return;
     this.rules = rules;
+    const patch = view.prompt;
+    if (patch.base !== null && patch.base !== this.promptRev) {
+      // A change to a prompt no longer held: ask for the whole one.
+      this.promptRev = null;
+      this.schedule();
+      return;
+    }
+    this.prompt = applyPrompt(this.prompt, patch);
+    this.promptRev = patch.rev;
     this.view = view;
+    this.names = nameMap(view);
     if (this.showLog) this.log = await api.previewLog();
   }
 
@@ -84,18 +133,47 @@ export class Preview {
 
   async toggleLog(open: boolean) {
     this.showLog = open;
-    if (!open) return;
+    if (!open) {
+      this.log = [];
+      this.stLog = [];
+      return;
+    }
     if (this.sillytavern) this.stLog = await api.stLog();
     else this.log = await api.previewLog();
   }
 
+  /** Loads the chat's text into the chat box. */
+  async loadChat() {
+    this.chatText = await api.chatText();
+    this.sentChat = this.chatText;
+    this.chatLoads += 1;
+  }
+
+  /** Sends the typed chat: the change to the chat Rust holds (the whole
+   *  text when that is unknown or refused). The answer is only how it was
+   *  read (errors, warnings), patched in when it changed: the chat's text
+   *  never comes back, so a keystroke costs the same on a short chat and a
+   *  long one. */
   async setChat(text: string) {
-    this.docs.app = await api.setChat(text);
+    const held = this.sentChat;
+    this.sentChat = null;
+    let status;
+    if (held === null) status = await api.setChat(text);
+    else {
+      const d = splice(held, text);
+      status = await api.editChat(d.at, d.remove, d.insert, held.length).catch(() => api.setChat(text));
+    }
+    this.sentChat = text;
+    const app = this.docs.app;
+    // Patched in only when changed, so an unchanged status re-renders nothing.
+    if (app && JSON.stringify(app.chat_error) !== JSON.stringify(status.chat_error)) app.chat_error = status.chat_error;
+    if (app && JSON.stringify(app.chat_warnings) !== JSON.stringify(status.chat_warnings)) app.chat_warnings = status.chat_warnings;
     this.schedule();
   }
 
   async openChat() {
     this.docs.app = await api.openChatDialog();
+    await this.loadChat();
     this.request = null;
     this.schedule();
   }

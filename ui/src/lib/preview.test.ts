@@ -1,12 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { PreviewView } from './bindings';
+import type { AppStateView, PreviewView } from './bindings';
 
 // Each `preview` command waits until the test answers it, in any order.
 const asked: Array<{ answer: (v: unknown) => void }> = [];
+const sent: Array<{ cmd: string; args: unknown }> = [];
 vi.mock('@tauri-apps/api/core', () => ({
-  invoke: (cmd: string) => {
+  invoke: (cmd: string, args: unknown) => {
+    sent.push({ cmd, args });
     if (cmd === 'preview') return new Promise((answer) => asked.push({ answer }));
     if (cmd === 'rules_view') return Promise.resolve({ rules: 'studio', chosen: false, st: {} });
+    if (cmd === 'set_chat' || cmd === 'edit_chat') return Promise.resolve({ chat_error: { line: 2, problem: { code: 'line_not_object' } }, chat_warnings: [] });
+    if (cmd === 'chat_text') return Promise.resolve('User: hello');
     return Promise.resolve(null);
   },
 }));
@@ -14,7 +18,8 @@ vi.mock('@tauri-apps/api/core', () => ({
 const { Preview } = await import('./preview.svelte');
 const { Documents } = await import('./documents.svelte');
 
-const view = (request: number) => ({ result: { request } }) as unknown as PreviewView;
+const view = (request: number) =>
+  ({ result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } }) as unknown as PreviewView;
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('preview', () => {
@@ -44,5 +49,48 @@ describe('preview', () => {
     await settle();
     expect(asked.length).toBe(2);
     expect(p.view?.result.request).toBe(2);
+  });
+
+  it('sends the typed chat without asking for the text or the whole state back', async () => {
+    asked.length = 0;
+    sent.length = 0;
+    const docs = new Documents();
+    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] } as AppStateView;
+    const app = docs.app;
+    const p = new Preview(docs, async (f) => void (await f()));
+    await p.setChat('User: hi\nnot a message');
+    await settle();
+    // The rules are asked once, not on every keystroke.
+    expect(sent.map((c) => c.cmd)).toEqual(['set_chat', 'rules_view', 'preview']);
+    asked[0].answer(view(1));
+    await settle();
+    sent.length = 0;
+    await p.setChat('User: hi\nnot a message!');
+    await settle();
+    expect(sent.map((c) => c.cmd)).toEqual(['edit_chat', 'preview']);
+    // The state is patched, not replaced: nothing else re-renders.
+    expect(docs.app).toBe(app);
+    expect(docs.app?.chat_error).toEqual({ line: 2, problem: { code: 'line_not_object' } });
+  });
+
+  it('loads the chat box text only when asked (start-up, a chat file)', async () => {
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    expect(p.chatLoads).toBe(0);
+    await p.loadChat();
+    expect(p.chatText).toBe('User: hello');
+    expect(p.chatLoads).toBe(1);
+  });
+
+  it('sends a keystroke as the change to the chat Rust holds', async () => {
+    sent.length = 0;
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    await p.loadChat();
+    await p.setChat('User: hello!');
+    await p.setChat('User: hello!?');
+    const edits = sent.filter((c) => c.cmd === 'edit_chat' || c.cmd === 'set_chat');
+    expect(edits).toEqual([
+      { cmd: 'edit_chat', args: { at: 11, remove: 0, insert: '!', len: 11 } },
+      { cmd: 'edit_chat', args: { at: 12, remove: 0, insert: '?', len: 12 } },
+    ]);
   });
 });

@@ -19,7 +19,7 @@ const { Studio } = await import('./studio.svelte');
 function state(dirty: boolean): AppStateView {
   return {
     docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false, sillytavern: false }],
-    chat_text: '', chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [],
+    chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [],
   };
 }
 
@@ -67,6 +67,8 @@ describe('recovery and quitting', () => {
       return { ...detail(1, 'x'), entry: a.entry };
     };
     responses.app_state = () => state(sent);
+    // The edit also refreshes the preview.
+    responses.preview = () => ({ result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
     s.entry.edit({ content: 'one more keystroke' });
     await s.askQuit();
     expect(sent).toBe(true);

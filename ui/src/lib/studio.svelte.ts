@@ -42,8 +42,10 @@ export class Studio {
     run: this.run,
     saved: async (detail) => {
       this.docs.replaceRow(detail.row);
-      await this.docs.refresh();
+      // The preview is asked first, so it is computed while the state
+      // (dirty mark, undo) is fetched, not after it.
       this.preview.schedule();
+      await this.docs.refresh();
     },
   });
 
@@ -71,6 +73,7 @@ export class Studio {
     await this.run(async () => {
       this.catalog = await api.catalog();
       await this.docs.refresh();
+      await this.preview.loadChat();
       this.docs.doc = this.docs.app?.docs[0]?.id ?? null;
       await this.docs.reloadList();
       if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, typedDecorator } from './text';
+import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, splice, typedDecorator } from './text';
 
 describe('byte offsets', () => {
   it('maps UTF-8 bytes to UTF-16 indices', () => {
@@ -52,5 +52,55 @@ describe('content lines', () => {
     expect(typedDecorator('plain', 5)).toBeNull();
     expect(completeDecorator('@@pro\nBody', 5, 'probability')).toEqual({ content: '@@probability\nBody', caret: 13 });
     expect(completeDecorator('@@x\n@@@ke', 9, 'keep')).toEqual({ content: '@@x\n@@@keep', caret: 11 });
+  });
+});
+
+describe('excerpts (issue 9)', () => {
+  it('stay short around a match in a long message', () => {
+    const text = 'x'.repeat(50_000) + ' moon ' + 'y'.repeat(50_000);
+    const segs = excerpt(text, 50_001, 50_005, 20);
+    expect(segs.map((s) => s.text).join('').length).toBeLessThanOrEqual(20 + 4 + 20 + 2);
+    expect(segs.find((s) => s.mark)?.text).toBe('moon');
+    expect(segs[0].text.startsWith('…')).toBe(true);
+    expect(segs[segs.length - 1].text.endsWith('…')).toBe(true);
+  });
+
+  it('cut a long match to its head and tail', () => {
+    const text = 'a' + 'b'.repeat(1000) + 'c';
+    const segs = excerpt(text, 0, text.length, 10);
+    expect(segs).toEqual([{ text: 'a' + 'b'.repeat(9) + '…' + 'b'.repeat(9) + 'c', mark: true }]);
+  });
+
+  it('keep a short match whole, with no ellipsis at the ends of the text', () => {
+    expect(excerpt('the moon', 4, 8, 10)).toEqual([
+      { text: 'the ', mark: false },
+      { text: 'moon', mark: true },
+    ]);
+  });
+});
+
+describe('chat splices (issue 9)', () => {
+  const apply = (s: string, d: { at: number; remove: number; insert: string }) => s.slice(0, d.at) + d.insert + s.slice(d.at + d.remove);
+
+  it('send only what was typed', () => {
+    const before = 'User: hello\n'.repeat(1000);
+    expect(splice(before, before + 'x')).toEqual({ at: before.length, remove: 0, insert: 'x' });
+    expect(splice('abcdef', 'abXdef')).toEqual({ at: 2, remove: 1, insert: 'X' });
+    expect(splice('abc', 'abc')).toEqual({ at: 3, remove: 0, insert: '' });
+    expect(splice('abcabc', 'abc')).toEqual({ at: 3, remove: 3, insert: '' });
+  });
+
+  it('never cut a surrogate pair', () => {
+    // 😀 and 😃 share their high surrogate.
+    const d = splice('a😀b', 'a😃b');
+    expect(d).toEqual({ at: 1, remove: 2, insert: '😃' });
+    const e = splice('😀', '😀😀');
+    expect(apply('😀', e)).toBe('😀😀');
+    expect(e.insert).toBe('😀');
+  });
+
+  it('rebuild the new text from the old, whatever changed', () => {
+    const texts = ['', 'a', 'ab', 'aab', 'é😀x', '😀😀', 'x😀', 'aaaa'];
+    for (const a of texts) for (const b of texts) expect(apply(a, splice(a, b))).toBe(b);
   });
 });

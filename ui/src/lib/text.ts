@@ -32,7 +32,11 @@ export function highlight(text: string, start: number, end: number): Segment[] {
   return out;
 }
 
-/** Like `highlight`, but cut to about `context` characters around the match. */
+/** Like `highlight`, but cut to about `context` characters on each side
+ *  of the match, and a match longer than `2 × context` characters (a
+ *  regex key over a whole message) to its head and tail: an excerpt has a
+ *  bounded length however long the message, so the preview never lays
+ *  out a whole long message to show one match. */
 export function excerpt(text: string, start: number, end: number, context = 60): Segment[] {
   const a = byteToIndex(text, start);
   const b = byteToIndex(text, end);
@@ -41,7 +45,8 @@ export function excerpt(text: string, start: number, end: number, context = 60):
   const out: Segment[] = [];
   const pre = (from > 0 ? '…' : '') + text.slice(from, a);
   if (pre) out.push({ text: pre, mark: false });
-  out.push({ text: text.slice(a, b), mark: true });
+  const matched = b - a > 2 * context ? `${text.slice(a, a + context)}…${text.slice(b - context, b)}` : text.slice(a, b);
+  out.push({ text: matched, mark: true });
   const post = text.slice(b, to) + (to < text.length ? '…' : '');
   if (post) out.push({ text: post, mark: false });
   return out;
@@ -68,4 +73,23 @@ export function completeDecorator(content: string, caret: number, name: string):
   const inserted = `${prefix}${name}`;
   const rest = content.slice(caret);
   return { content: content.slice(0, lineStart) + inserted + rest, caret: lineStart + inserted.length };
+}
+
+/** The change from `before` to `after` as one splice, in UTF-16 units:
+ *  `remove` units at `at` replaced by `insert` (the common start and end
+ *  kept). Never cuts a surrogate pair, so Rust can apply it to its UTF-8
+ *  copy of the text. */
+export function splice(before: string, after: string): { at: number; remove: number; insert: string } {
+  const high = (s: string, i: number) => {
+    const c = s.charCodeAt(i);
+    return c >= 0xd800 && c <= 0xdbff;
+  };
+  const max = Math.min(before.length, after.length);
+  let head = 0;
+  while (head < max && before.charCodeAt(head) === after.charCodeAt(head)) head++;
+  if (head > 0 && high(before, head - 1)) head--;
+  let tail = 0;
+  while (tail < max - head && before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)) tail++;
+  if (tail > 0 && high(before, before.length - tail - 1) && before.length - tail - 1 >= head) tail--;
+  return { at: head, remove: before.length - head - tail, insert: after.slice(head, after.length - tail) };
 }

@@ -23,3 +23,38 @@ export function scrollToRow(index: number, rowHeight: number, scrollTop: number,
   if (top + rowHeight > scrollTop + viewport) return top + rowHeight - viewport;
   return null;
 }
+
+/** Row offsets for rows of varying height: `tops[i]` is where row `i`
+ *  starts and `tops[count]` the whole height. */
+export function offsets(heights: readonly number[]): number[] {
+  const tops = new Array<number>(heights.length + 1);
+  tops[0] = 0;
+  for (let i = 0; i < heights.length; i++) tops[i + 1] = tops[i] + heights[i];
+  return tops;
+}
+
+/** The row that holds `y`, the last row past the bottom (binary search
+ *  over `tops`). */
+function rowAt(tops: readonly number[], y: number): number {
+  let lo = 0;
+  let hi = tops.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tops[mid + 1] <= y) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Like `visibleWindow`, for rows of varying height given by `tops`
+ *  (from `offsets`): the rows that meet [scrollTop, scrollTop + viewport),
+ *  plus `overscan` rows on each side. */
+export function variableWindow(tops: readonly number[], scrollTop: number, viewport: number, overscan = 4): Window {
+  const count = tops.length - 1;
+  if (count <= 0) return { start: 0, end: 0, padTop: 0, padBottom: 0 };
+  const first = rowAt(tops, Math.max(0, scrollTop));
+  const last = rowAt(tops, Math.max(0, scrollTop + viewport - 1)) + 1;
+  const start = Math.max(0, first - overscan);
+  const end = Math.min(count, Math.max(last, first + 1) + overscan);
+  return { start, end, padTop: tops[start], padBottom: tops[count] - tops[end] };
+}

@@ -1,0 +1,628 @@
+//! Issue 9's latency benchmark: the real app (the debug build the e2e
+//! tests and `scripts/run.sh` make) driven through tauri-driver, timing
+//! each interaction from its `input` event to the first animation frame
+//! after the DOM shows the updated preview. Not part of the pass/fail run
+//! (the test is ignored); run it with
+//!
+//! ```sh
+//! (cd ui && npm run build) && cargo build --bin lorebook-studio
+//! cargo run -p lorebook-engine --example workload -- /tmp/wl32k --budget 32000
+//! LATENCY_WORKLOAD=/tmp/wl32k cargo test --test e2e latency -- --ignored --nocapture
+//! ```
+//!
+//! Without `LATENCY_WORKLOAD` only the bundled sample is measured;
+//! `LATENCY_SAMPLES` (default 20) sets the samples per interaction.
+//!
+//! Each sample types one character at the field's end by script, with the
+//! browser's own text insertion (`execCommand('insertText')`, which fires
+//! the `input` event as a keystroke does), and a MutationObserver
+//! waits for the DOM to show what that keystroke should change: the typed
+//! text in the final prompt (chat, entry content), the typed key
+//! highlighted in the entry's excerpt (keys), the entry leaving or joining
+//! the injected list (the enabled flag). The time is taken in the first
+//! `requestAnimationFrame` after that, when the frame is painted. The next
+//! sample starts once no command is in flight. Bytes per update are every
+//! IPC request and answer body of one update, counted in separate samples
+//! (counting them costs time), with when the first command went out and
+//! the last answer came back.
+//!
+//! Also printed: the time from the page's start to the first frame with
+//! the 10,000-entry list and the preview drawn, and the frame times while
+//! the long lists scroll 30 px a frame (with the sample's preview pane as
+//! the machine's reference), and the webview's resident memory before and
+//! after typing.
+
+use super::*;
+use serde_json::Value;
+
+/// Installed once per page: a counter of commands in flight (for "the app
+/// is idle") and an optional byte counter, both around `fetch`, which
+/// Tauri's IPC uses.
+const INSTALL: &str = r#"
+if (!window.__bench) {
+  const b = { inflight: 0, counting: false, bytes: 0, calls: 0, ipc: {}, first: null, last: 0 };
+  window.__bench = b;
+  const orig = window.fetch.bind(window);
+  window.fetch = (input, init) => {
+    const url = String(input && input.url ? input.url : input);
+    const ipc = url.startsWith('ipc:') || url.includes('//ipc.');
+    if (!ipc) return orig(input, init);
+    b.inflight += 1;
+    const t0 = performance.now();
+    if (b.first === null) b.first = t0;
+    const cmd = url.split('/').pop().split('?')[0];
+    if (b.counting) {
+      b.calls += 1;
+      const body = init && init.body;
+      if (typeof body === 'string') b.bytes += new TextEncoder().encode(body).length;
+      else if (body && body.byteLength !== undefined) b.bytes += body.byteLength;
+    }
+    return orig(input, init).then(
+      (r) => {
+        b.last = performance.now();
+        if (b.counting) {
+          b.ipc[cmd] = (b.ipc[cmd] || 0) + (b.last - t0);
+          r.clone().arrayBuffer().then((a) => { b.bytes += a.byteLength; });
+        }
+        // The answer's callback runs after this promise settles.
+        setTimeout(() => { b.inflight -= 1; }, 0);
+        return r;
+      },
+      (e) => { b.inflight -= 1; throw e; },
+    );
+  };
+}
+return true;
+"#;
+
+/// The helpers every measuring script starts with: `Q` finds elements,
+/// `edit` changes a field as typing does, `measure` runs one sample.
+const HELPERS: &str = r#"
+const Q = (css) => document.querySelector(css);
+const QA = (css) => Array.from(document.querySelectorAll(css));
+const tid = (id) => `[data-testid="${id}"]`;
+const edit = (el, value) => {
+  el.focus();
+  el.value = value;
+  el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' }));
+};
+// Types `text` at the field's end as a keystroke does: the browser's own
+// insertion, which fires the 'input' event, instead of replacing the whole
+// value (a replaced value lays out a long chat again from scratch).
+const typeAtEnd = (el, text) => {
+  el.focus();
+  const n = el.value.length;
+  el.setSelectionRange(n, n);
+  if (!document.execCommand('insertText', false, text)) {
+    el.setRangeText(text, n, n, 'end');
+    el.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText', data: text }));
+  }
+};
+const promptHas = (text) => QA(`${tid('messages')} li`).some((li) => li.textContent.includes(text));
+const measure = (act, shown, done, timeout = 30000) => {
+  let finished = false;
+  const t0 = performance.now();
+  window.__bench.first = null;
+  const finish = (ok) => {
+    if (finished) return;
+    finished = true;
+    observer.disconnect();
+    // The time, and when the first command went out and the last answer
+    // came back (from the input event).
+    const b = window.__bench;
+    requestAnimationFrame(() => done(ok ? [performance.now() - t0, b.first === null ? 0 : b.first - t0, b.last - t0] : -1));
+  };
+  const observer = new MutationObserver(() => { if (shown()) finish(true); });
+  observer.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  setTimeout(() => finish(false), timeout);
+  act();
+  if (shown()) finish(true);
+};
+"#;
+
+/// One interaction: `act` (a JS statement, `i` the sample number) and
+/// `shown` (a JS expression true once the DOM shows its result).
+struct Interaction {
+    name: &'static str,
+    act: &'static str,
+    shown: &'static str,
+}
+
+/// The letters typed, one a sample; the text typed so far is unique in the
+/// chat and the book thanks to its prefix.
+const LETTERS: &str = "abcdefghijklmnopqrstuvwxyz";
+
+const CHAT: Interaction = Interaction {
+    name: "chat typing",
+    act: "typeAtEnd(Q(tid('chat')), typed(i));",
+    shown: "promptHas('Zqbench ' + typedUpTo(i))",
+};
+const CONTENT: Interaction = Interaction {
+    name: "entry content typing",
+    act: "typeAtEnd(Q(tid('content')), typed(i));",
+    shown: "promptHas('Zqcontent ' + typedUpTo(i))",
+};
+const KEYS: Interaction = Interaction {
+    name: "keys typing",
+    act: "typeAtEnd(Q(tid('keys')), typed(i));",
+    shown: "(Q(`${tid('injected-entry')}[data-id=\"${target}\"] mark`)?.textContent ?? '') === 'Zqbench ' + typedUpTo(i)",
+};
+const FLAG: Interaction = Interaction {
+    name: "flag toggle (enabled)",
+    act: "Q(tid('enabled')).click();",
+    shown: "(Q(`${tid('injected-entry')}[data-id=\"${target}\"]`) !== null) === (i % 2 === 1)",
+};
+
+/// Percentile `p` (0–100) of sorted `xs`, nearest rank.
+fn percentile(xs: &[f64], p: f64) -> f64 {
+    let rank = ((p / 100.0) * xs.len() as f64).ceil() as usize;
+    xs[rank.clamp(1, xs.len()) - 1]
+}
+
+impl Session<'_> {
+    fn js(&self, script: &str, args: Vec<Value>) -> Value {
+        self.run(self.client.execute(script, args))
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    fn js_async(&self, script: &str, args: Vec<Value>) -> Value {
+        self.run(self.client.execute_async(script, args))
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Waits until no command is in flight for two frames.
+    fn settle(&self) {
+        self.js_async(
+            "const done = arguments[arguments.length - 1]; let quiet = 0;
+             const tick = () => { quiet = window.__bench.inflight === 0 ? quiet + 1 : 0;
+               if (quiet >= 3) done(true); else requestAnimationFrame(tick); };
+             requestAnimationFrame(tick);",
+            vec![],
+        );
+    }
+
+    /// Runs `samples` samples of `it` on entry `target`; per sample, the
+    /// time in ms, and when the first command went out and the last
+    /// answer came back.
+    fn sample(&self, it: &Interaction, target: u64, from: usize, samples: usize) -> Vec<[f64; 3]> {
+        let script = format!(
+            "{HELPERS}
+             const [i, target] = arguments; const done = arguments[arguments.length - 1];
+             const letters = '{LETTERS}';
+             const typed = (k) => letters[k % letters.length];
+             const typedUpTo = (k) => Array.from({{length: k + 1}}, (_, j) => typed(j)).join('');
+             measure(() => {{ {act} }}, () => {shown}, done);",
+            act = it.act,
+            shown = it.shown,
+        );
+        let mut times = Vec::new();
+        for i in from..from + samples {
+            let t = self.js_async(&script, vec![json!(i), json!(target)]);
+            let at = |k: usize| t.get(k).and_then(Value::as_f64);
+            let Some(ms) = at(0) else {
+                panic!("{}: sample {i} never showed its update (30 s)", it.name)
+            };
+            times.push([ms, at(1).unwrap_or(0.0), at(2).unwrap_or(0.0)]);
+            self.settle();
+        }
+        times
+    }
+
+    /// Bytes of IPC (requests and answers) per update of `it`.
+    fn bytes_per_update(&self, it: &Interaction, target: u64, from: usize) -> (f64, f64) {
+        const N: usize = 3;
+        self.js(
+            "Object.assign(window.__bench, {counting: true, bytes: 0, calls: 0, ipc: {}}); return true;",
+            vec![],
+        );
+        let phases = self.sample(it, target, from, N);
+        self.settle();
+        let mean = |k: usize| phases.iter().map(|p| p[k]).sum::<f64>() / N as f64;
+        let got = self.js(
+            "window.__bench.counting = false; return [window.__bench.bytes, window.__bench.calls, window.__bench.ipc];",
+            vec![],
+        );
+        let bytes = got[0].as_f64().unwrap_or(0.0);
+        let calls = got[1].as_f64().unwrap_or(0.0);
+        // Time from each command's request to its answer's arrival, per
+        // update: how much of an update waits on Rust.
+        let mut ipc: Vec<(String, f64)> = got[2]
+            .as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.as_f64().unwrap_or(0.0) / N as f64))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ipc.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let ipc: Vec<String> = ipc.iter().map(|(k, v)| format!("{k} {v:.0} ms")).collect();
+        println!(
+            "latency |   {}: first command sent at {:.0} ms, last answer at {:.0} ms, painted at {:.0} ms; round trips: {}",
+            it.name,
+            mean(1),
+            mean(2),
+            mean(0),
+            ipc.join(", ")
+        );
+        (bytes / N as f64, calls / N as f64)
+    }
+
+    /// Measures `it` and prints one line: p50, p95, max, bytes per update.
+    fn report(&self, book: &str, it: &Interaction, target: u64, from: &mut usize, samples: usize) {
+        let mut times: Vec<f64> = self
+            .sample(it, target, *from, samples)
+            .iter()
+            .map(|p| p[0])
+            .collect();
+        *from += samples;
+        let (bytes, calls) = self.bytes_per_update(it, target, *from);
+        *from += 3;
+        times.sort_by(f64::total_cmp);
+        println!(
+            "latency | {book:<22} | {:<22} | p50 {:>7.1} ms | p95 {:>7.1} ms | max {:>7.1} ms | {:>9.0} B/update | {:.1} calls",
+            it.name,
+            percentile(&times, 50.0),
+            percentile(&times, 95.0),
+            times[times.len() - 1],
+            bytes,
+            calls,
+        );
+    }
+
+    /// Types `prefix` into the chat's end as a new user message and waits
+    /// until the prompt shows it.
+    fn start_chat_marker(&self) {
+        self.js(
+            &format!(
+                "{HELPERS} const ta = Q(tid('chat')); edit(ta, ta.value.replace(/\\s+$/, '') + '\\nUser: Zqbench '); return true;"
+            ),
+            vec![],
+        );
+        wait_until("the chat marker in the prompt", TIMEOUT * 6, || {
+            self.reveal_in_prompt("Zqbench")
+        });
+    }
+
+    /// Scrolls the final prompt until a message holding `text` is drawn
+    /// and in view (the prompt may be a virtual list).
+    fn reveal_in_prompt(&self, text: &str) -> Result<(), String> {
+        let found = self.js_async(
+            &format!(
+                "{HELPERS}
+                 const [text] = arguments; const done = arguments[arguments.length - 1];
+                 const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+                 (async () => {{
+                   const list = Q(tid('messages'));
+                   let scroller = list;
+                   while (scroller && scroller.scrollHeight <= scroller.clientHeight + 1) scroller = scroller.parentElement;
+                   const hit = () => QA(`${{tid('messages')}} li`).find((li) => li.textContent.includes(text));
+                   if (scroller) scroller.scrollTop = 0;
+                   await frame();
+                   for (let n = 0; n < 2000 && !hit(); n++) {{
+                     if (!scroller || scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+                     scroller.scrollTop += Math.max(50, scroller.clientHeight - 20);
+                     await frame();
+                   }}
+                   const li = hit();
+                   if (li) li.scrollIntoView({{ block: 'nearest' }});
+                   await frame();
+                   done(!!hit());
+                 }})();"
+            ),
+            vec![json!(text)],
+        );
+        if found == json!(true) {
+            Ok(())
+        } else {
+            Err(format!("no prompt message holds {text:?}"))
+        }
+    }
+
+    /// Picks an injected entry matched by a key, selects it in the editor,
+    /// turns its whole-word matching off (so the typed key matches a part
+    /// of the typed chat word) and scrolls its row into view.
+    fn pick_target(&self) -> u64 {
+        let id = self.js(
+            &format!(
+                "{HELPERS}
+                 const row = QA(tid('injected-entry')).find((r) => r.querySelector('mark'));
+                 if (!row) return null;
+                 row.querySelector('button').click();
+                 return Number(row.dataset.id);"
+            ),
+            vec![],
+        );
+        let id = id.as_u64().expect("an injected entry matched by a key");
+        wait_until("the target entry in the editor", TIMEOUT * 3, || {
+            let shown = self.text(&self.find(&tid("entry-id"))?)?;
+            if shown
+                .split(|c: char| !c.is_ascii_digit())
+                .any(|n| n == id.to_string())
+            {
+                Ok(())
+            } else {
+                Err(shown)
+            }
+        });
+        self.js(
+            &format!(
+                "{HELPERS} const w = Q(tid('whole-words')); if (w && w.checked) w.click(); return true;"
+            ),
+            vec![],
+        );
+        self.settle();
+        self.reveal_injected(id);
+        id
+    }
+
+    /// Scrolls the injected list until entry `id`'s row is drawn.
+    fn reveal_injected(&self, id: u64) {
+        let found = self.js_async(
+            &format!(
+                "{HELPERS}
+                 const [id] = arguments; const done = arguments[arguments.length - 1];
+                 const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+                 (async () => {{
+                   const row = () => Q(`${{tid('injected-entry')}}[data-id=\"${{id}}\"]`);
+                   const list = Q(tid('injected'));
+                   let scroller = list;
+                   while (scroller && scroller.scrollHeight <= scroller.clientHeight + 1) scroller = scroller.parentElement;
+                   for (let n = 0; n < 2000 && !row() && scroller; n++) {{
+                     if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+                     scroller.scrollTop += Math.max(50, scroller.clientHeight - 20);
+                     await frame();
+                   }}
+                   if (row()) row().scrollIntoView({{ block: 'nearest' }});
+                   await frame();
+                   done(!!row());
+                 }})();"
+            ),
+            vec![json!(id)],
+        );
+        assert_eq!(found, json!(true), "injected entry {id} is not drawn");
+    }
+
+    /// Appends a marker line to the selected entry's content and waits
+    /// until the prompt shows it.
+    fn start_content_marker(&self) {
+        self.js(
+            &format!(
+                "{HELPERS} const ta = Q(tid('content')); edit(ta, ta.value + '\\nZqcontent '); return true;"
+            ),
+            vec![],
+        );
+        wait_until("the content marker in the prompt", TIMEOUT * 6, || {
+            self.reveal_in_prompt("Zqcontent")
+        });
+    }
+
+    /// Measures every interaction on the book the app shows.
+    fn measure_all(&self, book: &str, samples: usize) {
+        self.js(INSTALL, vec![]);
+        self.settle();
+        let mut from = 0;
+        self.start_chat_marker();
+        self.settle();
+        self.report(book, &CHAT, 0, &mut from, samples);
+        let target = self.pick_target();
+        // The keys typed are prefixes of the chat word typed above.
+        self.js(
+            &format!("{HELPERS} edit(Q(tid('keys')), 'Zqbench '); return true;"),
+            vec![],
+        );
+        self.settle();
+        let mut keys_from = 0;
+        self.report(book, &KEYS, target, &mut keys_from, samples);
+        self.js(
+            &format!("{HELPERS} edit(Q(tid('keys')), 'Zqbench'); return true;"),
+            vec![],
+        );
+        self.settle();
+        self.reveal_injected(target);
+        let mut flag_from = 0;
+        self.report(book, &FLAG, target, &mut flag_from, samples);
+        self.js(
+            &format!(
+                "{HELPERS} const e = Q(tid('enabled')); if (!e.checked) e.click(); return true;"
+            ),
+            vec![],
+        );
+        self.settle();
+        self.reveal_injected(target);
+        self.start_content_marker();
+        self.settle();
+        let mut content_from = 0;
+        self.report(book, &CONTENT, target, &mut content_from, samples);
+    }
+}
+
+/// Time from the page's start (`performance.timeOrigin`, when the webview
+/// begins loading, right after the window shows) to the first frame with
+/// both the entry list and the preview's budget drawn.
+fn time_to_first_preview(app: &Session<'_>) -> (f64, bool) {
+    let got = app.js_async(
+        "const done = arguments[arguments.length - 1];
+         const ready = () => document.querySelector('[data-testid=\"entry-row\"]') &&
+                             document.querySelector('[data-testid=\"budget-label\"]');
+         const already = !!ready();
+         const check = () => { if (ready()) requestAnimationFrame(() => done([performance.now(), already]));
+                               else setTimeout(check, 5); };
+         check();",
+        vec![],
+    );
+    (
+        got[0].as_f64().unwrap_or(-1.0),
+        got[1].as_bool().unwrap_or(false),
+    )
+}
+
+/// Scrolls the list `[data-testid=list]` (or the box around it) 30 px a
+/// frame for 120 frames; the frame times' p50 and p95, and frames a second.
+fn scroll_frames(app: &Session<'_>, list: &str) -> (f64, f64, f64) {
+    let got = app.js_async(
+        "const done = arguments[arguments.length - 1];
+         let box = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+         while (box && box.scrollHeight <= box.clientHeight + 1) box = box.parentElement;
+         const stamps = [];
+         let n = 0;
+         const step = (t) => {
+           stamps.push(t);
+           if (box) box.scrollTop += 30;
+           if (++n < 120) requestAnimationFrame(step);
+           else {
+             const d = stamps.slice(1).map((t, i) => t - stamps[i]).sort((a, b) => a - b);
+             done([d[Math.floor(d.length / 2)], d[Math.ceil(d.length * 0.95) - 1], 1000 * d.length / (stamps[stamps.length - 1] - stamps[0])]);
+           }
+         };
+         requestAnimationFrame(step);",
+        vec![json!(list)],
+    );
+    let at = |k: usize| got.get(k).and_then(Value::as_f64).unwrap_or(-1.0);
+    (at(0), at(1), at(2))
+}
+
+/// Resident memory (KB) of the webview processes (WebKit's web process)
+/// started under the driver `group` (the driver's process group).
+fn webview_rss_kb(group: u32) -> u64 {
+    let mut total = 0;
+    for dir in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(stat) = std::fs::read_to_string(dir.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces.
+        let Some((head, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        let pgrp = rest.split(' ').nth(2).and_then(|g| g.parse::<u32>().ok());
+        if pgrp != Some(group) || !head.contains("WebKitWebProc") {
+            continue;
+        }
+        let status = std::fs::read_to_string(dir.path().join("status")).unwrap_or_default();
+        total += status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    total
+}
+
+fn samples() -> usize {
+    std::env::var("LATENCY_SAMPLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20)
+}
+
+/// The workload's chat as pasted text, one `User:`/`Tam:` line a message.
+fn workload_chat(dir: &Path) -> String {
+    let raw = std::fs::read_to_string(dir.join("chat.json")).expect("workload chat.json");
+    let msgs: Vec<Value> = serde_json::from_str(&raw).expect("chat.json is JSON");
+    msgs.iter()
+        .map(|m| {
+            let who = if m["role"] == "user" { "User" } else { "Tam" };
+            let text = m["content"].as_str().unwrap_or("").replace('\n', " ");
+            format!("{who}: {text}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
+fn latency() {
+    let _serial = serial();
+    let samples = samples();
+    {
+        // A driver per launch: each has its own data folder, so the
+        // edited sample leaves no recovery copy for the next launch.
+        let mut driver = Driver::start();
+        let app = driver.launch(&[]);
+        app.wait_ready();
+        app.run(
+            app.client
+                .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                    Some(Duration::from_secs(600)),
+                    None,
+                    None,
+                )),
+        )
+        .expect("script timeout");
+        // A reference for the frame rate this machine gives at all: the
+        // sample's short preview scrolled (its pane, nothing virtual).
+        let (p50, p95, fps) = scroll_frames(&app, "messages");
+        println!(
+            "latency | sample                 | scrolling the preview pane: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
+        app.measure_all("sample", samples);
+        app.quit();
+    }
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder to measure 10,000 entries");
+        return;
+    };
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let group = driver.driver.child.id();
+    let started = Instant::now();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.run(
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            )),
+    )
+    .expect("script timeout");
+    let (first, already) = time_to_first_preview(&app);
+    println!(
+        "latency | 10k workload           | open: list and first preview painted {first:.0} ms after the page started{} ({:.1} s after the session was asked for)",
+        if already { " (already drawn when first asked: an upper bound)" } else { "" },
+        started.elapsed().as_secs_f64()
+    );
+    let (p50, p95, fps) = scroll_frames(&app, "entry-list");
+    println!(
+        "latency | 10k workload           | scrolling `entry-list` before the long chat: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+    );
+    let chat = workload_chat(&dir);
+    app.js(INSTALL, vec![]);
+    let bytes = chat.len();
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(chat)],
+    );
+    app.settle();
+    println!("latency | 10k workload           | chat of {bytes} bytes pasted");
+    app.settle();
+    for list in ["entry-list", "messages", "injected"] {
+        let (p50, p95, fps) = scroll_frames(&app, list);
+        println!(
+            "latency | 10k entries, 200 msgs  | scrolling `{list}`: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
+    }
+    let before = webview_rss_kb(group);
+    app.measure_all("10k entries, 200 msgs", samples);
+    // Memory while typing on: 300 more chat keystrokes, each painted.
+    let mid = webview_rss_kb(group);
+    app.js(INSTALL, vec![]);
+    app.reveal_in_prompt("Zqbench").expect("the chat marker");
+    let mut from = 1000;
+    let _ = app.sample(&CHAT_MORE, 0, from, 300);
+    from += 300;
+    let after = webview_rss_kb(group);
+    println!(
+        "latency | 10k entries, 200 msgs  | webview memory (RSS): {} MB before typing, {} MB after the samples, {} MB after {} more chat keystrokes",
+        before / 1024,
+        mid / 1024,
+        after / 1024,
+        from - 1000
+    );
+}
+
+/// More chat typing after the measured samples (any letter), for memory.
+const CHAT_MORE: Interaction = Interaction {
+    name: "chat typing (more)",
+    act: "typeAtEnd(Q(tid('chat')), typed(i));",
+    shown: "(QA(`${tid('messages')} li`).find((li) => li.textContent.includes('Zqbench'))?.textContent.trimEnd() ?? '').endsWith(typed(i))",
+};

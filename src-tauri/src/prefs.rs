@@ -141,7 +141,15 @@ mod tests {
         assert_eq!(load(dir.path()), Prefs::default());
         std::fs::write(path(dir.path()), b"{ not json").unwrap();
         assert_eq!(load(dir.path()), Prefs::default());
-        std::fs::write(path(dir.path()), vec![b' '; MAX_BYTES as usize + 1]).unwrap();
+        // Just at the cap a file still loads; one byte more and it is not
+        // read.
+        let p = prefs("dark", vec![0.25, 0.4]);
+        let mut at_cap = serde_json::to_vec(&p).unwrap();
+        at_cap.resize(MAX_BYTES as usize, b' ');
+        std::fs::write(path(dir.path()), &at_cap).unwrap();
+        assert_eq!(load(dir.path()), p);
+        at_cap.push(b' ');
+        std::fs::write(path(dir.path()), &at_cap).unwrap();
         assert_eq!(load(dir.path()), Prefs::default());
     }
 

@@ -8,7 +8,9 @@
 //! one over case-folded text for case-insensitive keys, one over the raw text
 //! for case-sensitive ones — searched with overlapping matches so a key inside
 //! another key is still seen. Whole-word rules are checked on the edges of
-//! each match. Regex keys run through the `regex` crate. [`Matcher::scan`]
+//! each match. Regex keys run through the `regex` crate's engine, each capped
+//! at [`MAX_REGEX_BYTES`] and all together at [`MAX_REGEXES_BYTES`] (a key
+//! past either is an invalid key with a message). [`Matcher::scan`]
 //! returns every key that matches a text, with the byte range of its first
 //! match in the original text, so one scan of a message serves every entry.
 //!
@@ -17,7 +19,8 @@
 //! lets the small one be rebuilt without compiling its regexes again.
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
-use regex::{Regex, RegexBuilder};
+use regex_automata::meta::{self, Regex};
+use regex_automata::util::syntax;
 use serde::Serialize;
 
 /// Index of a key in [`Matcher::keys`].
@@ -105,6 +108,8 @@ pub struct MatcherBuilder {
     folded: PatternSet,
     raw: PatternSet,
     regexes: Vec<KeyId>,
+    /// What the compiled regexes take ([`Regex::memory_usage`]).
+    regex_bytes: usize,
     errors: Vec<KeyError>,
     quick: bool,
 }
@@ -178,17 +183,46 @@ pub fn split_regex_key(key: &str) -> Option<(&str, &str)> {
     Some((pattern, flags))
 }
 
-fn compile_regex(pattern: &str, flags: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
+/// The largest compiled regex key (its automaton, in bytes): past it the
+/// key is refused as too large. Counting repetitions inflate patterns
+/// (`\w{1000}` is a thousand copies of every Unicode word character), and
+/// a key that large is a mistake or an attack, not a lorebook key.
+pub const MAX_REGEX_BYTES: usize = 1 << 22;
+
+/// The memory all the regex keys of one matcher may take once compiled.
+/// A key like `/name123(s|es)?/i` takes about 17 KiB, so 10,000 of them
+/// (170 MiB) fit; a book of many keys each near [`MAX_REGEX_BYTES`] would
+/// otherwise take gigabytes. Keys past it are refused, in the order they
+/// were added, so the same book always refuses the same keys.
+pub const MAX_REGEXES_BYTES: usize = 256 << 20;
+
+/// Compiles a regex key as the `regex` crate's `Regex::new` would (the same
+/// engine, its configuration spelled out), with its size capped at `limit`.
+/// The one-pass DFA and the bounded backtracker only serve searches for
+/// capture groups, which keys never ask for: without them a key takes
+/// 17 KiB instead of 27 KiB, and finds the same matches.
+fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, String> {
+    let syntax = syntax::Config::new()
+        .utf8(true)
         .case_insensitive(flags.contains('i'))
         .multi_line(flags.contains('m'))
         .dot_matches_new_line(flags.contains('s'))
-        .ignore_whitespace(flags.contains('x'))
-        .size_limit(1 << 22)
-        .build()
-        .map_err(|e| match e {
-            regex::Error::CompiledTooBig(_) => "the pattern is too large".to_string(),
-            other => other.to_string(),
+        .ignore_whitespace(flags.contains('x'));
+    let config = meta::Config::new()
+        .match_kind(regex_automata::MatchKind::LeftmostFirst)
+        .utf8_empty(true)
+        .nfa_size_limit(Some(limit))
+        .hybrid_cache_capacity(2 << 20)
+        .onepass(false)
+        .backtrack(false);
+    Regex::builder()
+        .syntax(syntax)
+        .configure(config)
+        .build(pattern)
+        .map_err(|e| match (e.syntax_error(), e.size_limit()) {
+            (Some(syntax), _) => syntax.to_string(),
+            (None, Some(_)) => "the pattern is too large".to_string(),
+            (None, None) => e.to_string(),
         })
 }
 
@@ -200,6 +234,30 @@ impl MatcherBuilder {
             quick: true,
             ..MatcherBuilder::default()
         }
+    }
+
+    /// Compiles a regex key within what is left of [`MAX_REGEXES_BYTES`].
+    fn compile(&mut self, pattern: &str, flags: &str) -> Result<Regex, String> {
+        let left = MAX_REGEXES_BYTES.saturating_sub(self.regex_bytes);
+        let regex = compile_regex(pattern, flags, MAX_REGEX_BYTES.min(left)).map_err(|e| {
+            if left < MAX_REGEX_BYTES && e == "the pattern is too large" {
+                format!(
+                    "the regex keys before it take the {} MiB all regex keys may use",
+                    MAX_REGEXES_BYTES >> 20
+                )
+            } else {
+                e
+            }
+        })?;
+        let bytes = regex.memory_usage();
+        if bytes > left {
+            return Err(format!(
+                "the regex keys before it take the {} MiB all regex keys may use",
+                MAX_REGEXES_BYTES >> 20
+            ));
+        }
+        self.regex_bytes += bytes;
+        Ok(regex)
     }
 
     /// Adds one key. Empty keys (after trimming) are ignored and return
@@ -216,7 +274,7 @@ impl MatcherBuilder {
             None => None,
         };
         let kind = match regex {
-            Some((pattern, f)) => match compile_regex(pattern, f) {
+            Some((pattern, f)) => match self.compile(pattern, f) {
                 Ok(r) => {
                     self.regexes.push(id);
                     KeyKind::Regex(r)
@@ -264,7 +322,10 @@ impl MatcherBuilder {
             KeyKind::Plain { case_sensitive, .. } => {
                 self.add_pattern(&key.text, case_sensitive, new)
             }
-            KeyKind::Regex(_) => self.regexes.push(new),
+            KeyKind::Regex(ref r) => {
+                self.regex_bytes += r.memory_usage();
+                self.regexes.push(new)
+            }
             KeyKind::Invalid => {}
         }
         self.keys.push(key);
@@ -312,6 +373,18 @@ impl Matcher {
 
     pub fn key_count(&self) -> usize {
         self.keys.len()
+    }
+
+    /// The memory the compiled regex keys take, in bytes (what counts
+    /// against [`MAX_REGEXES_BYTES`]).
+    pub fn regex_bytes(&self) -> usize {
+        self.regexes
+            .iter()
+            .map(|&k| match &self.keys[k as usize].kind {
+                KeyKind::Regex(r) => r.memory_usage(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// Every key matching `text`, once each, with its first match; sorted by
@@ -759,5 +832,99 @@ mod tests {
             find("\u{212A}elvin", WHOLE, "kelvin").as_deref(),
             Some("kelvin")
         );
+    }
+
+    const OWNER: KeyOwner = KeyOwner {
+        entry: 0,
+        secondary: false,
+        position: 0,
+    };
+
+    /// The first error of a matcher over `keys` built on top of `before`
+    /// bytes of earlier regex keys, and the hits of `text`.
+    fn build_after(before: usize, keys: &[&str], text: &str) -> (Vec<String>, usize) {
+        let mut b = MatcherBuilder {
+            regex_bytes: before,
+            ..MatcherBuilder::default()
+        };
+        for k in keys {
+            b.add(k, OWNER, PART);
+        }
+        let (m, errors) = b.build();
+        (
+            errors.into_iter().map(|e| e.message).collect(),
+            m.scan(text).len(),
+        )
+    }
+
+    /// One regex key's compiled size is capped at `MAX_REGEX_BYTES`: the
+    /// largest repetition that fits compiles and matches, one more is
+    /// refused as too large and never matches.
+    #[test]
+    fn a_regex_key_just_under_and_just_over_its_size_cap() {
+        // About 32 bytes per repetition: the cap falls near 131,000.
+        let pattern = |n: usize| format!("b|a{{{n}}}");
+        let fits = |n: usize| compile_regex(&pattern(n), "", MAX_REGEX_BYTES).is_ok();
+        let (mut lo, mut hi) = (128_000, 134_000);
+        assert!(fits(lo), "{lo} repetitions fit in MAX_REGEX_BYTES");
+        assert!(!fits(hi), "{hi} repetitions do not");
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if fits(mid) {
+                lo = mid
+            } else {
+                hi = mid
+            }
+        }
+        let key = |n| format!("/{}/", pattern(n));
+        // The text is short: a search costs its length times the states.
+        let (errors, hits) = build_after(0, &[&key(lo)], "b");
+        assert_eq!((errors.len(), hits), (0, 1), "just under: {errors:?}");
+        let (errors, hits) = build_after(0, &[&key(hi)], "b");
+        assert_eq!(errors, ["the pattern is too large"], "just over");
+        assert_eq!(hits, 0);
+    }
+
+    /// All the regex keys of a matcher share `MAX_REGEXES_BYTES`: a key
+    /// that fits exactly in what is left compiles, one byte less and it is
+    /// refused with a message saying why, and the keys after it still
+    /// match.
+    #[test]
+    fn regex_keys_just_under_and_just_over_their_shared_budget() {
+        let size = compile_regex("names?", "i", MAX_REGEX_BYTES)
+            .unwrap()
+            .memory_usage();
+        let keys = ["/names?/i", "plain"];
+        let text = "Names and plain words";
+        let (errors, hits) = build_after(MAX_REGEXES_BYTES - size, &keys, text);
+        assert_eq!((errors.len(), hits), (0, 2), "fits exactly: {errors:?}");
+        let (errors, hits) = build_after(MAX_REGEXES_BYTES - size + 1, &keys, text);
+        assert_eq!(
+            errors,
+            ["the regex keys before it take the 256 MiB all regex keys may use"],
+            "one byte short"
+        );
+        assert_eq!(hits, 1, "the plain key still matches");
+        // A key too large for what is left is refused by the budget too,
+        // before it is compiled past it.
+        let (errors, _) = build_after(MAX_REGEXES_BYTES - 100, &["/a{1000}/"], text);
+        assert_eq!(
+            errors,
+            ["the regex keys before it take the 256 MiB all regex keys may use"]
+        );
+    }
+
+    /// Copying keys into a new matcher counts their size again, so an
+    /// overlay rebuilt from the big matcher stays inside the budget too.
+    #[test]
+    fn copied_regex_keys_count_against_the_budget() {
+        let mut b = MatcherBuilder::default();
+        b.add("/names?/i", OWNER, PART);
+        let size = b.regex_bytes;
+        assert!(size > 0);
+        let (m, _) = b.build();
+        let mut copy = MatcherBuilder::default();
+        copy.add_from(&m, 0);
+        assert_eq!(copy.regex_bytes, size);
     }
 }

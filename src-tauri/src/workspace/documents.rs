@@ -14,7 +14,7 @@ use crate::error::{AppError, ErrorKind};
 use crate::views::{BookSettings, OpenResult};
 
 /// How many files the recent list remembers.
-const RECENT_LIMIT: usize = 10;
+pub(super) const RECENT_LIMIT: usize = 10;
 
 /// An open book.
 #[derive(Debug)]

@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use lorebook_engine::model::Entry;
+use serde_json::Value;
 
 use super::{Doc, Workspace};
 use crate::error::AppError;
@@ -22,6 +23,13 @@ const COALESCE_MS: u128 = 1000;
 /// unbounded history of a long session would grow without end; past this
 /// many the oldest step is forgotten (the README documents the number).
 pub const UNDO_LIMIT: usize = 500;
+
+/// How much text the undo steps of one book may hold, in bytes (as
+/// [`Edit::bytes`] counts them). Steps of whole entries can be large — a
+/// bulk edit of a 10,000-entry book holds every entry twice — so past this
+/// the oldest steps are forgotten too. The newest step is always kept,
+/// however large, so the last edit can be undone.
+pub const UNDO_BYTES: usize = 64 << 20;
 
 /// One change to a book.
 #[derive(Debug, Clone)]
@@ -60,10 +68,68 @@ impl Change {
     }
 }
 
+impl Change {
+    /// About what this change holds in memory: its entries or settings on
+    /// both sides, strings by their length.
+    fn bytes(&self) -> usize {
+        match self {
+            Change::Entry { before, after, .. } => {
+                let side = |e: &Option<Box<Entry>>| e.as_deref().map_or(0, entry_bytes);
+                std::mem::size_of::<Change>() + side(before) + side(after)
+            }
+            Change::Settings { before, after } => {
+                let side = |s: &BookSettings| {
+                    std::mem::size_of::<BookSettings>() + s.name.len() + s.description.len()
+                };
+                std::mem::size_of::<Change>() + side(before) + side(after)
+            }
+        }
+    }
+}
+
+/// About what an entry holds: its fixed fields, its texts and keys, and
+/// the JSON it keeps for other tools (walked without recursion, so any
+/// nesting is fine).
+fn entry_bytes(e: &Entry) -> usize {
+    let strings = |list: &[String]| -> usize {
+        list.iter()
+            .map(|k| std::mem::size_of::<String>() + k.len())
+            .sum()
+    };
+    let mut bytes = std::mem::size_of::<Entry>()
+        + e.comment.len()
+        + e.content.len()
+        + strings(&e.keys)
+        + strings(&e.secondary_keys);
+    let mut stack: Vec<&Value> = e.extensions.values().chain(e.extra.values()).collect();
+    bytes += e
+        .extensions
+        .keys()
+        .chain(e.extra.keys())
+        .map(String::len)
+        .sum::<usize>();
+    while let Some(v) = stack.pop() {
+        bytes += std::mem::size_of::<Value>();
+        match v {
+            Value::String(s) => bytes += s.len(),
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => {
+                bytes += map.keys().map(String::len).sum::<usize>();
+                stack.extend(map.values());
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    bytes
+}
+
 /// One undo step: the changes of one command.
 #[derive(Debug, Clone)]
 pub(super) struct Edit {
     changes: Vec<Change>,
+    /// What `changes` hold ([`Change::bytes`]), counted against
+    /// [`UNDO_BYTES`].
+    bytes: usize,
     /// The single entry this edit touched, for coalescing typing.
     entry: Option<u64>,
     at: Instant,
@@ -74,6 +140,9 @@ pub(super) struct Edit {
 pub(super) struct History {
     undo: Vec<Edit>,
     redo: Vec<Edit>,
+    /// The sum of the undo steps' [`Edit::bytes`]. The redo steps are not
+    /// counted: they were undo steps, and a new edit drops them.
+    undo_bytes: usize,
     /// Undo depth of the saved state; `None` once no undo/redo reaches it.
     saved_depth: Option<usize>,
     /// Counts every change of the book (edit, undo, redo), so autosave can
@@ -122,15 +191,40 @@ impl History {
         self.changed_at = Some(now);
     }
 
-    /// Pushes an undo step, forgetting the oldest past [`UNDO_LIMIT`].
+    /// Pushes an undo step, forgetting the oldest past [`UNDO_LIMIT`]
+    /// steps or [`UNDO_BYTES`].
     fn push_undo(&mut self, edit: Edit) {
+        self.undo_bytes += edit.bytes;
         self.undo.push(edit);
-        if self.undo.len() > UNDO_LIMIT {
-            self.undo.remove(0);
-            // The saved state moved one step closer to the bottom; when it
-            // was the forgotten step, no undo reaches it any more.
-            self.saved_depth = self.saved_depth.and_then(|s| s.checked_sub(1));
+        self.forget_past_limits();
+    }
+
+    /// Forgets the oldest steps until the history is within its limits,
+    /// always keeping the newest.
+    fn forget_past_limits(&mut self) {
+        let mut forget = 0;
+        let mut left = self.undo_bytes;
+        while self.undo.len() - forget > 1
+            && (self.undo.len() - forget > UNDO_LIMIT || left > UNDO_BYTES)
+        {
+            left -= self.undo[forget].bytes;
+            forget += 1;
         }
+        if forget == 0 {
+            return;
+        }
+        self.undo.drain(..forget);
+        self.undo_bytes = left;
+        // The saved state moved closer to the bottom; when it was among the
+        // forgotten steps, no undo reaches it any more.
+        self.saved_depth = self.saved_depth.and_then(|s| s.checked_sub(forget));
+    }
+
+    /// Takes the newest undo step off the stack.
+    fn pop_undo(&mut self) -> Option<Edit> {
+        let edit = self.undo.pop()?;
+        self.undo_bytes -= edit.bytes;
+        Some(edit)
     }
 
     pub(super) fn can_undo(&self) -> bool {
@@ -199,13 +293,18 @@ impl Doc {
                     *after = new_after;
                 }
                 last.at = now;
+                let bytes = last.changes.iter().map(Change::bytes).sum();
+                h.undo_bytes = h.undo_bytes - last.bytes + bytes;
+                last.bytes = bytes;
             }
+            h.forget_past_limits();
         } else {
             if h.saved_depth.is_some_and(|s| s > h.undo.len()) {
                 // The saved state was in the redo stack, which is now gone.
                 h.saved_depth = None;
             }
             h.push_undo(Edit {
+                bytes: changes.iter().map(Change::bytes).sum(),
                 changes,
                 entry,
                 at: now,
@@ -221,7 +320,7 @@ impl Workspace {
     /// Takes back the last edit of `doc`; `false` when there is none.
     pub fn undo(&mut self, doc: u32) -> Result<bool, AppError> {
         let d = self.doc_mut(doc)?;
-        let Some(edit) = d.history.undo.pop() else {
+        let Some(edit) = d.history.pop_undo() else {
             return Ok(false);
         };
         let inverse: Vec<Change> = edit.changes.iter().rev().map(Change::inverse).collect();
@@ -363,9 +462,129 @@ mod tests {
         assert_eq!(d.history.saved_depth, Some(0));
         settings_edit(&mut d, 9999);
         assert_eq!(d.history.saved_depth, None);
-        while let Some(edit) = d.history.undo.pop() {
+        while let Some(edit) = d.history.pop_undo() {
             d.history.redo.push(edit);
         }
         assert!(d.history.dirty());
+    }
+
+    fn step(bytes: usize) -> Edit {
+        Edit {
+            changes: Vec::new(),
+            bytes,
+            entry: None,
+            at: Instant::now(),
+        }
+    }
+
+    /// The history holds at most `UNDO_BYTES`: steps that fill it exactly
+    /// are all kept, one byte more forgets the oldest step (and with it a
+    /// saved state there), and the newest step is kept however large.
+    #[test]
+    fn undo_history_is_bounded_in_bytes() {
+        let quarter = UNDO_BYTES / 4;
+        let mut h = History::saved();
+        for _ in 0..4 {
+            h.push_undo(step(quarter));
+        }
+        assert_eq!((h.undo.len(), h.undo_bytes), (4, UNDO_BYTES), "just at");
+        h.push_undo(step(0));
+        assert_eq!(h.undo.len(), 5, "an empty step fits");
+
+        let mut h = History::saved();
+        for _ in 0..3 {
+            h.push_undo(step(quarter));
+        }
+        h.push_undo(step(quarter + 1));
+        assert_eq!(
+            (h.undo.len(), h.undo_bytes),
+            (3, UNDO_BYTES - quarter + 1),
+            "one over"
+        );
+        assert_eq!(h.saved_depth, None, "the saved state was forgotten");
+
+        h.push_undo(step(UNDO_BYTES * 2));
+        assert_eq!(
+            (h.undo.len(), h.undo_bytes),
+            (1, UNDO_BYTES * 2),
+            "the newest stays"
+        );
+        assert_eq!(h.pop_undo().map(|e| e.bytes), Some(UNDO_BYTES * 2));
+        assert_eq!(h.undo_bytes, 0);
+    }
+
+    /// A step counts the texts it holds: content, keys and the JSON kept
+    /// for other tools, on both sides of the change.
+    #[test]
+    fn a_step_counts_the_text_it_holds() {
+        let bytes = |e: Entry| {
+            Change::Entry {
+                index: 0,
+                before: Some(Box::new(e.clone())),
+                after: Some(Box::new(e)),
+            }
+            .bytes()
+        };
+        let base = bytes(Entry::default());
+        let text = "x".repeat(1000);
+        let grown = [
+            Entry {
+                content: text.clone(),
+                ..Entry::default()
+            },
+            Entry {
+                comment: text.clone(),
+                ..Entry::default()
+            },
+            Entry {
+                keys: vec![text.clone()],
+                ..Entry::default()
+            },
+            Entry {
+                extensions: serde_json::json!({"deep": [{"x": text.clone()}]})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+                ..Entry::default()
+            },
+        ];
+        for e in grown {
+            let b = bytes(e.clone());
+            assert!(b >= base + 2 * text.len(), "{e:?}: {b} vs {base}");
+            assert!(b < base + 2 * text.len() + 1000, "{e:?}: {b} vs {base}");
+        }
+    }
+
+    /// One edit larger than the whole byte bound (an entry's text replaced
+    /// by more than `UNDO_BYTES`) forgets every older step, stays undoable
+    /// itself, and the book stays unsaved.
+    #[test]
+    fn a_huge_single_edit_is_kept_alone_and_undoes() {
+        let entry = |content: String| Entry {
+            id: 0,
+            content,
+            ..Entry::default()
+        };
+        let mut d = doc(Book {
+            entries: vec![entry("small".into())],
+            ..Book::default()
+        });
+        settings_edit(&mut d, 1);
+        settings_edit(&mut d, 2);
+        let huge = "h".repeat(UNDO_BYTES + 1);
+        let change = Change::Entry {
+            index: 0,
+            before: Some(Box::new(entry("small".into()))),
+            after: Some(Box::new(entry(huge))),
+        };
+        d.commit(vec![change], None);
+        assert_eq!(d.history.undo.len(), 1);
+        assert!(d.history.undo_bytes > UNDO_BYTES);
+        let step = d.history.pop_undo().unwrap();
+        for c in step.changes.iter().rev().map(Change::inverse) {
+            d.apply(&c);
+        }
+        assert_eq!(d.book.entries[0].content, "small");
+        assert!(d.history.dirty(), "the settings edits are forgotten");
     }
 }

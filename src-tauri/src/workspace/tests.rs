@@ -848,3 +848,36 @@ fn a_chat_edit_applies_at_utf16_places_and_refuses_a_stale_length() {
     assert_eq!(err.kind, ErrorKind::Invalid);
     assert_eq!(ws.chat_text, "User: é😀 sun!");
 }
+
+/// The recent files list keeps the ten newest: ten remembered paths all
+/// stay, an eleventh pushes the oldest out, and paths from an earlier run
+/// only fill the places left.
+#[test]
+fn recent_files_keep_the_ten_newest() {
+    let dir = std::env::temp_dir().join(format!("lbs-recent-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut ws = Workspace::default();
+    let sample = Workspace::with_sample().docs[0].book.clone();
+    let mut opened = Vec::new();
+    for i in 0..=super::documents::RECENT_LIMIT {
+        let path = dir.join(format!("book{i}.json"));
+        formats::native::save(&sample, &path).unwrap();
+        ws.open_path(&path).unwrap();
+        opened.push(path.canonicalize().unwrap());
+        let expected: Vec<_> = opened
+            .iter()
+            .rev()
+            .take(super::documents::RECENT_LIMIT)
+            .cloned()
+            .collect();
+        assert_eq!(ws.recent, expected, "after {} books", i + 1);
+    }
+    let earlier: Vec<_> = (0..3).map(|i| dir.join(format!("earlier{i}"))).collect();
+    ws.add_recent(earlier);
+    assert_eq!(ws.recent.len(), super::documents::RECENT_LIMIT);
+    let mut fresh = Workspace::default();
+    fresh.add_recent((0..12).map(|i| dir.join(format!("earlier{i}"))).collect());
+    assert_eq!(fresh.recent.len(), super::documents::RECENT_LIMIT);
+    assert_eq!(fresh.recent[0], dir.join("earlier0"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

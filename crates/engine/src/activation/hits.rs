@@ -155,4 +155,18 @@ mod tests {
             "one hit over, the cache starts over"
         );
     }
+
+    /// The cache holds at most `LIMIT` texts: the last one that fits is
+    /// kept with the others, the next one starts the cache over.
+    #[test]
+    fn the_cache_starts_over_past_its_text_limit() {
+        let (matcher, _) = MatcherBuilder::default().build();
+        let mut map = Hits::default();
+        for i in 0..HitCache::LIMIT {
+            HitCache::lookup(&mut map, &matcher, &i.to_string());
+        }
+        assert_eq!(map.lists.len(), HitCache::LIMIT, "just at the limit");
+        HitCache::lookup(&mut map, &matcher, "one more");
+        assert_eq!(map.lists.len(), 1, "one text over, the cache starts over");
+    }
 }

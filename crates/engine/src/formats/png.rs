@@ -372,4 +372,25 @@ pub(crate) mod tests {
         assert_eq!(&c[4..17], b"tEXtchara\0abc");
         assert_eq!(&c[17..], &[0x83, 0xDA, 0xA2, 0x2A]);
     }
+
+    /// A chunk whose declared length is exactly what the file holds reads;
+    /// one byte more is an error naming the chunk, not a read past the end.
+    #[test]
+    fn a_chunk_length_just_at_and_just_past_the_end_of_the_file() {
+        let png = tiny_png(&[("chara", b"abc")]);
+        assert!(chunks(&png).is_ok());
+        let text = png
+            .windows(4)
+            .position(|w| w == b"tEXt")
+            .expect("the text chunk")
+            - 4;
+        let declared = u32::from_be_bytes(png[text..text + 4].try_into().unwrap());
+        // Cut the file right after the text chunk: its length fits exactly.
+        let cut = &png[..text + 12 + declared as usize];
+        assert!(chunks(cut).is_ok_and(|c| c.last().unwrap().kind == b"tEXt"));
+        let mut longer = cut.to_vec();
+        longer[text..text + 4].copy_from_slice(&(declared + 1).to_be_bytes());
+        let err = chunks(&longer).unwrap_err();
+        assert!(err.contains("tEXt declares"), "{err}");
+    }
 }

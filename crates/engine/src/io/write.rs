@@ -29,7 +29,8 @@ pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 /// The marker between a file's name and the writer's PID in temporary names.
 const TEMP_MARK: &str = ".lbs-tmp-";
 
-/// How many symlinks are followed before a path is refused as a loop.
+/// How many symlinks are followed before a path is refused as a loop (the
+/// number Linux follows before `ELOOP`).
 const MAX_LINKS: usize = 40;
 
 /// Numbers the temporary files of this process, so two writes never race
@@ -119,7 +120,9 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
 /// resolves to the path it names, which the save then creates.
 fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     let mut current = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
+    // One look more than links followed: the last link's target may be
+    // the file.
+    for _ in 0..=MAX_LINKS {
         match fs::symlink_metadata(&current) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let link = fs::read_link(&current)?;
@@ -133,7 +136,10 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     }
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} is a loop of symlinks", path.display()),
+        format!(
+            "{} is a loop of symlinks (or a chain of more than {MAX_LINKS})",
+            path.display()
+        ),
     ))
 }
 

@@ -173,6 +173,29 @@ fn a_symlink_is_saved_through_and_stays_a_link() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A chain of `MAX_LINKS` symlinks is saved through; one link more is
+/// refused as a loop, and nothing is written.
+#[cfg(unix)]
+#[test]
+fn a_chain_of_symlinks_just_under_and_just_over_the_limit() {
+    use std::os::unix::fs::symlink;
+    let dir = temp_dir("chain");
+    let real = dir.join("book.json");
+    fs::write(&real, b"old").unwrap();
+    let mut target = real.clone();
+    for i in 1..=MAX_LINKS + 1 {
+        let link = dir.join(format!("link{i}"));
+        symlink(&target, &link).unwrap();
+        target = link;
+    }
+    write_atomic(&dir.join(format!("link{MAX_LINKS}")), b"new").unwrap();
+    assert_eq!(fs::read(&real).unwrap(), b"new");
+    let err = write_atomic(&dir.join(format!("link{}", MAX_LINKS + 1)), b"x").unwrap_err();
+    assert!(err.to_string().contains("loop"), "{err}");
+    assert_eq!(fs::read(&real).unwrap(), b"new");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[cfg(unix)]
 #[test]
 fn a_symlink_planted_at_the_temporary_name_is_never_followed() {

@@ -22,6 +22,7 @@ use serde_json::Value;
 use tiktoken_rs::{CoreBPE, Rank};
 
 use super::spm::SentencePiece;
+use crate::io::read_capped;
 
 use super::pretokenizer::{
     bounded_count, PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN,
@@ -82,23 +83,19 @@ impl std::fmt::Debug for FileTokenizer {
 
 impl FileTokenizer {
     /// Reads and parses a tokenizer file.
+    ///
+    /// The read is capped at [`MAX_TOKENIZER_BYTES`] by the bytes actually
+    /// read, and a FIFO or a device is refused without being opened
+    /// ([`crate::io::read_capped`]).
     pub fn load(path: &Path) -> Result<FileTokenizer, String> {
         let label = path.display().to_string();
-        let size = std::fs::metadata(path)
-            .map_err(|e| format!("{label}: {e}"))?
-            .len();
-        if size > MAX_TOKENIZER_BYTES {
-            return Err(format!(
-                "{label}: {size} bytes is larger than any tokenizer file ({MAX_TOKENIZER_BYTES} at most)"
-            ));
-        }
-        let bytes = std::fs::read(path).map_err(|e| format!("{label}: {e}"))?;
+        let bytes = read_capped(path, MAX_TOKENIZER_BYTES).map_err(|e| e.to_string())?;
         FileTokenizer::from_bytes(&bytes, &label)
     }
 
     /// Reads a tokenizer file under another name (an installed family's id).
     pub fn load_as(path: &Path, label: &str) -> Result<FileTokenizer, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bytes = read_capped(path, MAX_TOKENIZER_BYTES).map_err(|e| e.to_string())?;
         FileTokenizer::from_bytes(&bytes, label)
     }
 
@@ -343,4 +340,74 @@ fn check_ranks(ranks: &[(Vec<u8>, Rank)]) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("lbs-tokfile-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A tokenizer file of exactly the cap is read (and then judged by its
+    /// content); one byte more is refused by size. Sparse files: the size
+    /// costs no disk.
+    #[test]
+    fn the_file_cap_holds_just_under_and_just_over() {
+        let path = temp_dir("cap").join("tokenizer.json");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(MAX_TOKENIZER_BYTES).unwrap();
+        let err = FileTokenizer::load(&path).unwrap_err();
+        assert!(!err.contains("larger than"), "{err}");
+        file.set_len(MAX_TOKENIZER_BYTES + 1).unwrap();
+        let err = FileTokenizer::load(&path).unwrap_err();
+        assert!(err.contains("larger than 64 MiB"), "{err}");
+        assert!(err.contains("tokenizer.json"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A FIFO given as the tokenizer is refused at once instead of waiting
+    /// for a writer for ever (regression: the file was read with
+    /// `std::fs::read` after a metadata size check).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_at_once() {
+        let path = temp_dir("fifo").join("pipe");
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        let err = FileTokenizer::load(&path).unwrap_err();
+        assert!(err.contains("FIFO"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A gzip file that unpacks to exactly the cap is unpacked; one byte
+    /// more is refused, with no more than the cap plus one byte inflated.
+    #[test]
+    fn gzip_unpacking_holds_just_under_and_just_over() {
+        use std::io::Write;
+        let packed = |len: u64| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            let zeros = vec![0u8; 1 << 20];
+            let mut left = len;
+            while left > 0 {
+                let n = left.min(zeros.len() as u64) as usize;
+                gz.write_all(&zeros[..n]).unwrap();
+                left -= n as u64;
+            }
+            gz.finish().unwrap()
+        };
+        assert_eq!(
+            gunzip(&packed(MAX_TOKENIZER_BYTES)).unwrap().len() as u64,
+            MAX_TOKENIZER_BYTES
+        );
+        let err = gunzip(&packed(MAX_TOKENIZER_BYTES + 1)).unwrap_err();
+        assert!(err.contains("unpacks to more than"), "{err}");
+    }
 }

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod error;
 pub mod menu;
 pub mod prefs;
+pub mod preview_settings;
 pub mod views;
 pub mod workspace;
 

@@ -139,6 +139,7 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "davinci",
     "llama-3.1-8b",
     "mistral-7b",
+    "mixtral-8x22b",
     "mistral-large",
     "mistral-nemo",
     "qwen3",
@@ -150,6 +151,21 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "kayra",
     "clio",
 ];
+
+/// The model names a picker offers for `family`: the suggested names that
+/// select it, or the family's own id when none does.
+pub fn suggested_for(family: &registry::Family) -> Vec<&'static str> {
+    let names: Vec<&'static str> = SUGGESTED_MODELS
+        .iter()
+        .copied()
+        .filter(|m| registry::family_of(m).is_ok_and(|f| f.id == family.id))
+        .collect();
+    if names.is_empty() {
+        vec![family.id]
+    } else {
+        names
+    }
+}
 
 /// Finds the built-in (OpenAI) encoding of a model name or family name,
 /// for the counts that only OpenAI's encodings serve (SillyTavern's rules).
@@ -238,6 +254,20 @@ mod tests {
             .unwrap_err()
             .contains("OpenAI's built-in encodings only"));
         assert!(encoding_for_model("o1x").is_err());
+    }
+
+    #[test]
+    fn every_family_has_a_name_in_the_picker() {
+        for family in registry::FAMILIES {
+            let names = suggested_for(family);
+            assert!(!names.is_empty(), "{}", family.id);
+            for name in names {
+                assert_eq!(registry::family_of(name).unwrap().id, family.id, "{name}");
+            }
+        }
+        assert_eq!(suggested_for(&registry::FAMILIES[0])[0], "gpt-4o");
+        let v3 = registry::family_of("mistral-v3").unwrap();
+        assert_eq!(suggested_for(v3), ["mixtral-8x22b"]);
     }
 
     #[test]

@@ -108,3 +108,79 @@ pub fn read(family: &Family) -> Result<FileTokenizer, String> {
 pub fn installed(family: &Family) -> Option<PathBuf> {
     family.file.and_then(find)
 }
+
+/// A user's tokenizer file, read once per process: loading the same path
+/// again while its size and modification time are unchanged returns the
+/// tokenizer already read (a large vocabulary takes up to two seconds);
+/// a changed file is read again.
+pub fn load_file(path: &Path) -> Result<Arc<FileTokenizer>, String> {
+    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+    static LOADED: OnceLock<Mutex<Vec<(Key, Arc<FileTokenizer>)>>> = OnceLock::new();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a file", path.display()));
+    }
+    let key: Key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let loaded = LOADED.get_or_init(|| Mutex::new(Vec::new()));
+    if let Some((_, t)) = loaded
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(k, _)| *k == key)
+    {
+        return Ok(t.clone());
+    }
+    // Read without holding the lock, so another file can load meanwhile.
+    let tokenizer = Arc::new(FileTokenizer::load(path)?);
+    let mut cells = loaded
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One version per path: a changed file replaces the one read before.
+    cells.retain(|(k, _)| k.0 != key.0);
+    cells.push((key, tokenizer.clone()));
+    Ok(tokenizer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_users_file_is_read_once_until_it_changes() {
+        let dir = std::env::temp_dir().join(format!("lbs-tokfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ranks.tiktoken");
+        // A byte-level vocabulary: the 256 single bytes, then "ab".
+        let ranks = |extra: &[&[u8]]| {
+            let mut lines: Vec<String> =
+                (0..=255u8).map(|b| base64_line(&[b], b as usize)).collect();
+            for (i, t) in extra.iter().enumerate() {
+                lines.push(base64_line(t, 256 + i));
+            }
+            lines.join("\n")
+        };
+        std::fs::write(&path, ranks(&[b"ab"])).unwrap();
+        let first = load_file(&path).unwrap();
+        assert_eq!(first.count("abab"), 2);
+        let again = load_file(&path).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "read twice");
+        // A changed file (another size) is read again.
+        std::fs::write(&path, ranks(&[b"ab", b"abab"])).unwrap();
+        let changed = load_file(&path).unwrap();
+        assert!(!Arc::ptr_eq(&first, &changed));
+        assert_eq!(changed.count("abab"), 1);
+        // Errors name the file.
+        let missing = dir.join("gone.json");
+        assert!(load_file(&missing).unwrap_err().contains("gone.json"));
+        assert!(load_file(&dir).unwrap_err().contains("not a file"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn base64_line(token: &[u8], rank: usize) -> String {
+        use base64::Engine as _;
+        format!(
+            "{} {rank}",
+            base64::engine::general_purpose::STANDARD.encode(token)
+        )
+    }
+}

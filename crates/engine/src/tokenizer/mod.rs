@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 pub mod file;
+pub mod hf_fast;
 pub mod pretokenizer;
 pub mod registry;
 pub mod resources;
@@ -181,6 +182,10 @@ pub fn encoding_for_model(model: &str) -> Result<Encoding, String> {
     })
 }
 
+/// The fewest uncounted texts per core worth a thread of their own in
+/// [`TokenCounter::prime`].
+pub const PARALLEL_MIN: usize = 256;
+
 /// Counts tokens with one tokenizer, caching by content hash.
 #[derive(Debug)]
 pub struct TokenCounter {
@@ -212,6 +217,49 @@ impl TokenCounter {
         let h = content_hash(text);
         let tokenizer = &self.tokenizer;
         *self.cache.entry(h).or_insert_with(|| tokenizer.count(text))
+    }
+
+    /// Counts every text not counted yet, spread over the machine's cores
+    /// when there are at least [`PARALLEL_MIN`] of them (a book's bodies on
+    /// first sight, or after another tokenizer is picked); [`Self::count`]
+    /// then finds them cached. The counts are the same as one at a time.
+    pub fn prime<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        let mut todo: Vec<(u64, &str)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for text in texts {
+            let h = content_hash(text);
+            if !text.is_empty() && !self.cache.contains_key(&h) && seen.insert(h) {
+                todo.push((h, text));
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let threads = cores.min(todo.len() / PARALLEL_MIN).max(1);
+        let tokenizer = &self.tokenizer;
+        if threads == 1 {
+            for (h, text) in todo {
+                self.cache.insert(h, tokenizer.count(text));
+            }
+            return;
+        }
+        let part = todo.len().div_ceil(threads);
+        let counted: Vec<Vec<(u64, u32)>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = todo
+                .chunks(part)
+                .map(|texts| {
+                    scope.spawn(move || {
+                        texts
+                            .iter()
+                            .map(|(h, text)| (*h, tokenizer.count(text)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        self.cache.extend(counted.into_iter().flatten());
     }
 
     /// Number of distinct texts counted so far.
@@ -268,6 +316,34 @@ mod tests {
         assert_eq!(suggested_for(&registry::FAMILIES[0])[0], "gpt-4o");
         let v3 = registry::family_of("mistral-v3").unwrap();
         assert_eq!(suggested_for(v3), ["mixtral-8x22b"]);
+    }
+
+    #[test]
+    fn priming_counts_as_one_at_a_time_does() {
+        let texts: Vec<String> = (0..3 * PARALLEL_MIN)
+            .map(|i| {
+                format!(
+                    "Entry {i}: the keeper of Saltmere {} ação 灯塔",
+                    "x".repeat(i % 40)
+                )
+            })
+            .collect();
+        let mut one = TokenCounter::new(Encoding::Cl100kBase);
+        let expected: Vec<u32> = texts.iter().map(|t| one.count(t)).collect();
+        let mut primed = TokenCounter::new(Encoding::Cl100kBase);
+        primed.prime(texts.iter().map(String::as_str).chain(["", "Entry 0"]));
+        assert_eq!(
+            primed.cached(),
+            texts.len() + 1,
+            "every distinct, non-empty text"
+        );
+        // Counted already: the cache answers without the tokenizer.
+        let got: Vec<u32> = texts.iter().map(|t| primed.count(t)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(primed.cached(), texts.len() + 1);
+        // Priming again counts nothing new.
+        primed.prime(texts.iter().map(String::as_str));
+        assert_eq!(primed.cached(), texts.len() + 1);
     }
 
     #[test]

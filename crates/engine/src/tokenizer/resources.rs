@@ -136,7 +136,8 @@ pub fn installed(family: &Family) -> Option<PathBuf> {
 /// a changed file is read again.
 pub fn load_file(path: &Path) -> Result<Arc<FileTokenizer>, String> {
     type Key = (PathBuf, u64, Option<std::time::SystemTime>);
-    static LOADED: OnceLock<Mutex<Vec<(Key, Arc<FileTokenizer>)>>> = OnceLock::new();
+    type Loaded = Vec<(Key, Arc<FileTokenizer>)>;
+    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{}: not a file", path.display()));

@@ -1513,3 +1513,80 @@ fn a_scrolled_virtual_list_draws_the_rows_in_view() {
 /// Issue 9's latency benchmark (ignored; see its module doc).
 #[path = "e2e/latency.rs"]
 mod latency;
+
+/// Picking Claude (a family read from its installed file, approximate) in
+/// the preview's model picker recounts the entry list, the editor and the
+/// budget with "≈"; the choice is there again in the next run. Skipped
+/// when `scripts/fetch-tokenizers.sh` has not installed the files.
+#[test]
+fn a_non_openai_model_recounts_everything_and_is_kept_for_the_next_run() {
+    if !Path::new(ROOT)
+        .join("resources/tokenizers/claude.json.gz")
+        .is_file()
+    {
+        eprintln!("skipped: resources/tokenizers is not installed (scripts/fetch-tokenizers.sh)");
+        return;
+    }
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let counts = |app: &Session<'_>| -> Result<(Vec<String>, String, String), String> {
+        let mut rows = Vec::new();
+        for el in app.find_all(&tid("row-tokens"))? {
+            rows.push(app.text(&el)?);
+        }
+        let editor = app.text(&app.find(&tid("tokens"))?)?;
+        let budget = app.text(&app.find(&tid("budget-label"))?)?;
+        Ok((rows, editor, budget))
+    };
+    {
+        let app = driver.launch(&[]);
+        app.wait_ready();
+        app.select_entry(1, "The Lighthouse");
+        let before = wait_until("the counts under gpt-4o", TIMEOUT, || {
+            let c = counts(&app)?;
+            if c.0.is_empty() || c.0.iter().any(|r| r.contains('≈')) || c.2.contains('≈') {
+                Err(format!("{c:?}"))
+            } else {
+                Ok(c)
+            }
+        });
+        let picker = app.wait_for(&tid("model"));
+        app.run(picker.select_by_value("claude"))
+            .expect("pick claude");
+        wait_until(
+            "every count recounted by Claude's tokenizer, with ≈",
+            TIMEOUT,
+            || {
+                let now = counts(&app)?;
+                let marked = now.0.iter().all(|r| r.starts_with('≈'))
+                    && now.1.starts_with('≈')
+                    && now.1.contains("claude")
+                    && now.2.starts_with('≈');
+                let strip = |rows: &[String]| -> Vec<String> {
+                    rows.iter()
+                        .map(|r| r.trim_start_matches('≈').to_string())
+                        .collect()
+                };
+                if marked && strip(&now.0) != before.0 && now.0.len() == before.0.len() {
+                    Ok(())
+                } else {
+                    Err(format!("before {before:?}\n  now {now:?}"))
+                }
+            },
+        );
+        app.assert_no_errors();
+        app.quit();
+    }
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    wait_until("claude still picked in the next run", TIMEOUT, || {
+        let value = app.value(&tid("model"))?;
+        let rows = counts(&app)?.0;
+        if value == "claude" && !rows.is_empty() && rows.iter().all(|r| r.starts_with('≈')) {
+            Ok(())
+        } else {
+            Err(format!("picker {value:?}, rows {rows:?}"))
+        }
+    });
+    app.assert_no_errors();
+}

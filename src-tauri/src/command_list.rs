@@ -65,6 +65,9 @@ macro_rules! with_command_names {
             set_st_field,
             chat_text,
             edit_chat,
+            pick_tokenizer_file,
+            clear_tokenizer_file,
+            restore_preview_settings,
         }
     };
 }

@@ -11,8 +11,8 @@ use lorebook_engine::decorators::{ArgKind, KNOWN};
 use lorebook_engine::formats::{ExportFormat, Report};
 use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use lorebook_engine::preview::Settings;
-use lorebook_engine::tokenizer::registry::family_of;
-use lorebook_engine::tokenizer::{tokenizer_for_model, SUGGESTED_MODELS};
+use lorebook_engine::tokenizer::registry::{family_of, FAMILIES};
+use lorebook_engine::tokenizer::{resources, suggested_for, tokenizer_for_model, SUGGESTED_MODELS};
 use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
 
@@ -137,6 +137,15 @@ pub fn catalog() -> Catalog {
             .iter()
             .filter(|m| family_of(m).is_ok_and(|f| !f.exact))
             .map(|m| m.to_string())
+            .collect(),
+        families: FAMILIES
+            .iter()
+            .map(|f| FamilyView {
+                id: f.id.into(),
+                group: f.group.into(),
+                exact: f.exact,
+                models: suggested_for(f).into_iter().map(str::to_string).collect(),
+            })
             .collect(),
     }
 }
@@ -445,12 +454,25 @@ pub fn set_attached(s: State<'_, AppState>, doc: u32, attached: bool) -> R<()> {
 }
 
 #[tauri::command(async)]
-pub fn set_preview_settings(s: State<'_, AppState>, settings: Settings) -> R<()> {
+pub fn set_preview_settings(app: AppHandle, settings: Settings) -> R<()> {
     // A family read from its file loads here, once per process and off the
     // UI thread, before the workspace is locked (up to two seconds for the
     // largest vocabularies).
     tokenizer_for_model(&settings.model).map_err(AppError::invalid)?;
-    guarded(&s, "set_preview_settings", |ws| ws.set_settings(settings))
+    let state = app.state::<AppState>();
+    guarded(&state, "set_preview_settings", |ws| {
+        ws.set_settings(settings)?;
+        store_preview_settings(&app, ws);
+        Ok(())
+    })
+}
+
+/// Saves the preview settings for the next run (a failure loses only the
+/// convenience, never a book).
+fn store_preview_settings(app: &AppHandle, ws: &Workspace) {
+    if let Err(e) = crate::preview_settings::store(&crate::data_dir(app), ws) {
+        eprintln!("Lorebook Studio: the preview settings were not saved: {e}");
+    }
 }
 
 #[tauri::command(async)]
@@ -661,4 +683,66 @@ pub fn edit_chat(
     let mut ws = lock(&s);
     ws.edit_chat(at, remove, &insert, len)?;
     Ok(ws.chat_status())
+}
+
+/// Custom file… in the model picker: a native dialog for a tokenizer file
+/// (Hugging Face `tokenizer.json`, SentencePiece `.model`, tiktoken or
+/// Tekken, detected by content), read off the UI thread and once per
+/// process; it then counts every entry and the preview until a model is
+/// picked again, and is remembered for the next run.
+#[tauri::command]
+pub async fn pick_tokenizer_file(app: AppHandle) -> R<AppStateView> {
+    let picked = app
+        .dialog()
+        .file()
+        .set_title("Tokenizer file")
+        .add_filter("Tokenizers", &["json", "model", "tiktoken", "gz"])
+        .add_filter("All files", &["*"])
+        .blocking_pick_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::cancelled("no file chosen"));
+    };
+    let read = path.clone();
+    let tokenizer = tauri::async_runtime::spawn_blocking(move || resources::load_file(&read))
+        .await
+        .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?
+        .map_err(AppError::invalid)?;
+    let state = app.state::<AppState>();
+    guarded(&state, "pick_tokenizer_file", |ws| {
+        ws.set_tokenizer_file(Some((path, tokenizer)));
+        store_preview_settings(&app, ws);
+        Ok(ws.state())
+    })
+}
+
+/// Counts with the model's tokenizer again instead of the user's file.
+#[tauri::command(async)]
+pub fn clear_tokenizer_file(app: AppHandle) -> R<()> {
+    let state = app.state::<AppState>();
+    guarded(&state, "clear_tokenizer_file", |ws| {
+        ws.set_tokenizer_file(None);
+        store_preview_settings(&app, ws);
+        Ok(())
+    })
+}
+
+/// The preview settings of the last run (model, tokenizer file, seed,
+/// template), asked for by the UI once as it starts. Their tokenizer loads
+/// here, off the UI thread and before the workspace is locked; a value that
+/// no longer works is dropped and named in the notices returned. Later
+/// calls (a reloaded webview) change nothing.
+#[tauri::command(async)]
+pub fn restore_preview_settings(app: AppHandle) -> R<Vec<Notice>> {
+    static RESTORED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if RESTORED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Ok(Vec::new());
+    }
+    let saved = crate::preview_settings::load(&crate::data_dir(&app));
+    let state = app.state::<AppState>();
+    let current = lock(&state).settings().clone();
+    let prepared = crate::preview_settings::prepare(&saved, &current);
+    guarded(&state, "restore_preview_settings", |ws| {
+        let problems = crate::preview_settings::apply(ws, prepared);
+        Ok(problems.into_iter().map(Notice::message).collect())
+    })
 }

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod error;
 pub mod menu;
 pub mod prefs;
+pub mod preview_settings;
 pub mod views;
 pub mod workspace;
 
@@ -128,6 +129,10 @@ fn watch_exit_signals(app: AppHandle) {
     });
 }
 
+/// Where `tauri build` puts the installed tokenizer files inside the app's
+/// resource folder (`bundle.resources` in `tauri.conf.json`).
+pub const TOKENIZER_RESOURCES: &str = "resources/tokenizers";
+
 pub fn run() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
@@ -141,7 +146,7 @@ pub fn run() {
             // Installed tokenizer files bundled with the app, if any.
             if let Ok(dir) = app.path().resource_dir() {
                 lorebook_engine::tokenizer::resources::set_resource_dir(
-                    dir.join("resources").join("tokenizers"),
+                    dir.join(TOKENIZER_RESOURCES),
                 );
             }
             let recent = commands::load_recent(app.handle());
@@ -221,4 +226,31 @@ pub fn run() {
                 }
             }
         });
+}
+
+#[cfg(test)]
+mod tokenizer_bundle_tests {
+    /// `tauri build` bundles the installed tokenizer folder where the app
+    /// looks for it, and the folder exists in a plain clone (its README is
+    /// committed), so the build's copy never fails for want of files.
+    #[test]
+    fn the_bundle_holds_the_tokenizers_where_the_app_looks() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let conf: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(root.join("tauri.conf.json")).unwrap()).unwrap();
+        let resources = conf["bundle"]["resources"]
+            .as_object()
+            .expect("a map of resources");
+        let target = resources
+            .get(&format!("{}/", super::TOKENIZER_RESOURCES))
+            .and_then(|v| v.as_str());
+        assert_eq!(
+            target,
+            Some(format!("{}/", super::TOKENIZER_RESOURCES).as_str())
+        );
+        assert!(root
+            .join(super::TOKENIZER_RESOURCES)
+            .join("README.md")
+            .is_file());
+    }
 }

@@ -37,6 +37,10 @@ pub struct AppStateView {
     pub chat_warnings: Vec<ChatWarning>,
     pub settings: Settings,
     pub recent: Vec<String>,
+    /// The user's tokenizer file counting instead of the model's, if any.
+    pub tokenizer_file: Option<String>,
+    /// Whether every token count is approximate (shown with "≈").
+    pub approximate: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -244,6 +248,21 @@ pub struct Catalog {
     pub export_formats: Vec<ExportChoice>,
     /// The model names whose counts are approximate, shown with "≈".
     pub approximate_models: Vec<String>,
+    /// The tokenizer families, OpenAI's first, for the model picker.
+    pub families: Vec<FamilyView>,
+}
+
+/// A tokenizer family as the model picker shows it.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct FamilyView {
+    /// The family's id (`llama-3`, `claude`).
+    pub id: String,
+    /// The vendor or model line it is grouped under (`Llama 3.x`).
+    pub group: String,
+    /// Whether its counts equal the models' own tokenizer.
+    pub exact: bool,
+    /// The model names the picker offers for it.
+    pub models: Vec<String>,
 }
 
 /// An import read and reported, waiting for the user's confirmation.

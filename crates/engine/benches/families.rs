@@ -91,7 +91,7 @@ fn main() {
     let bodies = bodies();
     let bytes: usize = bodies.iter().map(String::len).sum();
     println!(
-        "{} bodies, {:.1} MB; family | installed KB | load ms | +RSS MiB | count ms",
+        "{} bodies, {:.1} MB; family | installed KB | load ms | +RSS MiB | count ms (all cores) | count ms (one core)",
         bodies.len(),
         bytes as f64 / 1e6
     );
@@ -104,25 +104,57 @@ fn main() {
             .map_or(0, |m| m.len() / 1000);
         let before = rss_kib();
         let start = Instant::now();
-        let tokenizer = match resources::read(f) {
-            Ok(t) => Tokenizer::File(std::sync::Arc::new(t)),
+        let file = match resources::read(f) {
+            Ok(t) => std::sync::Arc::new(t),
             Err(e) => {
                 println!("{}: {e}", f.id);
                 continue;
             }
         };
         let load = start.elapsed();
+        let tokenizer = Tokenizer::File(file.clone());
         let grown = rss_kib().saturating_sub(before);
-        let mut counter = TokenCounter::with_tokenizer(tokenizer);
+        // As the entry list does on first sight of a book: every body at
+        // once, over the machine's cores, then each from the cache.
+        let mut counter = TokenCounter::with_tokenizer(tokenizer.clone());
         let start = Instant::now();
+        counter.prime(bodies.iter().map(String::as_str));
         let total: u64 = bodies.iter().map(|b| u64::from(counter.count(b))).sum();
         let count = start.elapsed();
+        // One body at a time on one core.
+        let mut single = TokenCounter::with_tokenizer(tokenizer);
+        let start = Instant::now();
+        let single_total: u64 = bodies.iter().map(|b| u64::from(single.count(b))).sum();
+        let one_core = start.elapsed();
+        assert_eq!(single_total, total, "{}: priming changed a count", f.id);
+        // The library's full encoding, for the families the count-only path
+        // serves (hf_fast.rs): the time before it, and the same total.
+        let library = file.has_fast_path().then(|| {
+            let start = Instant::now();
+            let total: u64 = bodies
+                .iter()
+                .map(|b| u64::from(file.library_count(b)))
+                .sum();
+            (start.elapsed(), total)
+        });
+        if let Some((_, library_total)) = library {
+            assert_eq!(
+                library_total, total,
+                "{}: the count-only path differs",
+                f.id
+            );
+        }
         println!(
-            "{:<15} | {installed:>6} | {:>6.0} | {:>5.0} | {:>6.0}   ({total} tokens)",
+            "{:<15} | {installed:>6} | {:>6.0} | {:>5.0} | {:>6.0} | {:>6.0}   ({total} tokens){}",
             f.id,
             load.as_secs_f64() * 1e3,
             grown as f64 / 1024.0,
             count.as_secs_f64() * 1e3,
+            one_core.as_secs_f64() * 1e3,
+            library.map_or(String::new(), |(t, _)| format!(
+                "; library alone {:.0} ms",
+                t.as_secs_f64() * 1e3
+            )),
         );
     }
 }

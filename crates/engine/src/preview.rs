@@ -231,6 +231,12 @@ impl Preview {
         self.counter().count(text)
     }
 
+    /// Counts every text of `texts` not counted yet under the selected
+    /// model, spread over the machine's cores (see [`TokenCounter::prime`]).
+    pub fn prime_tokens<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        self.counter().prime(texts);
+    }
+
     /// Counts with `tokenizer` instead of the model's until set back to
     /// `None`.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {

@@ -119,6 +119,14 @@ impl Workspace {
             .find(|d| d.id == doc)
             .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
         let preview = &mut self.preview;
+        // On first sight of a book (or of a tokenizer) every body is counted
+        // at once, over every core.
+        preview.prime_tokens(
+            d.book
+                .entries
+                .iter()
+                .map(|e| decorators::parse(&e.content).body),
+        );
         let needle = q.search.trim().to_lowercase();
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {

@@ -74,6 +74,8 @@ pub struct Workspace {
     /// The last final prompt sent to the UI and its number, which the next
     /// preview view is a change to (see `PromptPatch`).
     sent_prompt: (u32, Vec<PromptMessage>),
+    /// A user's tokenizer file counting instead of the model's.
+    tokenizer_file: Option<PathBuf>,
 }
 
 impl Default for Workspace {
@@ -94,6 +96,7 @@ impl Default for Workspace {
             rules: None,
             st_settings: st::default_settings(),
             sent_prompt: (0, Vec::new()),
+            tokenizer_file: None,
         }
     }
 }
@@ -161,6 +164,11 @@ impl Workspace {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
+            tokenizer_file: self
+                .tokenizer_file
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            approximate: self.approximate_counts(),
         }
     }
 

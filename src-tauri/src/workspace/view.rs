@@ -4,8 +4,13 @@
 
 use lorebook_engine::chat;
 use lorebook_engine::explain::{Activation, Source};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;
+use lorebook_engine::tokenizer::registry::family_of;
+use lorebook_engine::tokenizer::{FileTokenizer, Tokenizer};
 
 use super::Workspace;
 use crate::error::AppError;
@@ -100,6 +105,32 @@ impl Workspace {
 
     pub fn settings(&self) -> &Settings {
         self.preview.settings()
+    }
+
+    /// Counts every entry and the preview with a user's tokenizer file
+    /// instead of the model's, or with the model's again (`None`). The
+    /// file is read by the caller, off the workspace lock.
+    pub fn set_tokenizer_file(&mut self, file: Option<(PathBuf, Arc<FileTokenizer>)>) {
+        let (path, tokenizer) = file.unzip();
+        self.tokenizer_file = path;
+        self.preview.set_tokenizer(tokenizer.map(Tokenizer::File));
+    }
+
+    /// Token count of `text` with the tokenizer in use.
+    pub fn count_tokens(&mut self, text: &str) -> u32 {
+        self.preview.count_tokens(text)
+    }
+
+    /// The user's tokenizer file counting instead of the model's, if any.
+    pub fn tokenizer_file(&self) -> Option<&Path> {
+        self.tokenizer_file.as_deref()
+    }
+
+    /// Whether counts are approximate: the model's family is marked so and
+    /// no file of the user's counts instead.
+    pub fn approximate_counts(&self) -> bool {
+        self.tokenizer_file.is_none()
+            && family_of(&self.preview.settings().model).is_ok_and(|f| !f.exact)
     }
 
     /// The preview of request `k` (default: the last), with the whole

@@ -250,7 +250,15 @@ attached: boolean, entries: number, can_undo: boolean, can_redo: boolean,
  */
 sillytavern: boolean, };
 
-export type AppStateView = { docs: Array<DocSummary>, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, };
+export type AppStateView = { docs: Array<DocSummary>, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, 
+/**
+ * The user's tokenizer file counting instead of the model's, if any.
+ */
+tokenizer_file: string | null, 
+/**
+ * Whether every token count is approximate (shown with "≈").
+ */
+approximate: boolean, };
 
 export type BookSettings = { name: string, description: string, scan_depth: number, token_budget: number, recursive_scanning: boolean, };
 
@@ -379,7 +387,11 @@ export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>,
 /**
  * The model names whose counts are approximate, shown with "≈".
  */
-approximate_models: Array<string>, };
+approximate_models: Array<string>, 
+/**
+ * The tokenizer families, OpenAI's first, for the model picker.
+ */
+families: Array<FamilyView>, };
 
 export type Format = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novel_ai" | "agnai";
 
@@ -547,6 +559,24 @@ export type StLogRow = { request: number, used: number, limit: number, injected:
  */
 timed: Array<EntryRef>, };
 
+export type FamilyView = { 
+/**
+ * The family's id (`llama-3`, `claude`).
+ */
+id: string, 
+/**
+ * The vendor or model line it is grouped under (`Llama 3.x`).
+ */
+group: string, 
+/**
+ * Whether its counts equal the models' own tokenizer.
+ */
+exact: boolean, 
+/**
+ * The model names the picker offers for it.
+ */
+models: Array<string>, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -600,7 +630,10 @@ export type Command =
   | 'st_log'
   | 'set_st_field'
   | 'chat_text'
-  | 'edit_chat';
+  | 'edit_chat'
+  | 'pick_tokenizer_file'
+  | 'clear_tokenizer_file'
+  | 'restore_preview_settings';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

@@ -373,6 +373,10 @@ const en = {
   'list.stPosition': "Set position",
   'list.stDepth': "Set depth",
   'list.stGroup': "Set group",
+  'model.customFile': "Custom file…",
+  'model.help': "The tokenizer that counts every entry, the budget and the preview (≈: approximate). One setting for the whole app.",
+  'book.model': "Model (counts tokens)",
+  'book.modelHelp': "An app setting shared with the preview, not saved in the book: every book counts with the same tokenizer, as in SillyTavern.",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -747,6 +751,10 @@ const ptBR: Record<MessageKey, string> = {
   'list.stPosition': "Definir posição",
   'list.stDepth': "Definir profundidade",
   'list.stGroup': "Definir grupo",
+  'model.customFile': "Arquivo próprio…",
+  'model.help': "O tokenizador que conta cada entrada, o orçamento e a prévia (≈: aproximado). Uma configuração para o app todo.",
+  'book.model': "Modelo (conta tokens)",
+  'book.modelHelp': "Configuração do app, a mesma da prévia, não salva no livro: todos os livros contam com o mesmo tokenizador, como no SillyTavern.",
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

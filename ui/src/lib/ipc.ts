@@ -125,6 +125,11 @@ export const api = {
    *  the chat Rust is believed to hold (refused when it is not). */
   editChat: (at: number, remove: number, insert: string, len: number) =>
     call<ChatStatus>('edit_chat', { at, remove, insert, len }),
+  /** Custom file… of the model picker: a native dialog, then the file counts. */
+  pickTokenizerFile: () => call<AppStateView>('pick_tokenizer_file'),
+  clearTokenizerFile: () => call<void>('clear_tokenizer_file'),
+  /** The preview settings of the last run, with notices for what was dropped. */
+  restorePreviewSettings: () => call<Notice[]>('restore_preview_settings'),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -55,7 +55,7 @@ describe('preview', () => {
     asked.length = 0;
     sent.length = 0;
     const docs = new Documents();
-    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] } as AppStateView;
+    docs.app = { docs: [], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false } as AppStateView;
     const app = docs.app;
     const p = new Preview(docs, async (f) => void (await f()));
     await p.setChat('User: hi\nnot a message');

@@ -71,6 +71,9 @@ export class Studio {
   async init() {
     await this.run(() => this.loadPrefs());
     await this.run(async () => {
+      // The model and tokenizer file of the last run, before anything is
+      // counted; what no longer works is named in the notices.
+      this.feedback.add(await api.restorePreviewSettings());
       this.catalog = await api.catalog();
       await this.docs.refresh();
       await this.preview.loadChat();
@@ -387,7 +390,19 @@ export class Studio {
   /** The tokenizer changes every entry's count: list, editor and preview. */
   async setModel(model: string) {
     if (!this.docs.app) return;
+    if (this.docs.app.tokenizer_file !== null) await api.clearTokenizerFile();
     await api.setPreviewSettings({ ...$state.snapshot(this.docs.app.settings), model });
+    await this.recount();
+  }
+
+  /** Custom file… of the model picker: a tokenizer file of the user's
+   *  counts instead of the model's (a native dialog; Rust reads it). */
+  async pickTokenizerFile() {
+    await api.pickTokenizerFile();
+    await this.recount();
+  }
+
+  private async recount() {
     await this.docs.refresh();
     await this.docs.reloadList();
     if (this.docs.selected.length > 0) await this.reselect();

@@ -19,7 +19,7 @@ describe('studio', () => {
   beforeEach(() => {
     calls.length = 0;
     for (const k of Object.keys(responses)) delete responses[k];
-    responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [] });
+    responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
     responses.list_entries = () => [];
     responses.get_entry = (a) => detail(a.id as number, 'Body');
     responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } });
@@ -37,6 +37,44 @@ describe('studio', () => {
     expect(s.entry.draft?.content).toBe('@@keep\nBody');
     expect(s.docs.rows.find((r) => r.id === 1)?.tokens).toBe(42);
     expect(calls.filter((c) => c.cmd === 'list_entries').length).toBe(0);
+  });
+
+  it('picking a model stops a tokenizer file from counting, then recounts list and preview', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    s.docs.app = { ...(responses.app_state({}) as NonNullable<typeof s.docs.app>), tokenizer_file: '/t/tokenizer.json' };
+    await s.setModel('claude');
+    const order = calls.map((c) => c.cmd);
+    expect(order.indexOf('clear_tokenizer_file')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('clear_tokenizer_file')).toBeLessThan(order.indexOf('set_preview_settings'));
+    expect(calls.find((c) => c.cmd === 'set_preview_settings')?.args).toMatchObject({ settings: { model: 'claude' } });
+    expect(order).toContain('list_entries');
+    // Without a file in use, nothing is cleared.
+    calls.length = 0;
+    await s.setModel('gpt-4');
+    expect(calls.some((c) => c.cmd === 'clear_tokenizer_file')).toBe(false);
+  });
+
+  it('a refused tokenizer file is reported and changes nothing', async () => {
+    const s = new Studio();
+    responses.pick_tokenizer_file = () => Promise.reject({ kind: 'invalid', message: 'notes.txt: not a tokenizer file this app reads' });
+    await s.run(() => s.pickTokenizerFile());
+    expect(s.feedback.errors).toEqual(['notes.txt: not a tokenizer file this app reads']);
+    expect(calls.some((c) => c.cmd === 'list_entries')).toBe(false);
+    responses.pick_tokenizer_file = () => Promise.reject({ kind: 'cancelled', message: 'no file chosen' });
+    await s.run(() => s.pickTokenizerFile());
+    expect(s.feedback.errors).toHaveLength(1);
+  });
+
+  it('restores the last run preview settings first, showing what was dropped', async () => {
+    const s = new Studio();
+    responses.restore_preview_settings = () => [{ kind: 'message', text: 'the tokenizer file chosen earlier cannot be read' }];
+    responses.take_notices = () => [];
+    responses.list_recovered = () => [];
+    await s.init();
+    const order = calls.map((c) => c.cmd);
+    expect(order.indexOf('restore_preview_settings')).toBeLessThan(order.indexOf('list_entries'));
+    expect(s.feedback.notices).toEqual([{ kind: 'message', text: 'the tokenizer file chosen earlier cannot be read' }]);
   });
 
   it('shows errors and ignores cancelled dialogs', async () => {

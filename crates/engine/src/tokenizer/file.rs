@@ -21,6 +21,7 @@ use base64::Engine as _;
 use serde_json::Value;
 use tiktoken_rs::{CoreBPE, Rank};
 
+use super::hf_fast::HfFast;
 use super::spm::SentencePiece;
 use crate::io::read_capped;
 
@@ -59,7 +60,9 @@ enum Engine {
         bpe: CoreBPE,
         pre_tokenizer: PreTokenizer,
     },
-    HuggingFace(Box<tokenizers::Tokenizer>),
+    /// The library's tokenizer, and the count-only path when the file's
+    /// shape allows it.
+    HuggingFace(Box<tokenizers::Tokenizer>, Option<HfFast>),
     SentencePiece(SentencePiece),
 }
 
@@ -125,11 +128,12 @@ impl FileTokenizer {
                 .map_err(|e| fail(format!("not valid JSON ({e}); {}", unrecognised())))?;
             if is_hugging_face(&json) {
                 let hf = hugging_face(bytes).map_err(fail)?;
+                let fast = HfFast::from_json(&json, &hf);
                 return Ok(FileTokenizer {
                     label: label.to_string(),
                     format: FileFormat::HuggingFace,
                     pattern_note: "the file's own normalizer, pre-tokenizer and model".into(),
-                    engine: Engine::HuggingFace(Box::new(hf)),
+                    engine: Engine::HuggingFace(Box::new(hf), fast),
                 });
             }
             let (ranks, pattern) = tekken(&json).map_err(fail)?;
@@ -178,14 +182,32 @@ impl FileTokenizer {
             Engine::Bpe { bpe, pre_tokenizer } => {
                 bounded_count(pre_tokenizer, text, |span| bpe.encode_ordinary(span).len())
             }
-            Engine::HuggingFace(hf) => {
+            Engine::HuggingFace(hf, Some(fast)) => {
+                u32::try_from(fast.count(hf, text)).unwrap_or(u32::MAX)
+            }
+            Engine::HuggingFace(..) | Engine::SentencePiece(_) => self.library_count(text),
+        }
+    }
+
+    /// The count by the library alone, without the count-only path of
+    /// Hugging Face files (for tests and benchmarks that compare the two;
+    /// the same as [`FileTokenizer::count`] for other formats).
+    pub fn library_count(&self, text: &str) -> u32 {
+        match &self.engine {
+            Engine::HuggingFace(hf, _) => {
                 // `encode_fast` fails only on truncation and padding
                 // settings, which are turned off at load.
                 let n = hf.encode_fast(text, false).map_or(0, |e| e.len());
                 u32::try_from(n).unwrap_or(u32::MAX)
             }
+            Engine::Bpe { .. } => self.count(text),
             Engine::SentencePiece(sp) => sp.count(text),
         }
+    }
+
+    /// Whether a Hugging Face file is counted by the count-only path.
+    pub fn has_fast_path(&self) -> bool {
+        matches!(self.engine, Engine::HuggingFace(_, Some(_)))
     }
 }
 

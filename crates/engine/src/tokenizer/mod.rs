@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 pub mod file;
+pub mod hf_fast;
 pub mod pretokenizer;
 pub mod registry;
 pub mod resources;
@@ -139,6 +140,7 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "davinci",
     "llama-3.1-8b",
     "mistral-7b",
+    "mixtral-8x22b",
     "mistral-large",
     "mistral-nemo",
     "qwen3",
@@ -150,6 +152,21 @@ pub const SUGGESTED_MODELS: &[&str] = &[
     "kayra",
     "clio",
 ];
+
+/// The model names a picker offers for `family`: the suggested names that
+/// select it, or the family's own id when none does.
+pub fn suggested_for(family: &registry::Family) -> Vec<&'static str> {
+    let names: Vec<&'static str> = SUGGESTED_MODELS
+        .iter()
+        .copied()
+        .filter(|m| registry::family_of(m).is_ok_and(|f| f.id == family.id))
+        .collect();
+    if names.is_empty() {
+        vec![family.id]
+    } else {
+        names
+    }
+}
 
 /// Finds the built-in (OpenAI) encoding of a model name or family name,
 /// for the counts that only OpenAI's encodings serve (SillyTavern's rules).
@@ -164,6 +181,10 @@ pub fn encoding_for_model(model: &str) -> Result<Encoding, String> {
         )
     })
 }
+
+/// The fewest uncounted texts per core worth a thread of their own in
+/// [`TokenCounter::prime`].
+pub const PARALLEL_MIN: usize = 256;
 
 /// Counts tokens with one tokenizer, caching by content hash.
 #[derive(Debug)]
@@ -196,6 +217,49 @@ impl TokenCounter {
         let h = content_hash(text);
         let tokenizer = &self.tokenizer;
         *self.cache.entry(h).or_insert_with(|| tokenizer.count(text))
+    }
+
+    /// Counts every text not counted yet, spread over the machine's cores
+    /// when there are at least [`PARALLEL_MIN`] of them (a book's bodies on
+    /// first sight, or after another tokenizer is picked); [`Self::count`]
+    /// then finds them cached. The counts are the same as one at a time.
+    pub fn prime<'t>(&mut self, texts: impl IntoIterator<Item = &'t str>) {
+        let mut todo: Vec<(u64, &str)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for text in texts {
+            let h = content_hash(text);
+            if !text.is_empty() && !self.cache.contains_key(&h) && seen.insert(h) {
+                todo.push((h, text));
+            }
+        }
+        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let threads = cores.min(todo.len() / PARALLEL_MIN).max(1);
+        let tokenizer = &self.tokenizer;
+        if threads == 1 {
+            for (h, text) in todo {
+                self.cache.insert(h, tokenizer.count(text));
+            }
+            return;
+        }
+        let part = todo.len().div_ceil(threads);
+        let counted: Vec<Vec<(u64, u32)>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = todo
+                .chunks(part)
+                .map(|texts| {
+                    scope.spawn(move || {
+                        texts
+                            .iter()
+                            .map(|(h, text)| (*h, tokenizer.count(text)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        self.cache.extend(counted.into_iter().flatten());
     }
 
     /// Number of distinct texts counted so far.
@@ -238,6 +302,48 @@ mod tests {
             .unwrap_err()
             .contains("OpenAI's built-in encodings only"));
         assert!(encoding_for_model("o1x").is_err());
+    }
+
+    #[test]
+    fn every_family_has_a_name_in_the_picker() {
+        for family in registry::FAMILIES {
+            let names = suggested_for(family);
+            assert!(!names.is_empty(), "{}", family.id);
+            for name in names {
+                assert_eq!(registry::family_of(name).unwrap().id, family.id, "{name}");
+            }
+        }
+        assert_eq!(suggested_for(&registry::FAMILIES[0])[0], "gpt-4o");
+        let v3 = registry::family_of("mistral-v3").unwrap();
+        assert_eq!(suggested_for(v3), ["mixtral-8x22b"]);
+    }
+
+    #[test]
+    fn priming_counts_as_one_at_a_time_does() {
+        let texts: Vec<String> = (0..3 * PARALLEL_MIN)
+            .map(|i| {
+                format!(
+                    "Entry {i}: the keeper of Saltmere {} ação 灯塔",
+                    "x".repeat(i % 40)
+                )
+            })
+            .collect();
+        let mut one = TokenCounter::new(Encoding::Cl100kBase);
+        let expected: Vec<u32> = texts.iter().map(|t| one.count(t)).collect();
+        let mut primed = TokenCounter::new(Encoding::Cl100kBase);
+        primed.prime(texts.iter().map(String::as_str).chain(["", "Entry 0"]));
+        assert_eq!(
+            primed.cached(),
+            texts.len() + 1,
+            "every distinct, non-empty text"
+        );
+        // Counted already: the cache answers without the tokenizer.
+        let got: Vec<u32> = texts.iter().map(|t| primed.count(t)).collect();
+        assert_eq!(got, expected);
+        assert_eq!(primed.cached(), texts.len() + 1);
+        // Priming again counts nothing new.
+        primed.prime(texts.iter().map(String::as_str));
+        assert_eq!(primed.cached(), texts.len() + 1);
     }
 
     #[test]

@@ -76,12 +76,17 @@ impl PreTokenizer {
         })?;
         Ok(PreTokenizer {
             regex,
-            line_break_alternative: published.contains(LINE_BREAK_ALTERNATIVE),
+            // Written with `\r\n` escapes or, as some tokenizer.json files
+            // have it, with the control characters themselves.
+            line_break_alternative: published
+                .replace('\r', r"\r")
+                .replace('\n', r"\n")
+                .contains(LINE_BREAK_ALTERNATIVE),
         })
     }
 
     /// The byte ranges of the pieces the library's own pattern finds.
-    fn pieces<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
+    pub(crate) fn pieces<'t>(&'t self, text: &'t str) -> impl Iterator<Item = Range<usize>> + 't {
         let mut pos = 0;
         std::iter::from_fn(move || {
             let m = self.regex.find_at(text, pos)?;

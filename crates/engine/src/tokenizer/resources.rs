@@ -7,8 +7,10 @@
 //! 1. `$LOREBOOK_TOKENIZERS`;
 //! 2. the folder the app sets with [`set_resource_dir`] (its bundled
 //!    resources);
-//! 3. next to the executable: `tokenizers/`, `resources/tokenizers/`,
-//!    `../share/lorebook-studio/tokenizers/`, `../Resources/resources/tokenizers/`;
+//! 3. next to the executable ([`BESIDE_EXE`]): `tokenizers/`,
+//!    `resources/tokenizers/` (where the build copies them, see
+//!    `tauri.conf.json`), `../share/lorebook-studio/tokenizers/`,
+//!    `../Resources/resources/tokenizers/`;
 //! 4. `resources/tokenizers/` of the source tree the program was built from
 //!    (development and tests).
 
@@ -31,36 +33,55 @@ pub fn set_resource_dir(dir: PathBuf) {
 
 /// The folders searched for tokenizer files, in order.
 pub fn search_path() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(dir) = std::env::var_os(ENV_VAR).filter(|d| !d.is_empty()) {
-        dirs.push(PathBuf::from(dir));
-    }
-    if let Some(dir) = RESOURCE_DIR.get() {
-        dirs.push(dir.clone());
-    }
-    if let Some(exe_dir) = std::env::current_exe()
+    let exe_dir = std::env::current_exe()
         .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    {
-        for rel in [
-            "tokenizers",
-            "resources/tokenizers",
-            "../share/lorebook-studio/tokenizers",
-            "../Resources/resources/tokenizers",
-        ] {
-            dirs.push(exe_dir.join(rel));
-        }
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    search_path_from(
+        std::env::var_os(ENV_VAR)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        RESOURCE_DIR.get().cloned(),
+        exe_dir.as_deref(),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/tokenizers"),
+    )
+}
+
+/// Where each kind of install keeps the files, relative to the
+/// executable's folder: beside it (a portable copy, or the copy the build
+/// puts in `target/<profile>/resources/tokenizers/`, as on Windows
+/// bundles), a Unix prefix (`bin/` and `share/`), and a macOS bundle
+/// (`Contents/MacOS/` and `Contents/Resources/`).
+pub const BESIDE_EXE: [&str; 4] = [
+    "tokenizers",
+    "resources/tokenizers",
+    "../share/lorebook-studio/tokenizers",
+    "../Resources/resources/tokenizers",
+];
+
+/// The search order, given the environment variable's value, the app's
+/// resource folder, the executable's folder and the source tree's folder.
+pub fn search_path_from(
+    env: Option<PathBuf>,
+    resource_dir: Option<PathBuf>,
+    exe_dir: Option<&Path>,
+    source_dir: &Path,
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = env.into_iter().chain(resource_dir).collect();
+    if let Some(exe_dir) = exe_dir {
+        dirs.extend(BESIDE_EXE.iter().map(|rel| exe_dir.join(rel)));
     }
-    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/tokenizers"));
+    dirs.push(source_dir.to_path_buf());
     dirs
+}
+
+/// The first of `dirs` that has `file`.
+pub fn find_in(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
+    dirs.iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
 /// The installed file of a family, if any folder has it.
 pub fn find(file: &str) -> Option<PathBuf> {
-    search_path()
-        .into_iter()
-        .map(|d| d.join(file))
-        .find(|p| p.is_file())
+    find_in(&search_path(), file)
 }
 
 /// The family's tokenizer, loaded on first use and then shared. A missing
@@ -107,4 +128,147 @@ pub fn read(family: &Family) -> Result<FileTokenizer, String> {
 /// Whether the family's file is installed (without loading it).
 pub fn installed(family: &Family) -> Option<PathBuf> {
     family.file.and_then(find)
+}
+
+/// A user's tokenizer file, read once per process: loading the same path
+/// again while its size and modification time are unchanged returns the
+/// tokenizer already read (a large vocabulary takes up to two seconds);
+/// a changed file is read again.
+pub fn load_file(path: &Path) -> Result<Arc<FileTokenizer>, String> {
+    type Key = (PathBuf, u64, Option<std::time::SystemTime>);
+    type Loaded = Vec<(Key, Arc<FileTokenizer>)>;
+    static LOADED: OnceLock<Mutex<Loaded>> = OnceLock::new();
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{}: not a file", path.display()));
+    }
+    let key: Key = (path.to_path_buf(), meta.len(), meta.modified().ok());
+    let loaded = LOADED.get_or_init(|| Mutex::new(Vec::new()));
+    if let Some((_, t)) = loaded
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(k, _)| *k == key)
+    {
+        return Ok(t.clone());
+    }
+    // Read without holding the lock, so another file can load meanwhile.
+    let tokenizer = Arc::new(FileTokenizer::load(path)?);
+    let mut cells = loaded
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // One version per path: a changed file replaces the one read before.
+    cells.retain(|(k, _)| k.0 != key.0);
+    cells.push((key, tokenizer.clone()));
+    Ok(tokenizer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_users_file_is_read_once_until_it_changes() {
+        let dir = std::env::temp_dir().join(format!("lbs-tokfile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("ranks.tiktoken");
+        // A byte-level vocabulary: the 256 single bytes, then "ab".
+        let ranks = |extra: &[&[u8]]| {
+            let mut lines: Vec<String> =
+                (0..=255u8).map(|b| base64_line(&[b], b as usize)).collect();
+            for (i, t) in extra.iter().enumerate() {
+                lines.push(base64_line(t, 256 + i));
+            }
+            lines.join("\n")
+        };
+        std::fs::write(&path, ranks(&[b"ab"])).unwrap();
+        let first = load_file(&path).unwrap();
+        assert_eq!(first.count("abab"), 2);
+        let again = load_file(&path).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "read twice");
+        // A changed file (another size) is read again.
+        std::fs::write(&path, ranks(&[b"ab", b"abab"])).unwrap();
+        let changed = load_file(&path).unwrap();
+        assert!(!Arc::ptr_eq(&first, &changed));
+        assert_eq!(changed.count("abab"), 1);
+        // Errors name the file.
+        let missing = dir.join("gone.json");
+        assert!(load_file(&missing).unwrap_err().contains("gone.json"));
+        assert!(load_file(&dir).unwrap_err().contains("not a file"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Each install layout finds its files, and the first folder in the
+    /// order wins.
+    #[test]
+    fn the_files_are_found_in_every_install_layout() {
+        let root = std::env::temp_dir().join(format!("lbs-toklayout-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let put = |dir: &Path| {
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join("qwen.json.gz"), b"x").unwrap();
+            dir.join("qwen.json.gz")
+        };
+        // The executables' folders exist, as they do when installed (a
+        // `..` in a path needs them).
+        for exe in [
+            "target/debug",
+            "usr/bin",
+            "opt/bin",
+            "Lorebook Studio.app/Contents/MacOS",
+        ] {
+            std::fs::create_dir_all(root.join(exe)).unwrap();
+        }
+        let canon = |p: &Path| p.canonicalize().unwrap();
+        let found = |dirs: &[PathBuf]| find_in(dirs, "qwen.json.gz").map(|p| canon(&p));
+        let source = root.join("src/resources/tokenizers");
+        let nothing = root.join("nowhere");
+        // Development: the build's copy beside target/debug/lorebook-studio,
+        // else the source tree.
+        let exe = root.join("target/debug");
+        let copy = put(&exe.join("resources/tokenizers"));
+        let dirs = search_path_from(None, None, Some(&exe), &source);
+        assert_eq!(found(&dirs), Some(canon(&copy)));
+        let from_source = put(&source);
+        let dirs = search_path_from(None, None, Some(&nothing), &source);
+        assert_eq!(found(&dirs), Some(canon(&from_source)));
+        // Linux packages: Tauri's resource folder (the app passes
+        // `<resource_dir>/resources/tokenizers`) wins over the source tree.
+        let bundled = put(&root.join("usr/lib/Lorebook Studio/resources/tokenizers"));
+        let dirs = search_path_from(
+            None,
+            Some(bundled.parent().unwrap().to_path_buf()),
+            Some(&root.join("usr/bin")),
+            &source,
+        );
+        assert_eq!(found(&dirs), Some(canon(&bundled)));
+        // A macOS bundle without the resource folder set.
+        let mac = root.join("Lorebook Studio.app/Contents");
+        let in_resources = put(&mac.join("Resources/resources/tokenizers"));
+        let dirs = search_path_from(None, None, Some(&mac.join("MacOS")), &nothing);
+        assert_eq!(found(&dirs), Some(canon(&in_resources)));
+        // A Unix prefix.
+        let share = put(&root.join("opt/share/lorebook-studio/tokenizers"));
+        let dirs = search_path_from(None, None, Some(&root.join("opt/bin")), &nothing);
+        assert_eq!(found(&dirs), Some(canon(&share)));
+        // The environment variable comes first of all.
+        let chosen = put(&root.join("mine"));
+        let dirs = search_path_from(
+            Some(root.join("mine")),
+            Some(bundled.parent().unwrap().to_path_buf()),
+            Some(&exe),
+            &source,
+        );
+        assert_eq!(found(&dirs), Some(canon(&chosen)));
+        assert_eq!(find_in(&dirs, "claude.json.gz"), None);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn base64_line(token: &[u8], rank: usize) -> String {
+        use base64::Engine as _;
+        format!(
+            "{} {rank}",
+            base64::engine::general_purpose::STANDARD.encode(token)
+        )
+    }
 }

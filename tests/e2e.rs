@@ -1313,8 +1313,12 @@ fn the_corpus_zzz_book_opens_calmly_in_both_languages() {
             .is_empty(),
         "SillyTavern's defaults are not warnings"
     );
-    let summary = app.find(&tid("notice-summary")).expect("the summary line");
-    let text = app.text(&summary).expect("summary text");
+    // The start-up notices are shown after the first preview, which may
+    // come a moment after the list on a loaded machine.
+    let text = wait_until("the summary line", TIMEOUT, || {
+        let summary = app.find(&tid("notice-summary"))?;
+        Ok::<_, String>(app.text(&summary)?)
+    });
     assert!(text.starts_with("338 entries imported"), "{text:?}");
     let file = app.find(&tid("notice-file")).expect("the file name");
     assert_eq!(

@@ -15,7 +15,7 @@ use std::path::Path;
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StResult, StSettings, TimedState};
-use lorebook_engine::tokenizer::encoding_for_model;
+use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
 
 use super::documents::Doc;
@@ -216,7 +216,9 @@ impl Workspace {
                 user: self.st_settings.user_name.clone(),
                 char: self.st_settings.char_name.clone(),
             },
-            encoding: encoding_for_model(&settings.model).map_err(AppError::invalid)?,
+            // The chosen model's tokenizer, of any family, as the guide's
+            // preview counts with (loaded once per process).
+            tokenizer: tokenizer_for_model(&settings.model).map_err(AppError::invalid)?,
             seed: settings.seed,
             ..StOptions::default()
         };

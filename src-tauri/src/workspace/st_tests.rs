@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 
 use lorebook_engine::formats::{self, st_fields, st_fields::StField, ExportFormat};
+use lorebook_engine::tokenizer::registry::family_of;
+use lorebook_engine::tokenizer::{resources, tokenizer_for_model, Encoding};
 use serde_json::{json, Value};
 
 use super::*;
@@ -47,9 +49,14 @@ fn world() -> Value {
 
 /// A workspace with the world imported (and nothing else attached).
 fn imported() -> (Workspace, u32, PathBuf) {
-    let dir = scratch("import");
+    imported_with(world(), "import")
+}
+
+/// A workspace with `world` imported, in a scratch folder of its own.
+fn imported_with(world: Value, name: &str) -> (Workspace, u32, PathBuf) {
+    let dir = scratch(name);
     let file = dir.join("Weather.json");
-    std::fs::write(&file, serde_json::to_vec_pretty(&world()).unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_vec_pretty(&world).unwrap()).unwrap();
     let mut ws = Workspace::default();
     let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
         panic!("a SillyTavern world waits for confirmation");
@@ -144,6 +151,40 @@ fn the_log_carries_timed_effects_and_the_seed() {
         seen.push(rolled(&ws));
     }
     assert!(seen.contains(&true) && seen.contains(&false), "{seen:?}");
+}
+
+// Under SillyTavern's rules the counts are the chosen model's, of any
+// family (a SentencePiece model here), as under the guide's rules; they
+// were OpenAI's encodings only, and a model of another family was refused.
+#[test]
+fn sillytavern_counts_use_the_chosen_models_tokenizer_of_any_family() {
+    let model = "mistral-7b";
+    let family = family_of(model).unwrap();
+    if resources::installed(family).is_none() {
+        eprintln!(
+            "skipped: the {} tokenizer is not installed (scripts/fetch-tokenizers.sh)",
+            family.id
+        );
+        return;
+    }
+    let text = "Über den Wolken: 雨が降っている, the zeppelin's lamp-light flickers.";
+    let mut w = world();
+    w["entries"]["3"]["content"] = json!(text);
+    let (mut ws, _, _) = imported_with(w, "tokens");
+    let tower = |ws: &Workspace| {
+        let p = ws.st_preview(Some(2)).unwrap();
+        let t = p.injected.iter().find(|i| i.id == 3).unwrap().tokens;
+        (t, p.used)
+    };
+    let (openai, openai_used) = tower(&ws);
+    assert_eq!(openai, Encoding::O200kBase.count(text), "gpt-4o by default");
+    let mut s = ws.settings().clone();
+    s.model = model.into();
+    ws.set_settings(s).unwrap();
+    let (mistral, mistral_used) = tower(&ws);
+    assert_eq!(mistral, tokenizer_for_model(model).unwrap().count(text));
+    assert_ne!(mistral, openai, "the text tells the two tokenizers apart");
+    assert_ne!(mistral_used, openai_used, "the budget counts with it too");
 }
 
 /// A new value for every field, unlike the world's.

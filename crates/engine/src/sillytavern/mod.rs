@@ -59,8 +59,9 @@ pub struct StOptions {
     pub names: Names,
     /// Fields the entries' `match…` flags add to the scanned text.
     pub sources: MatchSources,
-    /// The tokenizer counting the budget.
-    pub encoding: Encoding,
+    /// The tokenizer counting the budget and the prompt: the chosen
+    /// model's, of any family (`tokenizer::tokenizer_for_model`).
+    pub tokenizer: Tokenizer,
     /// Seed of probability and inclusion-group rolls.
     pub seed: u64,
 }
@@ -73,7 +74,7 @@ impl Default for StOptions {
                 char: "Character".into(),
             },
             sources: MatchSources::default(),
-            encoding: Encoding::Cl100kBase,
+            tokenizer: Tokenizer::Bundled(Encoding::Cl100kBase),
             seed: 0,
         }
     }
@@ -170,7 +171,7 @@ impl StPreview {
                 .collect(),
             entries,
             settings,
-            counter: TokenCounter::new(options.encoding),
+            counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),
             options,
         })
     }
@@ -181,11 +182,11 @@ impl StPreview {
     }
 
     /// Counts the budget and the prompt with `tokenizer` (a user's file,
-    /// say) instead of the options' encoding; `None` goes back to it.
+    /// say) instead of the options' tokenizer; `None` goes back to it.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
         self.counter = match tokenizer {
             Some(t) => TokenCounter::with_tokenizer(t),
-            None => TokenCounter::new(self.options.encoding),
+            None => TokenCounter::with_tokenizer(self.options.tokenizer.clone()),
         };
     }
 

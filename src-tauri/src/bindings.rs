@@ -104,6 +104,10 @@ pub fn render() -> String {
         StDroppedView,
         StPreviewView,
         StLogRow,
+        StPromptPatch,
+        StPromptMessageView,
+        StPromptSourceView,
+        StAbsentView,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

@@ -74,6 +74,8 @@ pub struct Workspace {
     /// The last final prompt sent to the UI and its number, which the next
     /// preview view is a change to (see `PromptPatch`).
     sent_prompt: (u32, Vec<PromptMessage>),
+    /// The same for the final prompt under SillyTavern's rules.
+    sent_st_prompt: (u32, Vec<crate::views::StPromptMessageView>),
 }
 
 impl Default for Workspace {
@@ -94,6 +96,7 @@ impl Default for Workspace {
             rules: None,
             st_settings: st::default_settings(),
             sent_prompt: (0, Vec::new()),
+            sent_st_prompt: (0, Vec::new()),
         }
     }
 }

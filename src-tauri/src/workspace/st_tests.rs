@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::error::ErrorKind;
-use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit};
+use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit, StPromptSourceView};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}", std::process::id()));
@@ -185,6 +185,59 @@ fn sillytavern_counts_use_the_chosen_models_tokenizer_of_any_family() {
     assert_eq!(mistral, tokenizer_for_model(model).unwrap().count(text));
     assert_ne!(mistral, openai, "the text tells the two tokenizers apart");
     assert_ne!(mistral_used, openai_used, "the budget counts with it too");
+}
+
+// openai.js: populationInjectionPrompts — the at-depth entry is spliced
+// into the chat history at its depth, as its role; the prompt crosses to
+// the UI only when asked, then as a change to the one it holds.
+#[test]
+fn the_final_prompt_has_the_at_depth_entry_inside_the_chat() {
+    let (mut ws, _, _) = imported();
+    assert!(ws.st_preview(Some(2)).unwrap().prompt.is_none());
+    let p = ws.st_preview_with_prompt(Some(2), None).unwrap();
+    let prompt = p.prompt.expect("asked for");
+    assert_eq!(prompt.base, None, "whole the first time");
+    let lines: Vec<String> = prompt
+        .middle
+        .iter()
+        .map(|m| format!("{} {}: {}", m.block, m.role, m.content))
+        .collect();
+    let at = |text: &str| lines.iter().position(|l| l.ends_with(text)).unwrap();
+    let tower = at(": About tower.");
+    assert_eq!(
+        lines[tower - 1..=tower + 1],
+        [
+            "chatHistory user: the rain on the lamp",
+            "chatHistory assistant: About tower.",
+            "chatHistory assistant: the tower"
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines[0].starts_with("main system: Write Character's next reply"));
+    assert!(at("About rain.") < at("[Start a new Chat]"), "{lines:#?}");
+    assert_eq!(
+        prompt.middle[tower].sources,
+        [StPromptSourceView::Entry {
+            book: 0,
+            id: 3,
+            position: "at_depth".into()
+        }]
+    );
+    let sum: u32 = prompt.middle.iter().map(|m| m.tokens).sum();
+    assert_eq!((prompt.tokens, prompt.messages), (sum, lines.len() as u32));
+    // Asked again with that prompt held: nothing changed, nothing sent.
+    let again = ws
+        .st_preview_with_prompt(Some(2), Some(prompt.rev))
+        .unwrap();
+    let again = again.prompt.unwrap();
+    assert_eq!(again.base, Some(prompt.rev));
+    assert!(again.middle.is_empty());
+    assert_eq!(again.keep_head as usize, lines.len());
+    // The next request adds a message and moves the entry: only the
+    // messages from the change on are sent.
+    let next = ws.st_preview_with_prompt(Some(3), Some(again.rev)).unwrap();
+    let next = next.prompt.unwrap();
+    assert!(next.keep_head > 0 && (next.middle.len() as u32) < next.messages);
 }
 
 /// A new value for every field, unlike the world's.

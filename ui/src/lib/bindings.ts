@@ -539,13 +539,62 @@ export type StPreviewView = { books: Array<AttachedBook>, requests: number, requ
  * Budget in tokens, what the injected text used, and where it came
  * from: `percent` of `context`, capped at `cap` when above 0.
  */
-budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, };
+budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, 
+/**
+ * The final prompt, only when asked for (its panel is open).
+ */
+prompt: StPromptPatch | null, };
 
 export type StLogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
 /**
  * Entries on cooldown or delayed in this request.
  */
 timed: Array<EntryRef>, };
+
+export type StPromptPatch = { rev: number, base: number | null, keep_head: number, keep_tail: number, middle: Array<StPromptMessageView>, 
+/**
+ * Messages in the whole prompt, and their tokens.
+ */
+messages: number, tokens: number, 
+/**
+ * Whether the Author's Note (with its top and bottom entries) is
+ * inserted in this request.
+ */
+authors_note_due: boolean, 
+/**
+ * Injected entries that appear nowhere in the prompt, with why.
+ */
+absent: Array<StAbsentView>, };
+
+export type StPromptMessageView = { 
+/**
+ * `system`, `user` or `assistant`.
+ */
+role: string, 
+/**
+ * `example_user` / `example_assistant` on dialogue examples.
+ */
+name: string | null, content: string, 
+/**
+ * SillyTavern's prompt manager block: `main`, `worldInfoBefore`,
+ * `personaDescription`, `charDescription`, `charPersonality`,
+ * `scenario`, `worldInfoAfter`, `dialogueExamples`, `chatHistory`.
+ */
+block: string, 
+/**
+ * What the content is made of, in order.
+ */
+sources: Array<StPromptSourceView>, tokens: number, };
+
+export type StPromptSourceView = { "kind": "main" } | { "kind": "persona" } | { "kind": "description" } | { "kind": "personality" } | { "kind": "scenario" } | { "kind": "entry", book: number, id: number, position: string, } | { "kind": "new_example_chat" } | { "kind": "example", block: number, } | { "kind": "new_chat" } | { "kind": "chat", index: number, } | { "kind": "authors_note" } | { "kind": "character_note" };
+
+export type StAbsentView = { book: number, id: number, position: string, 
+/**
+ * Why, as a code: `note_not_due`, `note_position`,
+ * `note_depth_or_role`, `example_without_speakers`, `depth`,
+ * `outlet_unused`.
+ */
+reason: string, };
 
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =

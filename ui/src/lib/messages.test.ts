@@ -6,7 +6,10 @@ import {
   codeKeys,
   diagnosticText,
   gateText,
+  stAbsentText,
+  stBlockText,
   stBudgetText,
+  stSourceText,
   stKeys,
   stPositionText,
   stRuleText,
@@ -62,7 +65,7 @@ describe('engine codes', () => {
 
 describe("SillyTavern's rules", () => {
   it('has a message for every position and rule in both languages', () => {
-    expect(stKeys.length).toBe(22);
+    expect(stKeys.length).toBe(22 + 9 + 12 + 6);
     for (const locale of ['en', 'pt-BR'] as const) {
       for (const key of stKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
     }
@@ -80,6 +83,18 @@ describe("SillyTavern's rules", () => {
     expect(stRuleText(t('en'), 'group')).toBe('inclusion group');
     expect(stRuleText(t('pt-BR'), 'cooldown')).toBe('recarga');
     expect(stRuleText(t('en'), 'something_new')).toBe('something_new');
+  });
+
+  it("words the final prompt's blocks, sources and absences", () => {
+    expect(stBlockText(t('en'), 'worldInfoBefore')).toBe('world info (before)');
+    expect(stBlockText(t('pt-BR'), 'chatHistory')).toBe('histórico do chat');
+    const name = (book: number, id: number) => `e${book}.${id}`;
+    const entry = { kind: 'entry', book: 0, id: 3, position: 'at_depth' } as const;
+    expect(stSourceText(t('en'), entry, name)).toBe('e0.3 (at depth)');
+    expect(stSourceText(t('pt-BR'), { kind: 'chat', index: 1 }, name)).toBe('mensagem 2');
+    expect(stSourceText(t('en'), { kind: 'authors_note' }, name)).toBe("Author's Note");
+    expect(stAbsentText(t('en'), 'outlet_unused')).toBe('an outlet appears only where a prompt uses {{outlet::name}}');
+    expect(stAbsentText(t('pt-BR'), 'note_not_due')).toBe('a Nota do Autor não é inserida nesta requisição (seu intervalo)');
   });
 
   it('words the budget as percent of the context, with the cap when it applies', () => {

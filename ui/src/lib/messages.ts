@@ -3,7 +3,7 @@
 // message catalog, so each language shows its own sentence. A code's message
 // is the catalog key `<prefix>.<code>` with the same parameter names.
 
-import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail, StInjectedView } from './bindings';
+import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail, StInjectedView, StPromptSourceView } from './bindings';
 import type { MessageKey } from './i18n';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
@@ -127,10 +127,78 @@ export const stDropKinds = [
 ] as const;
 export type StDropKind = (typeof stDropKinds)[number];
 
+// The final prompt under SillyTavern's rules: its blocks (SillyTavern's
+// prompt manager identifiers), what a message is made of, and why an
+// injected entry is absent from it.
+export const stBlocks = [
+  'main',
+  'worldInfoBefore',
+  'personaDescription',
+  'charDescription',
+  'charPersonality',
+  'scenario',
+  'worldInfoAfter',
+  'dialogueExamples',
+  'chatHistory',
+] as const;
+const stSourceKinds: Record<StPromptSourceView['kind'], 0> = {
+  main: 0,
+  persona: 0,
+  description: 0,
+  personality: 0,
+  scenario: 0,
+  entry: 0,
+  new_example_chat: 0,
+  example: 0,
+  new_chat: 0,
+  chat: 0,
+  authors_note: 0,
+  character_note: 0,
+};
+export const stAbsentReasons = [
+  'note_not_due',
+  'note_position',
+  'note_depth_or_role',
+  'example_without_speakers',
+  'depth',
+  'outlet_unused',
+] as const;
+
 export const stKeys: MessageKey[] = [
   ...stPositions.map((p) => `stPos.${p}` as MessageKey),
   ...stDropKinds.map((k) => `stDrop.${k}` as MessageKey),
+  ...stBlocks.map((b) => `stBlock.${b}` as MessageKey),
+  ...Object.keys(stSourceKinds).map((k) => `stSource.${k}` as MessageKey),
+  ...stAbsentReasons.map((r) => `stAbsent.${r}` as MessageKey),
 ];
+
+/** A prompt manager block's name (`worldInfoBefore` → "world info (before)"). */
+export function stBlockText(t: Translate, block: string): string {
+  return (stBlocks as readonly string[]).includes(block) ? t(`stBlock.${block}` as MessageKey) : block;
+}
+
+/** One piece of a prompt message: an entry by its name and position, a
+ *  chat message by its 1-based number, or the part it names. */
+export function stSourceText(t: Translate, source: StPromptSourceView, name: (book: number, id: number) => string): string {
+  switch (source.kind) {
+    case 'entry': {
+      const known = (stPositions as readonly string[]).includes(source.position);
+      const position = known ? t(`stPos.${source.position}` as MessageKey) : source.position;
+      return t('stSource.entry', { name: name(source.book, source.id), position });
+    }
+    case 'chat':
+      return t('stSource.chat', { n: source.index + 1 });
+    case 'example':
+      return t('stSource.example', { n: source.block + 1 });
+    default:
+      return t(`stSource.${source.kind}`);
+  }
+}
+
+/** Why an injected entry is not in the final prompt. */
+export function stAbsentText(t: Translate, reason: string): string {
+  return (stAbsentReasons as readonly string[]).includes(reason) ? t(`stAbsent.${reason}` as MessageKey) : reason;
+}
 
 /** Where an injected entry goes: the position, with its depth and role or
  *  its outlet name. */

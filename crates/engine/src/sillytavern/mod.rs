@@ -42,8 +42,8 @@ pub use entry::StEntry;
 pub use matching::Names;
 pub use placement::Position;
 pub use prompt::{
-    AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt, StPromptInputs,
-    StPromptMessage,
+    AbsentReason, AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt,
+    StPromptInputs, StPromptMessage,
 };
 pub use settings::StSettings;
 pub use timed::TimedState;

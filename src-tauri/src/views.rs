@@ -9,6 +9,7 @@ use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;
+use lorebook_engine::sillytavern::{StDetail, StReason};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -364,8 +365,8 @@ pub struct StInjectedView {
     pub rank: u32,
     pub tokens: u32,
     pub pass: u32,
-    /// How it activated, in the engine's words (key, constant, sticky…).
-    pub reason: String,
+    /// How it activated, as a code (key, constant, sticky…).
+    pub reason: StReason,
 }
 
 /// One entry left out under SillyTavern's rules.
@@ -379,8 +380,8 @@ pub struct StDroppedView {
     /// `no_match`, `secondary`, `group`, `probability`, `budget`,
     /// `not_placed`.
     pub kind: String,
-    /// The rule's particulars in the engine's words.
-    pub detail: String,
+    /// The rule's particulars, as a code with parameters.
+    pub detail: StDetail,
 }
 
 /// A request under SillyTavern's rules.

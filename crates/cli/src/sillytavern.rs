@@ -326,7 +326,7 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
                 "order": number(i.order),
                 "tokens": i.tokens,
                 "pass": i.pass,
-                "reason": i.reason,
+                "reason": i.reason.to_string(),
             })
         })
         .collect();
@@ -338,7 +338,7 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
                     "id": d.id,
                     "comment": &*d.comment,
                     "reason": d.kind,
-                    "detail": &*d.detail,
+                    "detail": d.detail.to_string(),
                 })
             })
             .collect()

@@ -355,7 +355,7 @@ impl Workspace {
                 id: d.id,
                 name: name_of(&d.comment, d.id),
                 kind,
-                detail: d.detail.to_string(),
+                detail: (*d.detail).clone(),
             });
         }
         let omitted = seen

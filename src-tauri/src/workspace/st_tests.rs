@@ -11,9 +11,14 @@ use serde_json::{json, Value};
 use super::*;
 use crate::error::ErrorKind;
 use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit, StPromptSourceView};
+use lorebook_engine::sillytavern::{GroupLoss, StDetail, StReason};
 
+/// A folder of this test's own: tests run in parallel, and two writing the
+/// same file read each other's half-written world.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -119,9 +124,28 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
         .iter()
         .find(|d| d.kind == "group")
         .expect("group drop");
-    assert!(group.detail.contains("weather"), "{}", group.detail);
+    let StDetail::Group { group, loss } = &group.detail else {
+        panic!("{:?}", group.detail);
+    };
+    // It lost the roll in the first pass; the recursion pass then found
+    // the group taken, and the last reason is the one SillyTavern keeps.
+    assert_eq!(group, "weather");
+    assert_eq!(*loss, GroupLoss::AlreadyActivated);
     let lamp = p.dropped.iter().find(|d| d.id == 2).expect("lamp dropped");
     assert_eq!(lamp.kind, "cooldown");
+    assert!(
+        matches!(lamp.detail, StDetail::Cooldown { left } if left > 0.0),
+        "{:?}",
+        lamp.detail
+    );
+    assert_eq!(
+        tower.reason,
+        StReason::Key {
+            key: "tower".into(),
+            pass: 1,
+            widened: None
+        }
+    );
     assert!(p.dropped.iter().any(|d| d.id == 4 && d.kind == "no_match"));
     // Request 1: the lamp is in, nothing is cooling down yet.
     let first = ws.st_preview(Some(1)).unwrap();

@@ -517,9 +517,9 @@ position: string, depth: number | null, role: string | null, outlet: string | nu
  */
 rank: number, tokens: number, pass: number, 
 /**
- * How it activated, in the engine's words (key, constant, sticky…).
+ * How it activated, as a code (key, constant, sticky…).
  */
-reason: string, };
+reason: StReason, };
 
 export type StDroppedView = { book: number, id: number, name: string, 
 /**
@@ -530,9 +530,9 @@ export type StDroppedView = { book: number, id: number, name: string,
  */
 kind: string, 
 /**
- * The rule's particulars in the engine's words.
+ * The rule's particulars, as a code with parameters.
  */
-detail: string, };
+detail: StDetail, };
 
 export type StPreviewView = { books: Array<AttachedBook>, requests: number, request: number, 
 /**
@@ -595,6 +595,12 @@ export type StAbsentView = { book: number, id: number, position: string,
  * `outlet_unused`.
  */
 reason: string, };
+
+export type StReason = { "code": "activate" } | { "code": "constant" } | { "code": "sticky", left: number, } | { "code": "key", key: string, pass: number, widened: number | null, };
+
+export type GroupLoss = { "code": "sticky_holds" } | { "code": "on_cooldown" } | { "code": "delayed" } | { "code": "scoring", score: number, best: number, } | { "code": "already_activated" } | { "code": "prioritized", winner: number, winner_name: string, } | { "code": "lost_roll", roll: number, total: number, weight: number, winner: number, winner_name: string, };
+
+export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: Array<string>, } | { "code": "character_filter", character: string, } | { "code": "delay", length: number, delay: number, } | { "code": "cooldown", left: number, } | { "code": "delayed_until_recursion" } | { "code": "delayed_until_level", level: number, } | { "code": "non_recursable" } | { "code": "dont_activate" } | { "code": "no_keys" } | { "code": "no_match", depth: number, } | { "code": "secondary", logic: string | null, hits: number, n: number, } | { "code": "group", group: string, loss: GroupLoss, } | { "code": "probability", roll: number, chance: number, } | { "code": "budget_reached", budget: number, } | { "code": "budget", total: number, budget: number, percent: number, context: number, cap: number, } | { "code": "empty_content" } | { "code": "outlet_without_name" } | { "code": "unknown_position" };
 
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =

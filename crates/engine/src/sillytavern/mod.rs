@@ -22,6 +22,7 @@
 
 pub mod activation;
 pub mod buffer;
+pub mod detail;
 pub mod entry;
 pub mod groups;
 pub mod joined;
@@ -38,6 +39,7 @@ use serde::{Serialize, Serializer};
 
 pub use activation::{DropKind, Outcome};
 pub use buffer::MatchSources;
+pub use detail::{GroupLoss, StDetail, StReason};
 pub use entry::StEntry;
 pub use matching::Names;
 pub use placement::Position;
@@ -95,16 +97,18 @@ pub struct Injected {
     /// Tokens of the inserted text alone.
     pub tokens: u32,
     pub pass: u32,
-    /// How it activated: constant, sticky, @@activate or the key that hit.
-    pub reason: String,
+    /// How it activated: constant, sticky, @@activate or the key that hit
+    /// (in English in JSON).
+    #[serde(serialize_with = "display")]
+    pub reason: StReason,
     /// The inserted text (after macros).
     pub content: String,
 }
 
 /// An entry that did not make it into the prompt. A request drops most of
-/// the book, so the comment and the reason are shared strings: listing an
-/// entry allocates nothing, and the entries that miss at the same depth
-/// share one reason.
+/// the book, so the comment and the detail are shared: listing an entry
+/// allocates nothing, and the entries that miss at the same depth share
+/// one detail.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StDropped {
     pub book: usize,
@@ -112,8 +116,17 @@ pub struct StDropped {
     #[serde(serialize_with = "shared_str")]
     pub comment: Arc<str>,
     pub kind: DropKind,
-    #[serde(serialize_with = "shared_str")]
-    pub detail: Arc<str>,
+    /// The rule's particulars, as a code (in English in JSON).
+    #[serde(serialize_with = "display")]
+    pub detail: Arc<StDetail>,
+}
+
+/// Serializes a value as its English text.
+pub(crate) fn display<S: Serializer, T: std::fmt::Display>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
 }
 
 /// Serializes a shared string as a plain string.
@@ -297,7 +310,7 @@ impl StPreview {
             })
             .collect();
         let comments = &self.comments;
-        let dropped_of = |i: usize, kind: DropKind, detail: Arc<str>| StDropped {
+        let dropped_of = |i: usize, kind: DropKind, detail: Arc<StDetail>| StDropped {
             book: entries[i].book,
             id: entries[i].uid,
             comment: comments[i].clone(),
@@ -314,7 +327,7 @@ impl StPreview {
             injected,
             not_placed: not_placed
                 .into_iter()
-                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.into()))
+                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, Arc::new(n.detail)))
                 .collect(),
             dropped: o.dropped,
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),

@@ -494,9 +494,15 @@ impl Session<'_> {
     /// virtual list, so its box is scrolled from top to bottom (as a
     /// reader would) and each message read while it is drawn.
     fn messages(&self) -> Result<Vec<String>, WdError> {
+        self.messages_in("messages")
+    }
+
+    /// The text of each row of the virtual list `testid`, read by
+    /// scrolling its box from top to bottom.
+    fn messages_in(&self, testid: &str) -> Result<Vec<String>, WdError> {
         let got = self.run(
             self.client
-                .execute_async(READ_VIRTUAL_LIST, vec![json!("messages")]),
+                .execute_async(READ_VIRTUAL_LIST, vec![json!(testid)]),
         )?;
         Ok(got
             .as_array()
@@ -1403,6 +1409,27 @@ fn an_imported_sillytavern_book_previews_under_its_rules() {
             Ok(())
         } else {
             Err(format!("drop reason {text:?}"))
+        }
+    });
+    // The final prompt as SillyTavern assembles it: the at-depth entry
+    // (depth 1, as assistant) inside the chat, above the last message.
+    app.click(&format!("{} summary", tid("st-prompt-panel")));
+    wait_until("the at-depth entry inside the chat", TIMEOUT, || {
+        let all = app.messages_in("st-messages")?;
+        let at = |text: &str| all.iter().position(|m| m.contains(text));
+        match (
+            at("The fog rolls in."),
+            at("Dark for years."),
+            at("The lighthouse is dark."),
+        ) {
+            (Some(user), Some(entry), Some(last)) if entry == user + 1 && last == entry + 1 => {
+                if all[entry].contains("assistant") && all[entry].contains("Lighthouse") {
+                    Ok(())
+                } else {
+                    Err(format!("the entry's message: {:?}", all[entry]))
+                }
+            }
+            _ => Err(format!("prompt: {all:?}")),
         }
     });
     // The editor's SillyTavern section is open for this book; moving the

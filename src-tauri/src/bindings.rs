@@ -105,6 +105,13 @@ pub fn render() -> String {
         StPreviewView,
         StLogRow,
         FamilyView,
+        StPromptPatch,
+        StPromptMessageView,
+        StPromptSourceView,
+        StAbsentView,
+        lorebook_engine::sillytavern::StReason,
+        lorebook_engine::sillytavern::GroupLoss,
+        lorebook_engine::sillytavern::StDetail,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

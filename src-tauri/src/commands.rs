@@ -649,8 +649,21 @@ pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
 }
 
 #[tauri::command(async)]
-pub fn st_preview(s: State<'_, AppState>, request: Option<u32>) -> R<StPreviewView> {
-    lock(&s).st_preview(request.map(|r| r as usize))
+pub fn st_preview(
+    s: State<'_, AppState>,
+    request: Option<u32>,
+    prompt: bool,
+    have: Option<u32>,
+) -> R<StPreviewView> {
+    // The final prompt only while its panel is open, as a change to the
+    // one the UI holds.
+    let k = request.map(|r| r as usize);
+    let mut ws = lock(&s);
+    if prompt {
+        ws.st_preview_with_prompt(k, have)
+    } else {
+        ws.st_preview(k)
+    }
 }
 
 #[tauri::command(async)]

@@ -173,7 +173,7 @@ pub fn apply(ws: &mut Workspace, prepared: Prepared) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn temp_dir(tag: &str) -> PathBuf {

@@ -9,6 +9,7 @@ use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;
+use lorebook_engine::sillytavern::{StDetail, StReason};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -383,8 +384,8 @@ pub struct StInjectedView {
     pub rank: u32,
     pub tokens: u32,
     pub pass: u32,
-    /// How it activated, in the engine's words (key, constant, sticky…).
-    pub reason: String,
+    /// How it activated, as a code (key, constant, sticky…).
+    pub reason: StReason,
 }
 
 /// One entry left out under SillyTavern's rules.
@@ -398,8 +399,8 @@ pub struct StDroppedView {
     /// `no_match`, `secondary`, `group`, `probability`, `budget`,
     /// `not_placed`.
     pub kind: String,
-    /// The rule's particulars in the engine's words.
-    pub detail: String,
+    /// The rule's particulars, as a code with parameters.
+    pub detail: StDetail,
 }
 
 /// A request under SillyTavern's rules.
@@ -420,6 +421,86 @@ pub struct StPreviewView {
     pub injected: Vec<StInjectedView>,
     pub dropped: Vec<StDroppedView>,
     pub omitted: Vec<OmittedDropped>,
+    /// The final prompt, only when asked for (its panel is open).
+    pub prompt: Option<StPromptPatch>,
+}
+
+/// The final prompt under SillyTavern's rules, as a change to the one the
+/// UI holds (as [`PromptPatch`] is for the guide's rules), with what is
+/// said of the whole prompt.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StPromptPatch {
+    pub rev: u32,
+    pub base: Option<u32>,
+    pub keep_head: u32,
+    pub keep_tail: u32,
+    pub middle: Vec<StPromptMessageView>,
+    /// Messages in the whole prompt, and their tokens.
+    pub messages: u32,
+    pub tokens: u32,
+    /// Whether the Author's Note (with its top and bottom entries) is
+    /// inserted in this request.
+    pub authors_note_due: bool,
+    /// Injected entries that appear nowhere in the prompt, with why.
+    pub absent: Vec<StAbsentView>,
+}
+
+/// One message of SillyTavern's final prompt.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct StPromptMessageView {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// `example_user` / `example_assistant` on dialogue examples.
+    pub name: Option<String>,
+    pub content: String,
+    /// SillyTavern's prompt manager block: `main`, `worldInfoBefore`,
+    /// `personaDescription`, `charDescription`, `charPersonality`,
+    /// `scenario`, `worldInfoAfter`, `dialogueExamples`, `chatHistory`.
+    pub block: String,
+    /// What the content is made of, in order.
+    pub sources: Vec<StPromptSourceView>,
+    pub tokens: u32,
+}
+
+/// One piece of a prompt message.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StPromptSourceView {
+    Main,
+    Persona,
+    Description,
+    Personality,
+    Scenario,
+    /// An injected entry, with its position code (as in
+    /// [`StInjectedView::position`]).
+    Entry {
+        book: u32,
+        id: u64,
+        position: String,
+    },
+    NewExampleChat,
+    Example {
+        block: u32,
+    },
+    NewChat,
+    /// Chat message `index` (0-based).
+    Chat {
+        index: u32,
+    },
+    AuthorsNote,
+    CharacterNote,
+}
+
+/// An injected entry absent from the final prompt.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StAbsentView {
+    pub book: u32,
+    pub id: u64,
+    pub position: String,
+    /// Why, as a code: `note_not_due`, `note_position`,
+    /// `note_depth_or_role`, `example_without_speakers`, `depth`,
+    /// `outlet_unused`.
+    pub reason: String,
 }
 
 /// One line of the request log under SillyTavern's rules.

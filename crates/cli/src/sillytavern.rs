@@ -14,7 +14,7 @@ use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, PromptSource, StOptions,
     StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
 };
-use lorebook_engine::tokenizer::encoding_for_model;
+use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::{json, Value};
 
 use super::{emit, read_text, PreviewArgs};
@@ -178,16 +178,16 @@ fn authors_note(args: &PreviewArgs, header: Option<&Value>) -> AuthorsNote {
 }
 
 pub fn preview(args: &PreviewArgs) -> Result<(), String> {
-    // Loaded before the books and the chat, so a wrong file fails fast.
-    let tokenizer = args
-        .tokenizer
-        .as_deref()
-        .map(crate::tokens::load_tokenizer)
-        .transpose()?;
-    let encoding = encoding_for_model(&args.model)?;
+    // Loaded before the books and the chat, so a wrong file or model fails
+    // fast. The model's tokenizer is of any family, as under the guide's
+    // rules: OpenAI's built in, the others read from their files.
+    let tokenizer = match args.tokenizer.as_deref() {
+        Some(file) => crate::tokens::load_tokenizer(file)?,
+        None => tokenizer_for_model(&args.model)?,
+    };
     let counted_with = match &args.tokenizer {
         Some(file) => file.display().to_string(),
-        None => format!("{}, {}", args.model, encoding.name()),
+        None => crate::tokens::model_label(&args.model),
     };
     let settings = settings_of(args.st_settings.as_deref())?;
     let mut books = Vec::new();
@@ -244,11 +244,10 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
         StOptions {
             names,
             sources,
-            encoding,
+            tokenizer,
             seed: args.seed,
         },
     )?;
-    p.set_tokenizer(tokenizer);
     let max_context = args.max_context.unwrap_or(DEFAULT_MAX_CONTEXT);
     // Each request's prompt is built from the messages it saw.
     let print = |p: &mut StPreview, r: &StResult| {
@@ -327,7 +326,7 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
                 "order": number(i.order),
                 "tokens": i.tokens,
                 "pass": i.pass,
-                "reason": i.reason,
+                "reason": i.reason.to_string(),
             })
         })
         .collect();
@@ -339,7 +338,7 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
                     "id": d.id,
                     "comment": &*d.comment,
                     "reason": d.kind,
-                    "detail": &*d.detail,
+                    "detail": d.detail.to_string(),
                 })
             })
             .collect()

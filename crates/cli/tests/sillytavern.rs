@@ -295,3 +295,45 @@ fn prompt_and_authors_note_across_the_log() {
         ["system: M", "system: Top of the note.\nShort."]
     );
 }
+
+// Under SillyTavern's rules the counts are the chosen model's, of any
+// family, as under the guide's rules (a SentencePiece model here); only
+// OpenAI's encodings were accepted before.
+#[test]
+fn counts_use_the_chosen_models_tokenizer_of_any_family() {
+    use lorebook_engine::tokenizer::{tokenizer_for_model, Encoding};
+    use serde_json::json;
+    let model = "mistral-7b";
+    let mistral = match tokenizer_for_model(model) {
+        Ok(t) => t,
+        Err(e) if e.contains("is not installed") => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("{e}"),
+    };
+    let text = "Über den Wolken: 雨が降っている, the zeppelin's lamp-light flickers.";
+    let dir = std::env::temp_dir().join(format!("lorebook-st-tokens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let world =
+        json!({"entries": {"0": {"uid": 0, "key": ["lamp"], "content": text, "position": 0}}});
+    std::fs::write(dir.join("world.json"), world.to_string()).unwrap();
+    std::fs::write(
+        dir.join("chat.jsonl"),
+        r#"{"name": "Tom", "is_user": true, "mes": "A lamp?"}"#,
+    )
+    .unwrap();
+    let tokens =
+        |model: &str| st_json(&dir, &["--model", model])[0]["injected"][0]["tokens"].clone();
+    assert_eq!(tokens(model), json!(mistral.count(text)));
+    assert_eq!(tokens("gpt-4o"), json!(Encoding::O200kBase.count(text)));
+    assert_ne!(mistral.count(text), Encoding::O200kBase.count(text));
+    let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .current_dir(&dir)
+        .args(["preview", "world.json", "--chat", "chat.jsonl"])
+        .args(["--rules", "sillytavern", "--model", model])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("(mistral-7b, mistral-v1)"), "{text}");
+}

@@ -243,6 +243,11 @@ impl Preview {
         self.custom = tokenizer.map(TokenCounter::with_tokenizer);
     }
 
+    /// The tokenizer set by [`Preview::set_tokenizer`], if any.
+    pub fn custom_tokenizer(&self) -> Option<&Tokenizer> {
+        self.custom.as_ref().map(TokenCounter::tokenizer)
+    }
+
     fn counter(&mut self) -> &mut TokenCounter {
         counter_of(&mut self.counters, &mut self.custom, &self.tokenizer)
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use lorebook_engine::chat;
 use lorebook_engine::formats;
 use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StSettings, TimedState};
-use lorebook_engine::tokenizer::encoding_for_model;
+use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
 
 fn read(dir: &Path, name: &str) -> String {
@@ -44,7 +44,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
             user: case["user"].as_str().unwrap().into(),
             char: case["char"].as_str().unwrap().into(),
         },
-        encoding: encoding_for_model(case["model"].as_str().unwrap_or("gpt-4")).unwrap(),
+        tokenizer: tokenizer_for_model(case["model"].as_str().unwrap_or("gpt-4")).unwrap(),
         ..StOptions::default()
     };
     let settings = StSettings::from_value(&settings)?;

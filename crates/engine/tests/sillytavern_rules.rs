@@ -9,7 +9,7 @@ use lorebook_engine::chat::{Message, Speaker};
 use lorebook_engine::formats;
 use lorebook_engine::sillytavern::groups::{self, GroupContext};
 use lorebook_engine::sillytavern::{
-    entry, DropKind, Names, StOptions, StPreview, StResult, StSettings, TimedState,
+    entry, DropKind, Names, StOptions, StPreview, StReason, StResult, StSettings, TimedState,
 };
 use serde_json::{json, Value};
 
@@ -177,7 +177,7 @@ fn timed_state_round_trips_through_chat_metadata() {
     let mut p = preview(json!([{"key": ["x"], "sticky": 3}]), base());
     let r = p.request(&chat(&["a", "b", "c"]), 8192, &mut state);
     assert_eq!(ids(&r), [0], "sticky from the stored record");
-    assert!(r.injected[0].reason.starts_with("sticky"));
+    assert!(matches!(r.injected[0].reason, StReason::Sticky { .. }));
     assert_eq!(state.to_metadata()["sticky"]["world.0"]["end"], json!(5.0));
 }
 

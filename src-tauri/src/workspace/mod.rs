@@ -76,6 +76,8 @@ pub struct Workspace {
     sent_prompt: (u32, Vec<PromptMessage>),
     /// A user's tokenizer file counting instead of the model's.
     tokenizer_file: Option<PathBuf>,
+    /// The same for the final prompt under SillyTavern's rules.
+    sent_st_prompt: (u32, Vec<crate::views::StPromptMessageView>),
 }
 
 impl Default for Workspace {
@@ -97,6 +99,7 @@ impl Default for Workspace {
             st_settings: st::default_settings(),
             sent_prompt: (0, Vec::new()),
             tokenizer_file: None,
+            sent_st_prompt: (0, Vec::new()),
         }
     }
 }

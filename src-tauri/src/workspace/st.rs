@@ -14,16 +14,21 @@ use std::path::Path;
 
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
-use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StResult, StSettings, TimedState};
-use lorebook_engine::tokenizer::encoding_for_model;
+use lorebook_engine::sillytavern::{
+    Names, PromptSource, StOptions, StPreview, StPromptInputs, StPromptMessage, StResult,
+    StSettings, TimedState,
+};
+use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
 
 use super::documents::Doc;
+use super::view::diff;
 use super::{Workspace, SHOWN_PER_KIND};
 use crate::error::AppError;
 use crate::views::{
-    AttachedBook, BulkPatch, EntryDetail, EntryRef, OmittedDropped, Rules, RulesView,
-    StDroppedView, StEdit, StInjectedView, StLogRow, StPreviewView, StSettingsView,
+    AttachedBook, BulkPatch, EntryDetail, EntryRef, OmittedDropped, Rules, RulesView, StAbsentView,
+    StDroppedView, StEdit, StInjectedView, StLogRow, StPreviewView, StPromptMessageView,
+    StPromptPatch, StPromptSourceView, StSettingsView,
 };
 
 /// The context size of a fresh SillyTavern chat completion preset minus its
@@ -216,7 +221,13 @@ impl Workspace {
                 user: self.st_settings.user_name.clone(),
                 char: self.st_settings.char_name.clone(),
             },
-            encoding: encoding_for_model(&settings.model).map_err(AppError::invalid)?,
+            // The user's tokenizer file if one counts instead of the model's,
+            // else the chosen model's tokenizer, of any family, as the
+            // guide's preview counts with (loaded once per process).
+            tokenizer: match self.preview.custom_tokenizer() {
+                Some(t) => t.clone(),
+                None => tokenizer_for_model(&settings.model).map_err(AppError::invalid)?,
+            },
             seed: settings.seed,
             ..StOptions::default()
         };
@@ -238,6 +249,53 @@ impl Workspace {
     /// Request `k` (default: the last) under SillyTavern's rules, after
     /// requests 1…k−1 ran, so sticky, cooldown and delay carry over.
     pub fn st_preview(&self, k: Option<usize>) -> Result<StPreviewView, AppError> {
+        let (_, r, _) = self.st_run(k)?;
+        Ok(self.st_view(r))
+    }
+
+    /// [`Workspace::st_preview`] with the final prompt SillyTavern would
+    /// send, as a change to prompt number `have` when that is the last one
+    /// sent (else whole). The app has no card or Author's Note text: the
+    /// prompt has SillyTavern's default main prompt and markers, and an
+    /// empty Author's Note every request (its top and bottom entries at
+    /// depth 4, as system).
+    pub fn st_preview_with_prompt(
+        &mut self,
+        k: Option<usize>,
+        have: Option<u32>,
+    ) -> Result<StPreviewView, AppError> {
+        let (mut p, r, k) = self.st_run(k)?;
+        let prompt = p.prompt(&r, &self.chat[..k], &StPromptInputs::default());
+        let mut view = self.st_view(r);
+        let messages: Vec<StPromptMessageView> = prompt.messages.iter().map(message_view).collect();
+        let count = messages.len() as u32;
+        let d = diff(&mut self.sent_st_prompt, messages, have);
+        view.prompt = Some(StPromptPatch {
+            rev: d.rev,
+            base: d.base,
+            keep_head: d.keep_head,
+            keep_tail: d.keep_tail,
+            middle: d.middle,
+            messages: count,
+            tokens: prompt.tokens,
+            authors_note_due: prompt.authors_note_due,
+            absent: prompt
+                .absent
+                .iter()
+                .map(|a| StAbsentView {
+                    book: a.book as u32,
+                    id: a.id,
+                    position: a.position.as_str().to_string(),
+                    reason: code(&a.reason),
+                })
+                .collect(),
+        });
+        Ok(view)
+    }
+
+    /// The engine after requests 1…k (k defaults to the chat's length), the
+    /// answer of request k and k.
+    fn st_run(&self, k: Option<usize>) -> Result<(StPreview, StResult, usize), AppError> {
         let mut p = self.st_preview_engine()?;
         let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
         let context = self.st_settings.max_context;
@@ -247,7 +305,7 @@ impl Workspace {
             Some(r) => r,
             None => p.request(&[], context, &mut TimedState::default()),
         };
-        Ok(self.st_view(r))
+        Ok((p, r, k))
     }
 
     fn st_view(&self, r: StResult) -> StPreviewView {
@@ -301,7 +359,7 @@ impl Workspace {
                 id: d.id,
                 name: name_of(&d.comment, d.id),
                 kind,
-                detail: d.detail.to_string(),
+                detail: (*d.detail).clone(),
             });
         }
         let omitted = seen
@@ -326,6 +384,7 @@ impl Workspace {
             injected,
             dropped,
             omitted,
+            prompt: None,
         }
     }
 
@@ -388,6 +447,50 @@ fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
         lo
     } else {
         x.round().clamp(lo, hi)
+    }
+}
+
+/// A serialized enum's code (`note_not_due`…).
+fn code(value: &impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn message_view(m: &StPromptMessage) -> StPromptMessageView {
+    StPromptMessageView {
+        role: m.role.to_string(),
+        name: m.name.map(String::from),
+        content: m.content.clone(),
+        block: m.block.as_str().to_string(),
+        sources: m.sources.iter().map(source_view).collect(),
+        tokens: m.tokens,
+    }
+}
+
+fn source_view(s: &PromptSource) -> StPromptSourceView {
+    match s {
+        PromptSource::Main => StPromptSourceView::Main,
+        PromptSource::Persona => StPromptSourceView::Persona,
+        PromptSource::Description => StPromptSourceView::Description,
+        PromptSource::Personality => StPromptSourceView::Personality,
+        PromptSource::Scenario => StPromptSourceView::Scenario,
+        PromptSource::Entry { book, id, position } => StPromptSourceView::Entry {
+            book: *book as u32,
+            id: *id,
+            position: position.as_str().to_string(),
+        },
+        PromptSource::NewExampleChat => StPromptSourceView::NewExampleChat,
+        PromptSource::Example { block } => StPromptSourceView::Example {
+            block: *block as u32,
+        },
+        PromptSource::NewChat => StPromptSourceView::NewChat,
+        PromptSource::Chat { index } => StPromptSourceView::Chat {
+            index: *index as u32,
+        },
+        PromptSource::AuthorsNote => StPromptSourceView::AuthorsNote,
+        PromptSource::CharacterNote => StPromptSourceView::CharacterNote,
     }
 }
 

@@ -4,14 +4,21 @@
 use std::path::PathBuf;
 
 use lorebook_engine::formats::{self, st_fields, st_fields::StField, ExportFormat};
+use lorebook_engine::tokenizer::registry::family_of;
+use lorebook_engine::tokenizer::{resources, tokenizer_for_model, Encoding};
 use serde_json::{json, Value};
 
 use super::*;
 use crate::error::ErrorKind;
-use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit};
+use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit, StPromptSourceView};
+use lorebook_engine::sillytavern::{GroupLoss, StDetail, StReason};
 
+/// A folder of this test's own: tests run in parallel, and two writing the
+/// same file read each other's half-written world.
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -47,9 +54,14 @@ fn world() -> Value {
 
 /// A workspace with the world imported (and nothing else attached).
 fn imported() -> (Workspace, u32, PathBuf) {
-    let dir = scratch("import");
+    imported_with(world(), "import")
+}
+
+/// A workspace with `world` imported, in a scratch folder of its own.
+fn imported_with(world: Value, name: &str) -> (Workspace, u32, PathBuf) {
+    let dir = scratch(name);
     let file = dir.join("Weather.json");
-    std::fs::write(&file, serde_json::to_vec_pretty(&world()).unwrap()).unwrap();
+    std::fs::write(&file, serde_json::to_vec_pretty(&world).unwrap()).unwrap();
     let mut ws = Workspace::default();
     let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
         panic!("a SillyTavern world waits for confirmation");
@@ -112,9 +124,28 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
         .iter()
         .find(|d| d.kind == "group")
         .expect("group drop");
-    assert!(group.detail.contains("weather"), "{}", group.detail);
+    let StDetail::Group { group, loss } = &group.detail else {
+        panic!("{:?}", group.detail);
+    };
+    // It lost the roll in the first pass; the recursion pass then found
+    // the group taken, and the last reason is the one SillyTavern keeps.
+    assert_eq!(group, "weather");
+    assert_eq!(*loss, GroupLoss::AlreadyActivated);
     let lamp = p.dropped.iter().find(|d| d.id == 2).expect("lamp dropped");
     assert_eq!(lamp.kind, "cooldown");
+    assert!(
+        matches!(lamp.detail, StDetail::Cooldown { left } if left > 0.0),
+        "{:?}",
+        lamp.detail
+    );
+    assert_eq!(
+        tower.reason,
+        StReason::Key {
+            key: "tower".into(),
+            pass: 1,
+            widened: None
+        }
+    );
     assert!(p.dropped.iter().any(|d| d.id == 4 && d.kind == "no_match"));
     // Request 1: the lamp is in, nothing is cooling down yet.
     let first = ws.st_preview(Some(1)).unwrap();
@@ -144,6 +175,116 @@ fn the_log_carries_timed_effects_and_the_seed() {
         seen.push(rolled(&ws));
     }
     assert!(seen.contains(&true) && seen.contains(&false), "{seen:?}");
+}
+
+// Under SillyTavern's rules the counts are the chosen model's, of any
+// family (a SentencePiece model here), as under the guide's rules; they
+// were OpenAI's encodings only, and a model of another family was refused.
+#[test]
+fn sillytavern_counts_use_the_chosen_models_tokenizer_of_any_family() {
+    let model = "mistral-7b";
+    let family = family_of(model).unwrap();
+    if resources::installed(family).is_none() {
+        eprintln!(
+            "skipped: the {} tokenizer is not installed (scripts/fetch-tokenizers.sh)",
+            family.id
+        );
+        return;
+    }
+    let text = "Über den Wolken: 雨が降っている, the zeppelin's lamp-light flickers.";
+    let mut w = world();
+    w["entries"]["3"]["content"] = json!(text);
+    let (mut ws, _, _) = imported_with(w, "tokens");
+    let tower = |ws: &Workspace| {
+        let p = ws.st_preview(Some(2)).unwrap();
+        let t = p.injected.iter().find(|i| i.id == 3).unwrap().tokens;
+        (t, p.used)
+    };
+    let (openai, openai_used) = tower(&ws);
+    assert_eq!(openai, Encoding::O200kBase.count(text), "gpt-4o by default");
+    let mut s = ws.settings().clone();
+    s.model = model.into();
+    ws.set_settings(s).unwrap();
+    let (mistral, mistral_used) = tower(&ws);
+    assert_eq!(mistral, tokenizer_for_model(model).unwrap().count(text));
+    assert_ne!(mistral, openai, "the text tells the two tokenizers apart");
+    assert_ne!(mistral_used, openai_used, "the budget counts with it too");
+}
+
+// A user's tokenizer file counts under SillyTavern's rules as it does
+// under the guide's: `st_preview_engine` takes the file over the model.
+#[test]
+fn sillytavern_counts_use_the_users_tokenizer_file() {
+    let dir = scratch("st-tokfile");
+    let file = dir.join("tokenizer.json");
+    std::fs::write(&file, crate::preview_settings::tests::WORD_TOKENIZER).unwrap();
+    let text = "ab ab ab, ab-ab; cd";
+    let mut w = world();
+    w["entries"]["3"]["content"] = json!(text);
+    let (mut ws, _, _) = imported_with(w, "tokfile");
+    let tokens = |ws: &Workspace| {
+        let p = ws.st_preview(Some(2)).unwrap();
+        p.injected.iter().find(|i| i.id == 3).unwrap().tokens
+    };
+    assert_eq!(tokens(&ws), Encoding::O200kBase.count(text));
+    ws.set_tokenizer_file(Some((file.clone(), resources::load_file(&file).unwrap())));
+    // One token per word or punctuation run: ab ab ab , ab - ab ; cd
+    assert_eq!(tokens(&ws), 9);
+    ws.set_tokenizer_file(None);
+    assert_eq!(tokens(&ws), Encoding::O200kBase.count(text));
+}
+
+// openai.js: populationInjectionPrompts — the at-depth entry is spliced
+// into the chat history at its depth, as its role; the prompt crosses to
+// the UI only when asked, then as a change to the one it holds.
+#[test]
+fn the_final_prompt_has_the_at_depth_entry_inside_the_chat() {
+    let (mut ws, _, _) = imported();
+    assert!(ws.st_preview(Some(2)).unwrap().prompt.is_none());
+    let p = ws.st_preview_with_prompt(Some(2), None).unwrap();
+    let prompt = p.prompt.expect("asked for");
+    assert_eq!(prompt.base, None, "whole the first time");
+    let lines: Vec<String> = prompt
+        .middle
+        .iter()
+        .map(|m| format!("{} {}: {}", m.block, m.role, m.content))
+        .collect();
+    let at = |text: &str| lines.iter().position(|l| l.ends_with(text)).unwrap();
+    let tower = at(": About tower.");
+    assert_eq!(
+        lines[tower - 1..=tower + 1],
+        [
+            "chatHistory user: the rain on the lamp",
+            "chatHistory assistant: About tower.",
+            "chatHistory assistant: the tower"
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines[0].starts_with("main system: Write Character's next reply"));
+    assert!(at("About rain.") < at("[Start a new Chat]"), "{lines:#?}");
+    assert_eq!(
+        prompt.middle[tower].sources,
+        [StPromptSourceView::Entry {
+            book: 0,
+            id: 3,
+            position: "at_depth".into()
+        }]
+    );
+    let sum: u32 = prompt.middle.iter().map(|m| m.tokens).sum();
+    assert_eq!((prompt.tokens, prompt.messages), (sum, lines.len() as u32));
+    // Asked again with that prompt held: nothing changed, nothing sent.
+    let again = ws
+        .st_preview_with_prompt(Some(2), Some(prompt.rev))
+        .unwrap();
+    let again = again.prompt.unwrap();
+    assert_eq!(again.base, Some(prompt.rev));
+    assert!(again.middle.is_empty());
+    assert_eq!(again.keep_head as usize, lines.len());
+    // The next request adds a message and moves the entry: only the
+    // messages from the change on are sent.
+    let next = ws.st_preview_with_prompt(Some(3), Some(again.rev)).unwrap();
+    let next = next.prompt.unwrap();
+    assert!(next.keep_head > 0 && (next.middle.len() as u32) < next.messages);
 }
 
 /// A new value for every field, unlike the world's.

@@ -242,38 +242,14 @@ impl Workspace {
 
     /// `messages` as a change to the last prompt sent, when the UI has it.
     fn prompt_patch(&mut self, messages: Vec<PromptMessage>, have: Option<u32>) -> PromptPatch {
-        let (last_rev, last) = &self.sent_prompt;
-        let rev = last_rev.wrapping_add(1);
-        let patch = if have == Some(*last_rev) {
-            let head = messages
-                .iter()
-                .zip(last.iter())
-                .take_while(|(a, b)| a == b)
-                .count();
-            let tail = messages[head..]
-                .iter()
-                .rev()
-                .zip(last[head..].iter().rev())
-                .take_while(|(a, b)| a == b)
-                .count();
-            PromptPatch {
-                rev,
-                base: have,
-                keep_head: head as u32,
-                keep_tail: tail as u32,
-                middle: messages[head..messages.len() - tail].to_vec(),
-            }
-        } else {
-            PromptPatch {
-                rev,
-                base: None,
-                keep_head: 0,
-                keep_tail: 0,
-                middle: messages.clone(),
-            }
-        };
-        self.sent_prompt = (rev, messages);
-        patch
+        let d = diff(&mut self.sent_prompt, messages, have);
+        PromptPatch {
+            rev: d.rev,
+            base: d.base,
+            keep_head: d.keep_head,
+            keep_tail: d.keep_tail,
+            middle: d.middle,
+        }
     }
 
     /// Which entries went into each request 1…M.
@@ -306,4 +282,54 @@ impl Workspace {
             .nth(book)
             .map(|d| d.id)
     }
+}
+
+/// A list of messages as a change to the last one sent (`sent`), when the
+/// UI says it holds that one (`have`); else the whole list.
+pub(super) struct Diff<T> {
+    pub rev: u32,
+    pub base: Option<u32>,
+    pub keep_head: u32,
+    pub keep_tail: u32,
+    pub middle: Vec<T>,
+}
+
+/// `messages` against `sent`, which then becomes `messages`.
+pub(super) fn diff<T: Clone + PartialEq>(
+    sent: &mut (u32, Vec<T>),
+    messages: Vec<T>,
+    have: Option<u32>,
+) -> Diff<T> {
+    let (last_rev, last) = &*sent;
+    let rev = last_rev.wrapping_add(1);
+    let d = if have == Some(*last_rev) {
+        let head = messages
+            .iter()
+            .zip(last.iter())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let tail = messages[head..]
+            .iter()
+            .rev()
+            .zip(last[head..].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        Diff {
+            rev,
+            base: have,
+            keep_head: head as u32,
+            keep_tail: tail as u32,
+            middle: messages[head..messages.len() - tail].to_vec(),
+        }
+    } else {
+        Diff {
+            rev,
+            base: None,
+            keep_head: 0,
+            keep_tail: 0,
+            middle: messages.clone(),
+        }
+    };
+    *sent = (rev, messages);
+    d
 }

@@ -529,9 +529,9 @@ position: string, depth: number | null, role: string | null, outlet: string | nu
  */
 rank: number, tokens: number, pass: number, 
 /**
- * How it activated, in the engine's words (key, constant, sticky…).
+ * How it activated, as a code (key, constant, sticky…).
  */
-reason: string, };
+reason: StReason, };
 
 export type StDroppedView = { book: number, id: number, name: string, 
 /**
@@ -542,16 +542,20 @@ export type StDroppedView = { book: number, id: number, name: string,
  */
 kind: string, 
 /**
- * The rule's particulars in the engine's words.
+ * The rule's particulars, as a code with parameters.
  */
-detail: string, };
+detail: StDetail, };
 
 export type StPreviewView = { books: Array<AttachedBook>, requests: number, request: number, 
 /**
  * Budget in tokens, what the injected text used, and where it came
  * from: `percent` of `context`, capped at `cap` when above 0.
  */
-budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, };
+budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, 
+/**
+ * The final prompt, only when asked for (its panel is open).
+ */
+prompt: StPromptPatch | null, };
 
 export type StLogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
 /**
@@ -576,6 +580,57 @@ exact: boolean,
  * The model names the picker offers for it.
  */
 models: Array<string>, };
+
+export type StPromptPatch = { rev: number, base: number | null, keep_head: number, keep_tail: number, middle: Array<StPromptMessageView>, 
+/**
+ * Messages in the whole prompt, and their tokens.
+ */
+messages: number, tokens: number, 
+/**
+ * Whether the Author's Note (with its top and bottom entries) is
+ * inserted in this request.
+ */
+authors_note_due: boolean, 
+/**
+ * Injected entries that appear nowhere in the prompt, with why.
+ */
+absent: Array<StAbsentView>, };
+
+export type StPromptMessageView = { 
+/**
+ * `system`, `user` or `assistant`.
+ */
+role: string, 
+/**
+ * `example_user` / `example_assistant` on dialogue examples.
+ */
+name: string | null, content: string, 
+/**
+ * SillyTavern's prompt manager block: `main`, `worldInfoBefore`,
+ * `personaDescription`, `charDescription`, `charPersonality`,
+ * `scenario`, `worldInfoAfter`, `dialogueExamples`, `chatHistory`.
+ */
+block: string, 
+/**
+ * What the content is made of, in order.
+ */
+sources: Array<StPromptSourceView>, tokens: number, };
+
+export type StPromptSourceView = { "kind": "main" } | { "kind": "persona" } | { "kind": "description" } | { "kind": "personality" } | { "kind": "scenario" } | { "kind": "entry", book: number, id: number, position: string, } | { "kind": "new_example_chat" } | { "kind": "example", block: number, } | { "kind": "new_chat" } | { "kind": "chat", index: number, } | { "kind": "authors_note" } | { "kind": "character_note" };
+
+export type StAbsentView = { book: number, id: number, position: string, 
+/**
+ * Why, as a code: `note_not_due`, `note_position`,
+ * `note_depth_or_role`, `example_without_speakers`, `depth`,
+ * `outlet_unused`.
+ */
+reason: string, };
+
+export type StReason = { "code": "activate" } | { "code": "constant" } | { "code": "sticky", left: number, } | { "code": "key", key: string, pass: number, widened: number | null, };
+
+export type GroupLoss = { "code": "sticky_holds" } | { "code": "on_cooldown" } | { "code": "delayed" } | { "code": "scoring", score: number, best: number, } | { "code": "already_activated" } | { "code": "prioritized", winner: number, winner_name: string, } | { "code": "lost_roll", roll: number, total: number, weight: number, winner: number, winner_name: string, };
+
+export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: Array<string>, } | { "code": "character_filter", character: string, } | { "code": "delay", length: number, delay: number, } | { "code": "cooldown", left: number, } | { "code": "delayed_until_recursion" } | { "code": "delayed_until_level", level: number, } | { "code": "non_recursable" } | { "code": "dont_activate" } | { "code": "no_keys" } | { "code": "no_match", depth: number, } | { "code": "secondary", logic: string | null, hits: number, n: number, } | { "code": "group", group: string, loss: GroupLoss, } | { "code": "probability", roll: number, chance: number, } | { "code": "budget_reached", budget: number, } | { "code": "budget", total: number, budget: number, percent: number, context: number, cap: number, } | { "code": "empty_content" } | { "code": "outlet_without_name" } | { "code": "unknown_position" };
 
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =

@@ -117,7 +117,9 @@ export const api = {
   setRules: (rules: Rules) => call<RulesView>('set_rules', { rules }),
   setStSettings: (settings: StSettingsView) => call<RulesView>('set_st_settings', { settings }),
   loadStSettingsDialog: () => call<RulesView>('load_st_settings_dialog'),
-  stPreview: (request: number | null) => call<StPreviewView>('st_preview', { request }),
+  /** `prompt`: with the final prompt, as a change to prompt `have`. */
+  stPreview: (request: number | null, prompt = false, have: number | null = null) =>
+    call<StPreviewView>('st_preview', { request, prompt, have }),
   stLog: () => call<StLogRow[]>('st_log'),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),

@@ -6,14 +6,20 @@ import {
   codeKeys,
   diagnosticText,
   gateText,
+  stAbsentText,
+  stBlockText,
   stBudgetText,
+  stDetailText,
+  stExplainKeys,
+  stReasonText,
+  stSourceText,
   stKeys,
   stPositionText,
   stRuleText,
   type Translate,
 } from './messages';
 
-const t = (locale: Locale): Translate => (key: MessageKey, params = {}) => format(locale, key, params);
+const t = (locale: Locale): Translate => (key, params = {}) => format(locale, key, params);
 
 describe('engine codes', () => {
   it('has a message for every code in both languages', () => {
@@ -62,7 +68,7 @@ describe('engine codes', () => {
 
 describe("SillyTavern's rules", () => {
   it('has a message for every position and rule in both languages', () => {
-    expect(stKeys.length).toBe(22);
+    expect(stKeys.length).toBe(22 + 9 + 12 + 6);
     for (const locale of ['en', 'pt-BR'] as const) {
       for (const key of stKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
     }
@@ -80,6 +86,52 @@ describe("SillyTavern's rules", () => {
     expect(stRuleText(t('en'), 'group')).toBe('inclusion group');
     expect(stRuleText(t('pt-BR'), 'cooldown')).toBe('recarga');
     expect(stRuleText(t('en'), 'something_new')).toBe('something_new');
+  });
+
+  it("words the final prompt's blocks, sources and absences", () => {
+    expect(stBlockText(t('en'), 'worldInfoBefore')).toBe('world info (before)');
+    expect(stBlockText(t('pt-BR'), 'chatHistory')).toBe('histórico do chat');
+    const name = (book: number, id: number) => `e${book}.${id}`;
+    const entry = { kind: 'entry', book: 0, id: 3, position: 'at_depth' } as const;
+    expect(stSourceText(t('en'), entry, name)).toBe('e0.3 (at depth)');
+    expect(stSourceText(t('pt-BR'), { kind: 'chat', index: 1 }, name)).toBe('mensagem 2');
+    expect(stSourceText(t('en'), { kind: 'authors_note' }, name)).toBe("Author's Note");
+    expect(stAbsentText(t('en'), 'outlet_unused')).toBe('an outlet appears only where a prompt uses {{outlet::name}}');
+    expect(stAbsentText(t('pt-BR'), 'note_not_due')).toBe('a Nota do Autor não é inserida nesta requisição (seu intervalo)');
+  });
+
+  it('has a message for every explanation code in both languages', () => {
+    expect(stExplainKeys.length).toBe(4 + 19 + 7 + 3 + 5);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of stExplainKeys) expect(catalogs[locale][key as MessageKey]?.trim(), `${locale} ${key}`).toBeTruthy();
+    }
+  });
+
+  it('words why an entry is in or out, with its parameters, in each language', () => {
+    const lost = {
+      code: 'group',
+      group: 'weather',
+      loss: { code: 'lost_roll', roll: 42.5, total: 200, weight: 100, winner: 0, winner_name: 'Fog (calm)' },
+    } as const;
+    expect(stDetailText(t('en'), lost)).toBe("group 'weather': lost the roll to Fog (calm) (rolled 42.5 of total weight 200; its weight 100)");
+    expect(stDetailText(t('pt-BR'), lost)).toBe("grupo 'weather': perdeu o sorteio para Fog (calm) (tirou 42,5 do peso total 200; seu peso 100)");
+    const unnamed = { ...lost, loss: { code: 'prioritized', winner: 7, winner_name: ' ' } } as const;
+    expect(stDetailText(t('en'), unnamed)).toBe("group 'weather': #7 won: prioritized with a higher order");
+    expect(stDetailText(t('en'), { code: 'cooldown', left: 2 })).toBe('cooldown: 2 messages left');
+    expect(stDetailText(t('en'), { code: 'cooldown', left: 1 })).toBe('cooldown: 1 message left');
+    expect(stDetailText(t('pt-BR'), { code: 'cooldown', left: 2 })).toBe('recarga: faltam 2 mensagens');
+    const budget = { code: 'budget', total: 2100, budget: 2048, percent: 25, context: 8192, cap: 0 } as const;
+    expect(stDetailText(t('en'), budget)).toBe('budget: 2,100 tokens would reach the budget of 2,048 (25% of 8,192)');
+    expect(stDetailText(t('pt-BR'), { ...budget, cap: 2048 })).toBe(
+      'orçamento: 2.100 tokens atingiriam o orçamento de 2.048 (25% de 8.192, limitado a 2.048)',
+    );
+    expect(stDetailText(t('en'), { code: 'secondary', logic: null, hits: 0, n: 2 })).toBe(
+      'optional filter of an unknown logic failed (0 of 2 matched)',
+    );
+    expect(stDetailText(t('pt-BR'), { code: 'no_match', depth: 8 })).toBe('nenhuma chave primária nas últimas 8 mensagens');
+    expect(stReasonText(t('en'), { code: 'key', key: 'rain', pass: 2, widened: null })).toBe('key "rain" (pass 2)');
+    expect(stReasonText(t('pt-BR'), { code: 'sticky', left: 3 })).toBe('persistente: faltam 3 mensagens');
+    expect(stReasonText(t('en'), { code: 'constant' })).toBe('constant');
   });
 
   it('words the budget as percent of the context, with the cap when it applies', () => {

@@ -3,11 +3,23 @@
 // message catalog, so each language shows its own sentence. A code's message
 // is the catalog key `<prefix>.<code>` with the same parameter names.
 
-import type { ArgProblem, ChatError, ChatProblem, ChatWarning, DiagnosticMessage, GateDetail, StInjectedView } from './bindings';
-import type { MessageKey } from './i18n';
+import type {
+  ArgProblem,
+  ChatError,
+  ChatProblem,
+  ChatWarning,
+  DiagnosticMessage,
+  GateDetail,
+  GroupLoss,
+  StDetail,
+  StInjectedView,
+  StPromptSourceView,
+  StReason,
+} from './bindings';
+import type { MessageKey, PluralKey } from './i18n';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
-export type Translate = (key: MessageKey, params?: Record<string, string | number>) => string;
+export type Translate = (key: MessageKey | PluralKey, params?: Record<string, string | number>) => string;
 
 // Every code of each union. The type checker keeps these exhaustive: a code
 // added in Rust fails `npm run check` until it is listed here, and the
@@ -127,10 +139,78 @@ export const stDropKinds = [
 ] as const;
 export type StDropKind = (typeof stDropKinds)[number];
 
+// The final prompt under SillyTavern's rules: its blocks (SillyTavern's
+// prompt manager identifiers), what a message is made of, and why an
+// injected entry is absent from it.
+export const stBlocks = [
+  'main',
+  'worldInfoBefore',
+  'personaDescription',
+  'charDescription',
+  'charPersonality',
+  'scenario',
+  'worldInfoAfter',
+  'dialogueExamples',
+  'chatHistory',
+] as const;
+const stSourceKinds: Record<StPromptSourceView['kind'], 0> = {
+  main: 0,
+  persona: 0,
+  description: 0,
+  personality: 0,
+  scenario: 0,
+  entry: 0,
+  new_example_chat: 0,
+  example: 0,
+  new_chat: 0,
+  chat: 0,
+  authors_note: 0,
+  character_note: 0,
+};
+export const stAbsentReasons = [
+  'note_not_due',
+  'note_position',
+  'note_depth_or_role',
+  'example_without_speakers',
+  'depth',
+  'outlet_unused',
+] as const;
+
 export const stKeys: MessageKey[] = [
   ...stPositions.map((p) => `stPos.${p}` as MessageKey),
   ...stDropKinds.map((k) => `stDrop.${k}` as MessageKey),
+  ...stBlocks.map((b) => `stBlock.${b}` as MessageKey),
+  ...Object.keys(stSourceKinds).map((k) => `stSource.${k}` as MessageKey),
+  ...stAbsentReasons.map((r) => `stAbsent.${r}` as MessageKey),
 ];
+
+/** A prompt manager block's name (`worldInfoBefore` → "world info (before)"). */
+export function stBlockText(t: Translate, block: string): string {
+  return (stBlocks as readonly string[]).includes(block) ? t(`stBlock.${block}` as MessageKey) : block;
+}
+
+/** One piece of a prompt message: an entry by its name and position, a
+ *  chat message by its 1-based number, or the part it names. */
+export function stSourceText(t: Translate, source: StPromptSourceView, name: (book: number, id: number) => string): string {
+  switch (source.kind) {
+    case 'entry': {
+      const known = (stPositions as readonly string[]).includes(source.position);
+      const position = known ? t(`stPos.${source.position}` as MessageKey) : source.position;
+      return t('stSource.entry', { name: name(source.book, source.id), position });
+    }
+    case 'chat':
+      return t('stSource.chat', { n: source.index + 1 });
+    case 'example':
+      return t('stSource.example', { n: source.block + 1 });
+    default:
+      return t(`stSource.${source.kind}`);
+  }
+}
+
+/** Why an injected entry is not in the final prompt. */
+export function stAbsentText(t: Translate, reason: string): string {
+  return (stAbsentReasons as readonly string[]).includes(reason) ? t(`stAbsent.${reason}` as MessageKey) : reason;
+}
 
 /** Where an injected entry goes: the position, with its depth and role or
  *  its outlet name. */
@@ -166,4 +246,116 @@ export function stBudgetText(
     cap: n(b.cap),
     used: n(b.used),
   });
+}
+
+// Why an entry is in or out under SillyTavern's rules: codes with
+// parameters (crates/engine/src/sillytavern/detail.rs), worded here as
+// `stReason.<code>`, `stDetail.<code>` and `stLoss.<code>`. The records
+// keep the lists exhaustive: a code added in Rust fails `npm run check`.
+const stReasonCodes: Record<StReason['code'], 0> = { activate: 0, constant: 0, sticky: 0, key: 0 };
+const stDetailCodes: Record<StDetail['code'], 0> = {
+  disabled: 0,
+  triggers: 0,
+  character_filter: 0,
+  delay: 0,
+  cooldown: 0,
+  delayed_until_recursion: 0,
+  delayed_until_level: 0,
+  non_recursable: 0,
+  dont_activate: 0,
+  no_keys: 0,
+  no_match: 0,
+  secondary: 0,
+  group: 0,
+  probability: 0,
+  budget_reached: 0,
+  budget: 0,
+  empty_content: 0,
+  outlet_without_name: 0,
+  unknown_position: 0,
+};
+const stLossCodes: Record<GroupLoss['code'], 0> = {
+  sticky_holds: 0,
+  on_cooldown: 0,
+  delayed: 0,
+  scoring: 0,
+  already_activated: 0,
+  prioritized: 0,
+  lost_roll: 0,
+};
+// Codes whose message depends on a count: `.one` and `.other` forms.
+const stPlural = new Set(['stReason.sticky', 'stDetail.cooldown', 'stDetail.no_match', 'stDetail.delay', 'stLoss.scoring']);
+const stCodeKey = (prefix: string, code: string) => `${prefix}.${code}`;
+
+export const stExplainKeys: (MessageKey | PluralKey)[] = [
+  ...Object.keys(stReasonCodes).map((c) => stCodeKey('stReason', c)),
+  ...Object.keys(stDetailCodes).map((c) => stCodeKey('stDetail', c)),
+  ...Object.keys(stLossCodes).map((c) => stCodeKey('stLoss', c)),
+  'stReason.keyWidened',
+  'stDetail.unknownLogic',
+  'stDetail.budgetCapped',
+].flatMap((k) => (stPlural.has(k) ? [`${k}.one`, `${k}.other`] : [k])) as (MessageKey | PluralKey)[];
+
+/** How an entry activated under SillyTavern's rules. */
+export function stReasonText(t: Translate, r: StReason): string {
+  switch (r.code) {
+    case 'sticky':
+      return t('stReason.sticky', { n: r.left });
+    case 'key':
+      return r.widened === null
+        ? t('stReason.key', { key: r.key, pass: r.pass })
+        : t('stReason.keyWidened', { key: r.key, pass: r.pass, depth: r.widened });
+    default:
+      return t(`stReason.${r.code}`);
+  }
+}
+
+/** Why a group member lost, with the winner by name. */
+function stLossText(t: Translate, l: GroupLoss): string {
+  switch (l.code) {
+    case 'scoring':
+      return t('stLoss.scoring', { n: l.score, best: l.best });
+    case 'prioritized':
+      return t('stLoss.prioritized', { winner: l.winner_name.trim() || `#${l.winner}` });
+    case 'lost_roll':
+      return t('stLoss.lost_roll', { winner: l.winner_name.trim() || `#${l.winner}`, roll: l.roll, total: l.total, weight: l.weight });
+    default:
+      return t(`stLoss.${l.code}`);
+  }
+}
+
+/** The particulars of why an entry is out under SillyTavern's rules. */
+export function stDetailText(t: Translate, d: StDetail): string {
+  switch (d.code) {
+    case 'triggers':
+      return t('stDetail.triggers', { triggers: d.triggers.join(', ') });
+    case 'character_filter':
+      return t('stDetail.character_filter', { character: d.character });
+    case 'delay':
+      return t('stDetail.delay', { n: d.delay, length: d.length });
+    case 'cooldown':
+      return t('stDetail.cooldown', { n: d.left });
+    case 'delayed_until_level':
+      return t('stDetail.delayed_until_level', { level: d.level });
+    case 'no_match':
+      return t('stDetail.no_match', { n: d.depth });
+    case 'secondary':
+      return t('stDetail.secondary', { logic: d.logic ?? t('stDetail.unknownLogic'), hits: d.hits, count: d.n });
+    case 'group':
+      return t('stDetail.group', { group: d.group, loss: stLossText(t, d.loss) });
+    case 'probability':
+      return t('stDetail.probability', { roll: d.roll, chance: d.chance });
+    case 'budget_reached':
+      return t('stDetail.budget_reached', { budget: d.budget });
+    case 'budget':
+      return t(d.cap > 0 ? 'stDetail.budgetCapped' : 'stDetail.budget', {
+        total: d.total,
+        budget: d.budget,
+        percent: d.percent,
+        context: d.context,
+        cap: d.cap,
+      });
+    default:
+      return t(`stDetail.${d.code}`);
+  }
 }

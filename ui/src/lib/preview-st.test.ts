@@ -3,6 +3,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 // The rules in force decide which preview command is asked.
 let rules = 'sillytavern';
 const calls: string[] = [];
+const stArgs: Record<string, unknown>[] = [];
+// The final prompt the mock sends: whole, then as a change to rev 1.
+const msg = (content: string) => ({ role: 'user', name: null, content, block: 'chatHistory', sources: [], tokens: 1 });
+let stPrompt: unknown = null;
 vi.mock('@tauri-apps/api/core', () => ({
   invoke: (cmd: string, args?: Record<string, unknown>) => {
     calls.push(cmd);
@@ -12,7 +16,10 @@ vi.mock('@tauri-apps/api/core', () => ({
       rules = String(args?.rules);
       return Promise.resolve(view());
     }
-    if (cmd === 'st_preview') return Promise.resolve({ request: args?.request ?? 3, injected: [], dropped: [] });
+    if (cmd === 'st_preview') {
+      stArgs.push(args ?? {});
+      return Promise.resolve({ request: args?.request ?? 3, injected: [], dropped: [], prompt: args?.prompt ? stPrompt : null });
+    }
     if (cmd === 'preview')
       return Promise.resolve({ result: { request: 3 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
     if (cmd === 'st_log') return Promise.resolve([{ request: 1, used: 0, limit: 10, injected: [], timed: [] }]);
@@ -58,5 +65,23 @@ describe('preview rules', () => {
     await p.toggleLog(true);
     expect(calls.at(-1)).toBe('st_log');
     expect(p.stLog[0].request).toBe(1);
+  });
+
+  it("SillyTavern's final prompt is asked only while its panel is open, then as changes", async () => {
+    const p = make();
+    await p.refresh();
+    expect(stArgs.at(-1)).toMatchObject({ prompt: false, have: null });
+    stPrompt = { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [msg('a'), msg('b'), msg('c')] };
+    await p.toggleStPrompt(true);
+    expect(stArgs.at(-1)).toMatchObject({ prompt: true, have: null });
+    expect(p.stPrompt.map((m) => m.content)).toEqual(['a', 'b', 'c']);
+    stPrompt = { rev: 2, base: 1, keep_head: 1, keep_tail: 1, middle: [msg('B')] };
+    await p.refresh();
+    expect(stArgs.at(-1)).toMatchObject({ prompt: true, have: 1 });
+    expect(p.stPrompt.map((m) => m.content)).toEqual(['a', 'B', 'c']);
+    await p.toggleStPrompt(false);
+    expect(p.stPrompt).toEqual([]);
+    await p.refresh();
+    expect(stArgs.at(-1)).toMatchObject({ prompt: false, have: null });
   });
 });

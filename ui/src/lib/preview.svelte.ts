@@ -6,10 +6,10 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView, PromptMessage, PromptPatch, Rules, RulesView, StLogRow, StPreviewView, StSettingsView } from './bindings';
+import type { LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
-export function applyPrompt(held: readonly PromptMessage[], patch: PromptPatch): PromptMessage[] {
+export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
   if (patch.base === null) return patch.middle;
   return [...held.slice(0, patch.keep_head), ...patch.middle, ...held.slice(held.length - patch.keep_tail)];
 }
@@ -30,6 +30,11 @@ export class Preview {
   /** The request under SillyTavern's rules, when those are in force. */
   st = $state.raw<StPreviewView | null>(null);
   stLog = $state.raw<StLogRow[]>([]);
+  /** SillyTavern's final prompt, asked for only while its panel is open
+   *  (`showStPrompt`), and carried as a change to the one held here. */
+  stPrompt = $state.raw<StPromptMessageView[]>([]);
+  private stPromptRev: number | null = null;
+  showStPrompt = $state(false);
   /** The attached books `rules` was asked for. */
   private rulesFor = '';
   /** The final prompt of the view shown; views carry it as a change to
@@ -80,9 +85,20 @@ export class Preview {
       this.rulesFor = books;
     }
     if (rules.rules === 'sillytavern') {
-      const st = await api.stPreview(this.request);
+      const st = await api.stPreview(this.request, this.showStPrompt, this.stPromptRev);
       if (!this.answers.take(ticket)) return;
       this.rules = rules;
+      const patch = st.prompt;
+      if (patch && patch.base !== null && patch.base !== this.stPromptRev) {
+        // A change to a prompt no longer held: ask for the whole one.
+        this.stPromptRev = null;
+        this.schedule();
+        return;
+      }
+      if (patch) {
+        this.stPrompt = applyPrompt(this.stPrompt, patch);
+        this.stPromptRev = patch.rev;
+      }
       this.st = st;
       if (this.showLog) this.stLog = await api.stLog();
       return;
@@ -140,6 +156,18 @@ export class Preview {
     }
     if (this.sillytavern) this.stLog = await api.stLog();
     else this.log = await api.previewLog();
+  }
+
+  /** Opens or closes the final prompt under SillyTavern's rules; closed,
+   *  it is neither computed nor sent. */
+  async toggleStPrompt(open: boolean) {
+    this.showStPrompt = open;
+    if (!open) {
+      this.stPrompt = [];
+      this.stPromptRev = null;
+      return;
+    }
+    await this.refresh();
   }
 
   /** Loads the chat's text into the chat box. */

@@ -18,7 +18,7 @@ use super::keys::{Hays, KeySet, List};
 use super::matching::{substitute, KeyMode, Names};
 use super::settings::StSettings;
 use super::timed::{self, TimedState};
-use super::StDropped;
+use super::{StDetail, StDropped, StReason};
 use crate::tokenizer::TokenCounter;
 
 /// Why an entry did not activate, in the order SillyTavern tests it.
@@ -50,7 +50,7 @@ pub struct Activated {
     pub pass: u32,
     /// Content after macros: what is counted and inserted.
     pub content: String,
-    pub reason: String,
+    pub reason: StReason,
 }
 
 /// The outcome of the loop for one request.
@@ -118,12 +118,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut all_text = String::new();
     let mut skew = 0.0;
     // Why each entry is out so far, by entry index.
-    let mut reasons: Vec<Option<(DropKind, Arc<str>)>> = vec![None; entries.len()];
+    let mut reasons: Vec<Option<(DropKind, Arc<StDetail>)>> = vec![None; entries.len()];
     let mut contents: Vec<Option<String>> = vec![None; entries.len()];
     let delayed = |e: &StEntry| timed::delayed(e, length as f64);
     let mut hays = Hays::default();
     // Most entries miss at the same depth: its reason is formatted once.
-    let mut no_match: Vec<(u64, Arc<str>)> = Vec::new();
+    let mut no_match: Vec<(u64, Arc<StDetail>)> = Vec::new();
 
     while let Some(pass) = kind {
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -131,25 +131,24 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         }
         passes += 1;
         let mut candidates = Vec::new();
-        let mut why_in: HashMap<usize, String> = HashMap::new();
+        let mut why_in: HashMap<usize, StReason> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
             if failed[i] || activated_keys[cx.keys.identity(i)] {
                 continue;
             }
-            let mut drop = |kind: DropKind, detail: String| {
-                reasons[i] = Some((kind, detail.into()));
+            let mut drop = |kind: DropKind, detail: StDetail| {
+                reasons[i] = Some((kind, Arc::new(detail)));
             };
             if e.disable {
-                drop(DropKind::Disabled, "disabled".into());
+                drop(DropKind::Disabled, StDetail::Disabled);
                 continue;
             }
             if !e.triggers.is_empty() && !e.triggers.iter().any(|t| t == "normal") {
                 drop(
                     DropKind::Trigger,
-                    format!(
-                        "generation triggers {:?} exclude a normal generation",
-                        e.triggers
-                    ),
+                    StDetail::Triggers {
+                        triggers: e.triggers.clone(),
+                    },
                 );
                 continue;
             }
@@ -157,7 +156,9 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 if !f.names.is_empty() && f.names.iter().any(|n| n == cx.character) == f.exclude {
                     drop(
                         DropKind::CharacterFilter,
-                        format!("character filter excludes {}", cx.character),
+                        StDetail::CharacterFilter {
+                            character: cx.character.to_string(),
+                        },
                     );
                     continue;
                 }
@@ -172,56 +173,55 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             if delayed(e) {
                 drop(
                     DropKind::Delay,
-                    format!("delay: the chat has {length} of {} messages", e.delay),
+                    StDetail::Delay {
+                        length,
+                        delay: e.delay,
+                    },
                 );
                 continue;
             }
             if !effects.cooldown.is_empty() && effects.cooldown.contains(&i) && !sticky {
-                drop(
-                    DropKind::Cooldown,
-                    format!("cooldown: {left} message(s) left"),
-                );
+                drop(DropKind::Cooldown, StDetail::Cooldown { left });
                 continue;
             }
             if pass != PassKind::Recursion && e.delay_level != 0.0 && !sticky {
-                drop(DropKind::Recursion, "delayed until recursion".into());
+                drop(DropKind::Recursion, StDetail::DelayedUntilRecursion);
                 continue;
             }
             if pass == PassKind::Recursion && e.delay_level > current_level && !sticky {
                 drop(
                     DropKind::Recursion,
-                    format!("delayed until recursion level {}", e.delay_level),
+                    StDetail::DelayedUntilLevel {
+                        level: e.delay_level,
+                    },
                 );
                 continue;
             }
             if pass == PassKind::Recursion && s.recursive && e.exclude_recursion && !sticky {
-                drop(
-                    DropKind::Recursion,
-                    "non-recursable: cannot activate in a recursion pass".into(),
-                );
+                drop(DropKind::Recursion, StDetail::NonRecursable);
                 continue;
             }
             if e.activate {
-                why_in.insert(i, "@@activate".into());
+                why_in.insert(i, StReason::Activate);
                 candidates.push(i);
                 continue;
             }
             if e.dont_activate {
-                drop(DropKind::Decorator, "@@dont_activate".into());
+                drop(DropKind::Decorator, StDetail::DontActivate);
                 continue;
             }
             if e.constant {
-                why_in.insert(i, "constant".into());
+                why_in.insert(i, StReason::Constant);
                 candidates.push(i);
                 continue;
             }
             if sticky {
-                why_in.insert(i, format!("sticky: {left} message(s) left"));
+                why_in.insert(i, StReason::Sticky { left });
                 candidates.push(i);
                 continue;
             }
             if e.keys.is_empty() {
-                drop(DropKind::NoKeys, "no primary keys".into());
+                drop(DropKind::NoKeys, StDetail::NoKeys);
                 continue;
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
@@ -240,8 +240,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),
                     None => {
-                        let detail: Arc<str> =
-                            format!("no primary key in the last {depth} message(s)").into();
+                        let detail = Arc::new(StDetail::NoMatch { depth });
                         no_match.push((bits, detail.clone()));
                         detail
                     }
@@ -265,20 +264,21 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 if !ok {
                     let logic = ["AND ANY", "NOT ALL", "NOT ANY", "AND ALL"]
                         .get(e.logic.unwrap_or(9) as usize)
-                        .unwrap_or(&"an unknown logic");
-                    drop(
-                        DropKind::Secondary,
-                        format!("optional filter {logic} failed ({hits} of {n} matched)"),
-                    );
+                        .map(|l| l.to_string());
+                    drop(DropKind::Secondary, StDetail::Secondary { logic, hits, n });
                     continue;
                 }
             }
-            let widened = if pass == PassKind::MinActivations && e.scan_depth.is_none() {
-                format!(", after min activations widened the scan to {depth} message(s)")
-            } else {
-                String::new()
-            };
-            why_in.insert(i, format!("key \"{primary}\" (pass {passes}{widened})"));
+            let widened =
+                (pass == PassKind::MinActivations && e.scan_depth.is_none()).then_some(depth);
+            why_in.insert(
+                i,
+                StReason::Key {
+                    key: primary,
+                    pass: passes,
+                    widened,
+                },
+            );
             candidates.push(i);
         }
 
@@ -332,7 +332,10 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         for d in groups::filter(&mut candidates, &mut group_cx) {
             reasons[d.entry] = Some((
                 DropKind::Group,
-                format!("group '{}': {}", d.group, d.detail).into(),
+                Arc::new(StDetail::Group {
+                    group: d.group,
+                    loss: d.loss,
+                }),
             ));
         }
 
@@ -347,8 +350,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             .count();
         let mut pass_text = JoinedCount::default();
         let mut failed_now = HashSet::new();
-        let skipped: Arc<str> =
-            format!("skipped: the budget of {budget} tokens was already reached").into();
+        let skipped = Arc::new(StDetail::BudgetReached { budget });
         for (n, &c) in candidates.iter().enumerate() {
             let e = &entries[c];
             if e.ignore_budget {
@@ -380,7 +382,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     failed_now.insert(c);
                     reasons[c] = Some((
                         DropKind::Probability,
-                        format!("rolled {roll:.1}, needed at most {chance}").into(),
+                        Arc::new(StDetail::Probability {
+                            // One decimal, as it is shown.
+                            roll: (roll * 10.0).round() / 10.0,
+                            chance,
+                        }),
                     ));
                     continue;
                 }
@@ -405,17 +411,13 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 overflow = true;
                 reasons[c] = Some((
                     DropKind::Budget,
-                    format!(
-                        "budget: {total} tokens would reach the budget of {budget} ({}% of {}{})",
-                        s.budget_percent,
-                        cx.max_context,
-                        if s.budget_cap > 0.0 {
-                            format!(", cap {}", s.budget_cap)
-                        } else {
-                            String::new()
-                        }
-                    )
-                    .into(),
+                    Arc::new(StDetail::Budget {
+                        total,
+                        budget,
+                        percent: s.budget_percent,
+                        context: cx.max_context,
+                        cap: s.budget_cap,
+                    }),
                 ));
                 continue;
             }

@@ -3,6 +3,8 @@
 
 use std::collections::HashSet;
 
+use super::GroupLoss;
+
 /// What group filtering needs to know about the pass.
 pub struct GroupContext<'a> {
     pub entries: &'a [super::entry::StEntry],
@@ -23,7 +25,7 @@ pub struct GroupContext<'a> {
 pub struct GroupDrop {
     pub entry: usize,
     pub group: String,
-    pub detail: String,
+    pub loss: GroupLoss,
 }
 
 /// The group names of a `group` field: split on a comma and the
@@ -50,7 +52,7 @@ fn remove(
     entry: usize,
     drops: &mut Vec<GroupDrop>,
     group: &str,
-    detail: &str,
+    loss: GroupLoss,
 ) {
     let gone = match candidates.iter().position(|&c| c == entry) {
         Some(p) => candidates.remove(p),
@@ -62,7 +64,7 @@ fn remove(
     drops.push(GroupDrop {
         entry: gone,
         group: group.to_string(),
-        detail: detail.to_string(),
+        loss,
     });
 }
 
@@ -89,21 +91,15 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
     for (name, members) in &groups {
         if members.iter().any(|m| cx.sticky.contains(m)) {
             for &m in members.iter().filter(|m| !cx.sticky.contains(m)) {
-                remove(
-                    candidates,
-                    m,
-                    &mut drops,
-                    name,
-                    "a sticky member holds the group",
-                );
+                remove(candidates, m, &mut drops, name, GroupLoss::StickyHolds);
             }
             decided.insert(name.clone());
         }
         for &m in members.iter().filter(|m| cx.cooldown.contains(m)) {
-            remove(candidates, m, &mut drops, name, "on cooldown");
+            remove(candidates, m, &mut drops, name, GroupLoss::OnCooldown);
         }
         for &m in members.iter().filter(|&&m| (cx.delayed)(m)) {
-            remove(candidates, m, &mut drops, name, "delayed");
+            remove(candidates, m, &mut drops, name, GroupLoss::Delayed);
         }
     }
     for (name, members) in groups.iter_mut() {
@@ -123,8 +119,8 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
         let mut kept = Vec::new();
         for (&m, &s) in members.iter().zip(&scores) {
             if scoring_on(m) && s < best {
-                let detail = format!("group scoring: {s} key(s) matched, the best member {best}");
-                remove(candidates, m, &mut drops, name, &detail);
+                let loss = GroupLoss::Scoring { score: s, best };
+                remove(candidates, m, &mut drops, name, loss);
             } else {
                 kept.push(m);
             }
@@ -137,13 +133,7 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
         }
         if cx.activated_groups.iter().any(|g| g == name) {
             for &m in members {
-                remove(
-                    candidates,
-                    m,
-                    &mut drops,
-                    name,
-                    "the group already has an activated entry",
-                );
+                remove(candidates, m, &mut drops, name, GroupLoss::AlreadyActivated);
             }
             continue;
         }
@@ -162,7 +152,7 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
                     w = m;
                 }
             }
-            Some((w, "prioritized with a higher order".to_string()))
+            Some((w, None))
         } else {
             let total: f64 = members.iter().map(|&m| cx.entries[m].group_weight).sum();
             let roll = (cx.draw)() * total;
@@ -175,21 +165,27 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
                     break;
                 }
             }
-            found.map(|w| {
-                (
-                    w,
-                    format!(
-                        "lost the roll ({roll:.1} of total weight {total}, weight {})",
-                        cx.entries[w].group_weight
-                    ),
-                )
-            })
+            found.map(|w| (w, Some((roll, total))))
         };
-        if let Some((w, why)) = winner {
+        if let Some((w, rolled)) = winner {
             let e = &cx.entries[w];
-            let detail = format!("{why}: {} ({}) won", e.uid, e.comment);
+            let (winner, winner_name) = (e.uid, e.comment.clone());
+            let loss = match rolled {
+                None => GroupLoss::Prioritized {
+                    winner,
+                    winner_name,
+                },
+                Some((roll, total)) => GroupLoss::LostRoll {
+                    // One decimal, as it is shown.
+                    roll: (roll * 10.0).round() / 10.0,
+                    total,
+                    weight: e.group_weight,
+                    winner,
+                    winner_name,
+                },
+            };
             for &m in members.iter().filter(|&&m| m != w) {
-                remove(candidates, m, &mut drops, name, &detail);
+                remove(candidates, m, &mut drops, name, loss.clone());
             }
         }
     }

@@ -22,6 +22,7 @@
 
 pub mod activation;
 pub mod buffer;
+pub mod detail;
 pub mod entry;
 pub mod groups;
 pub mod joined;
@@ -38,12 +39,13 @@ use serde::{Serialize, Serializer};
 
 pub use activation::{DropKind, Outcome};
 pub use buffer::MatchSources;
+pub use detail::{GroupLoss, StDetail, StReason};
 pub use entry::StEntry;
 pub use matching::Names;
 pub use placement::Position;
 pub use prompt::{
-    AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt, StPromptInputs,
-    StPromptMessage,
+    AbsentReason, AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt,
+    StPromptInputs, StPromptMessage,
 };
 pub use settings::StSettings;
 pub use timed::TimedState;
@@ -59,8 +61,9 @@ pub struct StOptions {
     pub names: Names,
     /// Fields the entries' `match…` flags add to the scanned text.
     pub sources: MatchSources,
-    /// The tokenizer counting the budget.
-    pub encoding: Encoding,
+    /// The tokenizer counting the budget and the prompt: the chosen
+    /// model's, of any family (`tokenizer::tokenizer_for_model`).
+    pub tokenizer: Tokenizer,
     /// Seed of probability and inclusion-group rolls.
     pub seed: u64,
 }
@@ -73,7 +76,7 @@ impl Default for StOptions {
                 char: "Character".into(),
             },
             sources: MatchSources::default(),
-            encoding: Encoding::Cl100kBase,
+            tokenizer: Tokenizer::Bundled(Encoding::Cl100kBase),
             seed: 0,
         }
     }
@@ -94,16 +97,18 @@ pub struct Injected {
     /// Tokens of the inserted text alone.
     pub tokens: u32,
     pub pass: u32,
-    /// How it activated: constant, sticky, @@activate or the key that hit.
-    pub reason: String,
+    /// How it activated: constant, sticky, @@activate or the key that hit
+    /// (in English in JSON).
+    #[serde(serialize_with = "display")]
+    pub reason: StReason,
     /// The inserted text (after macros).
     pub content: String,
 }
 
 /// An entry that did not make it into the prompt. A request drops most of
-/// the book, so the comment and the reason are shared strings: listing an
-/// entry allocates nothing, and the entries that miss at the same depth
-/// share one reason.
+/// the book, so the comment and the detail are shared: listing an entry
+/// allocates nothing, and the entries that miss at the same depth share
+/// one detail.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StDropped {
     pub book: usize,
@@ -111,8 +116,17 @@ pub struct StDropped {
     #[serde(serialize_with = "shared_str")]
     pub comment: Arc<str>,
     pub kind: DropKind,
-    #[serde(serialize_with = "shared_str")]
-    pub detail: Arc<str>,
+    /// The rule's particulars, as a code (in English in JSON).
+    #[serde(serialize_with = "display")]
+    pub detail: Arc<StDetail>,
+}
+
+/// Serializes a value as its English text.
+pub(crate) fn display<S: Serializer, T: std::fmt::Display>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
 }
 
 /// Serializes a shared string as a plain string.
@@ -170,7 +184,7 @@ impl StPreview {
                 .collect(),
             entries,
             settings,
-            counter: TokenCounter::new(options.encoding),
+            counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),
             options,
         })
     }
@@ -181,11 +195,11 @@ impl StPreview {
     }
 
     /// Counts the budget and the prompt with `tokenizer` (a user's file,
-    /// say) instead of the options' encoding; `None` goes back to it.
+    /// say) instead of the options' tokenizer; `None` goes back to it.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
         self.counter = match tokenizer {
             Some(t) => TokenCounter::with_tokenizer(t),
-            None => TokenCounter::new(self.options.encoding),
+            None => TokenCounter::with_tokenizer(self.options.tokenizer.clone()),
         };
     }
 
@@ -296,7 +310,7 @@ impl StPreview {
             })
             .collect();
         let comments = &self.comments;
-        let dropped_of = |i: usize, kind: DropKind, detail: Arc<str>| StDropped {
+        let dropped_of = |i: usize, kind: DropKind, detail: Arc<StDetail>| StDropped {
             book: entries[i].book,
             id: entries[i].uid,
             comment: comments[i].clone(),
@@ -313,7 +327,7 @@ impl StPreview {
             injected,
             not_placed: not_placed
                 .into_iter()
-                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, n.detail.into()))
+                .map(|n| dropped_of(n.entry, DropKind::NotPlaced, Arc::new(n.detail)))
                 .collect(),
             dropped: o.dropped,
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),

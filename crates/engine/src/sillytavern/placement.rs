@@ -81,7 +81,7 @@ pub struct Placed {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NotPlaced {
     pub entry: usize,
-    pub detail: &'static str,
+    pub detail: super::StDetail,
 }
 
 /// Places the activated entries (`(entry, content)` in activation order).
@@ -105,7 +105,7 @@ pub fn place(entries: &[StEntry], activated: &[(usize, &str)]) -> (Vec<Placed>, 
         if content.is_empty() {
             not_placed.push(NotPlaced {
                 entry: i,
-                detail: "its content is empty",
+                detail: super::StDetail::EmptyContent,
             });
             continue;
         }
@@ -128,7 +128,7 @@ pub fn place(entries: &[StEntry], activated: &[(usize, &str)]) -> (Vec<Placed>, 
                 if e.outlet.is_empty() {
                     not_placed.push(NotPlaced {
                         entry: i,
-                        detail: "an outlet entry without an outlet name",
+                        detail: super::StDetail::OutletWithoutName,
                     });
                 } else {
                     match outlets.iter_mut().find(|(n, _)| *n == e.outlet) {
@@ -141,7 +141,7 @@ pub fn place(entries: &[StEntry], activated: &[(usize, &str)]) -> (Vec<Placed>, 
             None => {
                 not_placed.push(NotPlaced {
                     entry: i,
-                    detail: "its position is not one of SillyTavern's",
+                    detail: super::StDetail::UnknownPosition,
                 });
                 continue;
             }

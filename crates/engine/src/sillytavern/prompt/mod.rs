@@ -97,13 +97,78 @@ pub struct StPromptMessage {
     pub tokens: u32,
 }
 
+impl PromptBlock {
+    /// SillyTavern's identifier of the block (`worldInfoBefore`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptBlock::Main => "main",
+            PromptBlock::WorldInfoBefore => "worldInfoBefore",
+            PromptBlock::PersonaDescription => "personaDescription",
+            PromptBlock::CharDescription => "charDescription",
+            PromptBlock::CharPersonality => "charPersonality",
+            PromptBlock::Scenario => "scenario",
+            PromptBlock::WorldInfoAfter => "worldInfoAfter",
+            PromptBlock::DialogueExamples => "dialogueExamples",
+            PromptBlock::ChatHistory => "chatHistory",
+        }
+    }
+}
+
+/// Why an injected entry does not appear in the prompt: a code (the
+/// app words it in the UI's language); English only in `Display`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AbsentReason {
+    /// The Author's Note is not inserted in this request (its interval).
+    NoteNotDue,
+    /// The Author's Note position is none of SillyTavern's.
+    NotePosition,
+    /// The Author's Note depth or role is out of SillyTavern's range.
+    NoteDepthOrRole,
+    /// An example entry without lines starting with a speaker's name.
+    ExampleWithoutSpeakers,
+    /// An at-depth entry whose depth is not a whole number 0…10000.
+    Depth,
+    /// An outlet no prompt names with `{{outlet::name}}`.
+    OutletUnused,
+}
+
+impl std::fmt::Display for AbsentReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AbsentReason::NoteNotDue => {
+                "the Author's Note is not inserted in this request (its interval)"
+            }
+            AbsentReason::NotePosition => "the Author's Note position is not one of SillyTavern's",
+            AbsentReason::NoteDepthOrRole => {
+                "the Author's Note depth or role is out of SillyTavern's range"
+            }
+            AbsentReason::ExampleWithoutSpeakers => {
+                "an example entry needs lines starting with the user's or the character's name"
+            }
+            AbsentReason::Depth => "its depth is not a whole number from 0 to 10000",
+            AbsentReason::OutletUnused => {
+                "an outlet appears only where a prompt uses {{outlet::name}}"
+            }
+        })
+    }
+}
+
 /// Why an injected entry does not appear in the prompt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Absent {
     pub book: usize,
     pub id: u64,
     pub position: Position,
-    pub detail: &'static str,
+    /// The reason as a code.
+    pub reason: AbsentReason,
+    /// The reason in English (the command line's JSON).
+    #[serde(serialize_with = "display")]
+    pub detail: AbsentReason,
+}
+
+fn display<S: serde::Serializer>(r: &AbsentReason, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(r)
 }
 
 /// The final prompt of one request.
@@ -193,14 +258,15 @@ fn push(
     }
 }
 
-fn absent_all(absent: &mut Vec<Absent>, sources: &[PromptSource], detail: &'static str) {
+fn absent_all(absent: &mut Vec<Absent>, sources: &[PromptSource], reason: AbsentReason) {
     for s in sources {
         if let PromptSource::Entry { book, id, position } = s {
             absent.push(Absent {
                 book: *book,
                 id: *id,
                 position: *position,
-                detail,
+                reason,
+                detail: reason,
             });
         }
     }
@@ -279,21 +345,13 @@ pub fn assemble(
         }
         sources.extend(bottom_sources);
         if note.position == NotePosition::None {
-            absent_all(
-                &mut absent,
-                &sources,
-                "the Author's Note position is not one of SillyTavern's",
-            );
+            absent_all(&mut absent, &sources, AbsentReason::NotePosition);
         }
         note_message = Some((text, sources));
     } else {
         let sources: Vec<PromptSource> =
             top.iter().chain(&bottom).map(|i| entry_source(i)).collect();
-        absent_all(
-            &mut absent,
-            &sources,
-            "the Author's Note is not inserted in this request (its interval)",
-        );
+        absent_all(&mut absent, &sources, AbsentReason::NoteNotDue);
     }
 
     let mut messages: Vec<StPromptMessage> = Vec::new();
@@ -394,7 +452,7 @@ pub fn assemble(
             absent_all(
                 &mut absent,
                 &[entry_source(i)],
-                "an example entry needs lines starting with the user's or the character's name",
+                AbsentReason::ExampleWithoutSpeakers,
             );
         }
         if i.position == Position::EmTop {
@@ -451,11 +509,7 @@ pub fn assemble(
     if note.position == NotePosition::InChat {
         if let Some((text, sources)) = note_message {
             if !injectable(note.depth) || !(0..=2).contains(&note.role) {
-                absent_all(
-                    &mut absent,
-                    &sources,
-                    "the Author's Note depth or role is out of SillyTavern's range",
-                );
+                absent_all(&mut absent, &sources, AbsentReason::NoteDepthOrRole);
             }
             in_chat.push(InChat {
                 key: "2_floating_prompt".into(),
@@ -505,11 +559,7 @@ pub fn assemble(
     }
     for g in &groups {
         if !injectable(g.depth) {
-            absent_all(
-                &mut absent,
-                &g.sources,
-                "its depth is not a whole number from 0 to 10000",
-            );
+            absent_all(&mut absent, &g.sources, AbsentReason::Depth);
         }
     }
     in_chat.extend(groups);
@@ -570,11 +620,7 @@ pub fn assemble(
     for i in of(Position::Outlet) {
         let name = i.outlet.as_deref().unwrap_or_default();
         if !ex.used.iter().any(|u| u == name) {
-            absent_all(
-                &mut absent,
-                &[entry_source(i)],
-                "an outlet appears only where a prompt uses {{outlet::name}}",
-            );
+            absent_all(&mut absent, &[entry_source(i)], AbsentReason::OutletUnused);
         }
     }
     StPrompt {

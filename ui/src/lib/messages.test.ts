@@ -6,6 +6,7 @@ import {
   codeKeys,
   diagnosticText,
   gateText,
+  roleText,
   stAbsentText,
   stBlockText,
   stBudgetText,
@@ -141,5 +142,14 @@ describe("SillyTavern's rules", () => {
     expect(stBudgetText(t('en'), 'en', { ...b, cap: 300, budget: 300 })).toBe(
       'budget: 25% of 8,192, capped at 300 tokens; 51 used',
     );
+  });
+});
+
+describe('roleText', () => {
+  it('words the prompt roles in the UI language and leaves other names as they are', () => {
+    expect(roleText(t('pt-BR'), 'assistant')).toBe(format('pt-BR', 'role.assistant', {}));
+    expect(roleText(t('pt-BR'), 'assistant')).not.toBe('assistant');
+    expect(roleText(t('en'), 'user')).toBe(format('en', 'role.user', {}));
+    expect(roleText(t('pt-BR'), 'Seraphina')).toBe('Seraphina');
   });
 });

@@ -120,6 +120,12 @@ export function chatWarningText(t: Translate, w: ChatWarning): string {
 // SillyTavern's rules: positions and the rules that drop an entry, as codes
 // the engine sends (crates/engine/src/sillytavern/). Each has a catalog
 // message `stPos.<code>` / `stDrop.<code>`.
+/** A prompt role worded in the UI language; a role the UI does not know
+ * (a name from a chat) is shown as it is. */
+export function roleText(t: Translate, role: string): string {
+  return role === 'system' || role === 'user' || role === 'assistant' ? t(`role.${role}`) : role;
+}
+
 export const stPositions = ['before', 'after', 'an_top', 'an_bottom', 'at_depth', 'em_top', 'em_bottom', 'outlet'] as const;
 export const stDropKinds = [
   'disabled',

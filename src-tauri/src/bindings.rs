@@ -104,6 +104,8 @@ pub fn render() -> String {
         StDroppedView,
         StPreviewView,
         StLogRow,
+        lorebook_engine::formats::report::Note,
+        crate::error::ErrorCode,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

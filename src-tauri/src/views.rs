@@ -5,12 +5,15 @@
 use lorebook_engine::chat::{ChatError, ChatWarning};
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::{RequestResult, Source};
+use lorebook_engine::formats::report::Note;
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+
+use crate::error::AppError;
 
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct DocSummary {
@@ -131,7 +134,7 @@ pub struct BulkPatch {
 pub struct OpenResult {
     pub doc: u32,
     /// Values repaired on load (clamped settings, new ids).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -266,12 +269,10 @@ pub enum Notice {
     /// A foreign book opened without asking (named on the command line),
     /// with the report of its import, which the panel summarizes.
     Imported(PendingImport),
-}
-
-impl Notice {
-    pub fn message(text: impl Into<String>) -> Self {
-        Notice::Message { text: text.into() }
-    }
+    /// A value repaired while `file` was read, worded by the UI.
+    Repaired { file: String, note: Note },
+    /// A file that could not be opened, worded by the UI from its code.
+    Failed { error: AppError },
 }
 
 /// What reading a file did.

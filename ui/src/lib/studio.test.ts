@@ -47,6 +47,11 @@ describe('studio', () => {
     responses.open_dialog = () => Promise.reject({ kind: 'format', message: 'book.json: line 2' });
     await s.run(() => s.openDialog());
     expect(s.feedback.errors).toEqual(['book.json: line 2']);
+    s.locale = 'pt-BR';
+    const code = { code: 'permission_denied', file: '/home/me/book.json' };
+    responses.open_dialog = () => Promise.reject({ kind: 'io', message: 'cannot read /home/me/book.json: denied', code });
+    await s.run(() => s.openDialog());
+    expect(s.feedback.errors[1]).toBe('book.json: permissão negada');
   });
 
   it('asks before quitting with unsaved changes', async () => {

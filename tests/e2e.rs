@@ -1357,7 +1357,12 @@ const REPAIRED_WORLD: &str = r#"{"entries": {
 /// report's text.
 fn open_report_details(app: &Session<'_>) -> String {
     app.click(&format!("{} > details > summary", tid("notice-import")));
-    for group in ["report-book", "report-approximated", "report-not-carried", "report-notes"] {
+    for group in [
+        "report-book",
+        "report-approximated",
+        "report-not-carried",
+        "report-notes",
+    ] {
         let css = format!("{} > summary", tid(group));
         if !app.find_all(&css).expect("look for a group").is_empty() {
             app.click(&css);
@@ -1369,7 +1374,13 @@ fn open_report_details(app: &Session<'_>) -> String {
 
 /// The English wording of notes, which the Portuguese report must not show.
 fn assert_no_english_notes(text: &str) {
-    for english in [" read as ", " is used twice", "given id", "is not true/false", "whole words"] {
+    for english in [
+        " read as ",
+        " is used twice",
+        "given id",
+        "is not true/false",
+        "whole words",
+    ] {
         assert!(!text.contains(english), "English {english:?} in {text}");
     }
 }
@@ -1392,7 +1403,9 @@ fn an_import_report_reads_in_portuguese() {
     let panel = app.wait_for(&tid("notices"));
     let title = app.text(&panel).expect("panel text");
     assert!(title.contains("world info do SillyTavern"), "{title}");
-    let summary = app.text(&app.wait_for(&tid("notice-summary"))).expect("summary");
+    let summary = app
+        .text(&app.wait_for(&tid("notice-summary")))
+        .expect("summary");
     assert!(summary.starts_with("2 entradas importadas"), "{summary}");
     let details = open_report_details(&app);
     for portuguese in [
@@ -1401,7 +1414,10 @@ fn an_import_report_reads_in_portuguese() {
         "\"yes\" não é true/false; lido como desligado",
         "lido como palavras inteiras ligado",
     ] {
-        assert!(details.contains(portuguese), "{portuguese:?} missing in {details}");
+        assert!(
+            details.contains(portuguese),
+            "{portuguese:?} missing in {details}"
+        );
     }
     assert_no_english_notes(&details);
     app.assert_no_errors();

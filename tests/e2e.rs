@@ -1344,6 +1344,92 @@ fn the_corpus_zzz_book_opens_calmly_in_both_languages() {
             Err(format!("summary {text:?}"))
         }
     });
+    // The report's notes come from the engine as codes: Portuguese too.
+    let details = open_report_details(&app);
+    assert!(
+        details.contains("vale a configuração global do SillyTavern"),
+        "{details}"
+    );
+    assert_no_english_notes(&details);
+    app.assert_no_errors();
+}
+
+/// A SillyTavern world whose import repairs values: a uid used twice, a
+/// role out of range, an unset whole-words flag and a position by name.
+const REPAIRED_WORLD: &str = r#"{"entries": {
+  "0": {"uid": 3, "key": ["mill"], "keysecondary": [], "comment": "Mill", "content": "The old mill.",
+        "selective": false, "constant": false, "role": 7},
+  "1": {"uid": 3, "key": ["weir"], "keysecondary": [], "comment": "Weir", "content": "The weir.",
+        "selective": false, "constant": false, "caseSensitive": "yes"}
+}}"#;
+
+/// Expands the notice panel's report and every group in it; returns the
+/// report's text.
+fn open_report_details(app: &Session<'_>) -> String {
+    app.click(&format!("{} > details > summary", tid("notice-import")));
+    for group in [
+        "report-book",
+        "report-approximated",
+        "report-not-carried",
+        "report-notes",
+    ] {
+        let css = format!("{} > summary", tid(group));
+        if !app.find_all(&css).expect("look for a group").is_empty() {
+            app.click(&css);
+        }
+    }
+    let report = app.wait_for(&format!("{} {}", tid("notice-import"), tid("report")));
+    app.text(&report).expect("report text")
+}
+
+/// The English wording of notes, which the Portuguese report must not show.
+fn assert_no_english_notes(text: &str) {
+    for english in [
+        " read as ",
+        " is used twice",
+        "given id",
+        "is not true/false",
+        "whole words",
+    ] {
+        assert!(!text.contains(english), "English {english:?} in {text}");
+    }
+}
+
+/// Issue 12, always (a hand-made book): with the UI in Portuguese, the
+/// import report's notes and its title are Portuguese, worded by the UI
+/// from the engine's codes, with their values in place.
+#[test]
+fn an_import_report_reads_in_portuguese() {
+    let _serial = serial();
+    let files = TempDir::new("reportpt");
+    let book = files.path().join("Mill Town.json");
+    std::fs::write(&book, REPAIRED_WORLD).expect("write the world");
+    let mut driver = Driver::start();
+    let data = driver.dir.path().join("data");
+    std::fs::create_dir_all(&data).expect("the data folder");
+    std::fs::write(data.join("prefs.json"), r#"{"locale":"pt-BR"}"#).expect("write prefs.json");
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    let panel = app.wait_for(&tid("notices"));
+    let title = app.text(&panel).expect("panel text");
+    assert!(title.contains("world info do SillyTavern"), "{title}");
+    let summary = app
+        .text(&app.wait_for(&tid("notice-summary")))
+        .expect("summary");
+    assert!(summary.starts_with("2 entradas importadas"), "{summary}");
+    let details = open_report_details(&app);
+    for portuguese in [
+        "o uid 3 aparece duas vezes; recebeu o id",
+        "7 não está entre 0 e 2; lido como sistema",
+        "\"yes\" não é true/false; lido como desligado",
+        "lido como palavras inteiras ligado",
+    ] {
+        assert!(
+            details.contains(portuguese),
+            "{portuguese:?} missing in {details}"
+        );
+    }
+    assert_no_english_notes(&details);
     app.assert_no_errors();
 }
 

@@ -112,6 +112,9 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::StReason,
         lorebook_engine::sillytavern::GroupLoss,
         lorebook_engine::sillytavern::StDetail,
+        lorebook_engine::formats::report::Note,
+        crate::error::ErrorCode,
+        SavedSetting,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

@@ -441,7 +441,7 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
         return Err(AppError::cancelled("no file chosen"));
     };
     let text = lorebook_engine::io::read_text_capped(&path, lorebook_engine::io::MAX_CHAT_BYTES)
-        .map_err(|e| AppError::io(e.to_string()))?;
+        .map_err(AppError::read)?;
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
     ws.set_chat(text);
@@ -756,6 +756,6 @@ pub fn restore_preview_settings(app: AppHandle) -> R<Vec<Notice>> {
     let prepared = crate::preview_settings::prepare(&saved, &current);
     guarded(&state, "restore_preview_settings", |ws| {
         let problems = crate::preview_settings::apply(ws, prepared);
-        Ok(problems.into_iter().map(Notice::message).collect())
+        Ok(problems)
     })
 }

@@ -1,7 +1,13 @@
-//! The one error type at the app boundary: `{kind, message}`, where `kind`
-//! is an [`ErrorKind`] the UI can act on (a union type in TypeScript) and
-//! `message` is shown to the user.
+//! The one error type at the app boundary: `{kind, message, code}`, where
+//! `kind` is an [`ErrorKind`] the UI can act on (a union type in
+//! TypeScript), `code` an [`ErrorCode`] the UI words in its language for
+//! the errors a user can meet (a missing file, a full disk, a file that is
+//! not a book), and `message` the English fallback for the rest.
 
+use std::path::Path;
+
+use lorebook_engine::formats::ImportError;
+use lorebook_engine::io::ReadError;
 use serde::Serialize;
 use ts_rs::TS;
 
@@ -31,10 +37,43 @@ pub enum ErrorKind {
     Internal,
 }
 
+/// An error a user can meet, as a code with parameters. `file` is the
+/// path as given; the UI shows its name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum ErrorCode {
+    /// No file (or folder) at that path.
+    FileNotFound { file: String },
+    /// The system refused access.
+    PermissionDenied { file: String },
+    /// No space left on the disk.
+    DiskFull { file: String },
+    /// More bytes than such files may have.
+    TooLarge { file: String, limit: u64 },
+    /// A folder, FIFO, socket or device.
+    NotAFile { file: String },
+    /// Not UTF-8 text.
+    NotText { file: String },
+    /// Any other failure of the system; `detail` is its own words.
+    Unreadable { file: String, detail: String },
+    /// Any other failure to write; `detail` is the system's own words.
+    Unwritable { file: String, detail: String },
+    /// Read, but not a book the engine understands. `reason` is
+    /// [`ImportError::code`]; `detail` the engine's English sentence,
+    /// shown for the reasons whose facts it holds (a field's path).
+    NotABook {
+        file: String,
+        reason: String,
+        detail: String,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct AppError {
     pub kind: ErrorKind,
+    /// English, for the CLI, logs and errors without a code.
     pub message: String,
+    pub code: Option<ErrorCode>,
 }
 
 impl AppError {
@@ -42,7 +81,57 @@ impl AppError {
         AppError {
             kind,
             message: message.into(),
+            code: None,
         }
+    }
+
+    fn coded(kind: ErrorKind, message: impl Into<String>, code: ErrorCode) -> Self {
+        AppError {
+            kind,
+            message: message.into(),
+            code: Some(code),
+        }
+    }
+
+    /// A file that could not be read.
+    pub fn read(e: ReadError) -> Self {
+        let message = e.to_string();
+        let code = match e {
+            ReadError::NotAFile { path, .. } => ErrorCode::NotAFile { file: shown(&path) },
+            ReadError::TooLarge { path, cap } => ErrorCode::TooLarge {
+                file: shown(&path),
+                limit: cap,
+            },
+            ReadError::NotText { path, .. } => ErrorCode::NotText { file: shown(&path) },
+            ReadError::Io { path, error } => io_code(&path, &error, false),
+        };
+        Self::coded(ErrorKind::Io, message, code)
+    }
+
+    /// A file that could not be written (`verb`: "save", "write").
+    pub fn write(path: &Path, verb: &str, e: std::io::Error) -> Self {
+        let message = format!("cannot {verb} {}: {e}", path.display());
+        Self::coded(ErrorKind::Io, message, io_code(path, &e, true))
+    }
+
+    /// A file read whole that is not a book.
+    pub fn not_a_book(path: &Path, e: &ImportError) -> Self {
+        let file = shown(path);
+        let detail = match e {
+            // The position and the parser's own words, which have no code.
+            ImportError::Json {
+                line,
+                column,
+                message,
+            } => format!("{line}:{column}: {message}"),
+            _ => e.to_string(),
+        };
+        let code = ErrorCode::NotABook {
+            file: file.clone(),
+            reason: e.code().into(),
+            detail,
+        };
+        Self::coded(ErrorKind::Format, format!("{file}: {e}"), code)
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
@@ -73,3 +162,89 @@ impl std::fmt::Display for AppError {
 }
 
 impl std::error::Error for AppError {}
+
+/// Reads a book file as [`lorebook_engine::formats::read_limited`] does,
+/// with the error's code kept.
+pub fn read_book_file(path: &Path) -> Result<Vec<u8>, AppError> {
+    lorebook_engine::io::read_capped(path, lorebook_engine::formats::MAX_FILE_BYTES)
+        .map_err(AppError::read)
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The code of a system error on `path`.
+fn io_code(path: &Path, e: &std::io::Error, writing: bool) -> ErrorCode {
+    let file = shown(path);
+    match e.kind() {
+        std::io::ErrorKind::NotFound => ErrorCode::FileNotFound { file },
+        std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+            ErrorCode::PermissionDenied { file }
+        }
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            ErrorCode::DiskFull { file }
+        }
+        std::io::ErrorKind::IsADirectory => ErrorCode::NotAFile { file },
+        _ if writing => ErrorCode::Unwritable {
+            file,
+            detail: e.to_string(),
+        },
+        _ => ErrorCode::Unreadable {
+            file,
+            detail: e.to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_errors_get_the_code_the_ui_words() {
+        let missing = Path::new("/nowhere/at/all/book.json");
+        let e = AppError::read(lorebook_engine::io::read_capped(missing, 10).unwrap_err());
+        assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(
+            e.code,
+            Some(ErrorCode::FileNotFound {
+                file: "/nowhere/at/all/book.json".into()
+            })
+        );
+        assert!(e.message.contains("book.json"), "{}", e.message);
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let e = AppError::write(Path::new("/x/b.json"), "save", full);
+        assert_eq!(
+            e.code,
+            Some(ErrorCode::DiskFull {
+                file: "/x/b.json".into()
+            })
+        );
+        assert!(
+            e.message.starts_with("cannot save /x/b.json"),
+            "{}",
+            e.message
+        );
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let e = AppError::write(Path::new("/x/b.json"), "write", denied);
+        assert!(matches!(e.code, Some(ErrorCode::PermissionDenied { .. })));
+        let dir = std::env::temp_dir();
+        let e = AppError::read(lorebook_engine::io::read_capped(&dir, 10).unwrap_err());
+        assert!(matches!(e.code, Some(ErrorCode::NotAFile { .. })), "{e:?}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_book_names_its_reason() {
+        let err = lorebook_engine::formats::import(b"{\"hello\": 1}").unwrap_err();
+        let e = AppError::not_a_book(Path::new("/d/x.json"), &err);
+        assert_eq!(e.kind, ErrorKind::Format);
+        let Some(ErrorCode::NotABook { file, reason, .. }) = e.code else {
+            panic!("{e:?}")
+        };
+        assert_eq!(
+            (file.as_str(), reason.as_str()),
+            ("/d/x.json", "unknown_format")
+        );
+    }
+}

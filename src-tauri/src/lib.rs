@@ -44,21 +44,22 @@ pub fn initial_workspace(args: &[String]) -> (Workspace, Vec<views::Notice>) {
     let mut notices = Vec::new();
     for p in paths {
         match ws.import_path(&PathBuf::from(p)) {
-            Ok(views::ImportOutcome::Opened(r)) => notices.extend(
-                r.notes
-                    .into_iter()
-                    .map(|n| views::Notice::message(format!("{p}: {n}"))),
-            ),
+            Ok(views::ImportOutcome::Opened(r)) => {
+                notices.extend(r.notes.into_iter().map(|note| views::Notice::Repaired {
+                    file: p.clone(),
+                    note,
+                }))
+            }
             // Named on the command line: the user already chose the file,
             // so it opens at once and the report becomes a notice.
             Ok(views::ImportOutcome::Pending(pending)) => {
                 let id = pending.id;
                 notices.push(views::Notice::Imported(pending));
-                if let Err(e) = ws.confirm_import(id, true) {
-                    notices.push(views::Notice::message(e.message));
+                if let Err(error) = ws.confirm_import(id, true) {
+                    notices.push(views::Notice::Failed { error });
                 }
             }
-            Err(e) => notices.push(views::Notice::message(e.message)),
+            Err(error) => notices.push(views::Notice::Failed { error }),
         }
     }
     (ws, notices)
@@ -185,20 +186,28 @@ pub fn run() {
             }
             WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) => {
                 let state = window.state::<AppState>();
-                let mut messages = Vec::new();
+                let mut notices = Vec::new();
                 if let Ok(mut ws) = state.ws.lock() {
                     for p in paths {
                         match ws.import_path(p) {
-                            Ok(views::ImportOutcome::Opened(r)) => messages.extend(r.notes),
+                            Ok(views::ImportOutcome::Opened(r)) => {
+                                let file = p.display().to_string();
+                                notices.extend(r.notes.into_iter().map(|note| {
+                                    views::Notice::Repaired {
+                                        file: file.clone(),
+                                        note,
+                                    }
+                                }))
+                            }
                             // Shown with its report by the UI (pending_imports).
                             Ok(views::ImportOutcome::Pending(_)) => {}
-                            Err(e) => messages.push(e.message),
+                            Err(error) => notices.push(views::Notice::Failed { error }),
                         }
                     }
                     commands::store_recent(window.app_handle(), &ws);
                 }
                 if let Ok(mut n) = state.notices.lock() {
-                    n.extend(messages.into_iter().map(views::Notice::message));
+                    n.extend(notices);
                 }
                 let _ = window.emit("docs-changed", ());
             }

@@ -17,6 +17,7 @@ use lorebook_engine::prompt::Template;
 use lorebook_engine::tokenizer::{resources, tokenizer_for_model, FileTokenizer};
 use serde_json::{Map, Value};
 
+use crate::views::{Notice, SavedSetting};
 use crate::workspace::Workspace;
 
 /// The file name inside the data folder.
@@ -118,7 +119,7 @@ pub struct Prepared {
     settings: Option<Settings>,
     file: Option<(PathBuf, Arc<FileTokenizer>)>,
     /// Why a saved value was dropped, for the notice panel.
-    pub problems: Vec<String>,
+    pub problems: Vec<Notice>,
 }
 
 /// Loads what the saved settings need (the model's tokenizer, the user's
@@ -130,10 +131,12 @@ pub fn prepare(saved: &Saved, current: &Settings) -> Prepared {
     if let Some(model) = &saved.model {
         match tokenizer_for_model(model) {
             Ok(_) => settings.model = model.clone(),
-            Err(e) => problems.push(format!(
-                "the saved model \"{model}\" cannot count ({e}); counting with {}",
-                current.model
-            )),
+            Err(e) => problems.push(Notice::SettingDropped {
+                setting: SavedSetting::Model,
+                value: model.clone(),
+                detail: e,
+                using: current.model.clone(),
+            }),
         }
     }
     if let Some(seed) = saved.seed {
@@ -146,10 +149,12 @@ pub fn prepare(saved: &Saved, current: &Settings) -> Prepared {
         resources::load_file(p)
             .map(|t| (p.clone(), t))
             .map_err(|e| {
-                problems.push(format!(
-                    "the tokenizer file chosen earlier cannot be read ({e}); counting with {}",
-                    settings.model
-                ))
+                problems.push(Notice::SettingDropped {
+                    setting: SavedSetting::TokenizerFile,
+                    value: p.display().to_string(),
+                    detail: e,
+                    using: settings.model.clone(),
+                })
             })
             .ok()
     });
@@ -161,11 +166,11 @@ pub fn prepare(saved: &Saved, current: &Settings) -> Prepared {
 }
 
 /// Applies what [`prepare`] read.
-pub fn apply(ws: &mut Workspace, prepared: Prepared) -> Vec<String> {
+pub fn apply(ws: &mut Workspace, prepared: Prepared) -> Vec<Notice> {
     let mut problems = prepared.problems;
     if let Some(settings) = prepared.settings {
-        if let Err(e) = ws.set_settings(settings) {
-            problems.push(e.message);
+        if let Err(error) = ws.set_settings(settings) {
+            problems.push(Notice::Failed { error });
         }
     }
     ws.set_tokenizer_file(prepared.file);
@@ -232,11 +237,28 @@ pub(crate) mod tests {
         let prepared = prepare(&saved, ws.settings());
         let problems = apply(&mut ws, prepared);
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("claudia-9"), "{}", problems[0]);
-        assert!(
-            problems[1].contains("/nonexistent/tok.json"),
-            "{}",
-            problems[1]
+        let dropped: Vec<(SavedSetting, &str, &str)> = problems
+            .iter()
+            .map(|n| match n {
+                Notice::SettingDropped {
+                    setting,
+                    value,
+                    using,
+                    ..
+                } => (*setting, value.as_str(), using.as_str()),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            dropped,
+            [
+                (SavedSetting::Model, "claudia-9", before.model.as_str()),
+                (
+                    SavedSetting::TokenizerFile,
+                    "/nonexistent/tok.json",
+                    before.model.as_str()
+                )
+            ]
         );
         assert_eq!(ws.settings().model, before.model);
         assert_eq!(ws.settings().template, before.template);

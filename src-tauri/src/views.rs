@@ -5,6 +5,7 @@
 use lorebook_engine::chat::{ChatError, ChatWarning};
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::{RequestResult, Source};
+use lorebook_engine::formats::report::Note;
 use lorebook_engine::formats::{Format, Report};
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Settings;
@@ -12,6 +13,8 @@ use lorebook_engine::prompt::PromptMessage;
 use lorebook_engine::sillytavern::{StDetail, StReason};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+
+use crate::error::AppError;
 
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct DocSummary {
@@ -136,7 +139,7 @@ pub struct BulkPatch {
 pub struct OpenResult {
     pub doc: u32,
     /// Values repaired on load (clamped settings, new ids).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]
@@ -286,12 +289,27 @@ pub enum Notice {
     /// A foreign book opened without asking (named on the command line),
     /// with the report of its import, which the panel summarizes.
     Imported(PendingImport),
+    /// A value repaired while `file` was read, worded by the UI.
+    Repaired { file: String, note: Note },
+    /// A file that could not be opened, worded by the UI from its code.
+    Failed { error: AppError },
+    /// A preview setting saved by the last run that no longer works
+    /// (`value`), dropped; `using` is what counts instead. `detail` is the
+    /// engine's reason, shown in parentheses.
+    SettingDropped {
+        setting: SavedSetting,
+        value: String,
+        detail: String,
+        using: String,
+    },
 }
 
-impl Notice {
-    pub fn message(text: impl Into<String>) -> Self {
-        Notice::Message { text: text.into() }
-    }
+/// A preview setting kept between runs (see `preview_settings.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SavedSetting {
+    Model,
+    TokenizerFile,
 }
 
 /// What reading a file did.

@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::formats::note::Note;
+
 /// A JSON object whose key order is preserved.
 pub type Object = Map<String, Value>;
 
@@ -111,26 +113,25 @@ impl Book {
         self.entries.iter().find(|e| e.id == id)
     }
 
-    /// Clamps the scan settings to their SPEC ranges; returns a message per
+    /// Clamps the scan settings to their SPEC ranges; returns a note per
     /// value that was changed, for import reports.
-    pub fn clamp_settings(&mut self) -> Vec<String> {
+    pub fn clamp_settings(&mut self) -> Vec<Note> {
         let mut notes = Vec::new();
-        let (lo, hi) = SCAN_DEPTH_RANGE;
-        if self.scan_depth > hi {
-            notes.push(format!(
-                "scan_depth {} is above {hi}; clamped to {hi}",
-                self.scan_depth
-            ));
-            self.scan_depth = self.scan_depth.clamp(lo, hi);
-        }
-        let (lo, hi) = TOKEN_BUDGET_RANGE;
-        if !(lo..=hi).contains(&self.token_budget) {
-            let clamped = self.token_budget.clamp(lo, hi);
-            notes.push(format!(
-                "token_budget {} is outside {lo}–{hi}; clamped to {clamped}",
-                self.token_budget
-            ));
-            self.token_budget = clamped;
+        for (field, value, (lo, hi)) in [
+            ("scan_depth", &mut self.scan_depth, SCAN_DEPTH_RANGE),
+            ("token_budget", &mut self.token_budget, TOKEN_BUDGET_RANGE),
+        ] {
+            if !(lo..=hi).contains(value) {
+                let clamped = (*value).clamp(lo, hi);
+                notes.push(Note::Clamped {
+                    field: field.into(),
+                    value: u64::from(*value),
+                    min: u64::from(lo),
+                    max: u64::from(hi),
+                    clamped: u64::from(clamped),
+                });
+                *value = clamped;
+            }
         }
         notes
     }

@@ -355,7 +355,11 @@ fn png_card_import_prefers_ccv3_and_export_writes_both_chunks() {
     let imported = import(&png).unwrap();
     assert_eq!(imported.format, Format::PngCard);
     assert_eq!(imported.book.name, "Tide lore", "ccv3 preferred");
-    assert!(imported.report.notes.iter().any(|n| n.contains("ccv3")));
+    assert!(imported
+        .report
+        .notes
+        .iter()
+        .any(|n| n.to_string().contains("ccv3")));
 
     let mut book = through_native(&imported.book);
     book.entries[0].comment = "Tide (edited)".into();
@@ -396,7 +400,10 @@ fn png_export_adds_the_missing_chunk() {
     assert_eq!(cards.len(), 2);
     assert_eq!(cards[1].0, "ccv3");
     assert_eq!(cards[1].1["spec"], "chara_card_v3");
-    assert!(report.notes.iter().any(|n| n.contains("no \"ccv3\" chunk")));
+    assert!(report
+        .notes
+        .iter()
+        .any(|n| n.to_string().contains("no \"ccv3\" chunk")));
 }
 
 #[test]

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use super::history::History;
 use super::Workspace;
-use crate::error::{AppError, ErrorKind};
+use crate::error::{read_book_file, AppError, ErrorKind};
 
 /// What a file looked like when the app last read or wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,9 +119,8 @@ impl Workspace {
         let path = self.doc(doc)?.path.clone().ok_or_else(|| {
             AppError::invalid("this book has no file to reload from: it was never saved")
         })?;
-        let bytes = formats::read_limited(&path).map_err(AppError::io)?;
-        let (book, _) = native::load(&bytes)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let bytes = read_book_file(&path)?;
+        let (book, _) = native::load(&bytes).map_err(|e| AppError::not_a_book(&path, &e))?;
         let d = self.doc_mut(doc)?;
         d.book = book;
         d.history = History::saved();

@@ -10,7 +10,7 @@ use lorebook_engine::model::Book;
 use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
-use crate::error::{AppError, ErrorKind};
+use crate::error::{read_book_file, AppError, ErrorKind};
 use crate::views::{BookSettings, OpenResult};
 
 /// How many files the recent list remembers.
@@ -110,9 +110,8 @@ impl Workspace {
                 notes: vec![],
             });
         }
-        let bytes = formats::read_limited(path).map_err(AppError::io)?;
-        let (book, notes) = native::load(&bytes)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let bytes = read_book_file(path)?;
+        let (book, notes) = native::load(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
         let doc = self.add_doc(book, Some(canonical.clone()));
         self.doc_mut(doc)?.disk = Some(Fingerprint::of(&canonical, &bytes));
         self.remember(canonical);
@@ -160,7 +159,7 @@ impl Workspace {
         let d = self.doc_mut(doc)?;
         let bytes = native::to_bytes(&d.book);
         formats::write_with_backup(&target, &bytes)
-            .map_err(|e| AppError::io(format!("cannot save {}: {e}", target.display())))?;
+            .map_err(|e| AppError::write(&target, "save", e))?;
         d.history.mark_saved();
         let canonical = target.canonicalize().unwrap_or(target);
         d.disk = Some(Fingerprint::of(&canonical, &bytes));

@@ -29,7 +29,7 @@ use ts_rs::TS;
 
 use super::history::History;
 use super::Workspace;
-use crate::error::AppError;
+use crate::error::{read_book_file, AppError};
 
 /// How long a book must stay unchanged before its copy is written, so a
 /// burst of typing is written once.
@@ -259,9 +259,9 @@ impl Recovery {
     /// run's key before the old one is removed). Returns the doc.
     pub fn restore(&mut self, ws: &mut Workspace, id: &str) -> Result<u32, AppError> {
         let found = self.listed(id)?;
-        let bytes = formats::read_limited(Path::new(&found.file)).map_err(AppError::io)?;
+        let bytes = read_book_file(Path::new(&found.file))?;
         let (book, _) =
-            native::load(&bytes).map_err(|e| AppError::format(format!("{}: {e}", found.file)))?;
+            native::load(&bytes).map_err(|e| AppError::not_a_book(Path::new(&found.file), &e))?;
         let doc = ws.add_doc(book, found.original_path.map(PathBuf::from));
         let d = ws.doc_mut(doc)?;
         d.history = History::unsaved();

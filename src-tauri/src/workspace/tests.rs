@@ -764,7 +764,7 @@ fn the_export_report_names_source_spellings_and_the_edits_that_replace_them() {
             .approximated
             .iter()
             .any(|n| n.field == "matchWholeWords"
-                && n.note
+                && n.note.to_string()
                     == "written as the source file had it, null, where the editor shows true"),
         "{report}"
     );

@@ -13,7 +13,7 @@ use lorebook_engine::model::Book;
 
 use super::history::History;
 use super::Workspace;
-use crate::error::AppError;
+use crate::error::{read_book_file, AppError};
 use crate::views::{ImportOutcome, PendingImport};
 
 /// A file read and reported, waiting for the user to confirm.
@@ -29,9 +29,8 @@ impl Workspace {
     /// with its report, for [`Workspace::confirm_import`]. Nothing is
     /// written to disk.
     pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
-        let bytes = formats::read_limited(path).map_err(AppError::io)?;
-        let mut imported = formats::import(&bytes)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+        let bytes = read_book_file(path)?;
+        let mut imported = formats::import(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
         if imported.format == Format::Native && imported.report.is_lossless() {
             return self.open_path(path).map(ImportOutcome::Opened);
         }
@@ -103,14 +102,13 @@ impl Workspace {
         let d = self.doc(doc)?;
         let (bytes, _) = match card {
             Some(card) => {
-                let png = formats::read_limited(card).map_err(AppError::io)?;
+                let png = read_book_file(card)?;
                 formats::export_into_card(&d.book, &png, to)
                     .map_err(|e| AppError::format(format!("{}: {e}", card.display())))?
             }
             None => formats::export(&d.book, to).map_err(|e| AppError::format(e.to_string()))?,
         };
-        formats::write_atomic(path, &bytes)
-            .map_err(|e| AppError::io(format!("cannot write {}: {e}", path.display())))?;
+        formats::write_atomic(path, &bytes).map_err(|e| AppError::write(path, "write", e))?;
         Ok(path.display().to_string())
     }
 }

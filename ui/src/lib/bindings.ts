@@ -6,7 +6,11 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 
 export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "cancelled" | "menu" | "internal";
 
-export type AppError = { kind: ErrorKind, message: string, };
+export type AppError = { kind: ErrorKind, 
+/**
+ * English, for the CLI, logs and errors without a code.
+ */
+message: string, code: ErrorCode | null, };
 
 export type Book = { name: string, description: string, 
 /**
@@ -317,7 +321,7 @@ export type OpenResult = { doc: number,
 /**
  * Values repaired on load (clamped settings, new ids).
  */
-notes: Array<string>, };
+notes: Array<Note>, };
 
 export type AttachedBook = { doc: number, name: string, };
 
@@ -403,7 +407,7 @@ export type FieldNote = {
 /**
  * The field, in the source's spelling (`matchWholeWords`, `@@keep`).
  */
-field: string, note: string, };
+field: string, note: Note, };
 
 export type Section = { carried: Array<string>, approximated: Array<FieldNote>, not_carried: Array<FieldNote>, };
 
@@ -425,13 +429,13 @@ format: string, book: Section, entries: Array<EntryReport>,
 /**
  * Remarks that are not about one field (which chunk was read, …).
  */
-notes: Array<string>, };
+notes: Array<Note>, };
 
 export type PendingImport = { id: number, file: string, format: Format, name: string, entries: number, report: Report, };
 
 export type ImportOutcome = { "kind": "opened" } & OpenResult | { "kind": "pending" } & PendingImport;
 
-export type Notice = { "kind": "message", text: string, } | { "kind": "imported" } & PendingImport;
+export type Notice = { "kind": "message", text: string, } | { "kind": "imported" } & PendingImport | { "kind": "repaired", file: string, note: Note, } | { "kind": "failed", error: AppError, } | { "kind": "setting_dropped", setting: SavedSetting, value: string, detail: string, using: string, };
 
 export type ExportChoice = { 
 /**
@@ -631,6 +635,12 @@ export type StReason = { "code": "activate" } | { "code": "constant" } | { "code
 export type GroupLoss = { "code": "sticky_holds" } | { "code": "on_cooldown" } | { "code": "delayed" } | { "code": "scoring", score: number, best: number, } | { "code": "already_activated" } | { "code": "prioritized", winner: number, winner_name: string, } | { "code": "lost_roll", roll: number, total: number, weight: number, winner: number, winner_name: string, };
 
 export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: Array<string>, } | { "code": "character_filter", character: string, } | { "code": "delay", length: number, delay: number, } | { "code": "cooldown", left: number, } | { "code": "delayed_until_recursion" } | { "code": "delayed_until_level", level: number, } | { "code": "non_recursable" } | { "code": "dont_activate" } | { "code": "no_keys" } | { "code": "no_match", depth: number, } | { "code": "secondary", logic: string | null, hits: number, n: number, } | { "code": "group", group: string, loss: GroupLoss, } | { "code": "probability", roll: number, chance: number, } | { "code": "budget_reached", budget: number, } | { "code": "budget", total: number, budget: number, percent: number, context: number, cap: number, } | { "code": "empty_content" } | { "code": "outlet_without_name" } | { "code": "unknown_position" };
+
+export type Note = { "code": "clamped", field: string, value: number, min: number, max: number, clamped: number, } | { "code": "id_used_twice", index: number, old: number, new: number, } | { "code": "id_not_whole", index: number, value: string, new: number, } | { "code": "no_id", index: number, new: number, } | { "code": "uid_used_twice", old: number, new: number, } | { "code": "no_usable_uid", new: number, } | { "code": "uid_not_whole", value: string, } | { "code": "read_as", value: string, read: number, } | { "code": "not_number_ignored", value: string, } | { "code": "not_number_default", value: string, default: number, } | { "code": "not_bool", value: string, read: boolean, } | { "code": "logic_unknown", value: string, } | { "code": "role_unknown", value: string, } | { "code": "scan_depth_clamped", value: string, read: number, } | { "code": "whole_words_global" } | { "code": "st_use_regex_ignored" } | { "code": "risu_constant" } | { "code": "risu_folder" } | { "code": "no_book_settings", tool: string, } | { "code": "written_as", target: string, value: string, } | { "code": "disabled_as_decorator" } | { "code": "regex_as_literals", tool: string, } | { "code": "key_has_comma", key: string, } | { "code": "patterns_joined" } | { "code": "risu_priority", priority: number, } | { "code": "st_priority", priority: number, order: number, } | { "code": "novel_ai_order", order: number, priority: number, } | { "code": "position_unknown", value: string, } | { "code": "st_book_settings" } | { "code": "unknown_spec", old: string, new: string, } | { "code": "source_spelling", was: string, shown: string, } | { "code": "decorator_in_content", tool: string, } | { "code": "decorator_unknown_to_v3" } | { "code": "no_decorators_v2" } | { "code": "no_decorators", tool: string, } | { "code": "no_secondary_keys", tool: string, } | { "code": "only_and_any", tool: string, logic: string, } | { "code": "inside_words", tool: string, } | { "code": "case_insensitive", tool: string, } | { "code": "no_regex", tool: string, } | { "code": "no_constant", tool: string, } | { "code": "no_role", tool: string, } | { "code": "no_extensions", tool: string, } | { "code": "source_field_no_place", tool: string, } | { "code": "book_field_no_place", tool: string, } | { "code": "set_per_chat", tool: string, } | { "code": "no_book_name", tool: string, } | { "code": "no_spec_in_bare_book" } | { "code": "read_from_chunk", chunk: string, spec: string | null, } | { "code": "chunk_not_read", chunk: string, used: string, } | { "code": "chunk_skipped", chunk: string, error: string, } | { "code": "chunk_added", chunk: string, from: string, } | { "code": "charx_assets" } | { "code": "novel_ai_story_read" } | { "code": "novel_ai_story_written" } | { "code": "card_from_import" } | { "code": "minimal_card", name: string, };
+
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "not_a_book", file: string, reason: string, detail: string, };
+
+export type SavedSetting = "model" | "tokenizer_file";
 
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =

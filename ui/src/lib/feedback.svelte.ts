@@ -2,11 +2,15 @@
 // UI goes through `run`, so a failure is reported the same way wherever it
 // happens and never escapes as an unhandled rejection.
 import type { Notice } from './bindings';
-import { toIpcError } from './ipc';
+import { toIpcError, type IpcError } from './ipc';
 
 export class Feedback {
   errors = $state<string[]>([]);
   notices = $state<Notice[]>([]);
+
+  /** `word` says an error in the UI's language (by its code when it has
+   *  one); by default its English message. */
+  constructor(private readonly word: (e: IpcError) => string = (e) => e.message) {}
 
   /** Adds notices in sentences (save and export paths, repaired values). */
   notify = (...messages: string[]) => {
@@ -30,7 +34,7 @@ export class Feedback {
       await action();
     } catch (e) {
       const err = toIpcError(e);
-      if (err.kind !== 'cancelled') this.errors = [...this.errors, err.message];
+      if (err.kind !== 'cancelled') this.errors = [...this.errors, this.word(err)];
     }
   };
 }

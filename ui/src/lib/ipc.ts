@@ -5,6 +5,7 @@ import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
   AppError,
   Command,
+  ErrorCode,
   ErrorKind,
   AppStateView,
   BookSettings,
@@ -34,12 +35,15 @@ import type {
   StSettingsView,
 } from './bindings';
 
-/** An error from a command, as `{kind, message}`. */
+/** An error from a command, as `{kind, message, code}`: `code` words the
+ *  errors a user can meet in the UI's language (`errorText`). */
 export class IpcError extends Error implements AppError {
   kind: ErrorKind;
-  constructor(kind: ErrorKind, message: string) {
+  code: ErrorCode | null;
+  constructor(kind: ErrorKind, message: string, code: ErrorCode | null = null) {
     super(message);
     this.kind = kind;
+    this.code = code;
   }
 }
 
@@ -47,9 +51,10 @@ export class IpcError extends Error implements AppError {
 export function toIpcError(e: unknown): IpcError {
   if (e instanceof IpcError) return e;
   if (e && typeof e === 'object' && 'kind' in e && 'message' in e) {
-    const o = e as { kind: unknown; message: unknown };
-    // The Rust side serializes only `ErrorKind` values (see error.rs).
-    return new IpcError(String(o.kind) as ErrorKind, String(o.message));
+    const o = e as { kind: unknown; message: unknown; code?: unknown };
+    // The Rust side serializes only `ErrorKind` and `ErrorCode` values (see error.rs).
+    const code = o.code && typeof o.code === 'object' && 'code' in o.code ? (o.code as ErrorCode) : null;
+    return new IpcError(String(o.kind) as ErrorKind, String(o.message), code);
   }
   return new IpcError('internal', e instanceof Error ? e.message : String(e));
 }

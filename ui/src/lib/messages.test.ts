@@ -5,10 +5,14 @@ import {
   chatWarningText,
   codeKeys,
   diagnosticText,
+  errorText,
   gateText,
   roleText,
+  settingDroppedText,
   stAbsentText,
   stBlockText,
+  noteCodes,
+  noteText,
   stBudgetText,
   stDetailText,
   stExplainKeys,
@@ -64,6 +68,57 @@ describe('engine codes', () => {
     expect(chatWarningText(t('pt-BR'), { code: 'not_a_message', line: 4 })).toBe('linha 4: não é uma mensagem (sem "mes"), ignorada');
     const many = { line: null, problem: { code: 'too_many_values', limit: 8000000 } } as const;
     expect(chatErrorText(t('pt-BR'), many)).toContain('mais de 8.000.000 valores');
+  });
+});
+
+describe('report notes', () => {
+  it('has a message for every note code in both languages', () => {
+    const codes = Object.keys(noteCodes);
+    expect(codes.length).toBe(57);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const c of [...codes, 'read_from_chunk_no_spec', 'on', 'off']) {
+        expect(catalogs[locale][`note.${c}` as MessageKey]?.trim(), `${locale} note.${c}`).toBeTruthy();
+      }
+    }
+  });
+
+  it('words a note in the UI language, with its parameters', () => {
+    const whole = { code: 'whole_words_global' } as const;
+    expect(noteText(t('en'), whole)).toBe("unset (SillyTavern's global setting applies); read as whole words on, its default");
+    expect(noteText(t('pt-BR'), whole)).toBe(
+      'não definido (vale a configuração global do SillyTavern); lido como palavras inteiras ligado, o padrão dele',
+    );
+    const ids = { code: 'uid_used_twice', old: 1200, new: 3400 } as const;
+    expect(noteText(t('en'), ids)).toBe('uid 1200 is used twice; given id 3400');
+    expect(noteText(t('pt-BR'), ids)).toBe('o uid 1200 aparece duas vezes; recebeu o id 3400');
+    const bool = { code: 'not_bool', value: '"yes"', read: true } as const;
+    expect(noteText(t('pt-BR'), bool)).toBe('"yes" não é true/false; lido como ligado');
+    expect(noteText(t('en'), { code: 'read_from_chunk', chunk: 'ccv3', spec: null })).toBe('book read from the "ccv3" chunk (no spec)');
+    expect(noteText(t('pt-BR'), { code: 'read_from_chunk', chunk: 'ccv3', spec: 'chara_card_v3' })).toBe(
+      'livro lido do bloco "ccv3" (chara_card_v3)',
+    );
+    const clamp = { code: 'clamped', field: 'token_budget', value: 50000, min: 100, max: 32000, clamped: 32000 } as const;
+    expect(noteText(t('pt-BR'), clamp)).toBe('token_budget 50.000 está fora de 100–32.000; ajustado para 32.000');
+  });
+});
+
+describe('app errors', () => {
+  it('words the errors a user meets in the UI language, naming the file by its name', () => {
+    const missing = { message: 'cannot read /d/b.json: No such file', code: { code: 'file_not_found', file: '/d/b.json' } } as const;
+    expect(errorText(t('en'), missing)).toBe('b.json: no such file or folder');
+    expect(errorText(t('pt-BR'), missing)).toBe('b.json: arquivo ou pasta inexistente');
+    const full = { message: 'x', code: { code: 'disk_full', file: '/d/b.json' } } as const;
+    expect(errorText(t('pt-BR'), full)).toBe('b.json: o disco está cheio');
+    const big = { message: 'x', code: { code: 'too_large', file: '/d/b.json', limit: 268435456 } } as const;
+    expect(errorText(t('pt-BR'), big)).toBe('b.json tem mais de 256 MB; arquivos assim são recusados');
+    const notBook = {
+      message: 'x',
+      code: { code: 'not_a_book', file: '/d/b.json', reason: 'unknown_format', detail: 'not a lorebook this app can read' },
+    } as const;
+    expect(errorText(t('pt-BR'), notBook)).toMatch(/^b\.json: não é um lorebook que este app lê/);
+    const field = { message: 'x', code: { code: 'not_a_book', file: 'b.json', reason: 'bad_field', detail: 'entries[2].keys: must be an array' } } as const;
+    expect(errorText(t('pt-BR'), field)).toBe('b.json: um campo tem um valor errado (entries[2].keys: must be an array)');
+    expect(errorText(t('pt-BR'), { message: 'English fallback', code: null })).toBe('English fallback');
   });
 });
 
@@ -151,5 +206,15 @@ describe('roleText', () => {
     expect(roleText(t('pt-BR'), 'assistant')).not.toBe('assistant');
     expect(roleText(t('en'), 'user')).toBe(format('en', 'role.user', {}));
     expect(roleText(t('pt-BR'), 'Seraphina')).toBe('Seraphina');
+  });
+});
+
+describe('settingDroppedText', () => {
+  it('says which saved setting was dropped, naming a file by its name, in the UI language', () => {
+    const file = { setting: 'tokenizer_file', value: '/t/gone.json', detail: 'no such file', using: 'gpt-4o' } as const;
+    expect(settingDroppedText(t('en'), file)).toBe('The tokenizer file chosen last time, gone.json, cannot be read (no such file); counting with gpt-4o.');
+    expect(settingDroppedText(t('pt-BR'), file)).toMatch(/^O arquivo de tokenizador escolhido da última vez, gone\.json,/);
+    const model = { setting: 'model', value: 'claudia-9', detail: 'unknown model', using: 'gpt-4o' } as const;
+    expect(settingDroppedText(t('pt-BR'), model)).toContain('"claudia-9"');
   });
 });

@@ -9,13 +9,18 @@ import type {
   ChatProblem,
   ChatWarning,
   DiagnosticMessage,
+  ErrorCode,
+  Format,
   GateDetail,
   GroupLoss,
+  Note,
+  SavedSetting,
   StDetail,
   StInjectedView,
   StPromptSourceView,
   StReason,
 } from './bindings';
+import { fileName } from './path';
 import type { MessageKey, PluralKey } from './i18n';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
@@ -69,6 +74,112 @@ const chatWarningCodes = {
   not_a_message: 0,
 } satisfies Record<ChatWarning['code'], 0>;
 
+// The notes of import and export reports (crates/engine/src/formats/note.rs).
+export const noteCodes = {
+  clamped: 0,
+  id_used_twice: 0,
+  id_not_whole: 0,
+  no_id: 0,
+  uid_used_twice: 0,
+  no_usable_uid: 0,
+  uid_not_whole: 0,
+  read_as: 0,
+  not_number_ignored: 0,
+  not_number_default: 0,
+  not_bool: 0,
+  logic_unknown: 0,
+  role_unknown: 0,
+  scan_depth_clamped: 0,
+  whole_words_global: 0,
+  st_use_regex_ignored: 0,
+  risu_constant: 0,
+  risu_folder: 0,
+  no_book_settings: 0,
+  written_as: 0,
+  disabled_as_decorator: 0,
+  regex_as_literals: 0,
+  key_has_comma: 0,
+  patterns_joined: 0,
+  risu_priority: 0,
+  st_priority: 0,
+  novel_ai_order: 0,
+  position_unknown: 0,
+  st_book_settings: 0,
+  unknown_spec: 0,
+  source_spelling: 0,
+  decorator_in_content: 0,
+  decorator_unknown_to_v3: 0,
+  no_decorators_v2: 0,
+  no_decorators: 0,
+  no_secondary_keys: 0,
+  only_and_any: 0,
+  inside_words: 0,
+  case_insensitive: 0,
+  no_regex: 0,
+  no_constant: 0,
+  no_role: 0,
+  no_extensions: 0,
+  source_field_no_place: 0,
+  book_field_no_place: 0,
+  set_per_chat: 0,
+  no_book_name: 0,
+  no_spec_in_bare_book: 0,
+  read_from_chunk: 0,
+  chunk_not_read: 0,
+  chunk_skipped: 0,
+  chunk_added: 0,
+  charx_assets: 0,
+  novel_ai_story_read: 0,
+  novel_ai_story_written: 0,
+  card_from_import: 0,
+  minimal_card: 0,
+} satisfies Record<Note['code'], 0>;
+
+// The errors a user can meet (src-tauri/src/error.rs), and the reasons a
+// file is not a book (`ImportError::code` in crates/engine/src/formats/error.rs).
+const errorCodes = {
+  file_not_found: 0,
+  permission_denied: 0,
+  disk_full: 0,
+  too_large: 0,
+  not_a_file: 0,
+  not_text: 0,
+  unreadable: 0,
+  unwritable: 0,
+  not_a_book: 0,
+} satisfies Record<ErrorCode['code'], 0>;
+
+export const importReasons = [
+  'malformed_json',
+  'unknown_format',
+  'png_without_card',
+  'bad_png',
+  'bad_card_chunk',
+  'card_without_book',
+  'bad_charx',
+  'bad_shape',
+  'bad_field',
+] as const;
+
+// The formats by id (`Format` in crates/engine/src/formats/format.rs).
+const formatIds = {
+  native: 0,
+  silly_tavern: 0,
+  card_v2: 0,
+  card_v3: 0,
+  character_book: 0,
+  png_card: 0,
+  charx: 0,
+  risu: 0,
+  novel_ai: 0,
+  agnai: 0,
+} satisfies Record<Format, 0>;
+
+/** A format's name in the UI language. */
+export function formatName(t: Translate, id: Format): string {
+  return t(`formatName.${id}`);
+}
+
 /** The catalog key of every code the engine can send. */
 export const codeKeys: MessageKey[] = [
   ...Object.keys(chatCodes).map((c) => `chat.${c}` as MessageKey),
@@ -76,7 +187,47 @@ export const codeKeys: MessageKey[] = [
   ...Object.keys(diagnosticCodes).map((c) => `diag.${c}` as MessageKey),
   ...Object.keys(argCodes).map((c) => `arg.${c}` as MessageKey),
   ...Object.keys(gateCodes).map((c) => `gate.${c}` as MessageKey),
+  ...Object.keys(noteCodes).map((c) => `note.${c}` as MessageKey),
+  ...Object.keys(errorCodes).map((c) => `appError.${c}` as MessageKey),
+  ...importReasons.map((r) => `notABook.${r}` as MessageKey),
+  ...Object.keys(formatIds).map((f) => `formatName.${f}` as MessageKey),
 ];
+
+/** What a report note says. Ids stay verbatim (no digit grouping); a
+ *  true/false is worded as on/off. */
+export function noteText(t: Translate, n: Note): string {
+  const params: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(n)) {
+    if (k === 'code' || v === null) continue;
+    if (typeof v === 'boolean') params[k] = t(v ? 'note.on' : 'note.off');
+    else if (typeof v === 'number' && (k === 'old' || k === 'new')) params[k] = String(v);
+    else params[k] = v;
+  }
+  if (n.code === 'read_from_chunk' && n.spec === null) return t('note.read_from_chunk_no_spec', params);
+  return t(`note.${n.code}` as MessageKey, params);
+}
+
+/** What went wrong, in the UI's language when the error has a code; the
+ *  file is named by its name (the message keeps the whole path). */
+export function errorText(t: Translate, e: { message: string; code: ErrorCode | null }): string {
+  const c = e.code;
+  if (c === null) return e.message;
+  const file = fileName(c.file);
+  if (c.code === 'not_a_book') {
+    const known = (importReasons as readonly string[]).includes(c.reason);
+    const reason = known ? t(`notABook.${c.reason}` as MessageKey, { detail: c.detail }) : c.detail;
+    return t('appError.not_a_book', { file, reason });
+  }
+  if (c.code === 'too_large') return t('appError.too_large', { file, mb: Math.round(c.limit / (1024 * 1024)) });
+  const { code, ...params } = c;
+  return t(`appError.${code}`, { ...params, file });
+}
+
+/** Why a preview setting of the last run was dropped as the app started. */
+export function settingDroppedText(t: Translate, n: { setting: SavedSetting; value: string; detail: string; using: string }): string {
+  const value = n.setting === 'tokenizer_file' ? fileName(n.value) : n.value;
+  return t(`settingDropped.${n.setting}`, { value, detail: n.detail, using: n.using });
+}
 
 /** Why a decorator refused its argument. */
 export function argProblemText(t: Translate, p: ArgProblem): string {

@@ -14,13 +14,13 @@ function report(n: number): Report {
     direction: 'import',
     format: 'SillyTavern world info',
     book: empty,
-    notes: ['2 ids were renumbered'],
+    notes: [{ code: 'chunk_not_read', chunk: 'chara', used: 'ccv3' }],
     entries: Array.from({ length: n }, (_, i) => ({
       id: i,
       name: i === 0 ? '' : `Entry ${i}`,
       carried: [],
-      approximated: [{ field: 'matchWholeWords', note: 'unset; whole words assumed' }],
-      not_carried: i === 1 ? [{ field: 'automationId', note: 'no equivalent' }] : [],
+      approximated: [{ field: 'matchWholeWords', note: { code: 'whole_words_global' } }],
+      not_carried: i === 1 ? [{ field: 'automationId', note: { code: 'source_field_no_place', tool: 'Agnai' } }] : [],
     })),
   };
 }
@@ -34,10 +34,10 @@ describe('import reports', () => {
 
   it('sums an import up in one line, in both languages', () => {
     expect(importSummary(say('en'), report(338), 338)).toBe(
-      '338 entries imported; 2 ids were renumbered; automationId not carried for 1 entry; matchWholeWords approximated for 338 entries',
+      '338 entries imported; the "chara" chunk was not read (the "ccv3" chunk was); automationId not carried for 1 entry; matchWholeWords approximated for 338 entries',
     );
     expect(importSummary(say('pt-BR'), report(1), 1)).toBe(
-      '1 entrada importada; 2 ids were renumbered; matchWholeWords aproximado em 1 entrada',
+      '1 entrada importada; o bloco "chara" não foi lido (o bloco "ccv3" foi); matchWholeWords aproximado em 1 entrada',
     );
   });
 
@@ -46,8 +46,8 @@ describe('import reports', () => {
   it('names a field once in the summary, whatever its notes say', () => {
     const r = report(3);
     r.notes = [];
-    r.entries[1].approximated.push({ field: 'uid', note: 'missing; the next free id' });
-    r.entries[2].approximated.push({ field: 'uid', note: 'repeated; the next free id' });
+    r.entries[1].approximated.push({ field: 'uid', note: { code: 'no_usable_uid', new: 7 } });
+    r.entries[2].approximated.push({ field: 'uid', note: { code: 'uid_used_twice', old: 2, new: 8 } });
     expect(importSummary(say('en'), r, 3)).toBe(
       '3 entries imported; automationId not carried for 1 entry; matchWholeWords approximated for 3 entries; uid approximated for 2 entries',
     );
@@ -55,8 +55,15 @@ describe('import reports', () => {
 
   it('counts what the summary leaves out', () => {
     const r = report(2);
-    r.notes = ['a', 'b', 'c', 'd', 'e'];
-    expect(importSummary(say('en'), r, 2)).toBe('2 entries imported; a; b; c; d; 3 more');
+    r.notes = ['a', 'b', 'c', 'd', 'e'].map((name) => ({ code: 'minimal_card', name }));
+    const card = (n: string) => `no card was imported with this book; a minimal card named "${n}" was written`;
+    expect(importSummary(say('en'), r, 2)).toBe(`2 entries imported; ${card('a')}; ${card('b')}; ${card('c')}; ${card('d')}; 3 more`);
+  });
+
+  it('groups entries by the code and parameters of a note, not by its wording', () => {
+    const r = report(2);
+    r.entries[1].approximated = [{ field: 'matchWholeWords', note: { code: 'not_bool', value: '"yes"', read: true } }];
+    expect(groupNotes(r, (e) => e.approximated)).toHaveLength(2);
   });
 
   it('shows a file by its name', () => {

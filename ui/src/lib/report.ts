@@ -1,10 +1,12 @@
 // Import and export reports as the notice panel and the dialogs show them:
 // the notes shared by many entries grouped once, and a one-line summary
 // ("338 entries imported; matchWholeWords approximated for 338 entries").
-// The notes' own sentences come from the engine's report.
+// The notes arrive as codes (crates/engine/src/formats/note.rs), worded by
+// `noteText` in the UI's language.
 
 import type { FieldNote, Report } from './bindings';
 import type { MessageKey, PluralKey } from './i18n';
+import { noteText } from './messages';
 
 /** Formats a catalog message, plural ones by `params.n` (the studio's `t`). */
 export type Say = (key: MessageKey | PluralKey, params?: Record<string, string | number>) => string;
@@ -21,7 +23,7 @@ export function groupNotes(report: Report, pick: (e: Report['entries'][number]) 
   const by = new Map<string, NoteGroup>();
   for (const e of report.entries) {
     for (const n of pick(e)) {
-      const key = `${n.field}\u0000${n.note}`;
+      const key = `${n.field}\u0000${JSON.stringify(n.note)}`;
       const g = by.get(key) ?? { note: n, names: [] };
       g.names.push(e.name || `#${e.id}`);
       by.set(key, g);
@@ -51,7 +53,7 @@ const SUMMARY_PARTS = 4;
 export function importSummary(say: Say, report: Report, entries: number): string {
   const parts = [say('report.summary.imported', { n: entries })];
   const details = [
-    ...report.notes,
+    ...report.notes.map((n) => noteText(say, n)),
     ...byField(report, (e) => e.not_carried).map(({ field, n }) => say('report.summary.lost', { field, n })),
     ...byField(report, (e) => e.approximated).map(({ field, n }) => say('report.summary.approximated', { field, n })),
   ];
@@ -62,6 +64,4 @@ export function importSummary(say: Say, report: Report, entries: number): string
 
 /** The last part of a file path, for showing a file by its name (the full
  *  path goes in a tooltip). */
-export function fileName(path: string): string {
-  return path.split(/[\\/]/).filter(Boolean).pop() ?? path;
-}
+export { fileName } from './path';

@@ -15,7 +15,8 @@ import { Preview } from './preview.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
-import type { Catalog, ExportFormat, StEdit } from './bindings';
+import type { Catalog, ExportFormat, Note, StEdit } from './bindings';
+import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
 export type Theme = 'system' | 'light' | 'dark';
@@ -31,7 +32,7 @@ export class Studio {
   /** What the engine offers: decorators, models, formats, limits. */
   catalog = $state<Catalog | null>(null);
 
-  readonly feedback = new Feedback();
+  readonly feedback = new Feedback((e) => errorText(this.t, e));
   readonly run = this.feedback.run;
   readonly docs = new Documents();
   readonly preview = new Preview(this.docs, this.run);
@@ -311,8 +312,8 @@ export class Studio {
     await this.afterOpen([r.doc], r.notes);
   }
 
-  async afterOpen(docs: number[], notes: string[]) {
-    this.feedback.notify(...notes);
+  async afterOpen(docs: number[], notes: Note[]) {
+    this.feedback.notify(...notes.map((n) => noteText(this.t, n)));
     await this.docs.refresh();
     if (docs.length > 0) await this.switchDoc(docs[docs.length - 1]);
     this.preview.schedule();

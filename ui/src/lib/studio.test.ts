@@ -68,13 +68,14 @@ describe('studio', () => {
 
   it('restores the last run preview settings first, showing what was dropped', async () => {
     const s = new Studio();
-    responses.restore_preview_settings = () => [{ kind: 'message', text: 'the tokenizer file chosen earlier cannot be read' }];
+    const dropped = { kind: 'setting_dropped', setting: 'tokenizer_file', value: '/t/gone.json', detail: 'no such file', using: 'gpt-4o' };
+    responses.restore_preview_settings = () => [dropped];
     responses.take_notices = () => [];
     responses.list_recovered = () => [];
     await s.init();
     const order = calls.map((c) => c.cmd);
     expect(order.indexOf('restore_preview_settings')).toBeLessThan(order.indexOf('list_entries'));
-    expect(s.feedback.notices).toEqual([{ kind: 'message', text: 'the tokenizer file chosen earlier cannot be read' }]);
+    expect(s.feedback.notices).toEqual([dropped]);
   });
 
   it('shows errors and ignores cancelled dialogs', async () => {
@@ -85,6 +86,11 @@ describe('studio', () => {
     responses.open_dialog = () => Promise.reject({ kind: 'format', message: 'book.json: line 2' });
     await s.run(() => s.openDialog());
     expect(s.feedback.errors).toEqual(['book.json: line 2']);
+    s.locale = 'pt-BR';
+    const code = { code: 'permission_denied', file: '/home/me/book.json' };
+    responses.open_dialog = () => Promise.reject({ kind: 'io', message: 'cannot read /home/me/book.json: denied', code });
+    await s.run(() => s.openDialog());
+    expect(s.feedback.errors[1]).toBe('book.json: permissão negada');
   });
 
   it('asks before quitting with unsaved changes', async () => {

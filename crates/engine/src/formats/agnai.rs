@@ -28,7 +28,7 @@ use super::common::{
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{take_bool, take_i64, take_keys, take_string};
-use super::report::{Report, Section};
+use super::report::{Note, Report, Section};
 use super::shadow;
 use crate::model::{Book, Entry, Object, Role};
 
@@ -129,31 +129,52 @@ fn entry_to_agnai(e: &Entry, sec: &mut Section) -> Object {
     if !e.secondary_keys.is_empty() || e.selective {
         sec.lose(
             "secondary_keys",
-            "Agnai memory entries have no secondary keys",
+            Note::NoSecondaryKeys {
+                tool: "Agnai".into(),
+            },
         );
     }
     if e.constant {
         sec.lose(
             "constant",
-            "Agnai has no always-on entries; the entry needs a keyword to fire",
+            Note::NoConstant {
+                tool: "Agnai".into(),
+            },
         );
     }
     if e.case_sensitive {
         sec.lose(
             "case_sensitive",
-            "Agnai matches keywords case-insensitively",
+            Note::CaseInsensitive {
+                tool: "Agnai".into(),
+            },
         );
     }
     if e.whole_words {
-        sec.lose("whole_words", "Agnai matches keywords inside words");
+        sec.lose(
+            "whole_words",
+            Note::InsideWords {
+                tool: "Agnai".into(),
+            },
+        );
     }
     if e.use_regex {
-        sec.lose("use_regex", "Agnai keywords are plain text");
+        sec.lose(
+            "use_regex",
+            Note::NoRegex {
+                tool: "Agnai".into(),
+            },
+        );
     }
     if e.role != Role::System {
-        sec.lose("role", "Agnai memory is plain prompt text");
+        sec.lose(
+            "role",
+            Note::NoRole {
+                tool: "Agnai".into(),
+            },
+        );
     }
-    lose_decorators(sec, &e.content, "Agnai", "entry");
+    lose_decorators(sec, &e.content, "Agnai");
     lose_leftovers(sec, &ext, &e.extra, "Agnai");
     o
 }
@@ -201,7 +222,9 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         if differs {
             report.book.lose(
                 f,
-                "an Agnai memory book has no place for it (Agnai sets it per chat)",
+                Note::SetPerChat {
+                    tool: "Agnai".into(),
+                },
             );
         }
     }
@@ -209,7 +232,9 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     if !ext_keys.is_empty() {
         report.book.lose(
             format!("extensions ({})", ext_keys.join(", ")),
-            "an Agnai memory book has no place for it",
+            Note::BookFieldNoPlace {
+                tool: "Agnai".into(),
+            },
         );
     }
     top.insert("entries".into(), Value::Array(entries));

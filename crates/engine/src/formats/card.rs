@@ -31,7 +31,7 @@ use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{bool_of, percent};
 use super::native;
-use super::report::{EntryReport, Report, Section};
+use super::report::{EntryReport, Note, Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object};
@@ -224,22 +224,17 @@ fn adapt_imported(e: &mut Entry, raw: &Object, sec: &mut Section) {
     if st {
         if e.use_regex {
             e.use_regex = false;
-            sec.approx(
-                "use_regex",
-                "true as SillyTavern writes it on every entry (it ignores it); read as plain keys",
-            );
+            sec.approx("use_regex", Note::StUseRegexIgnored);
         }
         if raw_ext.is_some_and(|x| x.get("match_whole_words") == Some(&Value::Null)) {
             e.whole_words = true;
-            sec.approx(
-                "extensions.match_whole_words",
-                "null (SillyTavern's global setting); read as whole words on, its default",
-            );
+            sec.approx("extensions.match_whole_words", Note::WholeWordsGlobal);
         }
     }
     // SillyTavern's probability and scan depth become decorators.
     if bool_of(&e.extensions, "useProbability") == Some(true) {
-        if let Some((n, changed)) = e.extensions.get("probability").and_then(percent) {
+        let raw_probability = e.extensions.get("probability").cloned();
+        if let Some((n, changed)) = raw_probability.as_ref().and_then(percent) {
             if n < 100 {
                 if decorators::parse(&e.content)
                     .decorators
@@ -253,7 +248,15 @@ fn adapt_imported(e: &mut Entry, raw: &Object, sec: &mut Section) {
                 sec.carry("extensions.probability (as @@probability)");
             }
             if changed {
-                sec.approx("extensions.probability", format!("read as {n}"));
+                sec.approx(
+                    "extensions.probability",
+                    Note::ReadAs {
+                        value: raw_probability
+                            .as_ref()
+                            .map_or_else(String::new, |v| v.to_string()),
+                        read: n.into(),
+                    },
+                );
             }
         }
     }
@@ -311,10 +314,7 @@ fn adapt_for_export(e: &Entry, version: Version, sec: &mut Section) -> Entry {
             e.content = rename_decorator(&e.content, "keep", "keep_activate_after_match");
             for l in &decorators::parse(&e.content).lines {
                 if matches!(l.name.as_str(), "order" | "priority" | "probability") {
-                    sec.approx(
-                        format!("@@{}", l.name),
-                        "kept in the content; other v3 readers do not know it",
-                    );
+                    sec.approx(format!("@@{}", l.name), Note::DecoratorUnknownToV3);
                 }
             }
         }
@@ -330,28 +330,22 @@ fn adapt_for_export(e: &Entry, version: Version, sec: &mut Section) -> Entry {
             if let Some(n) = d.order {
                 e.order = n;
                 e.content = drop_decorator(&e.content, "order");
-                sec.approx("@@order", format!("written as insertion_order {n}"));
+                sec.approx("@@order", written_as("insertion_order", n));
             }
             if let Some(n) = d.priority {
                 e.priority = n;
                 e.content = drop_decorator(&e.content, "priority");
-                sec.approx("@@priority", format!("written as priority {n}"));
+                sec.approx("@@priority", written_as("priority", n));
             }
             if let Some(r) = d.role {
                 e.role = r;
                 e.content = drop_decorator(&e.content, "role");
-                sec.approx(
-                    "@@role",
-                    format!("written as extensions.role {}", r.to_st()),
-                );
+                sec.approx("@@role", written_as("extensions.role", r.to_st()));
             }
             for l in &decorators::parse(&e.content).lines {
                 let name = decorators::lookup(&l.name).map(|s| s.name).unwrap_or("");
                 if NO_V2_PLACE.contains(&name) {
-                    sec.lose(
-                        format!("@@{}", l.name),
-                        "a v2 card has no decorators; the line stays in the content",
-                    );
+                    sec.lose(format!("@@{}", l.name), Note::NoDecoratorsV2);
                 }
             }
         }
@@ -437,21 +431,26 @@ pub fn export_book(book: &Book, version: Version, report: &mut Report) -> Object
     obj
 }
 
+/// A decorator written as the card's `target` field with `value`.
+fn written_as(target: &str, value: impl ToString) -> Note {
+    Note::WrittenAs {
+        target: target.into(),
+        value: value.to_string(),
+    }
+}
+
 /// A card JSON holding the book: the imported card if there was one (its
 /// other fields kept), otherwise a minimal card named after the book.
 pub fn export_card(book: &Book, version: Version, report: &mut Report) -> Value {
     let template = match book.wrapper_extra.get(CARD_KEY) {
         Some(Value::Object(card)) => {
-            report
-                .notes
-                .push("the card's other fields come from the imported card".into());
+            report.notes.push(Note::CardFromImport);
             card.clone()
         }
         _ => {
-            report.notes.push(format!(
-                "no card was imported with this book; a minimal card named \"{}\" was written",
-                book.name
-            ));
+            report.notes.push(Note::MinimalCard {
+                name: book.name.clone(),
+            });
             minimal_card(&book.name)
         }
     };
@@ -474,9 +473,7 @@ pub(crate) fn export_bare_book(book: &Book, report: &mut Report) -> Value {
     let mut obj = export_book(book, Version::V3, report);
     if obj.get("spec").is_some_and(Value::is_string) {
         obj.remove("spec");
-        report
-            .book
-            .lose("spec", "a bare character book cannot hold a \"spec\" field");
+        report.book.lose("spec", Note::NoSpecInBareBook);
     }
     Value::Object(obj)
 }
@@ -499,10 +496,10 @@ pub(crate) fn card_with_book(
         {
             report.book.approx(
                 "spec",
-                format!(
-                    "the card's unknown spec {old} was written as \"{}\"",
-                    version.spec()
-                ),
+                Note::UnknownSpec {
+                    old: old.to_string(),
+                    new: version.spec().into(),
+                },
             );
         }
         card.insert("spec".into(), json!(version.spec()));

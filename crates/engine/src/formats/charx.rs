@@ -18,7 +18,7 @@ use super::card;
 use super::error::ImportError;
 use super::format::Format;
 use super::json::parse_json;
-use super::report::Report;
+use super::report::{Note, Report};
 use crate::model::Book;
 
 /// The first bytes of a ZIP archive (a local file header).
@@ -90,10 +90,7 @@ pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
     let Value::Object(card_obj) = value else {
         return Err(bad("card.json is not a JSON object"));
     };
-    report.notes.push(
-        "book read from card.json; the archive's assets are not part of a book and were not read"
-            .into(),
-    );
+    report.notes.push(Note::CharxAssets);
     card::book_of_card(card_obj, report)
 }
 

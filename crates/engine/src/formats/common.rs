@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::report::{EntryReport, Report, Section};
+use super::report::{EntryReport, Note, Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object};
@@ -169,12 +169,12 @@ pub(crate) fn finish_imported(
 }
 
 /// On export to a tool without decorators: every decorator line is
-/// reported, since it stays in the text (`place`) the model will receive.
-pub(crate) fn lose_decorators(sec: &mut Section, content: &str, tool: &str, place: &str) {
+/// reported, since it stays in the text the model will receive.
+pub(crate) fn lose_decorators(sec: &mut Section, content: &str, tool: &str) {
     for l in &decorators::parse(content).lines {
         sec.lose(
             format!("@@{}", l.name),
-            format!("{tool} has no decorators; the line stays in the {place} and will be sent to the model"),
+            Note::NoDecorators { tool: tool.into() },
         );
     }
 }
@@ -188,14 +188,11 @@ pub(crate) fn lose_leftovers(sec: &mut Section, extensions: &Object, extra: &Obj
                 "extensions ({})",
                 extensions.keys().cloned().collect::<Vec<_>>().join(", ")
             ),
-            format!("{tool} entries have no extension fields"),
+            Note::NoExtensions { tool: tool.into() },
         );
     }
     for k in extra.keys() {
-        sec.lose(
-            k.clone(),
-            format!("a field of the source file with no place in {tool}"),
-        );
+        sec.lose(k.clone(), Note::SourceFieldNoPlace { tool: tool.into() });
     }
 }
 

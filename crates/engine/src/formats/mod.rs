@@ -43,6 +43,7 @@ pub mod error;
 pub mod format;
 pub mod json;
 pub mod native;
+pub mod note;
 pub mod novelai;
 pub mod png;
 pub mod report;

@@ -16,7 +16,7 @@ use super::format::Detect;
 use super::json::{
     parse_json, take_bool, take_i64, take_keys, take_object, take_string, take_u64, to_pretty,
 };
-use super::report::Report;
+use super::report::{Note, Report};
 use crate::model::{Book, Entry, Object, Role, SecondaryLogic, MAX_ID};
 
 /// The `spec` value of the native file.
@@ -52,13 +52,13 @@ const ENTRY_FIELDS: &[&str] = &[
 
 /// Loads a native file. Returns the book and notes about values that were
 /// repaired (clamped settings, missing or duplicate ids).
-pub fn load(bytes: &[u8]) -> Result<(Book, Vec<String>), ImportError> {
+pub fn load(bytes: &[u8]) -> Result<(Book, Vec<Note>), ImportError> {
     let value = parse_json(bytes)?;
     from_value(value)
 }
 
 /// Reads the native JSON value.
-pub fn from_value(value: Value) -> Result<(Book, Vec<String>), ImportError> {
+pub fn from_value(value: Value) -> Result<(Book, Vec<Note>), ImportError> {
     let Value::Object(mut top) = value else {
         return Err(ImportError::shape_of_file(
             "expected a JSON object with \"spec\": \"lorebook_v3\"",
@@ -121,7 +121,7 @@ fn carry_every_field(book: &Book, report: &mut Report) {
 }
 
 /// Reads a v3 `character_book`-shaped object (also used by card formats).
-pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<String>), ImportError> {
+pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Note>), ImportError> {
     let mut notes = Vec::new();
     let mut book = Book {
         name: take_string(&mut data, "name", path)?.unwrap_or_default(),
@@ -286,22 +286,26 @@ pub(crate) fn assign_ids(book: &mut Book) -> Vec<IdFix> {
     fixes
 }
 
-fn fix_ids(book: &mut Book) -> Vec<String> {
+fn fix_ids(book: &mut Book) -> Vec<Note> {
     let fixes = assign_ids(book);
     fixes
         .into_iter()
         .map(|f| match f.old {
-            Some(old) => format!(
-                "entry {}: id {old} is used twice; given id {}",
-                f.index, f.new
-            ),
+            Some(old) => Note::IdUsedTwice {
+                index: f.index,
+                old,
+                new: f.new,
+            },
             None => match book.entries[f.index].extra.get(ORIGINAL_ID) {
-                Some(v) => format!(
-                    "entry {}: id {v} is not a whole number from 0 to 2^53 − 1; \
-                     given id {}, and {v} is written back as its id on save",
-                    f.index, f.new
-                ),
-                None => format!("entry {}: no id; given id {}", f.index, f.new),
+                Some(v) => Note::IdNotWhole {
+                    index: f.index,
+                    value: v.to_string(),
+                    new: f.new,
+                },
+                None => Note::NoId {
+                    index: f.index,
+                    new: f.new,
+                },
             },
         })
         .collect()

@@ -29,7 +29,7 @@ use super::common::{
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{take_bool, take_keys, take_string};
-use super::report::{Report, Section};
+use super::report::{Note, Report, Section};
 use super::shadow;
 use crate::model::{Book, Entry, Object, Role};
 
@@ -77,9 +77,7 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
                 "the story has no lorebook",
             ));
         };
-        report
-            .notes
-            .push("a NovelAI story: its lorebook was read; the story is kept for export".into());
+        report.notes.push(Note::NovelAiStoryRead);
         story = Some(std::mem::replace(&mut top, lb));
     }
     let path = if story.is_some() {
@@ -156,7 +154,10 @@ fn entry_from_nai(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry,
                 }
                 _ => sec.approx(
                     "contextConfig.budgetPriority",
-                    format!("{v} is not a number; default 400 used"),
+                    Note::NotNumberDefault {
+                        value: v.to_string(),
+                        default: 400,
+                    },
                 ),
             }
         }
@@ -220,7 +221,9 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
     let keys: Vec<String> = if e.use_regex {
         sec.approx(
             "use_regex",
-            "NovelAI has no switch; keys written as /pattern/ literals",
+            Note::RegexAsLiterals {
+                tool: "NovelAI".into(),
+            },
         );
         e.keys
             .iter()
@@ -273,31 +276,43 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
     if e.order != e.priority {
         sec.approx(
             "order",
-            format!(
-                "NovelAI places by budgetPriority; order {} not carried (priority {} written)",
-                e.order, e.priority
-            ),
+            Note::NovelAiOrder {
+                order: e.order,
+                priority: e.priority,
+            },
         );
     }
     if !e.secondary_keys.is_empty() {
-        sec.lose("secondary_keys", "NovelAI has no secondary keys");
+        sec.lose("secondary_keys", no_secondary());
     }
     if e.selective {
-        sec.lose("selective", "NovelAI has no secondary keys");
+        sec.lose("selective", no_secondary());
     }
     if e.case_sensitive {
         sec.lose(
             "case_sensitive",
-            "NovelAI matches plain keys case-insensitively",
+            Note::CaseInsensitive {
+                tool: "NovelAI".into(),
+            },
         );
     }
     if e.whole_words {
-        sec.lose("whole_words", "NovelAI matches keys inside words");
+        sec.lose(
+            "whole_words",
+            Note::InsideWords {
+                tool: "NovelAI".into(),
+            },
+        );
     }
     if e.role != Role::System {
-        sec.lose("role", "NovelAI entries are plain context text");
+        sec.lose(
+            "role",
+            Note::NoRole {
+                tool: "NovelAI".into(),
+            },
+        );
     }
-    lose_decorators(sec, &e.content, "NovelAI", "text");
+    lose_decorators(sec, &e.content, "NovelAI");
     lose_leftovers(sec, &ext, &e.extra, "NovelAI");
     o
 }
@@ -361,7 +376,12 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         .and_then(|m| m.get("title"))
         .and_then(Value::as_str);
     if book.name != d.name && title != Some(book.name.as_str()) {
-        report.book.lose("name", "a NovelAI lorebook has no name");
+        report.book.lose(
+            "name",
+            Note::NoBookName {
+                tool: "NovelAI".into(),
+            },
+        );
     }
     for (f, differs) in [
         ("description", book.description != d.description),
@@ -373,28 +393,38 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         ),
     ] {
         if differs {
-            report
-                .book
-                .lose(f, "a NovelAI lorebook has no place for it");
+            report.book.lose(
+                f,
+                Note::BookFieldNoPlace {
+                    tool: "NovelAI".into(),
+                },
+            );
         }
     }
     let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
     if !ext_keys.is_empty() {
         report.book.lose(
             format!("extensions ({})", ext_keys.join(", ")),
-            "a NovelAI lorebook has no place for it",
+            Note::BookFieldNoPlace {
+                tool: "NovelAI".into(),
+            },
         );
     }
     match story {
         Some(mut s) => {
-            report
-                .notes
-                .push("written back into the NovelAI story it came from".into());
+            report.notes.push(Note::NovelAiStoryWritten);
             if let Some(Value::Object(c)) = s.get_mut("content") {
                 c.insert("lorebook".into(), Value::Object(lorebook));
             }
             Value::Object(s)
         }
         None => Value::Object(lorebook),
+    }
+}
+
+/// NovelAI has neither secondary keys nor a switch for them.
+fn no_secondary() -> Note {
+    Note::NoSecondaryKeys {
+        tool: "NovelAI".into(),
     }
 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use super::card::{self, Version};
 use super::error::{ExportError, ImportError};
 use super::json::parse_json;
-use super::report::Report;
+use super::report::{Note, Report};
 use crate::model::{Book, Object};
 
 /// The first eight bytes of every PNG file.
@@ -171,23 +171,22 @@ pub fn import(bytes: &[u8], report: &mut Report) -> Result<Book, ImportError> {
             continue;
         }
         match c {
-            Err(e) => report
-                .notes
-                .push(format!("the \"{kw}\" chunk was skipped: {e}")),
-            Ok(_) => report.notes.push(format!(
-                "the \"{kw}\" chunk was not read (the \"{}\" chunk was)",
-                found[i].0
-            )),
+            Err(e) => report.notes.push(Note::ChunkSkipped {
+                chunk: kw.to_string(),
+                error: e.clone(),
+            }),
+            Ok(_) => report.notes.push(Note::ChunkNotRead {
+                chunk: kw.to_string(),
+                used: found[i].0.to_string(),
+            }),
         }
     }
     let (kw, card) = &found[i];
     let card = card.clone().unwrap_or_default();
-    report.notes.push(format!(
-        "book read from the \"{kw}\" chunk ({})",
-        card.get("spec")
-            .and_then(Value::as_str)
-            .unwrap_or("no spec")
-    ));
+    report.notes.push(Note::ReadFromChunk {
+        chunk: kw.to_string(),
+        spec: card.get("spec").and_then(Value::as_str).map(str::to_string),
+    });
     card::book_of_card(card, report)
 }
 
@@ -243,10 +242,10 @@ pub fn export_into(
     };
     if !existing.iter().any(|(k, _, _)| *k == wanted_kw) {
         let template = existing[0].1.clone();
-        report.notes.push(format!(
-            "the PNG had no \"{wanted_kw}\" chunk; one was added from the \"{}\" card",
-            existing[0].0
-        ));
+        report.notes.push(Note::ChunkAdded {
+            chunk: wanted_kw.into(),
+            from: existing[0].0.to_string(),
+        });
         existing.push((wanted_kw, template, true));
     }
     let mut new_text: Vec<(&'static str, Vec<u8>)> = Vec::new();

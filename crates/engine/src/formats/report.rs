@@ -6,11 +6,14 @@
 //! carried* when the target has no place for it (the note says why and
 //! where it went, if anywhere). The [`Display`](std::fmt::Display) rendering
 //! is what the CLI prints; it groups identical notes so a 300-entry book
-//! stays readable.
+//! stays readable. Each note is a [`Note`]: a code with parameters, worded
+//! in English by its `Display` and in the app's language by the UI.
 
 use std::fmt;
 
 use serde::Serialize;
+
+pub use super::note::Note;
 
 /// Import or export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,7 +30,7 @@ pub enum Direction {
 pub struct FieldNote {
     /// The field, in the source's spelling (`matchWholeWords`, `@@keep`).
     pub field: String,
-    pub note: String,
+    pub note: Note,
 }
 
 /// The outcome of every field of one book or entry.
@@ -44,17 +47,17 @@ impl Section {
         self.carried.push(field.into());
     }
 
-    pub fn approx(&mut self, field: impl Into<String>, note: impl Into<String>) {
+    pub fn approx(&mut self, field: impl Into<String>, note: Note) {
         self.approximated.push(FieldNote {
             field: field.into(),
-            note: note.into(),
+            note,
         });
     }
 
-    pub fn lose(&mut self, field: impl Into<String>, note: impl Into<String>) {
+    pub fn lose(&mut self, field: impl Into<String>, note: Note) {
         self.not_carried.push(FieldNote {
             field: field.into(),
-            note: note.into(),
+            note,
         });
     }
 
@@ -86,7 +89,7 @@ pub struct Report {
     pub book: Section,
     pub entries: Vec<EntryReport>,
     /// Remarks that are not about one field (which chunk was read, …).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 impl Report {
@@ -214,18 +217,33 @@ mod tests {
         for id in 0..8 {
             let e = r.entry(id, format!("e{id}"));
             e.carry("key");
-            e.approx("matchWholeWords", "null read as whole words on");
+            e.approx("matchWholeWords", Note::WholeWordsGlobal);
         }
-        r.entry(9, "").lose("group", "no place");
-        r.book.approx("token_budget", "5 clamped to 100");
+        let tool = "Agnai".to_string();
+        r.entry(9, "")
+            .lose("group", Note::SourceFieldNoPlace { tool });
+        let clamp = Note::Clamped {
+            field: "token_budget".into(),
+            value: 5,
+            min: 100,
+            max: 1000,
+            clamped: 100,
+        };
+        r.book.approx("token_budget", clamp);
         let text = r.to_string();
         assert!(
             text.contains("Imported from SillyTavern world info: 9 entries."),
             "{text}"
         );
         assert!(text.contains("8 entries (#0 \"e0\""), "{text}");
-        assert!(text.contains("group: no place — #9"), "{text}");
-        assert!(text.contains("token_budget: 5 clamped to 100"), "{text}");
+        assert!(
+            text.contains("group: a field of the source file with no place in Agnai — #9"),
+            "{text}"
+        );
+        assert!(
+            text.contains("token_budget: token_budget 5 is outside 100–1000; clamped to 100"),
+            "{text}"
+        );
         assert!(!r.is_lossless());
         assert_eq!(r.entry_notes().count(), 9);
     }

@@ -32,7 +32,7 @@ use super::common::{
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::percent;
-use super::report::{Report, Section};
+use super::report::{Note, Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
@@ -93,7 +93,9 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     put_ns(&mut book.extensions, NS, top);
     report.book.approx(
         "name, description, scan_depth, token_budget, recursive_scanning",
-        "a RisuAI export has none; defaults used",
+        Note::NoBookSettings {
+            tool: "RisuAI".into(),
+        },
     );
     for (i, raw) in data.into_iter().enumerate() {
         let path = format!("data[{i}]");
@@ -162,14 +164,11 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
     }
     if o.get("mode").and_then(Value::as_str) == Some("constant") && !e.constant {
         e.constant = true;
-        sec.approx("mode", "\"constant\" read as constant (alwaysActive)");
+        sec.approx("mode", Note::RisuConstant);
     }
     if o.get("mode").and_then(Value::as_str) == Some("folder") {
         e.enabled = false;
-        sec.approx(
-            "mode",
-            "a RisuAI folder; kept as a disabled entry so it never fires",
-        );
+        sec.approx("mode", Note::RisuFolder);
     }
     if let Some(Value::Bool(b)) = o.remove("selective") {
         e.selective = b;
@@ -191,7 +190,13 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
                     e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
                 }
                 if changed {
-                    sec.approx("activationPercent", format!("{v} read as {n}"));
+                    sec.approx(
+                        "activationPercent",
+                        Note::ReadAs {
+                            value: v.to_string(),
+                            read: n.into(),
+                        },
+                    );
                 } else {
                     sec.carry("activationPercent (as @@probability)");
                 }
@@ -285,35 +290,28 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     let is_folder = ns.get("mode").and_then(Value::as_str) == Some("folder");
     if !e.enabled && !is_folder {
         content = prepend_line(&content, "@@dont_activate");
-        sec.approx(
-            "enabled",
-            "RisuAI has no switch; written as the @@dont_activate decorator",
-        );
+        sec.approx("enabled", Note::DisabledAsDecorator);
     }
     content = rename_decorator(&content, "keep", "keep_activate_after_match");
     for l in &decorators::parse(&content).lines {
         if matches!(l.name.as_str(), "order" | "priority") {
             sec.lose(
                 format!("@@{}", l.name),
-                "RisuAI does not know it; the line stays in the content",
+                Note::DecoratorInContent {
+                    tool: "RisuAI".into(),
+                },
             );
         }
     }
     let join = |keys: &[String]| -> String { keys.join(",") };
     for k in e.keys.iter().chain(&e.secondary_keys) {
         if k.contains(',') && !e.use_regex {
-            sec.approx(
-                "keys",
-                format!("key {k:?} holds a comma; RisuAI will split it"),
-            );
+            sec.approx("keys", Note::KeyHasComma { key: k.clone() });
         }
     }
     let (key, second) = if e.use_regex {
         if e.keys.len() > 1 || e.secondary_keys.len() > 1 {
-            sec.approx(
-                "keys",
-                "RisuAI takes one pattern per key field; patterns joined with |",
-            );
+            sec.approx("keys", Note::PatternsJoined);
         }
         (e.keys.join("|"), e.secondary_keys.join("|"))
     } else {
@@ -367,23 +365,27 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     if e.priority != e.order {
         sec.approx(
             "priority",
-            format!(
-                "RisuAI's insertorder drives both; priority {} not carried",
-                e.priority
-            ),
+            Note::RisuPriority {
+                priority: e.priority,
+            },
         );
     }
     if e.selective && e.secondary_logic != crate::model::SecondaryLogic::AndAny {
         sec.lose(
             "secondary_logic",
-            format!(
-                "RisuAI only has AND ANY; {} not carried",
-                e.secondary_logic.as_str()
-            ),
+            Note::OnlyAndAny {
+                tool: "RisuAI".into(),
+                logic: e.secondary_logic.as_str().into(),
+            },
         );
     }
     if e.whole_words {
-        sec.lose("whole_words", "RisuAI matches keys inside words");
+        sec.lose(
+            "whole_words",
+            Note::InsideWords {
+                tool: "RisuAI".into(),
+            },
+        );
     }
     lose_leftovers(sec, &ext, &e.extra, "RisuAI");
     o
@@ -430,16 +432,21 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     ];
     for (f, differs) in lost {
         if differs {
-            report
-                .book
-                .lose(f, "a RisuAI lorebook export has no place for it");
+            report.book.lose(
+                f,
+                Note::BookFieldNoPlace {
+                    tool: "RisuAI".into(),
+                },
+            );
         }
     }
     let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
     if !ext_keys.is_empty() {
         report.book.lose(
             format!("extensions ({})", ext_keys.join(", ")),
-            "a RisuAI lorebook export has no place for it",
+            Note::BookFieldNoPlace {
+                tool: "RisuAI".into(),
+            },
         );
     }
     top.insert("data".into(), Value::Array(data));

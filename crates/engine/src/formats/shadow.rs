@@ -153,7 +153,10 @@ pub(crate) fn restore_reported(
         match outcome {
             Outcome::Restored { was, shown } => sec.approx(
                 field,
-                format!("written as the source file had it, {was}, where the editor shows {shown}"),
+                super::note::Note::SourceSpelling {
+                    was: was.to_string(),
+                    shown: shown.to_string(),
+                },
             ),
             Outcome::Replaced { was } => sec.carry(format!(
                 "{field} (your edit replaces the source file's {was})"

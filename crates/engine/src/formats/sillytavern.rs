@@ -45,7 +45,7 @@ use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{percent, take_bool, take_i64, take_keys, take_object, take_string, take_u64};
 use super::native::{assign_ids, usable_id, NO_ID};
-use super::report::{Report, Section};
+use super::report::{Note, Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role, SecondaryLogic, DEFAULT_ORDER};
@@ -174,7 +174,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     }
     book.extensions = take_object(&mut top, "extensions", "")?.unwrap_or_default();
     for note in book.clamp_settings() {
-        let field = note.split(' ').next().unwrap_or("settings").to_string();
+        let field = match &note {
+            Note::Clamped { field, .. } => field.clone(),
+            _ => "settings".into(),
+        };
         report.book.approx(field, note);
     }
     if !top.is_empty() {
@@ -221,13 +224,13 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     Ok(book)
 }
 
-fn fix_ids(book: &mut Book) -> Vec<(u64, String)> {
+fn fix_ids(book: &mut Book) -> Vec<(u64, Note)> {
     assign_ids(book)
         .into_iter()
         .map(|f| {
             let note = match f.old {
-                Some(old) => format!("uid {old} is used twice; given id {}", f.new),
-                None => format!("no usable uid; given id {}", f.new),
+                Some(old) => Note::UidUsedTwice { old, new: f.new },
+                None => Note::NoUsableUid { new: f.new },
             };
             (f.new, note)
         })
@@ -249,7 +252,9 @@ fn entry_from_st(
             None => {
                 sec.approx(
                     "uid",
-                    format!("uid {v} is not a whole number from 0 to 2^53 − 1; it is written back on export"),
+                    Note::UidNotWhole {
+                        value: v.to_string(),
+                    },
                 );
                 NO_ID
             }
@@ -286,7 +291,9 @@ fn entry_from_st(
             }
             None => sec.approx(
                 "selectiveLogic",
-                format!("{v} is not 0–3; read as AND ANY (the value is kept for export)"),
+                Note::LogicUnknown {
+                    value: v.to_string(),
+                },
             ),
         },
     }
@@ -307,13 +314,24 @@ fn entry_from_st(
                     e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
                 }
                 if changed {
-                    sec.approx("probability", format!("{pv} read as {n}"));
+                    sec.approx(
+                        "probability",
+                        Note::ReadAs {
+                            value: pv.to_string(),
+                            read: n.into(),
+                        },
+                    );
                 } else {
                     sec.carry("probability (as @@probability)");
                 }
             }
             None if pv.is_null() => {}
-            None => sec.approx("probability", format!("{pv} is not a number; ignored")),
+            None => sec.approx(
+                "probability",
+                Note::NotNumberIgnored {
+                    value: pv.to_string(),
+                },
+            ),
         }
     }
     match o.remove("scanDepth") {
@@ -323,12 +341,23 @@ fn entry_from_st(
                 let n = f.round().clamp(0.0, 100.0) as u32;
                 e.content = set_decorator(&e.content, "scan_depth", Some(&n.to_string()));
                 if n as f64 != f {
-                    sec.approx("scanDepth", format!("{v} clamped to @@scan_depth {n}"));
+                    sec.approx(
+                        "scanDepth",
+                        Note::ScanDepthClamped {
+                            value: v.to_string(),
+                            read: n.into(),
+                        },
+                    );
                 } else {
                     sec.carry("scanDepth (as @@scan_depth)");
                 }
             }
-            _ => sec.approx("scanDepth", format!("{v} is not a number; ignored")),
+            _ => sec.approx(
+                "scanDepth",
+                Note::NotNumberIgnored {
+                    value: v.to_string(),
+                },
+            ),
         },
     }
     match o.remove("caseSensitive") {
@@ -339,7 +368,10 @@ fn entry_from_st(
         None | Some(Value::Null) => {}
         Some(v) => sec.approx(
             "caseSensitive",
-            format!("{v} is not true/false; read as false"),
+            Note::NotBool {
+                value: v.to_string(),
+                read: false,
+            },
         ),
     }
     match o.remove("matchWholeWords") {
@@ -349,14 +381,14 @@ fn entry_from_st(
         }
         None | Some(Value::Null) => {
             e.whole_words = true;
-            sec.approx(
-                "matchWholeWords",
-                "unset (SillyTavern's global setting applies); read as whole words on, its default",
-            );
+            sec.approx("matchWholeWords", Note::WholeWordsGlobal);
         }
         Some(v) => sec.approx(
             "matchWholeWords",
-            format!("{v} is not true/false; read as on"),
+            Note::NotBool {
+                value: v.to_string(),
+                read: true,
+            },
         ),
     }
     match o.remove("role") {
@@ -366,7 +398,12 @@ fn entry_from_st(
                 e.role = r;
                 sec.carry("role");
             }
-            None => sec.approx("role", format!("{v} is not 0–2; read as system")),
+            None => sec.approx(
+                "role",
+                Note::RoleUnknown {
+                    value: v.to_string(),
+                },
+            ),
         },
     }
 
@@ -427,12 +464,24 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
     if let Some(n) = parsed.order {
         order = n;
         content = drop_decorator(&content, "order");
-        sec.approx("@@order", format!("written as order {n}"));
+        sec.approx(
+            "@@order",
+            Note::WrittenAs {
+                target: "order".into(),
+                value: n.to_string(),
+            },
+        );
     }
     if let Some(r) = parsed.role {
         role = r;
         content = drop_decorator(&content, "role");
-        sec.approx("@@role", format!("written as role {}", r.as_str()));
+        sec.approx(
+            "@@role",
+            Note::WrittenAs {
+                target: "role".into(),
+                value: r.as_str().into(),
+            },
+        );
     }
     let probability = parsed.probability.unwrap_or(100);
     if parsed.probability.is_some() {
@@ -450,7 +499,9 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
         if NO_ST_EQUIVALENT.contains(&name) {
             sec.lose(
                 format!("@@{}", l.name),
-                "SillyTavern has no equivalent; the line stays in the content",
+                Note::DecoratorInContent {
+                    tool: "SillyTavern".into(),
+                },
             );
         }
     }
@@ -467,16 +518,18 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
     if e.use_regex {
         sec.approx(
             "use_regex",
-            "SillyTavern has no such switch; keys written as /pattern/ literals",
+            Note::RegexAsLiterals {
+                tool: "SillyTavern".into(),
+            },
         );
     }
     if e.priority != order {
         sec.approx(
             "priority",
-            format!(
-                "SillyTavern's single order drives budget and placement; priority {} not carried, order {order} written",
-                e.priority
-            ),
+            Note::StPriority {
+                priority: e.priority,
+                order,
+            },
         );
     }
 
@@ -523,7 +576,9 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
             Some("before_char") | None => {}
             Some(other) => sec.approx(
                 "position",
-                format!("\"{other}\" written as 0 (before char)"),
+                Note::PositionUnknown {
+                    value: other.to_string(),
+                },
             ),
         }
     }
@@ -563,7 +618,9 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
     {
         sec.lose(
             k.clone(),
-            "a field of the source file with no place in SillyTavern",
+            Note::SourceFieldNoPlace {
+                tool: "SillyTavern".into(),
+            },
         );
     }
     o
@@ -586,7 +643,7 @@ fn book_top(book: &Book, sec: &mut Section) -> Object {
     }
     sec.approx(
         "scan_depth, token_budget, recursive_scanning",
-        "written at the top of the file for round trips; SillyTavern itself uses its global settings",
+        Note::StBookSettings,
     );
     for (k, v) in ns {
         top.entry(k).or_insert(v);
@@ -596,7 +653,9 @@ fn book_top(book: &Book, sec: &mut Section) -> Object {
         if MARKERS.contains(&k.as_str()) {
             sec.lose(
                 k.clone(),
-                "a book field of the source file that SillyTavern files cannot hold",
+                Note::BookFieldNoPlace {
+                    tool: "SillyTavern".into(),
+                },
             );
         } else {
             top.entry(k.clone()).or_insert_with(|| v.clone());

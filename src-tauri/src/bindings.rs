@@ -104,6 +104,8 @@ pub fn render() -> String {
         StDroppedView,
         StPreviewView,
         StLogRow,
+        RowTokens,
+        TokenStep,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

@@ -65,6 +65,7 @@ macro_rules! with_command_names {
             set_st_field,
             chat_text,
             edit_chat,
+            count_list_tokens,
         }
     };
 }

@@ -266,9 +266,11 @@ export type EntryRow = { id: number,
  */
 name: string, keys: string, enabled: boolean, constant: boolean, order: number, priority: number, 
 /**
- * Body tokens under the selected model.
+ * Body tokens under the selected model; `None` while not counted yet
+ * (a big book's list comes before its counts: see
+ * `Workspace::count_list_tokens`).
  */
-tokens: number, 
+tokens: number | null, 
 /**
  * How many diagnostics, hints included.
  */
@@ -547,6 +549,10 @@ export type StLogRow = { request: number, used: number, limit: number, injected:
  */
 timed: Array<EntryRef>, };
 
+export type RowTokens = { id: number, tokens: number, };
+
+export type TokenStep = { counts: Array<RowTokens>, next: number | null, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -600,7 +606,8 @@ export type Command =
   | 'st_log'
   | 'set_st_field'
   | 'chat_text'
-  | 'edit_chat';
+  | 'edit_chat'
+  | 'count_list_tokens';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

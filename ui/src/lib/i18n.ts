@@ -373,6 +373,7 @@ const en = {
   'list.stPosition': "Set position",
   'list.stDepth': "Set depth",
   'list.stGroup': "Set group",
+  'list.counting': "Not counted yet: counting in the background",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -747,6 +748,7 @@ const ptBR: Record<MessageKey, string> = {
   'list.stPosition': "Definir posição",
   'list.stDepth': "Definir profundidade",
   'list.stGroup': "Definir grupo",
+  'list.counting': "Ainda não contado: contando em segundo plano",
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

@@ -17,6 +17,7 @@ import type {
   ExportFormat,
   ImportOutcome,
   ListQuery,
+  TokenStep,
   Notice,
   PendingImport,
   Report,
@@ -125,6 +126,8 @@ export const api = {
    *  the chat Rust is believed to hold (refused when it is not). */
   editChat: (at: number, remove: number, insert: string, len: number) =>
     call<ChatStatus>('edit_chat', { at, remove, insert, len }),
+  /** The token counts a list was sent without, from entry position `from`. */
+  countListTokens: (doc: number, from: number) => call<TokenStep>('count_list_tokens', { doc, from }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

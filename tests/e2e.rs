@@ -1530,7 +1530,11 @@ fn a_long_word_in_the_chat_wraps_in_the_prompt() {
     .expect("the chat box takes the text");
     let fits = wait_until("the long word in the prompt", TIMEOUT * 3, || {
         let got = app.run(app.client.execute(
-            "const box = Array.from(document.querySelectorAll('[data-testid=\"messages\"] li')).find((li) => li.textContent.includes(arguments[0]));
+            "// The prompt is a virtual list: its last message is drawn once
+             // the list is scrolled to its end.
+             const list = document.querySelector('[data-testid=\"messages\"]');
+             if (list && list.parentElement) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+             const box = Array.from(document.querySelectorAll('[data-testid=\"messages\"] li')).find((li) => li.textContent.includes(arguments[0]));
              if (!box) return null;
              box.scrollIntoView({ block: 'nearest' });
              const text = box.querySelector('.msg-text');

@@ -1627,6 +1627,50 @@ fn a_scrolled_virtual_list_draws_the_rows_in_view() {
     app.assert_no_errors();
 }
 
+/// A word longer than the preview is wide, typed into the chat, wraps
+/// inside its prompt message instead of running out of the box.
+#[test]
+fn a_long_word_in_the_chat_wraps_in_the_prompt() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let word = format!("Zq{}", "x".repeat(400));
+    // Set as a paste sets it: the whole value, then one input event.
+    app.run(app.client.execute(
+        "const ta = document.querySelector('[data-testid=\"chat\"]');
+         ta.focus();
+         ta.value = ta.value.trimEnd() + '\\nUser: ' + arguments[0];
+         ta.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));",
+        vec![json!(word)],
+    ))
+    .expect("the chat box takes the text");
+    let fits = wait_until("the long word in the prompt", TIMEOUT * 3, || {
+        let got = app.run(app.client.execute(
+            "// The prompt is a virtual list: its last message is drawn once
+             // the list is scrolled to its end.
+             const list = document.querySelector('[data-testid=\"messages\"]');
+             if (list && list.parentElement) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+             const box = Array.from(document.querySelectorAll('[data-testid=\"messages\"] li')).find((li) => li.textContent.includes(arguments[0]));
+             if (!box) return null;
+             box.scrollIntoView({ block: 'nearest' });
+             const text = box.querySelector('.msg-text');
+             return [text.scrollWidth, text.clientWidth];",
+            vec![json!(word)],
+        ))?;
+        got.as_array()
+            .map(|a| (a[0].as_f64().unwrap_or(0.0), a[1].as_f64().unwrap_or(0.0)))
+            .ok_or_else(|| "not in the prompt yet".to_string())
+    });
+    assert!(
+        fits.0 <= fits.1 + 1.0,
+        "the message's text is {} px wide in a {} px box",
+        fits.0,
+        fits.1
+    );
+    app.assert_no_errors();
+}
+
 /// Issue 9's latency benchmark (ignored; see its module doc).
 #[path = "e2e/latency.rs"]
 mod latency;

@@ -115,6 +115,8 @@ pub fn render() -> String {
         lorebook_engine::formats::report::Note,
         crate::error::ErrorCode,
         SavedSetting,
+        RowTokens,
+        TokenStep,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

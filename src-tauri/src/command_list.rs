@@ -68,6 +68,7 @@ macro_rules! with_command_names {
             pick_tokenizer_file,
             clear_tokenizer_file,
             restore_preview_settings,
+            count_list_tokens,
         }
     };
 }

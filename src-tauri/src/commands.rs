@@ -74,9 +74,13 @@ fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> 
 /// inside the caught closure, so a panic poisons it, and the quit check
 /// ([`has_unsaved`]) keeps asking whatever the books' flags say.
 pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace) -> R<T>) -> R<T> {
+    let asked = std::time::Instant::now();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut ws)
+        let locked = std::time::Instant::now();
+        let out = f(&mut ws);
+        crate::trace::command(command, asked, locked);
+        out
     }));
     caught.unwrap_or_else(|payload| {
         let why = payload
@@ -367,6 +371,15 @@ pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSetting
 #[tauri::command(async)]
 pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
     guarded(&s, "list_entries", |ws| ws.list(doc, &query))
+}
+
+/// The token counts the list of `doc` was sent without, a step at a time
+/// from entry position `from` (`Workspace::count_list_tokens`).
+#[tauri::command(async)]
+pub fn count_list_tokens(s: State<'_, AppState>, doc: u32, from: u32) -> R<TokenStep> {
+    guarded(&s, "count_list_tokens", |ws| {
+        ws.count_list_tokens(doc, from)
+    })
 }
 
 #[tauri::command(async)]

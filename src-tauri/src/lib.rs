@@ -10,6 +10,7 @@ pub mod error;
 pub mod menu;
 pub mod prefs;
 pub mod preview_settings;
+pub mod trace;
 pub mod views;
 pub mod workspace;
 
@@ -135,8 +136,10 @@ fn watch_exit_signals(app: AppHandle) {
 pub const TOKENIZER_RESOURCES: &str = "resources/tokenizers";
 
 pub fn run() {
+    trace::mark("start");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
+    trace::mark("books read");
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(AppState {
@@ -158,9 +161,21 @@ pub fn run() {
             }
             let dir = data_dir(app.handle());
             app.manage(RecoveryState(Mutex::new(Recovery::new(&dir))));
+            // The attached books' index is built now, while the window
+            // and its page load, not when the page first asks for the
+            // list (10,000 entries: a second or more).
+            let handle = app.handle().clone();
+            std::thread::spawn(move || {
+                let state = handle.state::<AppState>();
+                if let Ok(mut ws) = state.ws.lock() {
+                    ws.prepare();
+                }
+                trace::mark("index built");
+            });
             start_autosave(app.handle().clone());
             #[cfg(unix)]
             watch_exit_signals(app.handle().clone());
+            trace::mark("setup done");
             Ok(())
         })
         .menu(menu::build)

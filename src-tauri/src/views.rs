@@ -98,12 +98,31 @@ pub struct EntryRow {
     pub constant: bool,
     pub order: i64,
     pub priority: i64,
-    /// Body tokens under the selected model.
-    pub tokens: u32,
+    /// Body tokens under the selected model; `None` while not counted yet
+    /// (a big book's list comes before its counts: see
+    /// `Workspace::count_list_tokens`).
+    pub tokens: Option<u32>,
     /// How many diagnostics, hints included.
     pub diagnostics: u32,
     /// The worst of them, for the row's badge.
     pub severity: Option<Severity>,
+}
+
+/// The token count of one entry's body, counted after its list row was
+/// sent without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct RowTokens {
+    pub id: u64,
+    pub tokens: u32,
+}
+
+/// One step of counting a book's bodies for its list: the counts of the
+/// entries from the asked position up to `next`, where the next step
+/// starts (`None`: the book is done).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct TokenStep {
+    pub counts: Vec<RowTokens>,
+    pub next: Option<u32>,
 }
 
 /// The entry editor's view of one entry.

@@ -91,7 +91,9 @@ const edit = (el, value) => {
 // value (a replaced value lays out a long chat again from scratch).
 const typeAtEnd = (el, text) => {
   el.focus();
-  const n = el.value.length;
+  // The length without asking for the value: the bench makes no copy of
+  // a long chat's text per keystroke.
+  const n = el.textLength ?? el.value.length;
   el.setSelectionRange(n, n);
   if (!document.execCommand('insertText', false, text)) {
     el.setRangeText(text, n, n, 'end');
@@ -562,7 +564,10 @@ fn latency() {
         return;
     };
     let book = dir.join("book.json");
+    // The app prints its start-up and command timings (src-tauri/src/trace.rs).
+    std::env::set_var("LOREBOOK_TRACE", "1");
     let mut driver = Driver::start();
+    let driver_log = driver.dir.path().join("driver.log");
     let group = driver.driver.child.id();
     let started = Instant::now();
     let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
@@ -576,6 +581,44 @@ fn latency() {
     )
     .expect("script timeout");
     let (first, already) = time_to_first_preview(&app);
+    // Where the time went: each command of the start-up, from the page's
+    // start (the IPC goes through `fetch`, so the resource timings see it).
+    // The list's token counts, filled in the background after the first
+    // paint: when the last drawn row shows its count.
+    let filled = app.js_async(
+        "const done = arguments[arguments.length - 1];
+         const pending = () => Array.from(document.querySelectorAll('[data-testid=\"row-tokens\"]')).some((c) => c.textContent.trim() === '…');
+         const check = () => { if (!pending()) done(performance.now()); else setTimeout(check, 10); };
+         check();",
+        vec![],
+    );
+    println!("latency | 10k workload           | open: the drawn rows' token counts all shown at {filled:.0} ms", filled = filled.as_f64().unwrap_or(-1.0));
+    // Once the background counting is quiet for half a second, the
+    // app's own trace (`LOREBOOK_TRACE`): start-up and each command.
+    std::thread::sleep(Duration::from_millis(500));
+    let log = std::fs::read_to_string(driver_log.clone()).unwrap_or_default();
+    let mut counting = (0, 0.0f64, 0.0f64);
+    for line in log
+        .lines()
+        .filter_map(|l| l.strip_prefix("lorebook-trace "))
+    {
+        if line.starts_with("command count_list_tokens") {
+            counting.0 += 1;
+            let ran = line
+                .rsplit("ran ")
+                .next()
+                .and_then(|v| v.trim_end_matches(" ms").parse::<f64>().ok())
+                .unwrap_or(0.0);
+            counting.1 += ran;
+            counting.2 = counting.2.max(ran);
+        } else {
+            println!("latency | 10k workload           |   {line}");
+        }
+    }
+    println!(
+        "latency | 10k workload           |   count_list_tokens: {} steps, {:.0} ms in all, the longest {:.0} ms",
+        counting.0, counting.1, counting.2
+    );
     println!(
         "latency | 10k workload           | open: list and first preview painted {first:.0} ms after the page started{} ({:.1} s after the session was asked for)",
         if already { " (already drawn when first asked: an upper bound)" } else { "" },
@@ -620,9 +663,243 @@ fn latency() {
     );
 }
 
-/// More chat typing after the measured samples (any letter), for memory.
+/// More chat typing after the measured samples, for memory: words of five
+/// letters and a space, as prose is typed (one ever longer word is not what
+/// anyone types, and WebKit's memory grows with it: see BENCHMARKS.md).
 const CHAT_MORE: Interaction = Interaction {
     name: "chat typing (more)",
-    act: "typeAtEnd(Q(tid('chat')), typed(i));",
-    shown: "(QA(`${tid('messages')} li`).find((li) => li.textContent.includes('Zqbench'))?.textContent.trimEnd() ?? '').endsWith(typed(i))",
+    act: "typeAtEnd(Q(tid('chat')), i % 6 === 5 ? ' ' : typed(i));",
+    shown: "i % 6 === 5 || (QA(`${tid('messages')} li`).find((li) => li.textContent.includes('Zqbench'))?.textContent.trimEnd() ?? '').endsWith(typed(i))",
 };
+
+/// The DOM's size: elements, and all nodes (text nodes included).
+const DOM_SIZE: &str = r#"
+let nodes = 0;
+const w = document.createTreeWalker(document, NodeFilter.SHOW_ALL);
+while (w.nextNode()) nodes += 1;
+// Changes to the final prompt's list since the last call, by kind.
+const mo = window.__benchMo || (window.__benchMo = { counts: {}, obs: null });
+if (!mo.obs) {
+  mo.obs = new MutationObserver((recs) => { for (const r of recs) { const k = r.type + (r.attributeName ? ':' + r.attributeName : ''); mo.counts[k] = (mo.counts[k] || 0) + 1; } });
+  mo.obs.observe(document.querySelector('[data-testid="messages"]'), { subtree: true, childList: true, characterData: true, attributes: true });
+}
+const changes = JSON.stringify(mo.counts); mo.counts = {};
+// Elements made since the last call (each call marks the ones it saw).
+let fresh = 0;
+for (const el of document.querySelectorAll('[data-testid="preview"] *')) { if (!el.__benchSeen) { fresh += 1; el.__benchSeen = true; } }
+return [document.getElementsByTagName('*').length, nodes, fresh, changes];
+"#;
+
+/// Memory while typing for minutes, on the 10,000-entry workload with its
+/// chat: `LATENCY_TYPED` (default 600) chat keystrokes, each waited for
+/// until no command is in flight, with the webview's resident memory and
+/// the DOM's size every 100 keystrokes, then again after 20 s idle.
+/// `LATENCY_VARIANT=hidden` hides the preview pane first (the same
+/// commands, nothing drawn), to tell the page's drawing from the rest.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
+fn latency_memory() {
+    let _serial = serial();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let typed: usize = std::env::var("LATENCY_TYPED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(600);
+    let variant = std::env::var("LATENCY_VARIANT").unwrap_or_default();
+    // `LATENCY_WORDS=1`: a space every sixth keystroke, as prose has,
+    // instead of one ever longer word.
+    let words = std::env::var("LATENCY_WORDS").is_ok_and(|v| v == "1");
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let group = driver.driver.child.id();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.run(
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            )),
+    )
+    .expect("script timeout");
+    app.wait_ready();
+    app.js(INSTALL, vec![]);
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(chat)],
+    );
+    app.settle();
+    app.start_chat_marker();
+    app.settle();
+    match variant.as_str() {
+        "hidden" => {
+            app.js(
+                "const p = document.querySelector('[data-testid=\"preview\"]'); for (const c of p.children) if (!c.querySelector('[data-testid=\"chat\"]')) c.style.display = 'none'; return true;",
+                vec![],
+            );
+        }
+        // The app never sees the keystrokes: what the page costs typed
+        // into with no app behind it.
+        "noapp" => {
+            app.js(
+                "document.querySelector('[data-testid=\"chat\"]').addEventListener('input', (e) => e.stopImmediatePropagation(), true); return true;",
+                vec![],
+            );
+        }
+        // As `noapp`, but each keystroke reads the box's value and keeps
+        // the newest, as the app does.
+        "readvalue" => {
+            app.js(
+                "document.querySelector('[data-testid=\"chat\"]').addEventListener('input', (e) => { window.__held = e.target.value; e.stopImmediatePropagation(); }, true); return true;",
+                vec![],
+            );
+        }
+        // `hide=CSS`: the boxes around the elements `CSS` matches are not
+        // drawn (the app still updates them).
+        v if v.starts_with("hide=") => {
+            app.js(
+                "for (const el of document.querySelectorAll(arguments[0])) {
+                   let b = el; while (b.parentElement && !b.classList.contains('vl-scroll') && b.parentElement.dataset.testid !== 'preview') b = b.parentElement;
+                   b.style.display = 'none'; }
+                 return true;",
+                vec![json!(&v[5..])],
+            );
+        }
+        // `css=RULES`: a style sheet added to the app's own.
+        v if v.starts_with("css=") => {
+            app.js(
+                "const s = document.createElement('style'); s.textContent = arguments[0]; document.head.appendChild(s); return true;",
+                vec![json!(&v[4..])],
+            );
+        }
+        _ => {}
+    }
+    let gc = app.js(
+        "return [typeof window.gc, typeof window.$vm, typeof window.GCController].join(' ');",
+        vec![],
+    );
+    println!("latency | memory ({variant:?}) | gc hooks: {gc}; words: {words}");
+    let report = |n: usize| {
+        let dom = app.js(DOM_SIZE, vec![]);
+        println!(
+            "latency | memory ({variant:?}) | after {n:>4} keystrokes: webview RSS {:>5} MB, {} elements, {} nodes, {} elements of the preview made since, prompt list changes {}",
+            webview_rss_kb(group) / 1024,
+            dom[0],
+            dom[1],
+            dom[2],
+            dom[3].as_str().unwrap_or("")
+        );
+    };
+    report(0);
+    let script = format!(
+        "{HELPERS}
+         const [i, words] = arguments; const done = arguments[arguments.length - 1];
+         typeAtEnd(Q(tid('chat')), words && i % 6 === 5 ? ' ' : 'abcdefghijklmnopqrstuvwxyz'[i % 26]);
+         done(true);"
+    );
+    let started = Instant::now();
+    for i in 0..typed {
+        app.js_async(&script, vec![json!(i), json!(words)]);
+        app.settle();
+        if (i + 1) % 100 == 0 || i + 1 == 10 {
+            report(i + 1);
+        }
+    }
+    println!(
+        "latency | memory ({variant:?}) | {typed} keystrokes in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    std::thread::sleep(Duration::from_secs(20));
+    println!("latency | memory ({variant:?}) | 20 s idle:");
+    report(typed);
+}
+
+/// Scrolling on the 10,000-entry workload with its chat: each long list
+/// scrolled 30 px a frame, with and without the CSS rules given in
+/// `LATENCY_SCROLL_CSS` (injected as a style sheet; without it, only the
+/// app's own), alternating, and a reference: a plain box of the same size
+/// holding static rows, scrolled the same way, for what a frame costs this
+/// machine with no app work at all.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
+fn latency_scroll() {
+    let _serial = serial();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let css = std::env::var("LATENCY_SCROLL_CSS").unwrap_or_default();
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.run(
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            )),
+    )
+    .expect("script timeout");
+    app.wait_ready();
+    app.js(INSTALL, vec![]);
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(chat)],
+    );
+    app.settle();
+    let set_css = |on: bool| {
+        app.js(
+            "let s = document.getElementById('bench-css');
+             if (!s) { s = document.createElement('style'); s.id = 'bench-css'; document.head.appendChild(s); }
+             s.textContent = arguments[0] ? arguments[1] : ''; return true;",
+            vec![json!(on), json!(css)],
+        );
+    };
+    for round in 0..2 {
+        for on in [false, true] {
+            if on && css.is_empty() {
+                continue;
+            }
+            set_css(on);
+            app.settle();
+            for list in ["entry-list", "messages", "injected"] {
+                // From the top each time, so every round draws the same rows.
+                app.js(
+                    "let b = document.querySelector(`[data-testid=\"${arguments[0]}\"]`);
+                     while (b && b.scrollHeight <= b.clientHeight + 1) b = b.parentElement;
+                     if (b) b.scrollTop = 0; return true;",
+                    vec![json!(list)],
+                );
+                app.settle();
+                let (p50, p95, fps) = scroll_frames(&app, list);
+                println!(
+                    "latency | scroll round {round} css {} | `{list}`: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s",
+                    if on { "on " } else { "off" }
+                );
+            }
+        }
+        // The reference: static rows in a plain box over the page.
+        app.js(
+            "const box = document.createElement('div'); box.id = 'bench-ref'; box.dataset.testid = 'bench-ref';
+             Object.assign(box.style, {position: 'fixed', left: '0', top: '60px', width: '420px', height: '700px', overflowY: 'auto', background: 'white', zIndex: 1000});
+             for (let i = 0; i < 400; i++) { const r = document.createElement('div'); r.style.height = '40px'; r.textContent = 'Row ' + i + ' — some entry name, keys a, b, c'; box.appendChild(r); }
+             document.body.appendChild(box); return true;",
+            vec![],
+        );
+        app.settle();
+        let (p50, p95, fps) = scroll_frames(&app, "bench-ref");
+        println!(
+            "latency | scroll round {round} reference | static rows: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
+        app.js(
+            "document.getElementById('bench-ref').remove(); return true;",
+            vec![],
+        );
+    }
+}

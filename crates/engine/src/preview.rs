@@ -237,6 +237,12 @@ impl Preview {
         self.counter().prime(texts);
     }
 
+    /// The token count of `text` under the current tokenizer if it was
+    /// counted before (a cache hit), else `None`; never counts.
+    pub fn counted_tokens(&mut self, text: &str) -> Option<u32> {
+        self.counter().lookup(text)
+    }
+
     /// Counts with `tokenizer` instead of the model's until set back to
     /// `None`.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {

@@ -20,7 +20,7 @@ use lorebook_engine::preview::Preview;
 use super::documents::Doc;
 use super::Workspace;
 use crate::error::AppError;
-use crate::views::{EntryDetail, EntryFilter, EntryRow, ListQuery, SortKey};
+use crate::views::{EntryDetail, EntryFilter, EntryRow, ListQuery, RowTokens, SortKey, TokenStep};
 
 impl Doc {
     /// The name shown for this book in tabs, dialogs and the window title:
@@ -65,8 +65,17 @@ fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
     (diagnostics.len() as u32, worst)
 }
 
+/// How many bytes of bodies not counted before one call of
+/// [`Workspace::list`] or [`Workspace::count_list_tokens`] counts at most.
+/// A book's first list would otherwise count every body before the list is
+/// shown (10,000 bodies: about a second); beyond this budget, rows come
+/// without their count and the UI asks for the rest a step at a time, so
+/// the list and the preview are painted first and typing is never held up
+/// for more than one step.
+pub const COUNT_STEP_BYTES: usize = 256 * 1024;
+
 /// One row of the entry list.
-fn row(e: &Entry, tokens: u32, (count, worst): (u32, Option<Severity>)) -> EntryRow {
+fn row(e: &Entry, tokens: Option<u32>, (count, worst): (u32, Option<Severity>)) -> EntryRow {
     EntryRow {
         id: e.id,
         name: e.display_name().to_string(),
@@ -119,15 +128,24 @@ impl Workspace {
             .find(|d| d.id == doc)
             .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
         let preview = &mut self.preview;
-        // On first sight of a book (or of a tokenizer) every body is counted
-        // at once, over every core.
-        preview.prime_tokens(
-            d.book
-                .entries
-                .iter()
-                .map(|e| decorators::parse(&e.content).body),
-        );
+        // Sorting by tokens needs every count: those not counted yet are
+        // counted at once, over every core.
+        if q.sort == SortKey::Tokens {
+            preview.prime_tokens(
+                d.book
+                    .entries
+                    .iter()
+                    .map(|e| decorators::parse(&e.content).body),
+            );
+        }
         let needle = q.search.trim().to_lowercase();
+        // Sorting by tokens needs every count; otherwise counting stops
+        // after a budget (see `COUNT_STEP_BYTES`).
+        let mut budget = if q.sort == SortKey::Tokens {
+            usize::MAX
+        } else {
+            COUNT_STEP_BYTES
+        };
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {
             let found = tally(&diagnostics(preview, book, e));
@@ -142,7 +160,13 @@ impl Workspace {
             if !matches_filter || !mentions(e, &needle) {
                 continue;
             }
-            let tokens = preview.count_tokens(decorators::parse(&e.content).body);
+            let body = decorators::parse(&e.content).body;
+            let tokens = preview.counted_tokens(body).or_else(|| {
+                (budget > 0).then(|| {
+                    budget = budget.saturating_sub(body.len());
+                    preview.count_tokens(body)
+                })
+            });
             rows.push(row(e, tokens, found));
         }
         let key = q.sort;
@@ -167,6 +191,47 @@ impl Workspace {
         Ok(rows)
     }
 
+    /// The token counts of the entries of `doc` from position `from` on,
+    /// counting bodies not counted before up to [`COUNT_STEP_BYTES`] of
+    /// them (counts already known cost nothing). The UI calls it after
+    /// showing a list whose rows lack counts, from 0 and then from each
+    /// answer's `next`, until `next` is `None`.
+    pub fn count_list_tokens(&mut self, doc: u32, from: u32) -> Result<TokenStep, AppError> {
+        let d = self
+            .docs
+            .iter()
+            .find(|d| d.id == doc)
+            .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
+        let preview = &mut self.preview;
+        let entries = &d.book.entries;
+        let from = (from as usize).min(entries.len());
+        // The step ends where the uncounted bodies pass the budget; they
+        // are then counted together (over every core when there are many).
+        let mut budget = COUNT_STEP_BYTES;
+        let mut end = from;
+        while end < entries.len() {
+            let body = decorators::parse(&entries[end].content).body;
+            if preview.counted_tokens(body).is_none() {
+                if budget == 0 {
+                    break;
+                }
+                budget = budget.saturating_sub(body.len());
+            }
+            end += 1;
+        }
+        let step = &entries[from..end];
+        preview.prime_tokens(step.iter().map(|e| decorators::parse(&e.content).body));
+        let counts = step
+            .iter()
+            .map(|e| RowTokens {
+                id: e.id,
+                tokens: preview.count_tokens(decorators::parse(&e.content).body),
+            })
+            .collect();
+        let next = (end < entries.len()).then_some(end as u32);
+        Ok(TokenStep { counts, next })
+    }
+
     /// One entry with everything the editor shows about it.
     pub fn entry(&mut self, doc: u32, id: u64) -> Result<EntryDetail, AppError> {
         let d = self.doc(doc)?;
@@ -183,7 +248,7 @@ impl Workspace {
         let book = self.attached_position(doc).filter(|_| !self.stale);
         let tokens = self.preview.count_tokens(parsed.body);
         let diagnostics = diagnostics(&self.preview, book, &e).into_owned();
-        let row = row(&e, tokens, tally(&diagnostics));
+        let row = row(&e, Some(tokens), tally(&diagnostics));
         Ok(EntryDetail {
             st: lorebook_engine::formats::st_fields::read(&e),
             entry: e,

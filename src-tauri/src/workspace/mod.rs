@@ -191,6 +191,14 @@ impl Workspace {
             .position(|d| d.id == doc)
     }
 
+    /// Compiles the attached books for the preview now, if due, instead of
+    /// at the first command that needs them. The app calls it on a thread
+    /// of its own as soon as the books given at start are read, so the
+    /// index of a big book is built while the window and its page load.
+    pub fn prepare(&mut self) {
+        self.refresh();
+    }
+
     /// Rebuilds the preview's index when the attached books changed.
     fn refresh(&mut self) {
         if self.stale {

@@ -135,7 +135,7 @@ fn list_filters_sorts_and_searches() {
         .list(doc, &q("", EntryFilter::All, SortKey::Id, false))
         .unwrap();
     assert_eq!(all.len(), ws.doc(doc).unwrap().book.entries.len());
-    assert!(all.iter().all(|r| r.tokens > 0));
+    assert!(all.iter().all(|r| r.tokens.is_some_and(|t| t > 0)));
     let disabled = ws
         .list(doc, &q("", EntryFilter::Disabled, SortKey::Id, false))
         .unwrap();
@@ -880,4 +880,93 @@ fn recent_files_keep_the_ten_newest() {
     assert_eq!(fresh.recent.len(), super::documents::RECENT_LIMIT);
     assert_eq!(fresh.recent[0], dir.join("earlier0"));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A big book's first list comes before all its counts (rows past the
+/// counting budget have none), and the steps of `count_list_tokens` then
+/// give every row's count, the same as a list that counts everything;
+/// entries with equal bodies get their count too.
+#[test]
+fn a_big_books_list_comes_first_and_its_counts_in_steps() {
+    use crate::workspace::list::COUNT_STEP_BYTES;
+    use lorebook_engine::model::{Book, Entry};
+    let mut book = Book::default();
+    let n = 3 * COUNT_STEP_BYTES / 1000 + 10;
+    for i in 0..n as u64 {
+        // About 1,000 bytes each; every tenth body repeats an earlier one.
+        let like = if i % 10 == 9 { i - 9 } else { i };
+        let body = format!("Entry {like} says {}", "word ".repeat(200));
+        book.entries.push(Entry {
+            id: i,
+            keys: vec![format!("key{i}")],
+            content: body,
+            ..Entry::default()
+        });
+    }
+    let mut ws = Workspace::default();
+    let doc = ws.add_doc(book, None);
+    let q = |sort| ListQuery {
+        search: String::new(),
+        filter: EntryFilter::All,
+        sort,
+        descending: false,
+    };
+    let first = ws.list(doc, &q(SortKey::Id)).unwrap();
+    assert_eq!(first.len(), n);
+    let counted = first.iter().filter(|r| r.tokens.is_some()).count();
+    assert!(
+        counted > 0 && counted < n,
+        "{counted} of {n} counted at once"
+    );
+
+    let mut got = std::collections::BTreeMap::new();
+    let mut from = 0;
+    let mut steps = 0;
+    loop {
+        let step = ws.count_list_tokens(doc, from).unwrap();
+        steps += 1;
+        for c in step.counts {
+            got.insert(c.id, c.tokens);
+        }
+        match step.next {
+            Some(next) => {
+                assert!(next > from, "a step moves on");
+                from = next;
+            }
+            None => break,
+        }
+    }
+    assert!(steps >= 2, "{steps} steps");
+    // Sorting by tokens counts everything at once: the reference.
+    let all = ws.list(doc, &q(SortKey::Tokens)).unwrap();
+    assert!(all.iter().all(|r| r.tokens.is_some()));
+    for r in &all {
+        assert_eq!(got.get(&r.id).copied(), r.tokens, "entry {}", r.id);
+    }
+    // Counted once, a list has every count at once.
+    assert!(ws
+        .list(doc, &q(SortKey::Id))
+        .unwrap()
+        .iter()
+        .all(|r| r.tokens.is_some()));
+    assert_eq!(
+        ws.count_list_tokens(doc, 0).unwrap().next,
+        None,
+        "nothing left to count"
+    );
+}
+
+/// `prepare` builds the index the first list or preview would build, so
+/// those find it ready, and gives the same preview.
+#[test]
+fn prepare_builds_the_index_ahead() {
+    let (mut cold, _) = ws();
+    let (mut warm, _) = ws();
+    assert!(warm.stale, "a workspace with a new book has its index due");
+    warm.prepare();
+    assert!(!warm.stale);
+    assert_eq!(
+        serde_json::to_string(&warm.preview(None).result).unwrap(),
+        serde_json::to_string(&cold.preview(None).result).unwrap()
+    );
 }

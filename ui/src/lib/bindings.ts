@@ -278,9 +278,11 @@ export type EntryRow = { id: number,
  */
 name: string, keys: string, enabled: boolean, constant: boolean, order: number, priority: number, 
 /**
- * Body tokens under the selected model.
+ * Body tokens under the selected model; `None` while not counted yet
+ * (a big book's list comes before its counts: see
+ * `Workspace::count_list_tokens`).
  */
-tokens: number, 
+tokens: number | null, 
 /**
  * How many diagnostics, hints included.
  */
@@ -642,6 +644,10 @@ export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": 
 
 export type SavedSetting = "model" | "tokenizer_file";
 
+export type RowTokens = { id: number, tokens: number, };
+
+export type TokenStep = { counts: Array<RowTokens>, next: number | null, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -698,7 +704,8 @@ export type Command =
   | 'edit_chat'
   | 'pick_tokenizer_file'
   | 'clear_tokenizer_file'
-  | 'restore_preview_settings';
+  | 'restore_preview_settings'
+  | 'count_list_tokens';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

@@ -2,7 +2,7 @@
 // shown: its query, its rows and the selection. Documents live in Rust; this
 // holds views of them.
 import { api } from './ipc';
-import type { AppStateView, EntryFilter, EntryRow, SortKey } from './bindings';
+import type { AppStateView, EntryFilter, EntryRow, SortKey, TokenStep } from './bindings';
 
 export type SelectMode = 'one' | 'toggle' | 'range';
 
@@ -23,6 +23,14 @@ export class Documents {
   /** Bumped to move the focus to the search box (the Find action). */
   focusSearch = $state(0);
 
+  /** `report`: how a failure of a background step (`fillTokens`) is
+   *  shown; the app passes its error banner. */
+  constructor(report: (e: unknown) => void = () => {}) {
+    this.report = report;
+  }
+
+  private readonly report: (e: unknown) => void;
+
   get current() {
     return this.app?.docs.find((d) => d.id === this.doc) ?? null;
   }
@@ -35,7 +43,12 @@ export class Documents {
     }
   }
 
-  async reloadList() {
+  /** Reloads the entry list. A big book's rows may come without their
+   *  token counts (Rust counts only so much per command, so the list is
+   *  painted first); unless `fill` is false, the counts are then asked
+   *  for in the background (`fillTokens`). */
+  async reloadList(fill = true) {
+    this.listLoads += 1;
     if (this.doc === null) {
       this.rows = [];
       return;
@@ -46,6 +59,35 @@ export class Documents {
       sort: this.sort,
       descending: this.descending,
     });
+    if (fill) void this.fillTokens();
+  }
+
+  /** Bumped per list load: a fill started for an older list stops. */
+  private listLoads = 0;
+
+  /** Fills in the token counts the list was sent without, one step (one
+   *  command) at a time, so an edit or a preview goes between two steps
+   *  instead of waiting for the whole book to be counted. Stops when every
+   *  count is in, or when the list was loaded again (that load fills its
+   *  own). A failed step is reported (see the constructor). */
+  async fillTokens() {
+    const doc = this.doc;
+    const load = this.listLoads;
+    if (doc === null || !this.rows.some((r) => r.tokens === null)) return;
+    let from: number | null = 0;
+    try {
+      while (from !== null) {
+        const step: TokenStep = await api.countListTokens(doc, from);
+        if (this.doc !== doc || this.listLoads !== load) return;
+        const got = new Map(step.counts.map((c) => [c.id, c.tokens]));
+        if (this.rows.some((r) => r.tokens === null && got.has(r.id))) {
+          this.rows = this.rows.map((r) => (r.tokens === null && got.has(r.id) ? { ...r, tokens: got.get(r.id)! } : r));
+        }
+        from = step.next;
+      }
+    } catch (e) {
+      this.report(e);
+    }
   }
 
   /** Clears the search and the filter, so every entry is listed. */

@@ -538,6 +538,7 @@ const en = {
   'formatName.risu': 'RisuAI lorebook',
   'formatName.novel_ai': 'NovelAI lorebook',
   'formatName.agnai': 'Agnai memory book',
+  'list.counting': "Not counted yet: counting in the background",
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -1077,6 +1078,7 @@ const ptBR: Record<MessageKey, string> = {
   'formatName.risu': 'lorebook do RisuAI',
   'formatName.novel_ai': 'lorebook do NovelAI',
   'formatName.agnai': 'livro de memória do Agnai',
+  'list.counting': "Ainda não contado: contando em segundo plano",
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

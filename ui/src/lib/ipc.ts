@@ -18,6 +18,7 @@ import type {
   ExportFormat,
   ImportOutcome,
   ListQuery,
+  TokenStep,
   Notice,
   PendingImport,
   Report,
@@ -137,6 +138,8 @@ export const api = {
   clearTokenizerFile: () => call<void>('clear_tokenizer_file'),
   /** The preview settings of the last run, with notices for what was dropped. */
   restorePreviewSettings: () => call<Notice[]>('restore_preview_settings'),
+  /** The token counts a list was sent without, from entry position `from`. */
+  countListTokens: (doc: number, from: number) => call<TokenStep>('count_list_tokens', { doc, from }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -34,7 +34,7 @@ export class Studio {
 
   readonly feedback = new Feedback((e) => errorText(this.t, e));
   readonly run = this.feedback.run;
-  readonly docs = new Documents();
+  readonly docs = new Documents((e) => void this.run(() => Promise.reject(e)));
   readonly preview = new Preview(this.docs, this.run);
   readonly dialogs = new Dialogs();
   readonly recovery = new Recovery();
@@ -79,11 +79,14 @@ export class Studio {
       await this.docs.refresh();
       await this.preview.loadChat();
       this.docs.doc = this.docs.app?.docs[0]?.id ?? null;
-      await this.docs.reloadList();
+      // The list first, then the preview; a big book's token counts
+      // follow in the background, after both are painted.
+      await this.docs.reloadList(false);
       if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
       // A preview that fails is reported; the start-up notices still show.
       await this.run(() => this.preview.refresh());
       this.feedback.add(await api.takeNotices());
+      void this.docs.fillTokens();
     });
     // Asked even when the start-up above failed: it may be why the
     // recovered books are needed.

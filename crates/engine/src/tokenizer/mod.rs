@@ -248,6 +248,14 @@ impl TokenCounter {
         self.cache.extend(counted.into_iter().flatten());
     }
 
+    /// Token count of `text` if it was counted before; never counts.
+    pub fn lookup(&self, text: &str) -> Option<u32> {
+        if text.is_empty() {
+            return Some(0);
+        }
+        self.cache.get(&content_hash(text)).copied()
+    }
+
     /// Number of distinct texts counted so far.
     pub fn cached(&self) -> usize {
         self.cache.len()

@@ -1,0 +1,87 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EntryRow, TokenStep } from './bindings';
+
+const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+const responses: Record<string, (args: Record<string, unknown>) => unknown> = {};
+vi.mock('@tauri-apps/api/core', () => ({
+  invoke: async (cmd: string, args: Record<string, unknown>) => {
+    calls.push({ cmd, args });
+    const r = responses[cmd];
+    if (!r) return null;
+    return r(args);
+  },
+}));
+vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) }));
+
+const { Documents } = await import('./documents.svelte');
+
+const row = (id: number, tokens: number | null): EntryRow => ({
+  id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null,
+});
+
+describe('the entry list of a big book', () => {
+  beforeEach(() => {
+    calls.length = 0;
+    for (const k of Object.keys(responses)) delete responses[k];
+  });
+
+  it('is shown first and its token counts filled in a step at a time', async () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    responses.list_entries = () => [row(3, 7), row(1, null), row(2, null), row(4, null)];
+    // Rust counts from the asked position; a step may also carry counts
+    // the list already had.
+    const steps: Record<number, TokenStep> = {
+      0: { counts: [{ id: 1, tokens: 11 }, { id: 2, tokens: 12 }], next: 2 },
+      2: { counts: [{ id: 3, tokens: 7 }, { id: 4, tokens: 14 }], next: null },
+    };
+    responses.count_list_tokens = (a) => steps[a.from as number];
+    await docs.reloadList(false);
+    expect(docs.rows.map((r) => r.tokens)).toEqual([7, null, null, null]);
+    await docs.fillTokens();
+    expect(docs.rows.map((r) => [r.id, r.tokens])).toEqual([[3, 7], [1, 11], [2, 12], [4, 14]]);
+    expect(calls.filter((c) => c.cmd === 'count_list_tokens').map((c) => c.args)).toEqual([{ doc: 1, from: 0 }, { doc: 1, from: 2 }]);
+  });
+
+  it('asks for nothing when every count came with the list', async () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    responses.list_entries = () => [row(1, 5), row(2, 6)];
+    await docs.reloadList();
+    await Promise.resolve();
+    expect(calls.some((c) => c.cmd === 'count_list_tokens')).toBe(false);
+  });
+
+  it('stops filling a list loaded again, which fills its own', async () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    responses.list_entries = () => [row(1, null), row(2, null)];
+    let release: () => void = () => {};
+    responses.count_list_tokens = () =>
+      new Promise<TokenStep>((resolve) => {
+        release = () => resolve({ counts: [{ id: 1, tokens: 99 }], next: 1 });
+      });
+    await docs.reloadList(false);
+    const filling = docs.fillTokens();
+    await Promise.resolve();
+    // The search changed: a new list, without entry 2's count.
+    responses.list_entries = () => [row(1, null)];
+    await docs.reloadList(false);
+    release();
+    await filling;
+    expect(docs.rows).toEqual([row(1, null)]);
+    expect(calls.filter((c) => c.cmd === 'count_list_tokens').length).toBe(1);
+  });
+
+  it('reports a failed step', async () => {
+    const report = vi.fn();
+    const docs = new Documents(report);
+    docs.doc = 1;
+    responses.list_entries = () => [row(1, null)];
+    responses.count_list_tokens = () => Promise.reject({ kind: 'not_found', message: 'no open book with id 1' });
+    await docs.reloadList(false);
+    await docs.fillTokens();
+    expect(report).toHaveBeenCalledTimes(1);
+    expect(docs.rows).toEqual([row(1, null)]);
+  });
+});

@@ -252,6 +252,17 @@ impl Driver {
                 .map(drop)
                 .map_err(|e| e.to_string())
         });
+        // tauri-driver starts WebKitWebDriver, which listens a little later
+        // on a loaded machine; a session asked for before then fails.
+        wait_until("WebKitWebDriver to accept connections", TIMEOUT, || {
+            driver.check_alive(&log);
+            TcpStream::connect_timeout(
+                &([127, 0, 0, 1], native_port).into(),
+                Duration::from_secs(2),
+            )
+            .map(drop)
+            .map_err(|e| e.to_string())
+        });
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -273,11 +284,26 @@ impl Driver {
             json!({ "application": APP, "args": args }),
         );
         let log = self.dir.path().join("driver.log");
-        let created = self.rt.block_on(
-            ClientBuilder::new(HttpConnector::new())
-                .capabilities(caps)
-                .connect(&self.url),
-        );
+        // tauri-driver accepts connections before WebKitWebDriver, which
+        // it starts, listens on the native port; on a loaded machine the
+        // first session request can reach it too early. Such a refused
+        // connection is retried for a while; any other error is not.
+        let mut attempts = 0;
+        let created = loop {
+            attempts += 1;
+            let created = self.rt.block_on(
+                ClientBuilder::new(HttpConnector::new())
+                    .capabilities(caps.clone())
+                    .connect(&self.url),
+            );
+            match &created {
+                Err(e) if attempts < 10 && e.to_string().contains("did not respond") => {
+                    self.driver.check_alive(&log);
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                _ => break created,
+            }
+        };
         self.driver.check_alive(&log);
         let client = created.unwrap_or_else(|e| {
             panic!(

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Lorebook Studio needs on Debian/Ubuntu, skipping what is
 # already there. Usage: scripts/setup.sh [--e2e] [--fuzz]
-#   --e2e   what the end-to-end tests need (tauri-driver, WebKitWebDriver, Xvfb)
+#   --e2e   what the end-to-end tests need (tauri-driver, WebKitWebDriver, Xvfb,
+#           xdotool to answer native file dialogs)
 #   --fuzz  cargo-fuzz, for scripts/fuzz.sh
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -18,7 +19,7 @@ done
 packages=(libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev libxdo-dev
           libssl-dev build-essential file pkg-config)
 if $e2e; then
-  packages+=(webkit2gtk-driver xvfb)
+  packages+=(webkit2gtk-driver xvfb xdotool)
 fi
 missing=()
 for p in "${packages[@]}"; do

@@ -166,6 +166,8 @@ struct Driver {
     // Dropped in this order: driver (and app) first, then the display.
     driver: Proc,
     _xvfb: Proc,
+    /// The Xvfb display (`:N`), for answering native dialogs with xdotool.
+    display: String,
     url: String,
     /// Runs the WebDriver client: the tests stay synchronous and block on
     /// each command, so a failing assertion still unwinds through `Drop`.
@@ -270,6 +272,7 @@ impl Driver {
         Driver {
             driver,
             _xvfb: xvfb,
+            display,
             url: format!("http://127.0.0.1:{port}"),
             rt,
             dir,
@@ -1773,6 +1776,177 @@ fn a_non_openai_model_recounts_everything_and_is_kept_for_the_next_run() {
             Ok(())
         } else {
             Err(format!("picker {value:?}, rows {rows:?}"))
+        }
+    });
+    app.assert_no_errors();
+}
+
+/// Answers the native file dialog whose title matches `title` (an xdotool
+/// regex) on the driver's `display`: waits for it to show, gives it the
+/// keyboard focus, types `path` (a leading `/` opens GTK's location field)
+/// and presses Enter, as a person would.
+fn answer_file_dialog(display: &str, title: &str, path: &Path) {
+    let xdotool = tool("xdotool");
+    let run = |args: &[&str]| -> Result<String, String> {
+        let out = Command::new(&xdotool)
+            .args(args)
+            .env("DISPLAY", display)
+            .output()
+            .map_err(|e| format!("xdotool: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        } else {
+            Err(format!(
+                "xdotool {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    let window = wait_until("the native file dialog to show", TIMEOUT, || {
+        let found = run(&["search", "--onlyvisible", "--name", title])?;
+        found
+            .lines()
+            .next()
+            .map(str::to_string)
+            .ok_or_else(|| "no such window yet".to_string())
+    });
+    // The dialog takes a moment to draw its widgets after it maps, and a
+    // keystroke before then is lost: type again until the dialog closes.
+    let path = path.to_str().expect("a UTF-8 path");
+    for attempt in 1..=5 {
+        std::thread::sleep(Duration::from_millis(400 * attempt));
+        let open = |id: &str| {
+            run(&["search", "--onlyvisible", "--name", title])
+                .is_ok_and(|found| found.lines().any(|l| l == id))
+        };
+        if !open(&window) {
+            return;
+        }
+        run(&["windowfocus", "--sync", &window]).expect("focus the dialog");
+        // Ctrl+L opens GTK's location field (or selects what it holds).
+        run(&["key", "--clearmodifiers", "ctrl+l"]).expect("press Ctrl+L");
+        run(&["type", "--delay", "15", path]).expect("type the path");
+        std::thread::sleep(Duration::from_millis(200));
+        run(&["key", "Return"]).expect("press Enter");
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline && open(&window) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if !open(&window) {
+            return;
+        }
+    }
+    panic!("the native file dialog did not take the path {path}");
+}
+
+/// "Custom file…" in the model picker opens the native dialog; the file
+/// chosen there counts every entry, one token per word with the
+/// word-level tokenizer written here, and is kept for the next run.
+#[test]
+fn a_tokenizer_file_chosen_in_the_native_dialog_counts() {
+    let _serial = serial();
+    let dir = TempDir::new("tokfile");
+    let file = dir.path().join("words.tokenizer.json");
+    std::fs::write(
+        &file,
+        r#"{"version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": {"type": "Whitespace"},
+            "post_processor": null, "decoder": null,
+            "model": {"type": "WordLevel", "vocab": {"[UNK]": 0}, "unk_token": "[UNK]"}}"#,
+    )
+    .unwrap();
+    let mut driver = Driver::start();
+    let display = driver.display.clone();
+    let rows = |app: &Session<'_>| -> Result<Vec<String>, String> {
+        let mut rows = Vec::new();
+        for el in app.find_all(&tid("row-tokens"))? {
+            rows.push(app.text(&el)?);
+        }
+        Ok(rows)
+    };
+    {
+        let app = driver.launch(&[]);
+        app.wait_ready();
+        app.select_entry(1, "The Lighthouse");
+        let before = wait_until("the counts under gpt-4o", TIMEOUT, || {
+            let r = rows(&app)?;
+            if r.is_empty() || r.iter().any(|t| t.contains('…')) {
+                Err(format!("{r:?}"))
+            } else {
+                Ok(r)
+            }
+        });
+        let content = app.value(&tid("content")).expect("the entry's content");
+        let picker = app.wait_for(&tid("model"));
+        app.run(picker.select_by_value(":custom-file"))
+            .expect("choose Custom file…");
+        answer_file_dialog(&display, "tokeni[sz]", &file);
+        wait_until("the picked file to count", TIMEOUT, || {
+            let value = app.value(&tid("model"))?;
+            let now = rows(&app)?;
+            let editor = app.text(&app.find(&tid("tokens"))?)?;
+            if value == ":file-in-use" && now.len() == before.len() && now != before {
+                Ok((now, editor))
+            } else {
+                Err(format!(
+                    "picker {value:?}, rows {now:?} (before {before:?}), editor {editor:?}"
+                ))
+            }
+        });
+        // The picker names the file, and nothing is approximate.
+        let shown = app
+            .text(
+                &app.find(&format!("{} option[value=':file-in-use']", tid("model")))
+                    .unwrap(),
+            )
+            .unwrap();
+        assert_eq!(shown, "words.tokenizer.json");
+        assert!(rows(&app).unwrap().iter().all(|r| !r.contains('≈')));
+        // The entry shown is counted by the file: words and punctuation
+        // runs, the Whitespace pre-tokenizer's pieces.
+        let body = content
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("@@"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let pieces = body
+            .split_whitespace()
+            .map(|w| {
+                let mut n = 0;
+                let mut last: Option<bool> = None;
+                for c in w.chars() {
+                    let word = c.is_alphanumeric() || c == '_';
+                    if last != Some(word) {
+                        n += 1;
+                    }
+                    last = Some(word);
+                }
+                n
+            })
+            .sum::<usize>();
+        let editor = app.text(&app.find(&tid("tokens")).unwrap()).unwrap();
+        let shown: String = editor
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert_eq!(
+            shown,
+            pieces.to_string(),
+            "editor shows {editor:?}; the file counts {pieces} pieces in {body:?}"
+        );
+        app.assert_no_errors();
+        app.quit();
+    }
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    wait_until("the file still counting in the next run", TIMEOUT, || {
+        let value = app.value(&tid("model"))?;
+        if value == ":file-in-use" {
+            Ok(())
+        } else {
+            Err(format!("picker {value:?}"))
         }
     });
     app.assert_no_errors();

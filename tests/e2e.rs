@@ -29,7 +29,13 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;
 
-const APP: &str = env!("CARGO_BIN_EXE_lorebook-studio");
+const BUILT_APP: &str = env!("CARGO_BIN_EXE_lorebook-studio");
+
+/// The app under test: the one this build made, or an installed one named
+/// by `LOREBOOK_E2E_APP` (docs/tokenizers.md checks a `.deb` this way).
+fn app_path() -> String {
+    std::env::var("LOREBOOK_E2E_APP").unwrap_or_else(|_| BUILT_APP.to_string())
+}
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// How long anything may take to show up before a test fails.
 const TIMEOUT: Duration = Duration::from_secs(20);
@@ -284,7 +290,7 @@ impl Driver {
         let mut caps = Capabilities::new();
         caps.insert(
             "tauri:options".to_string(),
-            json!({ "application": APP, "args": args }),
+            json!({ "application": app_path(), "args": args }),
         );
         let log = self.dir.path().join("driver.log");
         // tauri-driver accepts connections before WebKitWebDriver, which
@@ -310,7 +316,8 @@ impl Driver {
         self.driver.check_alive(&log);
         let client = created.unwrap_or_else(|e| {
             panic!(
-                "cannot start a WebDriver session for {APP}: {e}\ndriver log:\n{}",
+                "cannot start a WebDriver session for {}: {e}\ndriver log:\n{}",
+                app_path(),
                 tail(&log, 40)
             )
         });
@@ -1710,9 +1717,11 @@ mod latency;
 /// when `scripts/fetch-tokenizers.sh` has not installed the files.
 #[test]
 fn a_non_openai_model_recounts_everything_and_is_kept_for_the_next_run() {
-    if !Path::new(ROOT)
-        .join("resources/tokenizers/claude.json.gz")
-        .is_file()
+    // An installed app brings its own tokenizers.
+    if std::env::var_os("LOREBOOK_E2E_APP").is_none()
+        && !Path::new(ROOT)
+            .join("resources/tokenizers/claude.json.gz")
+            .is_file()
     {
         eprintln!("skipped: resources/tokenizers is not installed (scripts/fetch-tokenizers.sh)");
         return;

@@ -135,8 +135,36 @@ fn watch_exit_signals(app: AppHandle) {
 /// resource folder (`bundle.resources` in `tauri.conf.json`).
 pub const TOKENIZER_RESOURCES: &str = "resources/tokenizers";
 
+/// The value `WEBKIT_DISABLE_COMPOSITING_MODE` gets for the webview when the
+/// user has not set it (`current`): `Some("1")`, accelerated compositing
+/// off, unless `LOREBOOK_COMPOSITING=1` asks to keep it. The editor uses no
+/// 3D transforms, WebGL or video; measured on the 10,000-entry page,
+/// WebKitGTK's compositing made every scrolled frame cost 80–120 ms where
+/// it runs on a software GL (a machine without a GPU driver, a VM, Xvfb),
+/// against 8–14 ms without it (BENCHMARKS.md, Scrolling). A value the user
+/// set is left as it is.
+pub fn compositing_default(
+    current: Option<&std::ffi::OsStr>,
+    keep: Option<&std::ffi::OsStr>,
+) -> Option<&'static str> {
+    if current.is_some() || keep.is_some_and(|v| v == "1") {
+        None
+    } else {
+        Some("1")
+    }
+}
+
 pub fn run() {
     trace::mark("start");
+    #[cfg(target_os = "linux")]
+    if let Some(value) = compositing_default(
+        std::env::var_os("WEBKIT_DISABLE_COMPOSITING_MODE").as_deref(),
+        std::env::var_os("LOREBOOK_COMPOSITING").as_deref(),
+    ) {
+        // Before any other thread starts: the webview's processes, which
+        // read it, inherit the environment.
+        std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", value);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
     trace::mark("books read");
@@ -276,5 +304,22 @@ mod tokenizer_bundle_tests {
             .join(super::TOKENIZER_RESOURCES)
             .join("README.md")
             .is_file());
+    }
+}
+
+#[cfg(test)]
+mod compositing_tests {
+    use super::compositing_default;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn compositing_is_off_unless_the_user_chose() {
+        assert_eq!(compositing_default(None, None), Some("1"));
+        assert_eq!(compositing_default(None, Some(OsStr::new("0"))), Some("1"));
+        // LOREBOOK_COMPOSITING=1 keeps WebKit's own default.
+        assert_eq!(compositing_default(None, Some(OsStr::new("1"))), None);
+        // A value the user set, whatever it is, stays.
+        assert_eq!(compositing_default(Some(OsStr::new("0")), None), None);
+        assert_eq!(compositing_default(Some(OsStr::new("1")), None), None);
     }
 }

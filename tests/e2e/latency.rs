@@ -893,10 +893,73 @@ fn latency_scroll() {
             vec![],
         );
         app.settle();
-        let (p50, p95, fps) = scroll_frames(&app, "bench-ref");
-        println!(
-            "latency | scroll round {round} reference | static rows: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
-        );
+        // The reference again with one part of the page taken out at a
+        // time (and put back), to find which part makes every frame cost.
+        let parts = [
+            ("as is", "", ""),
+            (
+                "chat box emptied",
+                "const c = document.querySelector('[data-testid=chat]'); window.__chat = c.value; c.value = '';",
+                "document.querySelector('[data-testid=chat]').value = window.__chat;",
+            ),
+            (
+                "entry list hidden",
+                "document.querySelector('[data-testid=entry-list]').style.display = 'none';",
+                "document.querySelector('[data-testid=entry-list]').style.display = '';",
+            ),
+            (
+                "final prompt hidden",
+                "document.querySelector('[data-testid=messages]').style.display = 'none';",
+                "document.querySelector('[data-testid=messages]').style.display = '';",
+            ),
+            (
+                "list pane hidden",
+                "document.querySelector('.list-pane').style.display = 'none';",
+                "document.querySelector('.list-pane').style.display = '';",
+            ),
+            (
+                "editor pane hidden",
+                "document.querySelector('.editor-pane').style.display = 'none';",
+                "document.querySelector('.editor-pane').style.display = '';",
+            ),
+            (
+                "preview pane hidden",
+                "document.querySelector('.preview-pane').style.display = 'none';",
+                "document.querySelector('.preview-pane').style.display = '';",
+            ),
+            (
+                "all three panes hidden",
+                "for (const e of document.querySelectorAll('.pane')) e.style.display = 'none';",
+                "for (const e of document.querySelectorAll('.pane')) e.style.display = '';",
+            ),
+            (
+                "everything but the box hidden",
+                "for (const e of document.body.children) if (e.id !== 'bench-ref') { e.dataset.benchDisplay = e.style.display; e.style.display = 'none'; }",
+                "for (const e of document.body.children) if (e.id !== 'bench-ref') e.style.display = e.dataset.benchDisplay;",
+            ),
+        ];
+        for (what, take, put) in parts {
+            app.js(&format!("{take} return true;"), vec![]);
+            app.settle();
+            // What a full relayout costs in this state, and what runs by
+            // itself (CSS animations and transitions).
+            let probe = app.js(
+                "const t0 = performance.now();
+                 document.body.style.width = '99.9%'; void document.body.offsetHeight;
+                 const t1 = performance.now();
+                 document.body.style.width = ''; void document.body.offsetHeight;
+                 const anims = document.getAnimations ? document.getAnimations().map(a => (a.effect && a.effect.target ? (a.effect.target.className || a.effect.target.tagName) : '?') + ':' + (a.animationName || a.transitionProperty || a.constructor.name)) : ['n/a'];
+                 return { layout: t1 - t0, nodes: document.getElementsByTagName('*').length, anims: anims.slice(0, 8), animCount: anims.length };",
+                vec![],
+            );
+            println!("latency | scroll round {round} probe, {what} | {probe}");
+            let (p50, p95, fps) = scroll_frames(&app, "bench-ref");
+            println!(
+                "latency | scroll round {round} reference, {what} | static rows: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+            );
+            app.js(&format!("{put} return true;"), vec![]);
+            app.settle();
+        }
         app.js(
             "document.getElementById('bench-ref').remove(); return true;",
             vec![],

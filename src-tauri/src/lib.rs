@@ -6,6 +6,7 @@
 mod command_list;
 pub mod bindings;
 pub mod commands;
+pub mod dialogs;
 pub mod error;
 pub mod menu;
 pub mod prefs;
@@ -146,6 +147,7 @@ pub fn run() {
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         })
+        .manage(dialogs::NativeLabels::default())
         .setup(|app| {
             // Installed tokenizer files bundled with the app, if any.
             if let Ok(dir) = app.path().resource_dir() {

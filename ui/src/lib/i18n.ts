@@ -266,7 +266,7 @@ const en = {
   'badge.hints.one': '{n} hint',
   'badge.hints.other': '{n} hints',
   'list.clearFilter': 'Clear filter',
-  'list.noBook': 'No book is open. Create one or open a file to start.',
+  'list.noBook': 'No book is open. Start from the sample, create a book or open a file.',
   'preview.emptyChat': 'No chat yet. Paste one above, or open a chat file, to see which entries it activates.',
   'preview.noBooks': 'No book is attached to the preview.',
   'preview.attach': 'Attach {name}',
@@ -539,6 +539,38 @@ const en = {
   'formatName.novel_ai': 'NovelAI lorebook',
   'formatName.agnai': 'Agnai memory book',
   'list.counting': "Not counted yet: counting in the background",
+  'menu.cut': 'Cut',
+  'menu.copy': 'Copy',
+  'menu.paste': 'Paste',
+  'menu.select_all': 'Select All',
+  'dialog.open': 'Open lorebook',
+  'dialog.import': 'Import lorebook',
+  'dialog.exportCard': 'Choose the card PNG to write the book into',
+  'dialog.export': 'Export lorebook as',
+  'dialog.saveAs': 'Save lorebook as',
+  'dialog.openChat': 'Open chat',
+  'dialog.stSettings': "Load SillyTavern's settings.json",
+  'dialog.tokenizer': 'Choose a tokenizer file',
+  'dialog.filter.all': 'All files',
+  'dialog.filter.booksAndCards': 'Lorebooks and cards',
+  'dialog.filter.book': 'Lorebook (JSON)',
+  'dialog.filter.cardPng': 'Character card (PNG)',
+  'dialog.filter.chats': 'Chats',
+  'dialog.filter.json': 'JSON files',
+  'dialog.filter.tokenizers': 'Tokenizer files',
+  'appError.cannot_export': 'cannot export to {file}: {reason}',
+  'appError.cannot_export_book': 'the book cannot be exported: {reason}',
+  'appError.internal': 'internal error in {command} ({detail}); your unsaved changes are kept: save them (Save As to a new file is safest) and restart the app',
+  'notExported.not_a_card_format': 'only the character card formats (v2 or v3) can be written into a card PNG',
+  'notExported.no_writer': 'this format cannot be written ({detail})',
+  'notExported.bad_png': 'the PNG is damaged ({detail})',
+  'notExported.png_without_card': 'this PNG is not a character card (it has no "chara" or "ccv3" chunk to write the book into)',
+  'notExported.bad_card_chunk': 'the card inside the PNG cannot be read ({detail})',
+  'preview.place': '{tokens} tok · order {order} · priority {priority}',
+  'preview.segTokens.one': '{n} token',
+  'preview.segTokens.other': '{n} tokens',
+  'book.newName': 'Untitled book',
+  'list.openSample': 'Open the sample book',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -806,7 +838,7 @@ const ptBR: Record<MessageKey, string> = {
   'badge.hints.one': '{n} dica',
   'badge.hints.other': '{n} dicas',
   'list.clearFilter': 'Limpar filtro',
-  'list.noBook': 'Nenhum livro aberto. Crie um ou abra um arquivo para começar.',
+  'list.noBook': 'Nenhum livro aberto. Comece pelo exemplo, crie um livro ou abra um arquivo.',
   'preview.emptyChat': 'Nenhuma conversa ainda. Cole uma acima ou abra um arquivo de conversa para ver quais entradas ela ativa.',
   'preview.noBooks': 'Nenhum livro está anexado à prévia.',
   'preview.attach': 'Anexar {name}',
@@ -1079,6 +1111,38 @@ const ptBR: Record<MessageKey, string> = {
   'formatName.novel_ai': 'lorebook do NovelAI',
   'formatName.agnai': 'livro de memória do Agnai',
   'list.counting': "Ainda não contado: contando em segundo plano",
+  'menu.cut': 'Recortar',
+  'menu.copy': 'Copiar',
+  'menu.paste': 'Colar',
+  'menu.select_all': 'Selecionar tudo',
+  'dialog.open': 'Abrir livro',
+  'dialog.import': 'Importar livro',
+  'dialog.exportCard': 'Escolha o PNG do cartão onde gravar o livro',
+  'dialog.export': 'Exportar livro como',
+  'dialog.saveAs': 'Salvar livro como',
+  'dialog.openChat': 'Abrir conversa',
+  'dialog.stSettings': 'Carregar o settings.json do SillyTavern',
+  'dialog.tokenizer': 'Escolha um arquivo de tokenizador',
+  'dialog.filter.all': 'Todos os arquivos',
+  'dialog.filter.booksAndCards': 'Lorebooks e cartões',
+  'dialog.filter.book': 'Livro (JSON)',
+  'dialog.filter.cardPng': 'Cartão de personagem (PNG)',
+  'dialog.filter.chats': 'Conversas',
+  'dialog.filter.json': 'Arquivos JSON',
+  'dialog.filter.tokenizers': 'Arquivos de tokenizador',
+  'appError.cannot_export': 'não foi possível exportar para {file}: {reason}',
+  'appError.cannot_export_book': 'o livro não pode ser exportado: {reason}',
+  'appError.internal': 'erro interno em {command} ({detail}); suas alterações não salvas foram mantidas: salve-as (Salvar como num arquivo novo é o mais seguro) e reinicie o app',
+  'notExported.not_a_card_format': 'só os formatos de cartão de personagem (v2 ou v3) podem ser gravados num PNG de cartão',
+  'notExported.no_writer': 'este formato não pode ser gravado ({detail})',
+  'notExported.bad_png': 'o PNG está danificado ({detail})',
+  'notExported.png_without_card': 'este PNG não é um cartão de personagem (não tem bloco "chara" nem "ccv3" onde gravar o livro)',
+  'notExported.bad_card_chunk': 'o cartão dentro do PNG não pode ser lido ({detail})',
+  'preview.place': '{tokens} tok · ordem {order} · prioridade {priority}',
+  'preview.segTokens.one': '{n} token',
+  'preview.segTokens.other': '{n} tokens',
+  'book.newName': 'Livro sem título',
+  'list.openSample': 'Abrir o livro de exemplo',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };
@@ -1138,6 +1202,16 @@ export function menuLabels(locale: Locale): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(catalogs[locale])) {
     if (key.startsWith('menu.')) out[key.slice('menu.'.length)] = value;
+  }
+  return out;
+}
+
+/** The native file dialogs' titles and filter names in `locale`, by
+ *  catalog key (`dialog.*`; see src-tauri/src/dialogs.rs). */
+export function dialogLabels(locale: Locale): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(catalogs[locale])) {
+    if (key.startsWith('dialog.')) out[key] = value;
   }
   return out;
 }

@@ -513,20 +513,22 @@ pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
 }
 
 /// Titles the window after book `doc` (the one the UI shows) and its dirty
-/// state; `untitled` is the UI's word for a book without any name.
+/// state; `untitled` is the UI's word for a book without any name. Returns
+/// the title, which the page takes as its own too (what WebDriver and
+/// assistive tools read).
 #[tauri::command(async)]
 pub fn set_window_title(
     app: AppHandle,
     s: State<'_, AppState>,
     doc: Option<u32>,
     untitled: String,
-) -> R<()> {
+) -> R<String> {
     let title = lock(&s).window_title(doc, &untitled);
     if let Some(w) = app.get_webview_window("main") {
         w.set_title(&title)
             .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
     }
-    Ok(())
+    Ok(title)
 }
 
 /// Whether quitting could lose work, asked by the UI after it read the

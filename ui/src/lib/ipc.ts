@@ -115,7 +115,8 @@ export const api = {
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
-  setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
+  /** Titles the window; returns the title (the page takes it too). */
+  setWindowTitle: (doc: number | null, untitled: string) => call<string>('set_window_title', { doc, untitled }),
   hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
   loadPrefs: () => call<Prefs>('load_prefs'),

@@ -1270,6 +1270,7 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
     app.run(chat.send_keys(&char::from(Key::Backspace).to_string()))
         .expect("delete the chat");
     app.wait_for(&tid("empty-chat"));
+    app.wait_for(&tid("empty-open-chat"));
     assert_accessible(&app, "an empty chat");
 
     // No book open: the sample is one click away.

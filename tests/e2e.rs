@@ -526,6 +526,26 @@ impl Session<'_> {
     }
 
     /// Saves a screenshot under target/e2e-failures/, named after the test.
+    /// With `LOREBOOK_E2E_SCREENSHOT` set, saves a screenshot named after
+    /// the test and `label` (to look at a view a test reaches).
+    fn snapshot(&self, label: &str) {
+        if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_none() {
+            return;
+        }
+        let Ok(png) = self.run(self.client.screenshot()) else {
+            return;
+        };
+        let dir = Path::new(ROOT).join("target/e2e-failures");
+        let name = std::thread::current()
+            .name()
+            .unwrap_or("e2e")
+            .replace("::", "-");
+        let path = dir.join(format!("{name}-{label}.png"));
+        if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
+            eprintln!("screenshot of the app: {}", path.display());
+        }
+    }
+
     fn save_screenshot(&self) {
         let Ok(png) = self.run(self.client.screenshot()) else {
             return;
@@ -1232,6 +1252,7 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
     assert_accessible(&app, "the notice panel");
     open_report_details(&app);
     assert_accessible(&app, "the notice panel with its report open");
+    app.snapshot("report");
     app.click(&tid("notices-dismiss"));
 
     app.type_into(
@@ -1247,11 +1268,13 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
         &app,
         "the SillyTavern view with its settings and final prompt",
     );
+    app.snapshot("sillytavern");
 
     // No entry matches the search: the list says so and clears the filter.
     app.type_into(&tid("search"), "zzzz");
     app.wait_for(&tid("empty-list"));
     assert_accessible(&app, "an entry list with no match");
+    app.snapshot("no-match");
     app.click(&tid("clear-filter"));
     wait_until("the entries back after Clear filter", TIMEOUT, || {
         let ids = app.row_ids()?;
@@ -1289,7 +1312,30 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
     let empty = app.wait_for(&tid("empty-no-book"));
     let text = app.text(&empty).expect("empty state text");
     assert!(text.contains("Nenhum livro aberto"), "{text}");
+    // The panes still fill the window below the bars.
+    let gap = app
+        .run(app.client.execute(
+            &format!(
+                "return window.innerHeight - document.querySelector('{}').getBoundingClientRect().bottom",
+                tid("list-pane")
+            ),
+            vec![],
+        ))
+        .expect("measure the list pane");
+    assert!(
+        gap.as_f64().is_some_and(|g| g.abs() <= 2.0),
+        "the panes end {gap} px above the window's bottom"
+    );
+    // The preview says the same instead of an empty budget and lists.
+    app.wait_for(&tid("preview-open-sample"));
+    assert!(
+        app.find_all(&tid("budget-label"))
+            .expect("look for the budget")
+            .is_empty(),
+        "an empty budget shown with no book open"
+    );
     assert_accessible(&app, "no book open");
+    app.snapshot("no-book");
     app.click(&tid("open-sample"));
     app.wait_ready();
     wait_until("the sample book in its tab", TIMEOUT, || {

@@ -589,6 +589,7 @@ const en = {
   'reportField.probability': 'probability',
   'reportField.enabled': 'enabled',
   'reportField.constant': 'constant',
+  'preview.noBookOpen': 'No book is open, so there is nothing to preview. Open the sample to see how a chat activates entries.',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -1179,6 +1180,7 @@ const ptBR: Record<MessageKey, string> = {
   'reportField.probability': 'probabilidade',
   'reportField.enabled': 'ativada',
   'reportField.constant': 'constante',
+  'preview.noBookOpen': 'Nenhum livro aberto, então não há o que prever. Abra o exemplo para ver como uma conversa ativa entradas.',
 };
 
 export const catalogs: Record<Locale, Record<MessageKey, string>> = { en, 'pt-BR': ptBR };

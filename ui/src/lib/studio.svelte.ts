@@ -358,6 +358,7 @@ export class Studio {
         if (next !== undefined) await this.switchDoc(next);
         else {
           this.docs.rows = [];
+          this.docs.selected = [];
           this.entry.clear();
         }
       }

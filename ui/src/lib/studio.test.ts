@@ -193,4 +193,17 @@ describe('studio', () => {
     expect(s.preview.chatText).toBe('Narrator: the fog');
     expect(s.docs.doc).toBe(3);
   });
+
+  it('closing the last book leaves no selection behind (no Duplicate or Delete for nothing)', async () => {
+    const s = new Studio();
+    s.docs.app = responses.app_state({}) as NonNullable<typeof s.docs.app>;
+    s.docs.doc = 1;
+    s.docs.rows = [detail(1, 'Body').row];
+    s.docs.selected = [1];
+    responses.app_state = () => ({ ...(s.docs.app as object), docs: [] });
+    s.closeBook(1);
+    await vi.waitFor(() => expect(s.docs.doc).toBe(null));
+    await vi.waitFor(() => expect(s.docs.selected).toEqual([]));
+    expect(s.docs.rows).toEqual([]);
+  });
 });

@@ -1372,6 +1372,7 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
     let _serial = serial();
     let mut driver = Driver::start();
     let prefs = driver.dir.path().join("data/prefs.json");
+    let labels = driver.dir.path().join("data/native-labels.json");
     let width = |app: &Session<'_>| -> Result<i64, String> {
         let script = format!(
             "return document.querySelector('{}').offsetWidth",
@@ -1407,6 +1408,16 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
                 Ok(())
             } else {
                 Err(format!("prefs.json holds {text}"))
+            }
+        });
+        // The menu's and dialogs' Portuguese words are kept, so the next
+        // start builds its menu in Portuguese before the page loads.
+        wait_until("the native words kept", TIMEOUT, || {
+            let text = std::fs::read_to_string(&labels).map_err(|e| e.to_string())?;
+            if text.contains("\"Arquivo\"") && text.contains("Salvar livro como") {
+                Ok(())
+            } else {
+                Err(format!("native-labels.json holds {text}"))
             }
         });
         app.assert_no_errors();

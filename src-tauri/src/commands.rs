@@ -473,7 +473,17 @@ pub fn set_menu_labels(
     native: State<'_, NativeLabels>,
     labels: std::collections::HashMap<String, String>,
 ) -> R<()> {
-    *native.0.lock().unwrap_or_else(|p| p.into_inner()) = labels.clone();
+    {
+        let mut kept = native.0.lock().unwrap_or_else(|p| p.into_inner());
+        if *kept != labels {
+            // Kept for the next start; losing them costs only an English
+            // menu until the page loads.
+            if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
+                eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
+            }
+            *kept = labels.clone();
+        }
+    }
     let menu = crate::menu::build_labeled(&app, &labels)
         .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
     app.set_menu(menu)

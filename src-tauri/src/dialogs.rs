@@ -3,13 +3,15 @@
 //!
 //! The words live in the UI's message catalog (`dialog.*` keys of
 //! `ui/src/lib/i18n.ts`), as the menu's do: the UI sends them with the menu
-//! labels (`set_menu_labels`), [`NativeLabels`] keeps them, and every dialog
-//! takes its title and filter names from there. Until the UI has sent them
-//! (or for a key it lacks) the English written here is shown. The webview
+//! labels (`set_menu_labels`), [`NativeLabels`] keeps them (and
+//! [`LABELS_FILE`] for the next start), and every dialog takes its title
+//! and filter names from there. Until any run's UI has sent them (or for a
+//! key it lacks) the English written here is shown. The webview
 //! still never opens a dialog or names a path itself: it only supplies
 //! words.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Mutex;
 
 use tauri::{AppHandle, Manager, Runtime};
@@ -170,6 +172,33 @@ pub fn wording(dialog: Dialog, labels: &HashMap<String, String>) -> Wording {
 #[derive(Debug, Default)]
 pub struct NativeLabels(pub Mutex<HashMap<String, String>>);
 
+/// Where the last words the UI sent are kept, in the app's data folder, so
+/// the next start builds its menu and dialogs in the user's language
+/// before the page has loaded.
+pub const LABELS_FILE: &str = "native-labels.json";
+
+/// The largest labels file read back; anything bigger is not ours.
+const MAX_LABELS_BYTES: u64 = 64 * 1024;
+
+/// The words kept by an earlier run (none when the file is missing, too
+/// big or broken: the menu is then English until the UI sends its words).
+pub fn load_labels(data_dir: &Path) -> HashMap<String, String> {
+    lorebook_engine::io::read_capped(&data_dir.join(LABELS_FILE), MAX_LABELS_BYTES)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Keeps `labels` for the next start, written atomically.
+pub fn store_labels(data_dir: &Path, labels: &HashMap<String, String>) -> Result<(), String> {
+    std::fs::create_dir_all(data_dir).map_err(|e| format!("{}: {e}", data_dir.display()))?;
+    let sorted: std::collections::BTreeMap<_, _> = labels.iter().collect();
+    let bytes = serde_json::to_vec_pretty(&sorted).map_err(|e| e.to_string())?;
+    let path = data_dir.join(LABELS_FILE);
+    lorebook_engine::formats::write_atomic(&path, &bytes)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// A file dialog of kind `dialog`, titled and filtered in the UI's
 /// language.
 pub fn file_dialog<R: Runtime>(app: &AppHandle<R>, dialog: Dialog) -> FileDialogBuilder<R> {
@@ -294,6 +323,27 @@ mod tests {
             wording(Dialog::Tokenizer, &pt).filters[1].0,
             "Todos os arquivos"
         );
+    }
+
+    /// The words the UI sent come back on the next start (so its menu is
+    /// Portuguese from the first frame); a missing, broken or oversized
+    /// file gives none.
+    #[test]
+    fn the_ui_words_are_kept_for_the_next_start() {
+        let dir = std::env::temp_dir().join(format!("lbs-labels-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(load_labels(&dir).is_empty());
+        let pt = catalog("pt-BR");
+        store_labels(&dir, &pt).unwrap();
+        let back = load_labels(&dir);
+        assert_eq!(back, pt);
+        assert_eq!(wording(Dialog::SaveAs, &back).title, "Salvar livro como");
+        std::fs::write(dir.join(LABELS_FILE), b"{ broken").unwrap();
+        assert!(load_labels(&dir).is_empty());
+        let big = format!("{{\"a\": \"{}\"}}", "x".repeat(MAX_LABELS_BYTES as usize));
+        std::fs::write(dir.join(LABELS_FILE), big).unwrap();
+        assert!(load_labels(&dir).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// A key the UI did not send, or sent empty, falls back to English

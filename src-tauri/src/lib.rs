@@ -180,7 +180,15 @@ pub fn run() {
             trace::mark("setup done");
             Ok(())
         })
-        .menu(menu::build)
+        // The menu in the words the UI sent in the last run, so a
+        // Portuguese user never sees an English menu while the page loads.
+        .menu(|app| {
+            let labels = dialogs::load_labels(&data_dir(app));
+            if let Some(native) = app.try_state::<dialogs::NativeLabels>() {
+                *native.0.lock().unwrap_or_else(|p| p.into_inner()) = labels.clone();
+            }
+            menu::build_labeled(app, &labels)
+        })
         .on_menu_event(|app, event| {
             let _ = app.emit("menu", event.id().0.as_str());
         })

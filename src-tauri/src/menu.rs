@@ -115,11 +115,6 @@ pub fn typescript() -> String {
     )
 }
 
-/// The menu with its English labels (until the UI sends its locale's).
-pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
-    build_labeled(app, &HashMap::new())
-}
-
 /// The system's editing items at the end of the Edit menu: the menu id of
 /// their label (`menu.<id>` in the catalog) and their English label.
 pub const EDIT_ITEMS: [(&str, &str); 4] = [

@@ -562,6 +562,26 @@ impl Session<'_> {
     }
 
     /// Saves a screenshot under target/e2e-failures/, named after the test.
+    /// With `LOREBOOK_E2E_SCREENSHOT` set, saves a screenshot named after
+    /// the test and `label` (to look at a view a test reaches).
+    fn snapshot(&self, label: &str) {
+        if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_none() {
+            return;
+        }
+        let Ok(png) = self.run(self.client.screenshot()) else {
+            return;
+        };
+        let dir = Path::new(ROOT).join("target/e2e-failures");
+        let name = std::thread::current()
+            .name()
+            .unwrap_or("e2e")
+            .replace("::", "-");
+        let path = dir.join(format!("{name}-{label}.png"));
+        if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
+            eprintln!("screenshot of the app: {}", path.display());
+        }
+    }
+
     fn save_screenshot(&self) {
         let Ok(png) = self.run(self.client.screenshot()) else {
             return;
@@ -1247,6 +1267,140 @@ fn the_main_views_have_no_serious_accessibility_violations() {
     app.assert_no_errors();
 }
 
+/// Issue 12, always (hand-made book, UI in Portuguese): the views the main
+/// axe check does not reach — the notice panel and its report, the
+/// SillyTavern view with its settings and final prompt, and the empty
+/// states — have no serious violations, and each empty state's action
+/// works in one click: clear the filter, open the sample book.
+#[test]
+fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
+    let _serial = serial();
+    let files = TempDir::new("axemore");
+    let book = files.path().join("Weather.json");
+    std::fs::write(&book, ST_WORLD).expect("write the world");
+    let mut driver = Driver::start();
+    let data = driver.dir.path().join("data");
+    std::fs::create_dir_all(&data).expect("the data folder");
+    std::fs::write(data.join("prefs.json"), r#"{"locale":"pt-BR"}"#).expect("write prefs.json");
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    app.wait_for(&tid("notices"));
+    assert_accessible(&app, "the notice panel");
+    open_report_details(&app);
+    assert_accessible(&app, "the notice panel with its report open");
+    app.snapshot("report");
+    app.click(&tid("notices-dismiss"));
+
+    app.type_into(
+        &tid("chat"),
+        "User: The fog rolls in.\nCharacter: The lighthouse is dark.",
+    );
+    app.click(&format!("{} option[value=\"sillytavern\"]", tid("rules")));
+    app.wait_for(&format!("{} {}", tid("injected-entry"), tid("st-position")));
+    app.click(&format!("{} > summary", tid("st-settings")));
+    app.click(&format!("{} summary", tid("st-prompt-panel")));
+    app.wait_for(&tid("st-messages"));
+    assert_accessible(
+        &app,
+        "the SillyTavern view with its settings and final prompt",
+    );
+    app.snapshot("sillytavern");
+
+    // No entry matches the search: the list says so and clears the filter.
+    app.type_into(&tid("search"), "zzzz");
+    app.wait_for(&tid("empty-list"));
+    assert_accessible(&app, "an entry list with no match");
+    app.snapshot("no-match");
+    app.click(&tid("clear-filter"));
+    wait_until("the entries back after Clear filter", TIMEOUT, || {
+        let ids = app.row_ids()?;
+        if ids.len() == 3 {
+            Ok(())
+        } else {
+            Err(format!("rows {ids:?}"))
+        }
+    });
+
+    // An empty chat says what to do next.
+    let chat = app.find(&tid("chat")).expect("the chat box");
+    let select_all = format!("{}a", char::from(Key::Control));
+    app.run(chat.send_keys(&select_all))
+        .expect("select the chat");
+    app.run(chat.send_keys(&char::from(Key::Backspace).to_string()))
+        .expect("delete the chat");
+    app.wait_for(&tid("empty-chat"));
+    app.wait_for(&tid("empty-open-chat"));
+    assert_accessible(&app, "an empty chat");
+
+    // No book open: the sample is one click away.
+    app.click(".tab-close");
+    if wait_until("the book closed or a question", TIMEOUT, || {
+        if !app.find_all(&tid("confirm"))?.is_empty() {
+            Ok(true)
+        } else if !app.find_all(&tid("empty-no-book"))?.is_empty() {
+            Ok(false)
+        } else {
+            Err("neither yet".to_string())
+        }
+    }) {
+        app.click(&tid("confirm-yes"));
+    }
+    let empty = app.wait_for(&tid("empty-no-book"));
+    let text = app.text(&empty).expect("empty state text");
+    assert!(text.contains("Nenhum livro aberto"), "{text}");
+    // The panes still fill the window below the bars.
+    let gap = app
+        .run(app.client.execute(
+            &format!(
+                "return window.innerHeight - document.querySelector('{}').getBoundingClientRect().bottom",
+                tid("list-pane")
+            ),
+            vec![],
+        ))
+        .expect("measure the list pane");
+    assert!(
+        gap.as_f64().is_some_and(|g| g.abs() <= 2.0),
+        "the panes end {gap} px above the window's bottom"
+    );
+    // The preview says the same instead of an empty budget and lists.
+    app.wait_for(&tid("preview-open-sample"));
+    assert!(
+        app.find_all(&tid("budget-label"))
+            .expect("look for the budget")
+            .is_empty(),
+        "an empty budget shown with no book open"
+    );
+    assert_accessible(&app, "no book open");
+    app.snapshot("no-book");
+    app.click(&tid("open-sample"));
+    app.wait_ready();
+    wait_until("the sample book in its tab", TIMEOUT, || {
+        let tab = app.find(&tid("book-tab"))?;
+        let text = app.property(&tab, "textContent")?.unwrap_or_default();
+        if text.contains("Saltmere") && app.row_ids()?.len() == 10 {
+            Ok(())
+        } else {
+            Err(format!("the tab shows {text:?}"))
+        }
+    });
+    // The window title names the book shown and marks unsaved changes.
+    let title_is = |want: &str| {
+        wait_until(&format!("the title {want:?}"), TIMEOUT, || {
+            let title = app.run(app.client.title())?;
+            if title == want {
+                Ok(())
+            } else {
+                Err(format!("title {title:?}"))
+            }
+        })
+    };
+    title_is("Saltmere — Lorebook Studio");
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("comment"), "The Lighthouse, edited");
+    title_is("● Saltmere — Lorebook Studio");
+    app.assert_no_errors();
+}
+
 /// The splitters resize the panes from the keyboard, and the pane sizes,
 /// the theme and the language come back on the next run.
 #[test]
@@ -1254,6 +1408,7 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
     let _serial = serial();
     let mut driver = Driver::start();
     let prefs = driver.dir.path().join("data/prefs.json");
+    let labels = driver.dir.path().join("data/native-labels.json");
     let width = |app: &Session<'_>| -> Result<i64, String> {
         let script = format!(
             "return document.querySelector('{}').offsetWidth",
@@ -1289,6 +1444,16 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
                 Ok(())
             } else {
                 Err(format!("prefs.json holds {text}"))
+            }
+        });
+        // The menu's and dialogs' Portuguese words are kept, so the next
+        // start builds its menu in Portuguese before the page loads.
+        wait_until("the native words kept", TIMEOUT, || {
+            let text = std::fs::read_to_string(&labels).map_err(|e| e.to_string())?;
+            if text.contains("\"Arquivo\"") && text.contains("Salvar livro como") {
+                Ok(())
+            } else {
+                Err(format!("native-labels.json holds {text}"))
             }
         });
         app.assert_no_errors();

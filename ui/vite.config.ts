@@ -6,5 +6,7 @@ export default defineConfig({
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: { target: 'safari15', outDir: 'dist', emptyOutDir: true },
-  test: { environment: 'jsdom', include: ['src/**/*.test.ts'] },
+  // Stylesheets are read as text by the design tests (design-tokens,
+  // contrast); without this Vitest hands them over empty.
+  test: { environment: 'jsdom', include: ['src/**/*.test.ts'], css: { include: [/\.css/] } },
 });

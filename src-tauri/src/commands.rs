@@ -14,8 +14,8 @@ use lorebook_engine::preview::Settings;
 use lorebook_engine::tokenizer::registry::{family_of, FAMILIES};
 use lorebook_engine::tokenizer::{resources, suggested_for, tokenizer_for_model, SUGGESTED_MODELS};
 use tauri::{AppHandle, Manager, State};
-use tauri_plugin_dialog::DialogExt;
 
+use crate::dialogs::{file_dialog, Dialog, NativeLabels};
 use crate::error::{AppError, ErrorKind};
 use crate::views::*;
 use crate::workspace::recovery::{RecoveredBook, Recovery};
@@ -88,13 +88,7 @@ pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown cause".into());
-        Err(AppError::new(
-            ErrorKind::Internal,
-            format!(
-                "internal error in {command} ({why}); your unsaved changes are kept: save them \
-                 (Save As to a new file is safest) and restart the app"
-            ),
-        ))
+        Err(AppError::internal(command, &why))
     })
 }
 
@@ -165,30 +159,17 @@ pub fn take_notices(s: State<'_, AppState>) -> Vec<Notice> {
     std::mem::take(&mut *s.notices.lock().unwrap_or_else(|p| p.into_inner()))
 }
 
+/// A new, empty book; `name` is the UI's word for an untitled book.
 #[tauri::command]
-pub fn new_book(s: State<'_, AppState>) -> u32 {
-    lock(&s).new_book()
+pub fn new_book(s: State<'_, AppState>, name: String) -> u32 {
+    lock(&s).new_book_named(&name)
 }
 
 /// Open… and Import…: a native dialog, then every chosen file is read.
 /// Native files open at once; others wait with their report.
 #[tauri::command]
 pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> {
-    let dialog = app.dialog().file();
-    let dialog = if import {
-        dialog
-            .set_title("Import lorebook")
-            .add_filter(
-                "Lorebooks and cards",
-                &["json", "png", "charx", "lorebook", "story"],
-            )
-            .add_filter("All files", &["*"])
-    } else {
-        dialog
-            .set_title("Open lorebook")
-            .add_filter("Lorebook (JSON)", &["json"])
-            .add_filter("All files", &["*"])
-    };
+    let dialog = file_dialog(&app, if import { Dialog::Import } else { Dialog::Open });
     let Some(paths) = dialog.blocking_pick_files() else {
         return Err(AppError::cancelled("no file chosen"));
     };
@@ -228,12 +209,7 @@ pub async fn export_dialog(
     into_card: bool,
 ) -> R<String> {
     let card = if into_card {
-        let picked = app
-            .dialog()
-            .file()
-            .set_title("Choose the card PNG to write the book into")
-            .add_filter("PNG card", &["png"])
-            .blocking_pick_file();
+        let picked = file_dialog(&app, Dialog::ExportCard).blocking_pick_file();
         match picked.and_then(|p| p.into_path().ok()) {
             Some(p) => Some(p),
             None => return Err(AppError::cancelled("no card chosen")),
@@ -252,10 +228,7 @@ pub async fn export_dialog(
         };
         format!("{}.{ext}", safe_stem(&d.book.name))
     };
-    let Some(path) = app
-        .dialog()
-        .file()
-        .set_title("Export lorebook as")
+    let Some(path) = file_dialog(&app, Dialog::Export)
         .set_file_name(&name)
         .blocking_save_file()
         .and_then(|p| p.into_path().ok())
@@ -321,12 +294,8 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
         let d = ws.doc(doc)?;
         format!("{}.json", safe_stem(&d.book.name))
     };
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("Save lorebook as")
+    let picked = file_dialog(&app, Dialog::SaveAs)
         .set_file_name(&name)
-        .add_filter("Lorebook (JSON)", &["json"])
         .blocking_save_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::cancelled("no file chosen"));
@@ -443,13 +412,7 @@ pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
 
 #[tauri::command]
 pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("Open chat")
-        .add_filter("Chats", &["json", "jsonl", "txt"])
-        .add_filter("All files", &["*"])
-        .blocking_pick_file();
+    let picked = file_dialog(&app, Dialog::OpenChat).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::cancelled("no file chosen"));
     };
@@ -500,10 +463,27 @@ pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
     guarded(&s, "preview_log", |ws| Ok(ws.log()))
 }
 
-/// Relabels the native menu in the UI's language (the message catalog lives
-/// in the UI; accelerators stay the same).
+/// Relabels the native menu and words the native file dialogs in the UI's
+/// language (the message catalog lives in the UI; accelerators stay the
+/// same): `labels` holds menu labels by menu id and dialog words by their
+/// `dialog.*` catalog key.
 #[tauri::command]
-pub fn set_menu_labels(app: AppHandle, labels: std::collections::HashMap<String, String>) -> R<()> {
+pub fn set_menu_labels(
+    app: AppHandle,
+    native: State<'_, NativeLabels>,
+    labels: std::collections::HashMap<String, String>,
+) -> R<()> {
+    {
+        let mut kept = native.0.lock().unwrap_or_else(|p| p.into_inner());
+        if *kept != labels {
+            // Kept for the next start; losing them costs only an English
+            // menu until the page loads.
+            if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
+                eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
+            }
+            *kept = labels.clone();
+        }
+    }
     let menu = crate::menu::build_labeled(&app, &labels)
         .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
     app.set_menu(menu)
@@ -543,20 +523,22 @@ pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
 }
 
 /// Titles the window after book `doc` (the one the UI shows) and its dirty
-/// state; `untitled` is the UI's word for a book without any name.
+/// state; `untitled` is the UI's word for a book without any name. Returns
+/// the title, which the page takes as its own too (what WebDriver and
+/// assistive tools read).
 #[tauri::command(async)]
 pub fn set_window_title(
     app: AppHandle,
     s: State<'_, AppState>,
     doc: Option<u32>,
     untitled: String,
-) -> R<()> {
+) -> R<String> {
     let title = lock(&s).window_title(doc, &untitled);
     if let Some(w) = app.get_webview_window("main") {
         w.set_title(&title)
             .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
     }
-    Ok(())
+    Ok(title)
 }
 
 /// Whether quitting could lose work, asked by the UI after it read the
@@ -644,13 +626,7 @@ pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView>
 /// file holding its `world_info_settings` object).
 #[tauri::command]
 pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("SillyTavern settings.json")
-        .add_filter("JSON", &["json"])
-        .add_filter("All files", &["*"])
-        .blocking_pick_file();
+    let picked = file_dialog(&app, Dialog::StSettings).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::cancelled("no file chosen"));
     };
@@ -718,13 +694,7 @@ pub fn edit_chat(
 /// picked again, and is remembered for the next run.
 #[tauri::command]
 pub async fn pick_tokenizer_file(app: AppHandle) -> R<AppStateView> {
-    let picked = app
-        .dialog()
-        .file()
-        .set_title("Tokenizer file")
-        .add_filter("Tokenizers", &["json", "model", "tiktoken", "gz"])
-        .add_filter("All files", &["*"])
-        .blocking_pick_file();
+    let picked = file_dialog(&app, Dialog::Tokenizer).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::cancelled("no file chosen"));
     };
@@ -771,4 +741,11 @@ pub fn restore_preview_settings(app: AppHandle) -> R<Vec<Notice>> {
         let problems = crate::preview_settings::apply(ws, prepared);
         Ok(problems)
     })
+}
+
+/// The empty state's "Open the sample": the bundled sample book (and its
+/// chat, when none is set) as a new book without a file.
+#[tauri::command(async)]
+pub fn open_sample(s: State<'_, AppState>) -> R<u32> {
+    guarded(&s, "open_sample", |ws| ws.open_sample())
 }

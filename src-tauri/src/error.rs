@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use lorebook_engine::formats::ImportError;
+use lorebook_engine::formats::{ExportError, ImportError};
 use lorebook_engine::io::ReadError;
 use serde::Serialize;
 use ts_rs::TS;
@@ -66,6 +66,18 @@ pub enum ErrorCode {
         reason: String,
         detail: String,
     },
+    /// A book that cannot be written as asked. `reason` is
+    /// [`ExportError::code`]; `detail` the engine's English sentence (the
+    /// PNG's own damage, which has no code); `file` the card PNG written
+    /// into or the file exported to, empty before one was chosen.
+    CannotExport {
+        file: String,
+        reason: String,
+        detail: String,
+    },
+    /// A command failed inside the app (a bug): `command` names it and
+    /// `detail` is the panic's own words. Unsaved changes are kept.
+    Internal { command: String, detail: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
@@ -134,6 +146,41 @@ impl AppError {
         Self::coded(ErrorKind::Format, format!("{file}: {e}"), code)
     }
 
+    /// A book that cannot be exported: `file` is the card PNG the book was
+    /// to be written into, or the file exported to.
+    pub fn cannot_export(file: Option<&Path>, e: &ExportError) -> Self {
+        let file = file.map(shown).unwrap_or_default();
+        let detail = match e {
+            ExportError::BadPng(m) => m.clone(),
+            ExportError::BadCardChunk { chunk, message } => format!("{chunk}: {message}"),
+            _ => e.to_string(),
+        };
+        let message = if file.is_empty() {
+            e.to_string()
+        } else {
+            format!("{file}: {e}")
+        };
+        let code = ErrorCode::CannotExport {
+            file,
+            reason: e.code().into(),
+            detail,
+        };
+        Self::coded(ErrorKind::Format, message, code)
+    }
+
+    /// A panic caught in `command` (see `commands::guarded`).
+    pub fn internal(command: &str, why: &str) -> Self {
+        let message = format!(
+            "internal error in {command} ({why}); your unsaved changes are kept: save them \
+             (Save As to a new file is safest) and restart the app"
+        );
+        let code = ErrorCode::Internal {
+            command: command.into(),
+            detail: why.into(),
+        };
+        Self::coded(ErrorKind::Internal, message, code)
+    }
+
     pub fn not_found(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::NotFound, message)
     }
@@ -200,6 +247,76 @@ fn io_code(path: &Path, e: &std::io::Error, writing: bool) -> ErrorCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lorebook_engine::formats::ExportFormat;
+
+    /// Every way an export can fail, one of each.
+    fn export_errors() -> Vec<ExportError> {
+        vec![
+            ExportError::NotACardFormat(ExportFormat::SillyTavern),
+            ExportError::NoWriter(ExportFormat::Risu),
+            ExportError::BadPng("bad CRC".into()),
+            ExportError::PngWithoutCard,
+            ExportError::BadCardChunk {
+                chunk: "chara".into(),
+                message: "not base64".into(),
+            },
+        ]
+    }
+
+    /// Each export failure has a code the UI words in both languages
+    /// (`notExported.<code>` in ui/src/lib/i18n.ts), and the error keeps the
+    /// file and the engine's detail.
+    #[test]
+    fn export_errors_get_a_code_worded_in_both_languages() {
+        let en = crate::dialogs::catalog("en");
+        let pt = crate::dialogs::catalog("pt-BR");
+        for key in [
+            "appError.cannot_export",
+            "appError.cannot_export_book",
+            "appError.internal",
+        ] {
+            assert!(en.contains_key(key) && pt.contains_key(key), "{key}");
+        }
+        for e in export_errors() {
+            let key = format!("notExported.{}", e.code());
+            assert!(en.contains_key(&key), "{key} in en");
+            assert!(pt.contains_key(&key), "{key} in pt-BR");
+            assert_ne!(en[&key], pt[&key], "{key} not translated");
+            let err = AppError::cannot_export(Some(Path::new("/d/card.png")), &e);
+            assert_eq!(err.kind, ErrorKind::Format);
+            let Some(ErrorCode::CannotExport {
+                file,
+                reason,
+                detail,
+            }) = err.code
+            else {
+                panic!("{err:?}")
+            };
+            assert_eq!((file.as_str(), reason.as_str()), ("/d/card.png", e.code()));
+            assert!(!detail.is_empty());
+            assert!(err.message.starts_with("/d/card.png: "), "{}", err.message);
+        }
+        let damaged = AppError::cannot_export(None, &ExportError::BadPng("bad CRC".into()));
+        assert!(matches!(
+            damaged.code,
+            Some(ErrorCode::CannotExport { ref file, ref detail, .. }) if file.is_empty() && detail == "bad CRC"
+        ));
+    }
+
+    /// A panic inside a command is reported with a code, naming the command.
+    #[test]
+    fn an_internal_error_is_coded() {
+        let e = AppError::internal("save", "index out of bounds");
+        assert_eq!(e.kind, ErrorKind::Internal);
+        assert_eq!(
+            e.code,
+            Some(ErrorCode::Internal {
+                command: "save".into(),
+                detail: "index out of bounds".into()
+            })
+        );
+        assert!(e.message.contains("unsaved changes are kept"));
+    }
 
     #[test]
     fn system_errors_get_the_code_the_ui_words() {

@@ -6,6 +6,7 @@
 mod command_list;
 pub mod bindings;
 pub mod commands;
+pub mod dialogs;
 pub mod error;
 pub mod menu;
 pub mod prefs;
@@ -174,6 +175,7 @@ pub fn run() {
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         })
+        .manage(dialogs::NativeLabels::default())
         .setup(|app| {
             // Installed tokenizer files bundled with the app, if any.
             if let Ok(dir) = app.path().resource_dir() {
@@ -206,7 +208,15 @@ pub fn run() {
             trace::mark("setup done");
             Ok(())
         })
-        .menu(menu::build)
+        // The menu in the words the UI sent in the last run, so a
+        // Portuguese user never sees an English menu while the page loads.
+        .menu(|app| {
+            let labels = dialogs::load_labels(&data_dir(app));
+            if let Some(native) = app.try_state::<dialogs::NativeLabels>() {
+                *native.0.lock().unwrap_or_else(|p| p.into_inner()) = labels.clone();
+            }
+            menu::build_labeled(app, &labels)
+        })
         .on_menu_event(|app, event| {
             let _ = app.emit("menu", event.id().0.as_str());
         })

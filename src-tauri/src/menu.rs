@@ -115,42 +115,90 @@ pub fn typescript() -> String {
     )
 }
 
-/// The menu with its English labels (until the UI sends its locale's).
-pub fn build<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<Menu<R>> {
-    build_labeled(app, &HashMap::new())
+/// The system's editing items at the end of the Edit menu: the menu id of
+/// their label (`menu.<id>` in the catalog) and their English label.
+pub const EDIT_ITEMS: [(&str, &str); 4] = [
+    ("cut", "Cut"),
+    ("copy", "Copy"),
+    ("paste", "Paste"),
+    ("select_all", "Select All"),
+];
+
+/// One item of a submenu, with its label in the UI's language.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    Action {
+        id: &'static str,
+        label: String,
+    },
+    Separator,
+    /// One of [`EDIT_ITEMS`], by id.
+    System {
+        id: &'static str,
+        label: String,
+    },
 }
 
-/// The menu with labels from the UI's message catalog, by action id (and
-/// `menu_file`, `menu_edit`, `menu_preview` for the submenus); missing ones
-/// stay English.
+/// The menu bar as labelled submenus, from labels by menu id (the UI's
+/// catalog: action ids, `menu_file`, `menu_edit`, `menu_preview` and the
+/// [`EDIT_ITEMS`]); a missing or empty label stays English.
+pub fn layout(labels: &HashMap<String, String>) -> Vec<(String, Vec<Item>)> {
+    let label = |id: &str, english: &str| {
+        labels
+            .get(id)
+            .filter(|t| !t.trim().is_empty())
+            .cloned()
+            .unwrap_or_else(|| english.to_string())
+    };
+    Group::ALL
+        .iter()
+        .map(|&group| {
+            let mut items: Vec<Item> = ACTIONS
+                .iter()
+                .filter(|a| a.group == group)
+                .map(|a| Item::Action {
+                    id: a.id,
+                    label: label(a.id, a.label),
+                })
+                .collect();
+            if group == Group::Edit {
+                items.push(Item::Separator);
+                items.extend(EDIT_ITEMS.iter().map(|&(id, english)| Item::System {
+                    id,
+                    label: label(id, english),
+                }));
+            }
+            (label(group.id(), group.english()), items)
+        })
+        .collect()
+}
+
+/// The menu with labels from the UI's message catalog (see [`layout`]).
 pub fn build_labeled<R: Runtime>(
     app: &AppHandle<R>,
     labels: &HashMap<String, String>,
 ) -> tauri::Result<Menu<R>> {
-    let label = |id: &str, english: &str| {
-        labels
-            .get(id)
-            .cloned()
-            .unwrap_or_else(|| english.to_string())
-    };
+    let accelerator = |id: &str| ACTIONS.iter().find(|a| a.id == id).map(|a| a.accelerator);
     let mut submenus = Vec::new();
-    for group in Group::ALL {
-        let s = Submenu::new(app, label(group.id(), group.english()), true)?;
-        for a in ACTIONS.iter().filter(|a| a.group == group) {
-            s.append(&MenuItem::with_id(
-                app,
-                a.id,
-                label(a.id, a.label),
-                true,
-                Some(a.accelerator),
-            )?)?;
-        }
-        if group == Group::Edit {
-            s.append(&PredefinedMenuItem::separator(app)?)?;
-            s.append(&PredefinedMenuItem::cut(app, None)?)?;
-            s.append(&PredefinedMenuItem::copy(app, None)?)?;
-            s.append(&PredefinedMenuItem::paste(app, None)?)?;
-            s.append(&PredefinedMenuItem::select_all(app, None)?)?;
+    for (title, items) in layout(labels) {
+        let s = Submenu::new(app, title, true)?;
+        for item in items {
+            match item {
+                Item::Action { id, label } => {
+                    s.append(&MenuItem::with_id(app, id, label, true, accelerator(id))?)?
+                }
+                Item::Separator => s.append(&PredefinedMenuItem::separator(app)?)?,
+                Item::System { id, label } => {
+                    let text = Some(label.as_str());
+                    let item = match id {
+                        "cut" => PredefinedMenuItem::cut(app, text)?,
+                        "copy" => PredefinedMenuItem::copy(app, text)?,
+                        "paste" => PredefinedMenuItem::paste(app, text)?,
+                        _ => PredefinedMenuItem::select_all(app, text)?,
+                    };
+                    s.append(&item)?
+                }
+            }
         }
         submenus.push(s);
     }
@@ -163,7 +211,59 @@ pub fn build_labeled<R: Runtime>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Group, ACTIONS};
+    use std::collections::HashMap;
+
+    use super::{layout, Group, Item, ACTIONS, EDIT_ITEMS};
+    use crate::dialogs::catalog;
+
+    /// The catalog's menu labels by menu id, as the UI sends them.
+    fn menu_labels(locale: &str) -> HashMap<String, String> {
+        catalog(locale)
+            .into_iter()
+            .filter_map(|(k, v)| k.strip_prefix("menu.").map(|id| (id.to_string(), v)))
+            .collect()
+    }
+
+    /// Every label of the menu, submenu titles first.
+    fn all_labels(labels: &HashMap<String, String>) -> Vec<String> {
+        let mut out = Vec::new();
+        for (title, items) in layout(labels) {
+            out.push(title);
+            for item in items {
+                match item {
+                    Item::Action { label, .. } | Item::System { label, .. } => out.push(label),
+                    Item::Separator => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// In English the menu reads as written here, with the UI's words or
+    /// without them.
+    #[test]
+    fn the_menu_reads_in_english() {
+        let plain = all_labels(&HashMap::new());
+        assert_eq!(plain, all_labels(&menu_labels("en")));
+        assert_eq!(&plain[..3], ["File", "New Book", "Open…"]);
+        assert!(plain.contains(&"Select All".to_string()));
+    }
+
+    /// In Portuguese every label of the menu, the system's editing items
+    /// included, is the catalog's Portuguese one.
+    #[test]
+    fn the_menu_reads_in_portuguese() {
+        let pt = menu_labels("pt-BR");
+        let english = all_labels(&HashMap::new());
+        let labels = all_labels(&pt);
+        assert_eq!(labels.len(), english.len());
+        for (p, e) in labels.iter().zip(&english) {
+            assert_ne!(p, e, "{e} left in English");
+        }
+        assert_eq!(&labels[..3], ["Arquivo", "Novo livro", "Abrir…"]);
+        assert!(labels.contains(&"Recortar".to_string()));
+        assert!(labels.contains(&"Selecionar tudo".to_string()));
+    }
 
     /// Every menu action has a label in both languages of the UI's catalog,
     /// the English one as written here.
@@ -174,7 +274,8 @@ mod tests {
         let ids = ACTIONS
             .iter()
             .map(|a| a.id)
-            .chain(Group::ALL.map(Group::id));
+            .chain(Group::ALL.map(Group::id))
+            .chain(EDIT_ITEMS.map(|(id, _)| id));
         for id in ids {
             let key = format!("'menu.{id}':");
             assert_eq!(catalog.matches(&key).count(), 2, "{key} in en and pt-BR");

@@ -90,11 +90,36 @@ impl Workspace {
     }
 
     pub fn new_book(&mut self) -> u32 {
+        self.new_book_named("Untitled book")
+    }
+
+    /// A new, empty book named `name` (the UI's words for "untitled
+    /// book", so a Portuguese UI does not create English names).
+    pub fn new_book_named(&mut self, name: &str) -> u32 {
+        let name = name.trim();
         let book = Book {
-            name: "Untitled book".into(),
+            name: if name.is_empty() {
+                "Untitled book"
+            } else {
+                name
+            }
+            .into(),
             ..Book::default()
         };
         self.add_doc(book, None)
+    }
+
+    /// Opens the bundled sample book as a new book without a file (the
+    /// "no book open" state's one-click way in), and its chat when the chat
+    /// is empty, so the preview has something to show at once.
+    pub fn open_sample(&mut self) -> Result<u32, AppError> {
+        let (book, _) = native::load(super::SAMPLE_BOOK.as_bytes())
+            .map_err(|e| AppError::not_a_book(Path::new("samples/saltmere.json"), &e))?;
+        let doc = self.add_doc(book, None);
+        if self.chat_text.trim().is_empty() {
+            self.set_chat(super::SAMPLE_CHAT.to_string());
+        }
+        Ok(doc)
     }
 
     /// Opens a native book file; an already open path is focused instead.

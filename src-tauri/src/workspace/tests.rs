@@ -325,6 +325,114 @@ fn export_reports_then_writes() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A PNG of one chunk list (IHDR, IDAT, IEND) with correct CRCs and no
+/// card in it.
+fn plain_png() -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xffff_ffffu32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let chunks: [(&[u8; 4], &[u8]); 3] = [
+        (b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]),
+        (b"IDAT", &[0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1]),
+        (b"IEND", &[]),
+    ];
+    for (kind, data) in chunks {
+        out.extend((data.len() as u32).to_be_bytes());
+        let mut typed = kind.to_vec();
+        typed.extend_from_slice(data);
+        out.extend_from_slice(&typed);
+        out.extend(crc32(&typed).to_be_bytes());
+    }
+    out
+}
+
+/// Issue 12: every export failure a user can meet has a code the UI words
+/// in its language, naming the file involved: a card PNG that holds no
+/// card, a damaged PNG, a format that cannot go into a card, a card file
+/// that is gone, and a folder that does not exist.
+#[test]
+fn export_failures_carry_codes() {
+    use crate::error::ErrorCode;
+    let (ws, doc) = ws();
+    let dir = std::env::temp_dir().join(format!("lbs-export-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("plain.png");
+    std::fs::write(&plain, plain_png()).unwrap();
+    let damaged = dir.join("damaged.png");
+    std::fs::write(&damaged, b"\x89PNG\r\n\x1a\nnot chunks at all").unwrap();
+    let out = dir.join("out.png");
+    let reason = |to: ExportFormat, card: &std::path::Path| match ws
+        .export_to(doc, to, &out, Some(card))
+        .unwrap_err()
+        .code
+    {
+        Some(ErrorCode::CannotExport { file, reason, .. }) => {
+            assert_eq!(file, card.display().to_string());
+            reason
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(reason(ExportFormat::CardV3, &plain), "png_without_card");
+    assert_eq!(reason(ExportFormat::CardV2, &damaged), "bad_png");
+    assert_eq!(
+        reason(ExportFormat::SillyTavern, &plain),
+        "not_a_card_format"
+    );
+    let gone = dir.join("gone.png");
+    let err = ws
+        .export_to(doc, ExportFormat::CardV3, &out, Some(&gone))
+        .unwrap_err();
+    assert!(
+        matches!(err.code, Some(ErrorCode::FileNotFound { ref file }) if *file == gone.display().to_string()),
+        "{err:?}"
+    );
+    let nowhere = dir.join("no-such-folder/book.json");
+    let err = ws
+        .export_to(doc, ExportFormat::SillyTavern, &nowhere, None)
+        .unwrap_err();
+    assert!(
+        matches!(err.code, Some(ErrorCode::FileNotFound { .. })),
+        "{err:?}"
+    );
+    assert!(!out.exists(), "a failed export wrote nothing");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The empty state's "Open the sample" opens the bundled book as a new
+/// book without a file, and fills an empty chat with the sample's; a new
+/// book takes the name the UI gives it.
+#[test]
+fn the_sample_opens_again_and_new_books_take_the_ui_name() {
+    let mut ws = Workspace::default();
+    let doc = ws.open_sample().unwrap();
+    let d = ws.doc(doc).unwrap();
+    assert_eq!(d.book.name, "Saltmere");
+    assert!(d.path.is_none());
+    assert!(!d.dirty());
+    assert_eq!(ws.chat_text, SAMPLE_CHAT);
+    // A chat the user typed is kept.
+    ws.set_chat("User: my own chat".into());
+    ws.open_sample().unwrap();
+    assert_eq!(ws.chat_text, "User: my own chat");
+    assert_eq!(ws.docs.len(), 2);
+    let named = ws.new_book_named("Livro sem título");
+    assert_eq!(ws.doc(named).unwrap().book.name, "Livro sem título");
+    let blank = ws.new_book_named("  ");
+    assert_eq!(ws.doc(blank).unwrap().book.name, "Untitled book");
+}
+
 /// The preview after incremental updates equals one built from scratch.
 fn assert_fresh(ws: &mut Workspace) {
     // The view carries the prompt apart from the result (whole here).

@@ -88,7 +88,7 @@ impl Workspace {
         let d = self.doc(doc)?;
         formats::export(&d.book, to)
             .map(|(_, report)| report)
-            .map_err(|e| AppError::format(e.to_string()))
+            .map_err(|e| AppError::cannot_export(None, &e))
     }
 
     /// Exports `doc` to `path` (into the card PNG `card` when given).
@@ -104,9 +104,11 @@ impl Workspace {
             Some(card) => {
                 let png = read_book_file(card)?;
                 formats::export_into_card(&d.book, &png, to)
-                    .map_err(|e| AppError::format(format!("{}: {e}", card.display())))?
+                    .map_err(|e| AppError::cannot_export(Some(card), &e))?
             }
-            None => formats::export(&d.book, to).map_err(|e| AppError::format(e.to_string()))?,
+            None => {
+                formats::export(&d.book, to).map_err(|e| AppError::cannot_export(Some(path), &e))?
+            }
         };
         formats::write_atomic(path, &bytes).map_err(|e| AppError::write(path, "write", e))?;
         Ok(path.display().to_string())

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { catalogs, format, menuLabels, pickLocale } from './i18n';
+import { catalogs, dialogLabels, format, menuLabels, pickLocale } from './i18n';
 
 describe('message catalog', () => {
   it('has every key translated in both languages', () => {
@@ -30,9 +30,21 @@ describe('message catalog', () => {
     // The ids of src-tauri/src/menu.rs.
     const ids = ['menu_file', 'menu_edit', 'menu_preview', 'new_book', 'open', 'save', 'save_as', 'import', 'export',
       'open_chat', 'close_book', 'quit', 'undo', 'redo', 'find', 'new_entry', 'duplicate_entry', 'next_entry',
-      'previous_entry', 'reroll', 'toggle_theme'];
+      'previous_entry', 'reroll', 'toggle_theme', 'cut', 'copy', 'paste', 'select_all'];
     expect(Object.keys(menuLabels('en')).sort()).toEqual([...ids].sort());
     expect(menuLabels('pt-BR').save_as).toBe('Salvar como…');
+    expect(menuLabels('pt-BR').select_all).toBe('Selecionar tudo');
+  });
+
+  it('words the native file dialogs in both languages', () => {
+    // The keys of src-tauri/src/dialogs.rs, whose tests check them too.
+    const en = dialogLabels('en');
+    const pt = dialogLabels('pt-BR');
+    expect(Object.keys(pt).sort()).toEqual(Object.keys(en).sort());
+    expect(Object.keys(en).every((k) => k.startsWith('dialog.'))).toBe(true);
+    expect(en['dialog.open']).toBe('Open lorebook');
+    expect(pt['dialog.open']).toBe('Abrir livro');
+    for (const k of Object.keys(en)) expect(pt[k], k).not.toBe(en[k]);
   });
 
   it('picks plural forms by Intl.PluralRules in both languages', () => {

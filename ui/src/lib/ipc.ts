@@ -72,7 +72,8 @@ export const api = {
   catalog: () => call<Catalog>('catalog'),
   appState: () => call<AppStateView>('app_state'),
   takeNotices: () => call<Notice[]>('take_notices'),
-  newBook: () => call<number>('new_book'),
+  /** `name`: the UI's words for a new book's name. */
+  newBook: (name: string) => call<number>('new_book', { name }),
   openDialog: (importing: boolean) => call<ImportOutcome[]>('open_dialog', { import: importing }),
   pendingImports: () => call<PendingImport[]>('pending_imports'),
   confirmImport: (id: number, accept: boolean) => call<number | null>('confirm_import', { id, accept }),
@@ -114,7 +115,8 @@ export const api = {
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
-  setWindowTitle: (doc: number | null, untitled: string) => call<void>('set_window_title', { doc, untitled }),
+  /** Titles the window; returns the title (the page takes it too). */
+  setWindowTitle: (doc: number | null, untitled: string) => call<string>('set_window_title', { doc, untitled }),
   hasUnsaved: () => call<boolean>('has_unsaved'),
   quit: () => call<void>('quit'),
   loadPrefs: () => call<Prefs>('load_prefs'),
@@ -140,6 +142,8 @@ export const api = {
   restorePreviewSettings: () => call<Notice[]>('restore_preview_settings'),
   /** The token counts a list was sent without, from entry position `from`. */
   countListTokens: (doc: number, from: number) => call<TokenStep>('count_list_tokens', { doc, from }),
+  /** The bundled sample book (and its chat when none is set) as a new book. */
+  openSample: () => call<number>('open_sample'),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

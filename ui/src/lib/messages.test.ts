@@ -6,6 +6,7 @@ import {
   codeKeys,
   diagnosticText,
   errorText,
+  exportReasons,
   gateText,
   roleText,
   settingDroppedText,
@@ -119,6 +120,26 @@ describe('app errors', () => {
     const field = { message: 'x', code: { code: 'not_a_book', file: 'b.json', reason: 'bad_field', detail: 'entries[2].keys: must be an array' } } as const;
     expect(errorText(t('pt-BR'), field)).toBe('b.json: um campo tem um valor errado (entries[2].keys: must be an array)');
     expect(errorText(t('pt-BR'), { message: 'English fallback', code: null })).toBe('English fallback');
+  });
+
+  it('words every export failure in both languages', () => {
+    const noCard = { message: 'x', code: { code: 'cannot_export', file: '/d/card.png', reason: 'png_without_card', detail: 'x' } } as const;
+    expect(errorText(t('en'), noCard)).toBe(
+      'cannot export to card.png: this PNG is not a character card (it has no "chara" or "ccv3" chunk to write the book into)',
+    );
+    expect(errorText(t('pt-BR'), noCard)).toMatch(/^não foi possível exportar para card\.png: este PNG não é um cartão/);
+    const damaged = { message: 'x', code: { code: 'cannot_export', file: '/d/card.png', reason: 'bad_png', detail: 'bad CRC' } } as const;
+    expect(errorText(t('pt-BR'), damaged)).toBe('não foi possível exportar para card.png: o PNG está danificado (bad CRC)');
+    const noFile = { message: 'x', code: { code: 'cannot_export', file: '', reason: 'no_writer', detail: 'no writer for risu' } } as const;
+    expect(errorText(t('pt-BR'), noFile)).toBe('o livro não pode ser exportado: este formato não pode ser gravado (no writer for risu)');
+    const unknown = { message: 'x', code: { code: 'cannot_export', file: '/d/x.json', reason: 'from_the_future', detail: 'new words' } } as const;
+    expect(errorText(t('en'), unknown)).toBe('cannot export to x.json: new words');
+    for (const r of exportReasons) {
+      const e = { message: 'x', code: { code: 'cannot_export', file: '/d/x.png', reason: r, detail: 'd' } } as const;
+      expect(errorText(t('pt-BR'), e), r).not.toBe(errorText(t('en'), e));
+    }
+    const bug = { message: 'x', code: { code: 'internal', command: 'save', detail: 'oops' } } as const;
+    expect(errorText(t('pt-BR'), bug)).toMatch(/^erro interno em save \(oops\); suas alterações não salvas foram mantidas/);
   });
 });
 

@@ -147,7 +147,13 @@ const errorCodes = {
   unreadable: 0,
   unwritable: 0,
   not_a_book: 0,
+  cannot_export: 0,
+  internal: 0,
 } satisfies Record<ErrorCode['code'], 0>;
+
+// Why a book could not be exported (`ExportError::code` in
+// crates/engine/src/formats/error.rs).
+export const exportReasons = ['not_a_card_format', 'no_writer', 'bad_png', 'png_without_card', 'bad_card_chunk'] as const;
 
 export const importReasons = [
   'malformed_json',
@@ -190,6 +196,8 @@ export const codeKeys: MessageKey[] = [
   ...Object.keys(noteCodes).map((c) => `note.${c}` as MessageKey),
   ...Object.keys(errorCodes).map((c) => `appError.${c}` as MessageKey),
   ...importReasons.map((r) => `notABook.${r}` as MessageKey),
+  ...exportReasons.map((r) => `notExported.${r}` as MessageKey),
+  'appError.cannot_export_book',
   ...Object.keys(formatIds).map((f) => `formatName.${f}` as MessageKey),
 ];
 
@@ -212,7 +220,13 @@ export function noteText(t: Translate, n: Note): string {
 export function errorText(t: Translate, e: { message: string; code: ErrorCode | null }): string {
   const c = e.code;
   if (c === null) return e.message;
+  if (c.code === 'internal') return t('appError.internal', { command: c.command, detail: c.detail });
   const file = fileName(c.file);
+  if (c.code === 'cannot_export') {
+    const known = (exportReasons as readonly string[]).includes(c.reason);
+    const reason = known ? t(`notExported.${c.reason}` as MessageKey, { detail: c.detail }) : c.detail;
+    return file ? t('appError.cannot_export', { file, reason }) : t('appError.cannot_export_book', { reason });
+  }
   if (c.code === 'not_a_book') {
     const known = (importReasons as readonly string[]).includes(c.reason);
     const reason = known ? t(`notABook.${c.reason}` as MessageKey, { detail: c.detail }) : c.detail;

@@ -34,10 +34,10 @@ describe('import reports', () => {
 
   it('sums an import up in one line, in both languages', () => {
     expect(importSummary(say('en'), report(338), 338)).toBe(
-      '338 entries imported; the "chara" chunk was not read (the "ccv3" chunk was); automationId not carried for 1 entry; matchWholeWords approximated for 338 entries',
+      '338 entries imported; the "chara" chunk was not read (the "ccv3" chunk was); automationId not carried for 1 entry; whole words approximated for 338 entries',
     );
     expect(importSummary(say('pt-BR'), report(1), 1)).toBe(
-      '1 entrada importada; o bloco "chara" não foi lido (o bloco "ccv3" foi); matchWholeWords aproximado em 1 entrada',
+      '1 entrada importada; o bloco "chara" não foi lido (o bloco "ccv3" foi); valor de palavras inteiras aproximado em 1 entrada',
     );
   });
 
@@ -49,7 +49,12 @@ describe('import reports', () => {
     r.entries[1].approximated.push({ field: 'uid', note: { code: 'no_usable_uid', new: 7 } });
     r.entries[2].approximated.push({ field: 'uid', note: { code: 'uid_used_twice', old: 2, new: 8 } });
     expect(importSummary(say('en'), r, 3)).toBe(
-      '3 entries imported; automationId not carried for 1 entry; matchWholeWords approximated for 3 entries; uid approximated for 2 entries',
+      '3 entries imported; automationId not carried for 1 entry; whole words approximated for 3 entries; 2 ids renumbered',
+    );
+    // Issue 12: the summary names fields in words in the UI's language, and
+    // says ids were renumbered rather than "uid approximated".
+    expect(importSummary(say('pt-BR'), r, 3)).toBe(
+      '3 entradas importadas; valor de automationId não levado em 1 entrada; valor de palavras inteiras aproximado em 3 entradas; 2 ids renumerados',
     );
   });
 

@@ -46,6 +46,47 @@ function byField(report: Report, pick: (e: Report['entries'][number]) => FieldNo
   return [...by].map(([field, ids]) => ({ field, n: ids.size }));
 }
 
+// The source fields the summary names in words (the details keep the
+// source's own spelling); any other field is named as the file spells it.
+const FIELD_WORDS: Record<string, MessageKey> = {
+  matchWholeWords: 'reportField.wholeWords',
+  match_whole_words: 'reportField.wholeWords',
+  'extensions.match_whole_words': 'reportField.wholeWords',
+  caseSensitive: 'reportField.caseSensitive',
+  case_sensitive: 'reportField.caseSensitive',
+  'extensions.case_sensitive': 'reportField.caseSensitive',
+  role: 'reportField.role',
+  'extensions.role': 'reportField.role',
+  '@@role': 'reportField.role',
+  key: 'reportField.keys',
+  keys: 'reportField.keys',
+  keysecondary: 'reportField.secondaryKeys',
+  secondary_keys: 'reportField.secondaryKeys',
+  selective: 'reportField.selective',
+  use_regex: 'reportField.regex',
+  group: 'reportField.group',
+  order: 'reportField.order',
+  insertion_order: 'reportField.order',
+  '@@order': 'reportField.order',
+  priority: 'reportField.priority',
+  '@@priority': 'reportField.priority',
+  position: 'reportField.position',
+  depth: 'reportField.depth',
+  probability: 'reportField.probability',
+  enabled: 'reportField.enabled',
+  disable: 'reportField.enabled',
+  constant: 'reportField.constant',
+};
+
+/** Fields that hold an entry's id: an approximated one was renumbered. */
+const ID_FIELDS = new Set(['uid', 'id']);
+
+/** A source field as the summary names it. */
+export function fieldWords(say: Say, field: string): string {
+  const key = FIELD_WORDS[field];
+  return key ? say(key) : field;
+}
+
 /** How many parts the summary line names before it counts the rest. */
 const SUMMARY_PARTS = 4;
 
@@ -54,8 +95,10 @@ export function importSummary(say: Say, report: Report, entries: number): string
   const parts = [say('report.summary.imported', { n: entries })];
   const details = [
     ...report.notes.map((n) => noteText(say, n)),
-    ...byField(report, (e) => e.not_carried).map(({ field, n }) => say('report.summary.lost', { field, n })),
-    ...byField(report, (e) => e.approximated).map(({ field, n }) => say('report.summary.approximated', { field, n })),
+    ...byField(report, (e) => e.not_carried).map(({ field, n }) => say('report.summary.lost', { field: fieldWords(say, field), n })),
+    ...byField(report, (e) => e.approximated).map(({ field, n }) =>
+      ID_FIELDS.has(field) ? say('report.summary.renumbered', { n }) : say('report.summary.approximated', { field: fieldWords(say, field), n }),
+    ),
   ];
   parts.push(...details.slice(0, SUMMARY_PARTS));
   if (details.length > SUMMARY_PARTS) parts.push(say('report.summary.more', { n: details.length - SUMMARY_PARTS }));

@@ -8,7 +8,7 @@
 // Components start every action through `run`, which reports a failure in
 // the error banner; the actions here throw, so a failed step stops the rest.
 import { api, toIpcError } from './ipc';
-import { format, pickLocale, type Locale, type MessageKey, type PluralKey } from './i18n';
+import { format, formatNumber, pickLocale, type Locale, type MessageKey, type PluralKey } from './i18n';
 import { Documents, type SelectMode } from './documents.svelte';
 import { EntryDraft } from './draft.svelte';
 import { Preview } from './preview.svelte';
@@ -51,6 +51,8 @@ export class Studio {
   });
 
   t = (key: MessageKey | PluralKey, params: Record<string, string | number> = {}) => format(this.locale, key, params);
+  /** A number as the UI's language writes it (`1,234` / `1.234`). */
+  num = (value: number) => formatNumber(this.locale, value);
 
   /** Applies the preferences of an earlier run (theme, language, panes). */
   async loadPrefs() {
@@ -271,10 +273,21 @@ export class Studio {
 
   async newBook() {
     await this.entry.flush();
-    const doc = await api.newBook();
+    const doc = await api.newBook(this.t('book.newName'));
     await this.docs.refresh();
     await this.switchDoc(doc);
     this.dialogs.showSettings = true;
+    this.preview.schedule();
+  }
+
+  /** The "no book open" state's way in: the bundled sample book, and its
+   *  chat in the chat box when the box was empty. */
+  async openSample() {
+    await this.entry.flush();
+    const doc = await api.openSample();
+    await this.docs.refresh();
+    await this.preview.loadChat();
+    await this.switchDoc(doc);
     this.preview.schedule();
   }
 
@@ -345,6 +358,7 @@ export class Studio {
         if (next !== undefined) await this.switchDoc(next);
         else {
           this.docs.rows = [];
+          this.docs.selected = [];
           this.entry.clear();
         }
       }

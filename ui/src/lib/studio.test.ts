@@ -176,4 +176,34 @@ describe('studio', () => {
     expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(true);
     expect(s.dialogs.disk).toEqual([]);
   });
+
+  it('names a new book in the UI language and opens the sample in one click', async () => {
+    const s = new Studio();
+    s.locale = 'pt-BR';
+    responses.new_book = () => 2;
+    await s.newBook();
+    expect(calls.find((c) => c.cmd === 'new_book')?.args).toEqual({ name: 'Livro sem título' });
+    calls.length = 0;
+    responses.open_sample = () => 3;
+    responses.chat_text = () => 'Narrator: the fog';
+    await s.openSample();
+    const order = calls.map((c) => c.cmd);
+    expect(order).toContain('open_sample');
+    expect(order.indexOf('chat_text')).toBeGreaterThan(order.indexOf('open_sample'));
+    expect(s.preview.chatText).toBe('Narrator: the fog');
+    expect(s.docs.doc).toBe(3);
+  });
+
+  it('closing the last book leaves no selection behind (no Duplicate or Delete for nothing)', async () => {
+    const s = new Studio();
+    s.docs.app = responses.app_state({}) as NonNullable<typeof s.docs.app>;
+    s.docs.doc = 1;
+    s.docs.rows = [detail(1, 'Body').row];
+    s.docs.selected = [1];
+    responses.app_state = () => ({ ...(s.docs.app as object), docs: [] });
+    s.closeBook(1);
+    await vi.waitFor(() => expect(s.docs.doc).toBe(null));
+    await vi.waitFor(() => expect(s.docs.selected).toEqual([]));
+    expect(s.docs.rows).toEqual([]);
+  });
 });

@@ -69,6 +69,7 @@ macro_rules! with_command_names {
             clear_tokenizer_file,
             restore_preview_settings,
             count_list_tokens,
+            set_st_inputs,
         }
     };
 }

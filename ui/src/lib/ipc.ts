@@ -34,6 +34,7 @@ import type {
   StLogRow,
   StPreviewView,
   StSettingsView,
+  StInputsView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words the
@@ -140,6 +141,8 @@ export const api = {
   restorePreviewSettings: () => call<Notice[]>('restore_preview_settings'),
   /** The token counts a list was sent without, from entry position `from`. */
   countListTokens: (doc: number, from: number) => call<TokenStep>('count_list_tokens', { doc, from }),
+  /** The persona, character and Author's Note texts of the SillyTavern preview. */
+  setStInputs: (inputs: StInputsView) => call<RulesView>('set_st_inputs', { inputs }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

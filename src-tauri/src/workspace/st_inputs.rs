@@ -11,9 +11,9 @@
 //! settings (`sillytavern-settings.json`), whose other keys are kept.
 
 use lorebook_engine::formats::card::CARD_KEY;
-use lorebook_engine::sillytavern::matching::js_trim;
+use lorebook_engine::sillytavern::matching::{js_trim, substitute};
 use lorebook_engine::sillytavern::{
-    AuthorsNote, CharacterNote, MatchSources, NotePosition, StPromptInputs,
+    AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, StPromptInputs,
 };
 use serde_json::{Map, Value};
 
@@ -152,16 +152,24 @@ impl Workspace {
         (v, card)
     }
 
-    /// What the entries' `match…` flags add to the scanned text.
+    /// What the entries' `match…` flags add to the scanned text: each
+    /// field trimmed and its `{{user}}`/`{{char}}` macros expanded, as
+    /// SillyTavern prepares them (script.js: `getCharacterCardFields`).
     pub fn st_match_sources(&self) -> MatchSources {
         let (v, _) = self.st_resolved();
+        let names = Names {
+            user: self.st_settings.user_name.clone(),
+            char: self.st_settings.char_name.clone(),
+        };
+        let prepared =
+            |text: Option<String>| substitute(js_trim(&text.unwrap_or_default()), &names);
         MatchSources {
-            persona_description: v.persona,
-            character_description: v.description.unwrap_or_default(),
-            character_personality: v.personality.unwrap_or_default(),
-            character_depth_prompt: v.character_note.map(|n| n.text).unwrap_or_default(),
-            scenario: v.scenario.unwrap_or_default(),
-            creator_notes: v.creator_notes.unwrap_or_default(),
+            persona_description: prepared(Some(v.persona)),
+            character_description: prepared(v.description),
+            character_personality: prepared(v.personality),
+            character_depth_prompt: prepared(v.character_note.map(|n| n.text)),
+            scenario: prepared(v.scenario),
+            creator_notes: prepared(v.creator_notes),
         }
     }
 

@@ -55,6 +55,7 @@ fn matching_world() -> Value {
         "4": st_entry(4, "harbor", json!({"matchScenario": true})),
         "5": st_entry(5, "canon", json!({"matchCreatorNotes": true})),
         "6": st_entry(6, "gruff", json!({"matchCharacterPersonality": true})),
+        "7": st_entry(7, "Mira", json!({"matchPersonaDescription": true, "caseSensitive": true})),
     }})
 }
 
@@ -110,6 +111,17 @@ fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_th
     assert_eq!(log.last().unwrap().injected.len(), 6);
     ws.set_st_inputs(StInputsView::default()).unwrap();
     assert_eq!(injected(&ws), Vec::<u64>::new(), "cleared again");
+    // The fields are scanned with their macros expanded (the {{char}}
+    // name of the settings).
+    let mut settings = ws.st_settings.clone();
+    settings.char_name = "Mira".into();
+    ws.set_st_settings(settings).unwrap();
+    ws.set_st_inputs(StInputsView {
+        persona: "I serve {{char}}.".into(),
+        ..StInputsView::default()
+    })
+    .unwrap();
+    assert_eq!(injected(&ws), [7]);
 }
 
 fn prompt_lines(ws: &mut Workspace) -> Vec<StPromptMessageView> {

@@ -1738,6 +1738,80 @@ fn an_imported_sillytavern_book_previews_under_its_rules() {
     }
     app.assert_no_errors();
 }
+/// A SillyTavern world whose entry 0 scans the persona description
+/// (`matchPersonaDescription`) and whose entry 1, on the same key, does not.
+const ST_PERSONA_WORLD: &str = r#"{"entries": {
+  "0": {"uid": 0, "key": ["lighthouse"], "keysecondary": [], "comment": "Keeper", "content": "The keeper's duty.",
+        "constant": false, "selective": false, "order": 100, "position": 0, "disable": false,
+        "matchPersonaDescription": true},
+  "1": {"uid": 1, "key": ["lighthouse"], "keysecondary": [], "comment": "Unflagged", "content": "Not scanned there.",
+        "constant": false, "selective": false, "order": 100, "position": 0, "disable": false}
+}}"#;
+
+/// Issue 10: the preview's "Character & persona" inputs. A persona
+/// description typed there activates the entry with
+/// `matchPersonaDescription` (and not the one without), and it is kept
+/// for the next run.
+#[test]
+fn a_typed_persona_description_activates_an_entry_that_matches_it() {
+    let _serial = serial();
+    let files = TempDir::new("stpersona");
+    let book = files.path().join("Keeper.json");
+    std::fs::write(&book, ST_PERSONA_WORLD).expect("write the world");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    app.type_into(&tid("chat"), "User: Good evening.");
+    wait_until(
+        "the SillyTavern preview with nothing injected",
+        TIMEOUT,
+        || {
+            let p = app.preview()?;
+            match app.find_all(&tid("st-inputs"))?.len() {
+                1 if p.injected.is_empty() && p.dropped.contains_key(&0) => Ok(()),
+                n => Err(format!("{n} inputs panels, preview {p:?}")),
+            }
+        },
+    );
+    app.click(&format!("{} summary", tid("st-inputs")));
+    app.type_into(&tid("st-in-persona"), "I keep the lighthouse.");
+    wait_until("the persona-matching entry injected", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected == [0] {
+            Ok(())
+        } else {
+            Err(format!("preview {p:?}"))
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.assert_no_errors();
+    app.quit();
+    // The next run has the persona again (kept with SillyTavern's settings).
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    // The imported book was never saved: its recovery copy is offered.
+    app.click(&tid("recovery-discard"));
+    wait_until("the persona kept", TIMEOUT, || {
+        let v = app.value(&tid("st-in-persona"))?;
+        if v == "I keep the lighthouse." {
+            Ok(())
+        } else {
+            Err(format!("persona {v:?}"))
+        }
+    });
+    wait_until("the kept persona scanned again", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected == [0] {
+            Ok(())
+        } else {
+            Err(format!("preview {p:?}"))
+        }
+    });
+    app.assert_no_errors();
+}
+
 /// Issue 9: the final prompt is a virtual list. Scrolled to its middle, it
 /// draws the messages in view, each in its place, and not the whole chat.
 #[test]

@@ -117,6 +117,12 @@ pub fn render() -> String {
         SavedSetting,
         RowTokens,
         TokenStep,
+        StRole,
+        StNotePosition,
+        StCharacterNoteView,
+        StAuthorsNoteView,
+        StInputsView,
+        StCardView,
     );
     out.push_str(
         "\n// The name of every command (src-tauri/src/command_list.rs).\nexport type Command =",

@@ -70,6 +70,7 @@ macro_rules! with_command_names {
             restore_preview_settings,
             count_list_tokens,
             open_sample,
+            set_st_inputs,
         }
     };
 }

@@ -575,28 +575,31 @@ fn st_settings_file(app: &AppHandle) -> Option<PathBuf> {
     Some(crate::data_dir(app).join("sillytavern-settings.json"))
 }
 
-/// Reads the SillyTavern settings saved by an earlier run; a missing or
-/// broken file leaves a fresh install's settings.
+/// Reads the SillyTavern settings and the preview's character, persona
+/// and Author's Note texts saved by an earlier run; a missing or broken
+/// file leaves a fresh install's.
 pub fn load_st_settings(app: &AppHandle) {
-    let saved = st_settings_file(app)
-        .and_then(|f| std::fs::read(f).ok())
-        .and_then(|b| serde_json::from_slice::<StSettingsView>(&b).ok());
-    if let Some(v) = saved {
+    let saved = st_settings_file(app).and_then(|f| std::fs::read(f).ok());
+    if let Some(bytes) = saved {
         let state = app.state::<AppState>();
         // Out-of-range values from a hand-edited file are refused, keeping
         // the defaults.
-        let _ = lock(&state).set_st_settings(v);
+        lock(&state).restore_st_file(&bytes);
     }
 }
 
-fn store_st_settings(app: &AppHandle, v: &StSettingsView) {
+/// Writes the settings and the inputs, keeping the keys of the file this
+/// version does not know.
+fn store_st_settings(app: &AppHandle, ws: &Workspace) {
     let Some(file) = st_settings_file(app) else {
         return;
     };
     if let Some(dir) = file.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    if let Ok(bytes) = serde_json::to_vec_pretty(v) {
+    let old = std::fs::read(&file).ok();
+    let bytes = ws.st_file(old.as_deref());
+    if !bytes.is_empty() {
         let _ = lorebook_engine::formats::write_atomic(&file, &bytes);
     }
 }
@@ -618,7 +621,7 @@ pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView>
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
     ws.set_st_settings(settings)?;
-    store_st_settings(&app, &ws.st_settings);
+    store_st_settings(&app, &ws);
     Ok(ws.rules_view())
 }
 
@@ -633,7 +636,18 @@ pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
     let state = app.state::<AppState>();
     let mut ws = lock(&state);
     ws.load_st_settings(&path)?;
-    store_st_settings(&app, &ws.st_settings);
+    store_st_settings(&app, &ws);
+    Ok(ws.rules_view())
+}
+
+/// The preview's persona, character and Author's Note texts under
+/// SillyTavern's rules; kept with SillyTavern's settings.
+#[tauri::command(async)]
+pub fn set_st_inputs(app: AppHandle, inputs: StInputsView) -> R<RulesView> {
+    let state = app.state::<AppState>();
+    let mut ws = lock(&state);
+    ws.set_st_inputs(inputs)?;
+    store_st_settings(&app, &ws);
     Ok(ws.rules_view())
 }
 

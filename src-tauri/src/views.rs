@@ -395,6 +395,11 @@ pub struct RulesView {
     /// Chosen by the user (else taken from the attached books' origin).
     pub chosen: bool,
     pub st: StSettingsView,
+    /// The character, persona and Author's Note texts of the preview.
+    pub inputs: StInputsView,
+    /// The card of the first attached book that came from a character
+    /// card: the texts the inputs follow while not edited.
+    pub card: Option<StCardView>,
 }
 
 /// One SillyTavern field set to a value (the editor, bulk edits).
@@ -549,4 +554,115 @@ pub struct StLogRow {
     pub injected: Vec<EntryRef>,
     /// Entries on cooldown or delayed in this request.
     pub timed: Vec<EntryRef>,
+}
+
+/// A role of SillyTavern's in-chat injections (`extension_prompt_roles`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum StRole {
+    #[default]
+    System,
+    User,
+    Assistant,
+}
+
+/// Where the Author's Note goes (its `note_position`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum StNotePosition {
+    /// Right after the main prompt (0).
+    AfterMain,
+    /// In the chat at its depth, as its role (1, the default).
+    #[default]
+    InChat,
+    /// Right before the main prompt (2).
+    BeforeMain,
+}
+
+/// The character's note: a card's `extensions.depth_prompt`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct StCharacterNoteView {
+    pub text: String,
+    /// Chat depth, a whole number 0–10000.
+    pub depth: f64,
+    pub role: StRole,
+}
+
+impl Default for StCharacterNoteView {
+    /// SillyTavern's defaults: depth 4, as system.
+    fn default() -> Self {
+        StCharacterNoteView {
+            text: String::new(),
+            depth: 4.0,
+            role: StRole::System,
+        }
+    }
+}
+
+/// The Author's Note of the previewed chat (the `note_*` metadata).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct StAuthorsNoteView {
+    pub text: String,
+    /// Insertion frequency: 1 every request, N every Nth user message,
+    /// 0 never. A whole number 0–10000.
+    pub interval: f64,
+    pub position: StNotePosition,
+    /// Chat depth when in the chat, a whole number 0–10000.
+    pub depth: f64,
+    pub role: StRole,
+}
+
+impl Default for StAuthorsNoteView {
+    /// SillyTavern's defaults: every request, in the chat at depth 4, as
+    /// system.
+    fn default() -> Self {
+        StAuthorsNoteView {
+            text: String::new(),
+            interval: 1.0,
+            position: StNotePosition::InChat,
+            depth: 4.0,
+            role: StRole::System,
+        }
+    }
+}
+
+/// What the preview under SillyTavern's rules takes besides the chat and
+/// the books: the persona, the character's fields and the Author's Note.
+/// They feed the entries' `match…` flags and the final prompt. A card
+/// field that is `None` follows the attached card (empty without one);
+/// text, even empty, replaces the card's.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, TS)]
+#[serde(default)]
+pub struct StInputsView {
+    /// The persona description (SillyTavern's Persona Management).
+    pub persona: String,
+    pub description: Option<String>,
+    pub personality: Option<String>,
+    pub scenario: Option<String>,
+    /// Example messages (`mes_example`).
+    pub examples: Option<String>,
+    pub creator_notes: Option<String>,
+    /// The character's note (`extensions.depth_prompt`).
+    pub character_note: Option<StCharacterNoteView>,
+    pub authors_note: StAuthorsNoteView,
+}
+
+/// The texts of a character card an attached book came from.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct StCardView {
+    /// The book (document) the card came with, and its name.
+    pub doc: u32,
+    pub name: String,
+    pub description: String,
+    pub personality: String,
+    pub scenario: String,
+    pub examples: String,
+    pub creator_notes: String,
+    /// `None` when the card has no character's note.
+    pub character_note: Option<StCharacterNoteView>,
+    /// Whether the card has its own system prompt, which replaces
+    /// SillyTavern's main prompt.
+    pub system_prompt: bool,
 }

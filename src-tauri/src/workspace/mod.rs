@@ -26,6 +26,7 @@ mod history;
 mod list;
 pub mod recovery;
 mod st;
+mod st_inputs;
 mod transfer;
 mod view;
 
@@ -71,6 +72,9 @@ pub struct Workspace {
     rules: Option<Rules>,
     /// SillyTavern's global settings for previews under its rules.
     pub st_settings: StSettingsView,
+    /// The persona, character and Author's Note texts of previews under
+    /// SillyTavern's rules (see [`st_inputs`]).
+    pub st_inputs: crate::views::StInputsView,
     /// The last final prompt sent to the UI and its number, which the next
     /// preview view is a change to (see `PromptPatch`).
     sent_prompt: (u32, Vec<PromptMessage>),
@@ -97,6 +101,7 @@ impl Default for Workspace {
             next_pending: 1,
             rules: None,
             st_settings: st::default_settings(),
+            st_inputs: crate::views::StInputsView::default(),
             sent_prompt: (0, Vec::new()),
             tokenizer_file: None,
             sent_st_prompt: (0, Vec::new()),
@@ -209,6 +214,8 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod st_inputs_tests;
 #[cfg(test)]
 mod st_tests;
 #[cfg(test)]

@@ -15,8 +15,7 @@ use std::path::Path;
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
-    Names, PromptSource, StOptions, StPreview, StPromptInputs, StPromptMessage, StResult,
-    StSettings, TimedState,
+    Names, PromptSource, StOptions, StPreview, StPromptMessage, StResult, StSettings, TimedState,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
@@ -163,6 +162,8 @@ impl Workspace {
             rules: self.rules(),
             chosen: self.rules.is_some(),
             st: self.st_settings.clone(),
+            inputs: self.st_inputs.clone(),
+            card: self.st_card(),
         }
     }
 
@@ -229,7 +230,9 @@ impl Workspace {
                 None => tokenizer_for_model(&settings.model).map_err(AppError::invalid)?,
             },
             seed: settings.seed,
-            ..StOptions::default()
+            // The persona and character fields the entries' match flags
+            // scan (st_inputs.rs).
+            sources: self.st_match_sources(),
         };
         StPreview::new(&books, engine_settings(&self.st_settings), options)
             .map_err(AppError::format)
@@ -255,17 +258,16 @@ impl Workspace {
 
     /// [`Workspace::st_preview`] with the final prompt SillyTavern would
     /// send, as a change to prompt number `have` when that is the last one
-    /// sent (else whole). The app has no card or Author's Note text: the
-    /// prompt has SillyTavern's default main prompt and markers, and an
-    /// empty Author's Note every request (its top and bottom entries at
-    /// depth 4, as system).
+    /// sent (else whole). The card's texts, the persona, the character's
+    /// note and the Author's Note are the preview's inputs
+    /// (st_inputs.rs), the card's following the attached card.
     pub fn st_preview_with_prompt(
         &mut self,
         k: Option<usize>,
         have: Option<u32>,
     ) -> Result<StPreviewView, AppError> {
         let (mut p, r, k) = self.st_run(k)?;
-        let prompt = p.prompt(&r, &self.chat[..k], &StPromptInputs::default());
+        let prompt = p.prompt(&r, &self.chat[..k], &self.st_prompt_inputs());
         let mut view = self.st_view(r);
         let messages: Vec<StPromptMessageView> = prompt.messages.iter().map(message_view).collect();
         let count = messages.len() as u32;

@@ -518,7 +518,16 @@ rules: Rules,
 /**
  * Chosen by the user (else taken from the attached books' origin).
  */
-chosen: boolean, st: StSettingsView, };
+chosen: boolean, st: StSettingsView, 
+/**
+ * The character, persona and Author's Note texts of the preview.
+ */
+inputs: StInputsView, 
+/**
+ * The card of the first attached book that came from a character
+ * card: the texts the inputs follow while not edited.
+ */
+card: StCardView | null, };
 
 export type StField = "position" | "depth" | "role" | "outletName" | "order" | "probability" | "useProbability" | "scanDepth" | "caseSensitive" | "matchWholeWords" | "group" | "groupOverride" | "groupWeight" | "useGroupScoring" | "excludeRecursion" | "preventRecursion" | "delayUntilRecursion" | "sticky" | "cooldown" | "delay" | "ignoreBudget" | "matchPersonaDescription" | "matchCharacterDescription" | "matchCharacterPersonality" | "matchCharacterDepthPrompt" | "matchScenario" | "matchCreatorNotes" | "selectiveLogic";
 
@@ -648,6 +657,56 @@ export type RowTokens = { id: number, tokens: number, };
 
 export type TokenStep = { counts: Array<RowTokens>, next: number | null, };
 
+export type StRole = "system" | "user" | "assistant";
+
+export type StNotePosition = "after_main" | "in_chat" | "before_main";
+
+export type StCharacterNoteView = { text: string, 
+/**
+ * Chat depth, a whole number 0–10000.
+ */
+depth: number, role: StRole, };
+
+export type StAuthorsNoteView = { text: string, 
+/**
+ * Insertion frequency: 1 every request, N every Nth user message,
+ * 0 never. A whole number 0–10000.
+ */
+interval: number, position: StNotePosition, 
+/**
+ * Chat depth when in the chat, a whole number 0–10000.
+ */
+depth: number, role: StRole, };
+
+export type StInputsView = { 
+/**
+ * The persona description (SillyTavern's Persona Management).
+ */
+persona: string, description: string | null, personality: string | null, scenario: string | null, 
+/**
+ * Example messages (`mes_example`).
+ */
+examples: string | null, creator_notes: string | null, 
+/**
+ * The character's note (`extensions.depth_prompt`).
+ */
+character_note: StCharacterNoteView | null, authors_note: StAuthorsNoteView, };
+
+export type StCardView = { 
+/**
+ * The book (document) the card came with, and its name.
+ */
+doc: number, name: string, description: string, personality: string, scenario: string, examples: string, creator_notes: string, 
+/**
+ * `None` when the card has no character's note.
+ */
+character_note: StCharacterNoteView | null, 
+/**
+ * Whether the card has its own system prompt, which replaces
+ * SillyTavern's main prompt.
+ */
+system_prompt: boolean, };
+
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
@@ -706,7 +765,8 @@ export type Command =
   | 'clear_tokenizer_file'
   | 'restore_preview_settings'
   | 'count_list_tokens'
-  | 'open_sample';
+  | 'open_sample'
+  | 'set_st_inputs';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

@@ -34,6 +34,7 @@ import type {
   StLogRow,
   StPreviewView,
   StSettingsView,
+  StInputsView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words the
@@ -144,6 +145,8 @@ export const api = {
   countListTokens: (doc: number, from: number) => call<TokenStep>('count_list_tokens', { doc, from }),
   /** The bundled sample book (and its chat when none is set) as a new book. */
   openSample: () => call<number>('open_sample'),
+  /** The persona, character and Author's Note texts of the SillyTavern preview. */
+  setStInputs: (inputs: StInputsView) => call<RulesView>('set_st_inputs', { inputs }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -6,7 +6,7 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView } from './bindings';
+import type { LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
 export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
@@ -35,6 +35,10 @@ export class Preview {
   stPrompt = $state.raw<StPromptMessageView[]>([]);
   private stPromptRev: number | null = null;
   showStPrompt = $state(false);
+  /** The persona, character and Author's Note texts of the SillyTavern
+   *  preview as typed here: taken from Rust once, then only sent (an
+   *  answer to an older keystroke never overwrites newer typing). */
+  stInputs = $state.raw<StInputsView | null>(null);
   /** The attached books `rules` was asked for. */
   private rulesFor = '';
   /** The final prompt of the view shown; views carry it as a change to
@@ -78,11 +82,13 @@ export class Preview {
     const ticket = this.answers.issue();
     // The rules follow the attached books until chosen: asked again only
     // when the books changed, so a keystroke costs no extra command.
-    const books = JSON.stringify((this.docs.app?.docs ?? []).map((d) => [d.id, d.attached, d.sillytavern]));
+    const books = this.booksKey();
     let rules = this.rules;
-    if (rules === null || (!rules.chosen && books !== this.rulesFor)) {
+    // (Chosen rules too: the attached card fills the character's fields.)
+    if (rules === null || books !== this.rulesFor) {
       rules = await api.rulesView();
       this.rulesFor = books;
+      if (this.stInputs === null) this.stInputs = rules.inputs;
     }
     if (rules.rules === 'sillytavern') {
       const st = await api.stPreview(this.request, this.showStPrompt, this.stPromptRev);
@@ -120,14 +126,33 @@ export class Preview {
     if (this.showLog) this.log = await api.previewLog();
   }
 
+  /** The attached books as far as the rules and the card depend on them. */
+  private booksKey(): string {
+    return JSON.stringify((this.docs.app?.docs ?? []).map((d) => [d.id, d.attached, d.sillytavern]));
+  }
+
   async setRules(rules: Rules) {
     this.rules = await api.setRules(rules);
+    // The answer is the rules view for the books attached now.
+    this.rulesFor = this.booksKey();
     await this.refresh();
   }
 
   async setStSettings(settings: StSettingsView) {
     this.rules = await api.setStSettings(settings);
     await this.refresh();
+  }
+
+  /** Sends the typed inputs, paced by the answers (the newest wins), and
+   *  refreshes the preview. */
+  private readonly sendInputs = latestWins(async (inputs: StInputsView) => {
+    this.rules = await api.setStInputs(inputs);
+  });
+
+  async setStInputs(inputs: StInputsView) {
+    this.stInputs = inputs;
+    await this.sendInputs(inputs);
+    this.schedule();
   }
 
   /** Load from SillyTavern…: its settings.json through a native dialog. */

@@ -27,7 +27,15 @@ fn ms(t: Instant) -> f64 {
 pub fn mark(what: &str) {
     let (_, on) = state();
     if *on {
-        eprintln!("lorebook-trace {what} at {:.1} ms", ms(Instant::now()));
+        // Wall-clock time too, to line up with the page's own clock
+        // (`performance.timeOrigin`).
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+        eprintln!(
+            "lorebook-trace {what} at {:.1} ms (unix {unix:.1} ms)",
+            ms(Instant::now())
+        );
     }
 }
 

@@ -7,6 +7,7 @@ mod command_list;
 pub mod bindings;
 pub mod commands;
 pub mod error;
+pub mod fault;
 pub mod menu;
 pub mod prefs;
 pub mod preview_settings;
@@ -137,6 +138,7 @@ pub const TOKENIZER_RESOURCES: &str = "resources/tokenizers";
 
 pub fn run() {
     trace::mark("start");
+    fault::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
     trace::mark("books read");

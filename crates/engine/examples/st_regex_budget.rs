@@ -2,7 +2,7 @@
 //! BENCHMARKS.md "SillyTavern regex keys: the step budget").
 //!
 //! ```sh
-//! cargo run --release -p lorebook-engine --example st_regex_budget
+//! cargo run -p lorebook-engine --example st_regex_budget   # dev profile: the engine and its dependencies at opt-level 2
 //! ```
 //!
 //! Prints, for ordinary keys over prose of 100 KB and 1 MB, the steps each
@@ -66,11 +66,16 @@ fn main() {
             } else {
                 None
             };
-            let shown: String = pattern.chars().take(24).collect();
+            // A pipe would split the Markdown table's cell.
+            let shown: String = pattern
+                .chars()
+                .take(24)
+                .collect::<String>()
+                .replace('|', "\\|");
             match needed {
                 Some(n) => println!(
                     "| `/{shown}{}/{flags}` | {} | {n} | {:.1} | {budget} | {time:.1?} |",
-                    if shown.len() < pattern.len() {
+                    if pattern.chars().count() > 24 {
                         "…"
                     } else {
                         ""

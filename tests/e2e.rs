@@ -325,7 +325,7 @@ fn request_window_close(display: &str) -> usize {
     use x11rb::protocol::xproto::{
         AtomEnum, ClientMessageEvent, ConnectionExt, EventMask, MapState,
     };
-    let (conn, screen) = x11rb::connect(Some(&display))
+    let (conn, screen) = x11rb::connect(Some(display))
         .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", display));
     let atom = |name: &[u8]| {
         conn.intern_atom(false, name)

@@ -920,7 +920,9 @@ fn a_foreign_book_on_the_command_line_opens_with_its_report() {
             Err(format!("rows {ids:?}"))
         }
     });
-    let notices = app.find(&tid("notices")).expect("the import notice");
+    // The notice may come after the list (the UI takes the notices once
+    // it has drawn the book): waited for, not expected at once.
+    let notices = app.wait_for(&tid("notices"));
     let text = app.text(&notices).expect("notice text");
     assert!(
         text.contains("SillyTavern world info"),

@@ -172,7 +172,8 @@ struct Driver {
     // Dropped in this order: driver (and app) first, then the display.
     driver: Proc,
     _xvfb: Proc,
-    /// The Xvfb display (`:N`), for answering native dialogs with xdotool.
+    /// The Xvfb display (`:N`), for answering native dialogs with xdotool
+    /// and closing the window as a window manager would.
     display: String,
     url: String,
     /// Runs the WebDriver client: the tests stay synchronous and block on
@@ -183,6 +184,12 @@ struct Driver {
 
 impl Driver {
     fn start() -> Driver {
+        Driver::start_with_env(&[])
+    }
+
+    /// Starts the driver with `env` added to the environment of the apps
+    /// it launches (the fault hook, say).
+    fn start_with_env(env: &[(&str, &str)]) -> Driver {
         let xvfb_bin = tool("Xvfb");
         let native = tool("WebKitWebDriver");
         let tauri_driver = tool("tauri-driver");
@@ -246,6 +253,7 @@ impl Driver {
                 // The app's data (recovery copies) too; every launch under
                 // this driver shares it, as runs of one user do.
                 .env("LOREBOOK_DATA_DIR", dir.path().join("data"))
+                .envs(env.iter().copied())
                 .stdin(Stdio::null())
                 .stdout(out)
                 .stderr(err),
@@ -337,6 +345,58 @@ impl Drop for Driver {
             );
         }
     }
+}
+
+/// Asks the app's window to close the way a window manager's close
+/// button does: a `WM_DELETE_WINDOW` client message to every mapped
+/// top-level window that takes one (the display holds only the app's).
+/// WebDriver's own close destroys the window without that request.
+/// `display` is the Xvfb display (`Driver::display`). Answers how many
+/// windows were asked.
+fn request_window_close(display: &str) -> usize {
+    use x11rb::connection::Connection;
+    use x11rb::errors::ReplyError;
+    use x11rb::protocol::xproto::{
+        AtomEnum, ClientMessageEvent, ConnectionExt, EventMask, MapState,
+    };
+    let (conn, screen) = x11rb::connect(Some(display))
+        .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", display));
+    let atom = |name: &[u8]| {
+        conn.intern_atom(false, name)
+            .map_err(ReplyError::from)
+            .and_then(|c| c.reply())
+            .map(|r| r.atom)
+            .expect("an X atom")
+    };
+    let (protocols, delete) = (atom(b"WM_PROTOCOLS"), atom(b"WM_DELETE_WINDOW"));
+    let root = conn.setup().roots[screen].root;
+    let tree = conn
+        .query_tree(root)
+        .map_err(ReplyError::from)
+        .and_then(|c| c.reply())
+        .expect("the display's windows");
+    let mut asked = 0;
+    for w in tree.children {
+        let viewable = conn
+            .get_window_attributes(w)
+            .map_err(ReplyError::from)
+            .and_then(|c| c.reply())
+            .is_ok_and(|a| a.map_state == MapState::VIEWABLE);
+        let takes_delete = conn
+            .get_property(false, w, protocols, AtomEnum::ATOM, 0, 32)
+            .map_err(ReplyError::from)
+            .and_then(|c| c.reply())
+            .is_ok_and(|p| p.value32().into_iter().flatten().any(|a| a == delete));
+        if viewable && takes_delete {
+            let event =
+                ClientMessageEvent::new(32, w, protocols, [delete, x11rb::CURRENT_TIME, 0, 0, 0]);
+            conn.send_event(false, w, EventMask::NO_EVENT, event)
+                .expect("send the close request");
+            asked += 1;
+        }
+    }
+    conn.flush().expect("flush the X connection");
+    asked
 }
 
 /// Warns when UI sources are newer than the embedded `ui/dist`.
@@ -914,7 +974,9 @@ fn a_foreign_book_on_the_command_line_opens_with_its_report() {
             Err(format!("rows {ids:?}"))
         }
     });
-    let notices = app.find(&tid("notices")).expect("the import notice");
+    // The notice may come after the list (the UI takes the notices once
+    // it has drawn the book): waited for, not expected at once.
+    let notices = app.wait_for(&tid("notices"));
     let text = app.text(&notices).expect("notice text");
     assert!(
         text.contains("SillyTavern world info"),
@@ -2198,4 +2260,89 @@ fn a_tokenizer_file_chosen_in_the_native_dialog_counts() {
         }
     });
     app.assert_no_errors();
+}
+
+/// Issue 8: a panic in a command never lets the window close without the
+/// unsaved-changes prompt. The fault hook (`LOREBOOK_FAULT`, the test hook
+/// of `src-tauri/src/fault.rs`) makes Save panic after its body ran: the
+/// file is written and the book marked saved, then the command panics
+/// while holding the workspace. The UI reports the error; once it has
+/// refreshed, every tab reads clean. The window manager's close request
+/// must still bring the prompt, because a workspace that panicked counts
+/// as unsaved; cancelling keeps the window and the books.
+#[test]
+fn a_panicking_command_still_asks_before_the_window_closes() {
+    let _serial = serial();
+    let files = TempDir::new("fault");
+    let book = files.path().join("book.json");
+    std::fs::copy(Path::new(ROOT).join("samples/saltmere.json"), &book).expect("copy the sample");
+    let path = book.to_str().expect("utf-8 temp path");
+    let changed = "The Lighthouse (saved, then Save panicked)";
+
+    let mut driver = Driver::start_with_env(&[("LOREBOOK_FAULT", "panic-after:save")]);
+    let display = driver.display.clone();
+    let app = driver.launch(&[path]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("comment"), changed);
+    app.wait_for(&tid("dirty"));
+    app.click(&tid("save"));
+    let banner = app.wait_for(&tid("errors"));
+    let reported = app.text(&banner).expect("the error banner's text");
+    assert!(
+        reported.contains("internal error in save"),
+        "the panic is reported: {reported:?}"
+    );
+    // The save's body ran before the injected panic.
+    wait_until("the edit in the saved file", TIMEOUT, || {
+        let text = std::fs::read_to_string(&book).map_err(|e| e.to_string())?;
+        if text.contains(changed) {
+            Ok(())
+        } else {
+            Err("the file lacks the edit".into())
+        }
+    });
+    // A new book makes the UI read every book's state again: both tabs
+    // now read clean, so the UI's own marks no longer ask for it.
+    app.click(&tid("new-book"));
+    wait_until("two tabs, none marked unsaved", TIMEOUT, || {
+        let tabs = app.find_all(&tid("book-tab"))?.len();
+        let dirty = app.find_all(&tid("dirty"))?.len();
+        if tabs == 2 && dirty == 0 {
+            Ok(())
+        } else {
+            Err(format!("{tabs} tabs, {dirty} marked unsaved"))
+        }
+    });
+
+    assert_eq!(
+        request_window_close(&display),
+        1,
+        "one window asked to close"
+    );
+    let dialog = app.wait_for(&tid("confirm"));
+    let text = app.text(&dialog).expect("the prompt's text");
+    assert!(
+        // The title is shown in capitals (CSS); its text is as written.
+        text.to_lowercase().contains("unsaved changes")
+            && text.contains("could not check for unsaved changes"),
+        "the unsaved-changes prompt, answered by the panicked workspace: {text:?}"
+    );
+    app.click(&tid("confirm-cancel"));
+    wait_until(
+        "the prompt to close and the window to stay",
+        TIMEOUT,
+        || {
+            if app.find_all(&tid("confirm"))?.is_empty()
+                && !app.find_all(&tid("book-tab"))?.is_empty()
+            {
+                Ok(())
+            } else {
+                Err("the prompt is still open, or the window is gone".into())
+            }
+        },
+    );
+    // Asked again, it asks again: cancelling changed nothing.
+    assert_eq!(request_window_close(&display), 1);
+    app.wait_for(&tid("confirm"));
 }

@@ -72,16 +72,38 @@ fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> 
 /// returns an `internal` error naming it (the UI reports it like any other
 /// error) instead of leaving the UI's call unanswered. The lock is taken
 /// inside the caught closure, so a panic poisons it, and the quit check
-/// ([`has_unsaved`]) keeps asking whatever the books' flags say.
+/// ([`has_unsaved`]) keeps asking whatever the books' flags say. Every
+/// command that touches the workspace runs through here; the fault hook
+/// (`fault.rs`, a test hook) can make any of them panic before or after
+/// its body.
 pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace) -> R<T>) -> R<T> {
     let asked = std::time::Instant::now();
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    catch(command, || {
         let mut ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
         let locked = std::time::Instant::now();
+        crate::fault::check(command, crate::fault::When::Before);
         let out = f(&mut ws);
+        crate::fault::check(command, crate::fault::When::After);
         crate::trace::command(command, asked, locked);
         out
-    }));
+    })
+}
+
+/// [`guarded`] for a command that does not touch the workspace: a panic
+/// inside `f` becomes an `internal` error naming `command` (a panic left
+/// to unwind out of a command run on the main thread would end the
+/// process, window and unsaved books with it).
+pub fn caught<T>(command: &str, f: impl FnOnce() -> R<T>) -> R<T> {
+    catch(command, || {
+        crate::fault::check(command, crate::fault::When::Before);
+        let out = f();
+        crate::fault::check(command, crate::fault::When::After);
+        out
+    })
+}
+
+fn catch<T>(command: &str, f: impl FnOnce() -> R<T>) -> R<T> {
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
     caught.unwrap_or_else(|payload| {
         let why = payload
             .downcast_ref::<&str>()
@@ -93,59 +115,61 @@ pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace
 }
 
 #[tauri::command]
-pub fn catalog() -> Catalog {
-    Catalog {
-        decorators: KNOWN
-            .iter()
-            .map(|d| {
-                let (arg, min, max) = match d.arg {
-                    ArgKind::None => ("none", None, None),
-                    ArgKind::Int { min, max } => (
-                        "int",
-                        (min != i64::MIN).then_some(min),
-                        (max != i64::MAX).then_some(max),
-                    ),
-                    ArgKind::Role => ("role", None, None),
-                };
-                DecoratorInfo {
-                    name: d.name.into(),
-                    aliases: d.aliases.iter().map(|a| a.to_string()).collect(),
-                    arg: arg.into(),
-                    min,
-                    max,
-                    summary: d.summary.into(),
-                }
-            })
-            .collect(),
-        models: SUGGESTED_MODELS.iter().map(|m| m.to_string()).collect(),
-        scan_depth: [SCAN_DEPTH_RANGE.0, SCAN_DEPTH_RANGE.1],
-        token_budget: [TOKEN_BUDGET_RANGE.0, TOKEN_BUDGET_RANGE.1],
-        export_formats: ExportFormat::ALL
-            .iter()
-            .map(|f| ExportChoice {
-                id: serde_json::to_value(f)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                name: f.name().into(),
-                card: matches!(f, ExportFormat::CardV2 | ExportFormat::CardV3),
-            })
-            .collect(),
-        approximate_models: SUGGESTED_MODELS
-            .iter()
-            .filter(|m| family_of(m).is_ok_and(|f| !f.exact))
-            .map(|m| m.to_string())
-            .collect(),
-        families: FAMILIES
-            .iter()
-            .map(|f| FamilyView {
-                id: f.id.into(),
-                group: f.group.into(),
-                exact: f.exact,
-                models: suggested_for(f).into_iter().map(str::to_string).collect(),
-            })
-            .collect(),
-    }
+pub fn catalog() -> R<Catalog> {
+    caught("catalog", || {
+        Ok(Catalog {
+            decorators: KNOWN
+                .iter()
+                .map(|d| {
+                    let (arg, min, max) = match d.arg {
+                        ArgKind::None => ("none", None, None),
+                        ArgKind::Int { min, max } => (
+                            "int",
+                            (min != i64::MIN).then_some(min),
+                            (max != i64::MAX).then_some(max),
+                        ),
+                        ArgKind::Role => ("role", None, None),
+                    };
+                    DecoratorInfo {
+                        name: d.name.into(),
+                        aliases: d.aliases.iter().map(|a| a.to_string()).collect(),
+                        arg: arg.into(),
+                        min,
+                        max,
+                        summary: d.summary.into(),
+                    }
+                })
+                .collect(),
+            models: SUGGESTED_MODELS.iter().map(|m| m.to_string()).collect(),
+            scan_depth: [SCAN_DEPTH_RANGE.0, SCAN_DEPTH_RANGE.1],
+            token_budget: [TOKEN_BUDGET_RANGE.0, TOKEN_BUDGET_RANGE.1],
+            export_formats: ExportFormat::ALL
+                .iter()
+                .map(|f| ExportChoice {
+                    id: serde_json::to_value(f)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    name: f.name().into(),
+                    card: matches!(f, ExportFormat::CardV2 | ExportFormat::CardV3),
+                })
+                .collect(),
+            approximate_models: SUGGESTED_MODELS
+                .iter()
+                .filter(|m| family_of(m).is_ok_and(|f| !f.exact))
+                .map(|m| m.to_string())
+                .collect(),
+            families: FAMILIES
+                .iter()
+                .map(|f| FamilyView {
+                    id: f.id.into(),
+                    group: f.group.into(),
+                    exact: f.exact,
+                    models: suggested_for(f).into_iter().map(str::to_string).collect(),
+                })
+                .collect(),
+        })
+    })
 }
 
 #[tauri::command(async)]
@@ -155,14 +179,18 @@ pub fn app_state(s: State<'_, AppState>) -> R<AppStateView> {
 
 /// Messages from startup, drag and drop or the menu that the UI shows once.
 #[tauri::command]
-pub fn take_notices(s: State<'_, AppState>) -> Vec<Notice> {
-    std::mem::take(&mut *s.notices.lock().unwrap_or_else(|p| p.into_inner()))
+pub fn take_notices(s: State<'_, AppState>) -> R<Vec<Notice>> {
+    caught("take_notices", || {
+        Ok(std::mem::take(
+            &mut *s.notices.lock().unwrap_or_else(|p| p.into_inner()),
+        ))
+    })
 }
 
 /// A new, empty book; `name` is the UI's word for an untitled book.
 #[tauri::command]
-pub fn new_book(s: State<'_, AppState>, name: String) -> u32 {
-    lock(&s).new_book_named(&name)
+pub fn new_book(s: State<'_, AppState>, name: String) -> R<u32> {
+    guarded(&s, "new_book", |ws| Ok(ws.new_book_named(&name)))
 }
 
 /// Open… and Import…: a native dialog, then every chosen file is read.
@@ -178,10 +206,11 @@ pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> 
         .filter_map(|p| p.into_path().ok())
         .collect();
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    let result = paths.iter().map(|p| ws.import_path(p)).collect();
-    store_recent(&app, &ws);
-    result
+    guarded(&state, "open_dialog", |ws| {
+        let result = paths.iter().map(|p| ws.import_path(p)).collect();
+        store_recent(&app, ws);
+        result
+    })
 }
 
 #[tauri::command(async)]
@@ -219,14 +248,15 @@ pub async fn export_dialog(
     };
     let name = {
         let state = app.state::<AppState>();
-        let ws = lock(&state);
-        let d = ws.doc(doc)?;
-        let ext = if card.is_some() {
-            "png"
-        } else {
-            format.extension()
-        };
-        format!("{}.{ext}", safe_stem(&d.book.name))
+        guarded(&state, "export_dialog", |ws| {
+            let d = ws.doc(doc)?;
+            let ext = if card.is_some() {
+                "png"
+            } else {
+                format.extension()
+            };
+            Ok(format!("{}.{ext}", safe_stem(&d.book.name)))
+        })?
     };
     let Some(path) = file_dialog(&app, Dialog::Export)
         .set_file_name(&name)
@@ -236,8 +266,9 @@ pub async fn export_dialog(
         return Err(AppError::cancelled("no file chosen"));
     };
     let state = app.state::<AppState>();
-    let ws = lock(&state);
-    ws.export_to(doc, format, &path, card.as_deref())
+    guarded(&state, "export_dialog", |ws| {
+        ws.export_to(doc, format, &path, card.as_deref())
+    })
 }
 
 /// A file name made from a book name.
@@ -263,16 +294,17 @@ fn safe_stem(name: &str) -> String {
 /// path.
 #[tauri::command(async)]
 pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<OpenResult> {
-    let mut ws = lock(&s);
-    let known = ws.recent.iter().any(|p| p.display().to_string() == path);
-    if !known {
-        return Err(AppError::invalid(
-            "only files from the recent list can be reopened this way",
-        ));
-    }
-    let result = ws.open_path(std::path::Path::new(&path));
-    store_recent(&app, &ws);
-    result
+    guarded(&s, "open_recent", |ws| {
+        let known = ws.recent.iter().any(|p| p.display().to_string() == path);
+        if !known {
+            return Err(AppError::invalid(
+                "only files from the recent list can be reopened this way",
+            ));
+        }
+        let result = ws.open_path(std::path::Path::new(&path));
+        store_recent(&app, ws);
+        result
+    })
 }
 
 /// Saves to the book's file; `overwrite` saves over a file that changed on
@@ -290,9 +322,10 @@ pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -
 pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
     let name = {
         let state = app.state::<AppState>();
-        let ws = lock(&state);
-        let d = ws.doc(doc)?;
-        format!("{}.json", safe_stem(&d.book.name))
+        guarded(&state, "save_as", |ws| {
+            let d = ws.doc(doc)?;
+            Ok(format!("{}.json", safe_stem(&d.book.name)))
+        })?
     };
     let picked = file_dialog(&app, Dialog::SaveAs)
         .set_file_name(&name)
@@ -301,17 +334,18 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
         return Err(AppError::cancelled("no file chosen"));
     };
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    let result = ws.save(doc, Some(path), false);
-    store_recent(&app, &ws);
-    result
+    guarded(&state, "save_as", |ws| {
+        let result = ws.save(doc, Some(path), false);
+        store_recent(&app, ws);
+        result
+    })
 }
 
 /// The open, unmodified books whose files changed on disk, each once per
 /// change; the UI asks on window focus and offers to reload them.
 #[tauri::command(async)]
-pub fn check_disk_changes(s: State<'_, AppState>) -> Vec<u32> {
-    lock(&s).disk_changes()
+pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<u32>> {
+    guarded(&s, "check_disk_changes", |ws| Ok(ws.disk_changes()))
 }
 
 /// Reads a book again from its file, dropping its edits.
@@ -394,20 +428,35 @@ pub fn redo(s: State<'_, AppState>, doc: u32) -> R<bool> {
 /// Splits the editor's comma-separated keys, keeping commas inside
 /// `/regex/` keys (the engine's rule, not re-implemented in the UI).
 #[tauri::command]
-pub fn split_keys(text: String) -> Vec<String> {
-    lorebook_engine::model::split_keys(&text)
+pub fn split_keys(text: String) -> R<Vec<String>> {
+    caught("split_keys", || {
+        Ok(lorebook_engine::model::split_keys(&text))
+    })
 }
 
 #[tauri::command]
-pub fn set_decorator(content: String, name: String, arg: Option<String>, present: bool) -> String {
-    Workspace::set_decorator(&content, &name, arg.as_deref(), present)
+pub fn set_decorator(
+    content: String,
+    name: String,
+    arg: Option<String>,
+    present: bool,
+) -> R<String> {
+    caught("set_decorator", || {
+        Ok(Workspace::set_decorator(
+            &content,
+            &name,
+            arg.as_deref(),
+            present,
+        ))
+    })
 }
 
 #[tauri::command(async)]
 pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
-    let mut ws = lock(&s);
-    ws.set_chat(text);
-    Ok(ws.chat_status())
+    guarded(&s, "set_chat", |ws| {
+        ws.set_chat(text);
+        Ok(ws.chat_status())
+    })
 }
 
 #[tauri::command]
@@ -419,9 +468,10 @@ pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
     let text = lorebook_engine::io::read_text_capped(&path, lorebook_engine::io::MAX_CHAT_BYTES)
         .map_err(AppError::read)?;
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    ws.set_chat(text);
-    Ok(ws.state())
+    guarded(&state, "open_chat_dialog", |ws| {
+        ws.set_chat(text);
+        Ok(ws.state())
+    })
 }
 
 #[tauri::command(async)]
@@ -473,22 +523,24 @@ pub fn set_menu_labels(
     native: State<'_, NativeLabels>,
     labels: std::collections::HashMap<String, String>,
 ) -> R<()> {
-    {
-        let mut kept = native.0.lock().unwrap_or_else(|p| p.into_inner());
-        if *kept != labels {
-            // Kept for the next start; losing them costs only an English
-            // menu until the page loads.
-            if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
-                eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
+    caught("set_menu_labels", || {
+        {
+            let mut kept = native.0.lock().unwrap_or_else(|p| p.into_inner());
+            if *kept != labels {
+                // Kept for the next start; losing them costs only an English
+                // menu until the page loads.
+                if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
+                    eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
+                }
+                *kept = labels.clone();
             }
-            *kept = labels.clone();
         }
-    }
-    let menu = crate::menu::build_labeled(&app, &labels)
-        .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
-    app.set_menu(menu)
-        .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
-    Ok(())
+        let menu = crate::menu::build_labeled(&app, &labels)
+            .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
+        app.set_menu(menu)
+            .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
+        Ok(())
+    })
 }
 
 /// The recovery folder and this run's copies in it, beside the workspace.
@@ -500,8 +552,8 @@ fn recovery<'a>(s: &'a State<'_, RecoveryState>) -> std::sync::MutexGuard<'a, Re
 
 /// Books left unsaved by an earlier run that crashed or was killed.
 #[tauri::command(async)]
-pub fn list_recovered(r: State<'_, RecoveryState>) -> Vec<RecoveredBook> {
-    recovery(&r).list()
+pub fn list_recovered(r: State<'_, RecoveryState>) -> R<Vec<RecoveredBook>> {
+    caught("list_recovered", || Ok(recovery(&r).list()))
 }
 
 /// Opens a recovered book, dirty and bound to its original file.
@@ -512,14 +564,13 @@ pub fn restore_recovered(
     id: String,
 ) -> R<u32> {
     // Lock order everywhere: the workspace, then the recovery folder.
-    let mut ws = lock(&s);
-    recovery(&r).restore(&mut ws, &id)
+    guarded(&s, "restore_recovered", |ws| recovery(&r).restore(ws, &id))
 }
 
 /// Deletes a recovered book the user does not want back.
 #[tauri::command(async)]
 pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
-    recovery(&r).discard(&id)
+    caught("discard_recovered", || recovery(&r).discard(&id))
 }
 
 /// Titles the window after book `doc` (the one the UI shows) and its dirty
@@ -533,7 +584,9 @@ pub fn set_window_title(
     doc: Option<u32>,
     untitled: String,
 ) -> R<String> {
-    let title = lock(&s).window_title(doc, &untitled);
+    let title = guarded(&s, "set_window_title", |ws| {
+        Ok(ws.window_title(doc, &untitled))
+    })?;
     if let Some(w) = app.get_webview_window("main") {
         w.set_title(&title)
             .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
@@ -559,14 +612,19 @@ pub fn quit(app: AppHandle) {
 /// The interface preferences saved by an earlier run (the defaults when
 /// there are none).
 #[tauri::command]
-pub fn load_prefs(app: AppHandle) -> crate::prefs::Prefs {
-    crate::prefs::load(&crate::data_dir(&app))
+pub fn load_prefs(app: AppHandle) -> R<crate::prefs::Prefs> {
+    caught("load_prefs", || {
+        Ok(crate::prefs::load(&crate::data_dir(&app)))
+    })
 }
 
 /// Saves the interface preferences (theme, language, pane sizes).
 #[tauri::command]
 pub fn save_prefs(app: AppHandle, prefs: crate::prefs::Prefs) -> R<()> {
-    crate::prefs::store(&crate::data_dir(&app), prefs).map_err(|e| AppError::new(ErrorKind::Io, e))
+    caught("save_prefs", || {
+        crate::prefs::store(&crate::data_dir(&app), prefs)
+            .map_err(|e| AppError::new(ErrorKind::Io, e))
+    })
 }
 
 /// SillyTavern's settings live in the app's data folder as JSON: they are
@@ -606,23 +664,25 @@ fn store_st_settings(app: &AppHandle, ws: &Workspace) {
 
 #[tauri::command(async)]
 pub fn rules_view(s: State<'_, AppState>) -> R<RulesView> {
-    Ok(lock(&s).rules_view())
+    guarded(&s, "rules_view", |ws| Ok(ws.rules_view()))
 }
 
 #[tauri::command(async)]
 pub fn set_rules(s: State<'_, AppState>, rules: Rules) -> R<RulesView> {
-    let mut ws = lock(&s);
-    ws.set_rules(rules);
-    Ok(ws.rules_view())
+    guarded(&s, "set_rules", |ws| {
+        ws.set_rules(rules);
+        Ok(ws.rules_view())
+    })
 }
 
 #[tauri::command(async)]
 pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView> {
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    ws.set_st_settings(settings)?;
-    store_st_settings(&app, &ws);
-    Ok(ws.rules_view())
+    guarded(&state, "set_st_settings", |ws| {
+        ws.set_st_settings(settings)?;
+        store_st_settings(&app, ws);
+        Ok(ws.rules_view())
+    })
 }
 
 /// Load from SillyTavern…: a native dialog for its `settings.json` (or a
@@ -634,10 +694,11 @@ pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
         return Err(AppError::cancelled("no file chosen"));
     };
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    ws.load_st_settings(&path)?;
-    store_st_settings(&app, &ws);
-    Ok(ws.rules_view())
+    guarded(&state, "load_st_settings_dialog", |ws| {
+        ws.load_st_settings(&path)?;
+        store_st_settings(&app, ws);
+        Ok(ws.rules_view())
+    })
 }
 
 /// The preview's persona, character and Author's Note texts under
@@ -645,10 +706,11 @@ pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
 #[tauri::command(async)]
 pub fn set_st_inputs(app: AppHandle, inputs: StInputsView) -> R<RulesView> {
     let state = app.state::<AppState>();
-    let mut ws = lock(&state);
-    ws.set_st_inputs(inputs)?;
-    store_st_settings(&app, &ws);
-    Ok(ws.rules_view())
+    guarded(&state, "set_st_inputs", |ws| {
+        ws.set_st_inputs(inputs)?;
+        store_st_settings(&app, ws);
+        Ok(ws.rules_view())
+    })
 }
 
 #[tauri::command(async)]
@@ -661,29 +723,30 @@ pub fn st_preview(
     // The final prompt only while its panel is open, as a change to the
     // one the UI holds.
     let k = request.map(|r| r as usize);
-    let mut ws = lock(&s);
-    if prompt {
-        ws.st_preview_with_prompt(k, have)
-    } else {
-        ws.st_preview(k)
-    }
+    guarded(&s, "st_preview", |ws| {
+        if prompt {
+            ws.st_preview_with_prompt(k, have)
+        } else {
+            ws.st_preview(k)
+        }
+    })
 }
 
 #[tauri::command(async)]
 pub fn st_log(s: State<'_, AppState>) -> R<Vec<StLogRow>> {
-    lock(&s).st_log()
+    guarded(&s, "st_log", |ws| ws.st_log())
 }
 
 #[tauri::command(async)]
 pub fn set_st_field(s: State<'_, AppState>, doc: u32, id: u64, edit: StEdit) -> R<EntryDetail> {
-    lock(&s).set_st_field(doc, id, edit)
+    guarded(&s, "set_st_field", |ws| ws.set_st_field(doc, id, edit))
 }
 
 /// The chat's text, for the chat box when the chat was set from elsewhere
 /// (start-up, a chat file); typing never asks for it back.
 #[tauri::command(async)]
 pub fn chat_text(s: State<'_, AppState>) -> R<String> {
-    Ok(lock(&s).chat_text.clone())
+    guarded(&s, "chat_text", |ws| Ok(ws.chat_text.clone()))
 }
 
 /// A typed change to the chat (see `Workspace::edit_chat`): the keystroke's
@@ -696,9 +759,10 @@ pub fn edit_chat(
     insert: String,
     len: u32,
 ) -> R<ChatStatus> {
-    let mut ws = lock(&s);
-    ws.edit_chat(at, remove, &insert, len)?;
-    Ok(ws.chat_status())
+    guarded(&s, "edit_chat", |ws| {
+        ws.edit_chat(at, remove, &insert, len)?;
+        Ok(ws.chat_status())
+    })
 }
 
 /// Custom file… in the model picker: a native dialog for a tokenizer file
@@ -749,7 +813,9 @@ pub fn restore_preview_settings(app: AppHandle) -> R<Vec<Notice>> {
     }
     let saved = crate::preview_settings::load(&crate::data_dir(&app));
     let state = app.state::<AppState>();
-    let current = lock(&state).settings().clone();
+    let current = guarded(&state, "restore_preview_settings", |ws| {
+        Ok(ws.settings().clone())
+    })?;
     let prepared = crate::preview_settings::prepare(&saved, &current);
     guarded(&state, "restore_preview_settings", |ws| {
         let problems = crate::preview_settings::apply(ws, prepared);

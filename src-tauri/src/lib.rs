@@ -8,6 +8,7 @@ pub mod bindings;
 pub mod commands;
 pub mod dialogs;
 pub mod error;
+pub mod fault;
 pub mod menu;
 pub mod prefs;
 pub mod preview_settings;
@@ -166,6 +167,7 @@ pub fn run() {
         // read it, inherit the environment.
         std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", value);
     }
+    fault::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
     trace::mark("books read");

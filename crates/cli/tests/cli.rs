@@ -447,3 +447,57 @@ fn fifos_and_directories_are_refused_not_waited_on() {
     fails_promptly(&["inspect", dir.to_str().unwrap()], "directory");
     fails_promptly(&["tokens", "/dev/zero"], "device");
 }
+
+/// Issue 8: under SillyTavern's rules a catastrophic regex key
+/// (`/(a+)+$/` against a long run of `a`) hung the preview; it now gives
+/// up within its step budget, and the entry says why.
+#[test]
+fn a_catastrophic_regex_key_does_not_hang_the_sillytavern_preview() {
+    use std::time::{Duration, Instant};
+    let book = tmp("slow-regex.json");
+    std::fs::write(
+        &book,
+        json!({"entries": {"0": {"uid": 0, "key": ["/(a+)+$/"], "keysecondary": [],
+            "comment": "slow", "content": "Never here.", "position": 0, "order": 100}}})
+        .to_string(),
+    )
+    .unwrap();
+    let chat = tmp("slow-regex.txt");
+    std::fs::write(&chat, format!("User: {}b\n", "a".repeat(80))).unwrap();
+    let args = [
+        "preview",
+        book.to_str().unwrap(),
+        "--chat",
+        chat.to_str().unwrap(),
+        "--rules",
+        "sillytavern",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+        .args(args)
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run lorebook");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("lorebook {args:?} hung on a catastrophic regex key");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(
+            "[0:0] slow — regex key /(a+)+$/ took too long on this chat; treated as not matching"
+        ),
+        "{stdout}"
+    );
+}

@@ -442,3 +442,52 @@ fn position_is_compared_strictly() {
     let not_placed: Vec<u64> = r.not_placed.iter().map(|d| d.id).collect();
     assert_eq!(not_placed, [0, 1]);
 }
+
+/// Runs `f` on a thread of its own; the test fails, instead of hanging,
+/// when `f` takes longer than `limit`.
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("did not finish within {limit:?}"))
+}
+
+// Issue 8: world-info.js matchKeys tests regex keys with JavaScript's
+// backtracking RegExp, where `/(a+)+$/` on a long run of `a` ending in
+// another letter never finishes. Here such a key runs out of its step
+// budget: it counts as not matching, the entry says why, and the other
+// keys (regex ones included) still decide as SillyTavern does.
+#[test]
+fn a_catastrophic_regex_key_gives_up_and_says_so() {
+    let result = within(std::time::Duration::from_secs(30), || {
+        let mut p = preview(
+            json!([
+                {"key": ["/(a+)+$/"], "comment": "slow"},
+                {"key": ["/(a+)+$/", "/a{10}b/"], "comment": "saved by its other key"},
+                {"key": ["lamp"], "keysecondary": ["/(a+)+$/"], "selectiveLogic": 3, "comment": "slow filter"},
+                {"key": ["lamp"], "keysecondary": ["/(a+)+$/"], "selectiveLogic": 2, "comment": "not any"},
+            ]),
+            base(),
+        );
+        let run = format!("the lamp {}b", "a".repeat(80));
+        p.request(&chat(&["hello", &run]), 8192, &mut TimedState::default())
+    });
+    assert_eq!(ids(&result), vec![1, 3]);
+    let detail = |id: u64| {
+        let d = result.dropped.iter().find(|d| d.id == id).unwrap();
+        (d.kind, d.detail.to_string())
+    };
+    let slow = "regex key /(a+)+$/ took too long on this chat; treated as not matching";
+    assert_eq!(detail(0), (DropKind::NoMatch, slow.to_string()));
+    assert_eq!(detail(2), (DropKind::Secondary, slow.to_string()));
+    // The same key decides on a chat where it can, and matches (the
+    // scanned text ends with the run of `a`).
+    let mut p = preview(json!([{"key": ["/(a+)+$/"]}]), base());
+    let r = p.request(&chat(&[&"a".repeat(80)]), 8192, &mut TimedState::default());
+    assert_eq!(ids(&r), vec![0]);
+}

@@ -178,7 +178,7 @@ describe("SillyTavern's rules", () => {
   });
 
   it('has a message for every explanation code in both languages', () => {
-    expect(stExplainKeys.length).toBe(4 + 19 + 7 + 3 + 5);
+    expect(stExplainKeys.length).toBe(4 + 20 + 7 + 3 + 5);
     for (const locale of ['en', 'pt-BR'] as const) {
       for (const key of stExplainKeys) expect(catalogs[locale][key as MessageKey]?.trim(), `${locale} ${key}`).toBeTruthy();
     }
@@ -206,6 +206,13 @@ describe("SillyTavern's rules", () => {
       'optional filter of an unknown logic failed (0 of 2 matched)',
     );
     expect(stDetailText(t('pt-BR'), { code: 'no_match', depth: 8 })).toBe('nenhuma chave primária nas últimas 8 mensagens');
+    // Issue 8: a regex key that ran out of its step budget, in both languages.
+    expect(stDetailText(t('en'), { code: 'regex_too_slow', key: '/(a+)+$/' })).toBe(
+      'regex key /(a+)+$/ took too long on this chat; treated as not matching',
+    );
+    expect(stDetailText(t('pt-BR'), { code: 'regex_too_slow', key: '/(a+)+$/' })).toBe(
+      'a chave regex /(a+)+$/ demorou demais nesta conversa; tratada como sem correspondência',
+    );
     expect(stReasonText(t('en'), { code: 'key', key: 'rain', pass: 2, widened: null })).toBe('key "rain" (pass 2)');
     expect(stReasonText(t('pt-BR'), { code: 'sticky', left: 3 })).toBe('persistente: faltam 3 mensagens');
     expect(stReasonText(t('en'), { code: 'constant' })).toBe('constant');

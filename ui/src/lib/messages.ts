@@ -444,6 +444,7 @@ const stDetailCodes: Record<StDetail['code'], 0> = {
   empty_content: 0,
   outlet_without_name: 0,
   unknown_position: 0,
+  regex_too_slow: 0,
 };
 const stLossCodes: Record<GroupLoss['code'], 0> = {
   sticky_holds: 0,
@@ -518,6 +519,8 @@ export function stDetailText(t: Translate, d: StDetail): string {
       return t('stDetail.probability', { roll: d.roll, chance: d.chance });
     case 'budget_reached':
       return t('stDetail.budget_reached', { budget: d.budget });
+    case 'regex_too_slow':
+      return t('stDetail.regex_too_slow', { key: d.key });
     case 'budget':
       return t(d.cap > 0 ? 'stDetail.budgetCapped' : 'stDetail.budget', {
         total: d.total,

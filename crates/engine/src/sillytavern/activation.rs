@@ -236,6 +236,12 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 None
             };
             let Some(primary) = found else {
+                if let Some(k) = keys.too_slow(hay, i, List::Primary) {
+                    let key = e.keys[k].clone();
+                    reasons[i] =
+                        Some((DropKind::NoMatch, Arc::new(StDetail::RegexTooSlow { key })));
+                    continue;
+                }
                 let bits = depth.to_bits();
                 let detail = match no_match.iter().find(|(b, _)| *b == bits) {
                     Some((_, detail)) => detail.clone(),
@@ -262,6 +268,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     _ => false,
                 };
                 if !ok {
+                    if let Some(k) = keys.too_slow(hay, i, List::Secondary) {
+                        let key = e.secondary[k].clone();
+                        drop(DropKind::Secondary, StDetail::RegexTooSlow { key });
+                        continue;
+                    }
                     let logic = ["AND ANY", "NOT ALL", "NOT ANY", "AND ALL"]
                         .get(e.logic.unwrap_or(9) as usize)
                         .map(|l| l.to_string());

@@ -183,6 +183,13 @@ pub enum StDetail {
     OutletWithoutName,
     /// A position none of SillyTavern's.
     UnknownPosition,
+    /// Regex key `key` (as written) ran out of its step budget on the
+    /// scanned text and was treated as not matching; no other key made up
+    /// for it (primary keys: none matched; secondary keys: the filter
+    /// failed).
+    RegexTooSlow {
+        key: String,
+    },
 }
 
 impl fmt::Display for StDetail {
@@ -244,6 +251,10 @@ impl fmt::Display for StDetail {
             StDetail::EmptyContent => f.write_str("its content is empty"),
             StDetail::OutletWithoutName => f.write_str("an outlet entry without an outlet name"),
             StDetail::UnknownPosition => f.write_str("its position is not one of SillyTavern's"),
+            StDetail::RegexTooSlow { key } => write!(
+                f,
+                "regex key {key} took too long on this chat; treated as not matching"
+            ),
         }
     }
 }

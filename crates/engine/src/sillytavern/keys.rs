@@ -327,6 +327,20 @@ impl KeySet {
         self.identities[e]
     }
 
+    /// The first key of `list` of entry `e` that is a regex key and ran
+    /// out of steps on `hay` (see [`matching::regex_step_budget`]), by its
+    /// index in the list.
+    pub fn too_slow(&self, hay: &Hay, e: usize, list: List) -> Option<usize> {
+        let keys = &self.entries[e];
+        let slow = |key: Option<&Key>| matches!(key, Some(Key::Regex { text, .. }) if hay.text.too_slow(text));
+        match list {
+            List::Primary => keys.primary.iter().position(|k| slow(k.as_ref())),
+            List::Secondary => keys.secondary.iter().position(|k| slow(k.as_ref())),
+            List::RawPrimary => keys.raw_primary.iter().position(|k| slow(Some(k))),
+            List::RawSecondary => keys.raw_secondary.iter().position(|k| slow(Some(k))),
+        }
+    }
+
     /// Whether key `k` of `list` of entry `e` occurs in `hay`.
     pub fn matches(
         &mut self,

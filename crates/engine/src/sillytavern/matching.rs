@@ -109,13 +109,53 @@ pub fn split_regex(key: &str) -> Option<(&str, &str)> {
     Some((pattern, flags))
 }
 
-/// A compiled regex key: the ECMAScript regex and whether it is sticky
-/// (`y`, anchored at the start of the text).
+/// A compiled regex key: the ECMAScript regex, whether it is sticky
+/// (`y`, anchored at the start of the text), and its pattern's length in
+/// UTF-16 code units (for its step budget, see [`regex_step_budget`]).
 pub struct RegexKey {
     regex: regress::Regex,
     sticky: bool,
     unicode: bool,
+    pattern_units: u64,
 }
+
+/// Steps any regex key may take on a text, however short.
+pub const REGEX_STEPS_BASE: u64 = 1 << 22;
+/// The least number of steps a regex key may take per code unit of the
+/// text; a longer pattern may take [`REGEX_STEPS_PER_PATTERN_UNIT`] per
+/// code unit of its pattern instead, if that is more.
+pub const REGEX_STEPS_PER_UNIT: u64 = 64;
+/// See [`REGEX_STEPS_PER_UNIT`].
+pub const REGEX_STEPS_PER_PATTERN_UNIT: u64 = 8;
+/// The most steps a regex key may take on one text.
+pub const REGEX_STEPS_MAX: u64 = 1 << 27;
+
+/// The steps a regex key whose pattern has `pattern_units` UTF-16 code
+/// units may take on a text of `units` code units before it is given up
+/// on: [`REGEX_STEPS_BASE`] plus, per code unit of the text, the larger of
+/// [`REGEX_STEPS_PER_UNIT`] and [`REGEX_STEPS_PER_PATTERN_UNIT`] × the
+/// pattern's length, at most [`REGEX_STEPS_MAX`]. A step is one
+/// instruction of the backtracking matcher, run or resumed after a
+/// backtrack (the vendored `regress`'s `find_from_utf16_limited`). A key
+/// that does not backtrack far takes a few steps per code unit of text
+/// and per alternative it tries there (docs/data-safety.md has the
+/// measurements), far under this budget; a catastrophic one takes
+/// exponentially many and runs out.
+pub fn regex_step_budget(units: usize, pattern_units: usize) -> u64 {
+    let per_unit = (pattern_units as u64)
+        .saturating_mul(REGEX_STEPS_PER_PATTERN_UNIT)
+        .max(REGEX_STEPS_PER_UNIT);
+    (units as u64)
+        .saturating_mul(per_unit)
+        .saturating_add(REGEX_STEPS_BASE)
+        .min(REGEX_STEPS_MAX)
+}
+
+/// A regex key ran out of steps on a text: JavaScript would still be
+/// backtracking (a catastrophic pattern such as `/(a+)+$/`), so the key is
+/// treated as not matching and the preview says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooSlow;
 
 impl RegexKey {
     fn compile(key: &str) -> Option<RegexKey> {
@@ -126,21 +166,31 @@ impl RegexKey {
             regex,
             sticky: flags.contains('y'),
             unicode: flags.contains('u'),
+            pattern_units: pattern.encode_utf16().count() as u64,
         })
     }
 
     /// JavaScript `RegExp.test` on `text`; a fresh object each time, so `g`
     /// has no effect and `y` anchors at index 0. Non-Unicode regexes see
-    /// UTF-16 code units, as in JavaScript.
-    pub fn test(&self, text_utf16: &[u16]) -> bool {
+    /// UTF-16 code units, as in JavaScript. `Err` when the search used up
+    /// its step budget ([`regex_step_budget`]) before deciding.
+    pub fn test(&self, text_utf16: &[u16]) -> Result<bool, TooSlow> {
+        self.test_within(
+            text_utf16,
+            regex_step_budget(text_utf16.len(), self.pattern_units as usize),
+        )
+    }
+
+    /// [`RegexKey::test`] with a budget of `steps`.
+    pub fn test_within(&self, text_utf16: &[u16], steps: u64) -> Result<bool, TooSlow> {
         let found = if self.unicode {
-            self.regex.find_from_utf16(text_utf16, 0).next()
+            self.regex.find_from_utf16_limited(text_utf16, 0, steps)
         } else {
-            self.regex.find_from_ucs2(text_utf16, 0).next()
+            self.regex.find_from_ucs2_limited(text_utf16, 0, steps)
         };
-        match found {
-            Some(m) => !self.sticky || m.start() == 0,
-            None => false,
+        match found.map_err(|_| TooSlow)? {
+            Some(m) => Ok(!self.sticky || m.start() == 0),
+            None => Ok(false),
         }
     }
 }
@@ -165,6 +215,9 @@ pub struct Haystack {
     pub raw: String,
     lower: Option<String>,
     utf16: Option<Vec<u16>>,
+    /// The regex keys that ran out of steps on this text: tested again,
+    /// they do not match at once.
+    too_slow: Vec<String>,
 }
 
 impl Haystack {
@@ -173,7 +226,13 @@ impl Haystack {
             raw,
             lower: None,
             utf16: None,
+            too_slow: Vec::new(),
         }
+    }
+
+    /// Whether regex key `key` ran out of steps on this text.
+    pub fn too_slow(&self, key: &str) -> bool {
+        self.too_slow.iter().any(|k| k == key)
     }
 
     pub(crate) fn lower(&mut self) -> &str {
@@ -199,7 +258,16 @@ pub struct KeyMode {
 /// is used as given; callers apply macros and trimming first.
 pub fn matches(hay: &mut Haystack, key: &str, mode: KeyMode, regexes: &mut RegexCache) -> bool {
     if let Some(r) = regexes.get(key) {
-        return r.test(hay.utf16());
+        if hay.too_slow(key) {
+            return false;
+        }
+        return match r.test(hay.utf16()) {
+            Ok(found) => found,
+            Err(TooSlow) => {
+                hay.too_slow.push(key.to_string());
+                false
+            }
+        };
     }
     let folded;
     let (text, key) = if mode.case_sensitive {
@@ -321,6 +389,140 @@ mod tests {
         assert_eq!(split_regex("/a/b/"), None);
         // An invalid pattern is matched as plain text.
         assert!(check("see /(x/ here", "/(x/", false, false));
+    }
+
+    /// Runs `f` on a thread of its own and fails the test, instead of
+    /// hanging it, when `f` takes longer than `limit`.
+    pub(crate) fn within<T: Send + 'static>(
+        limit: std::time::Duration,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(limit)
+            .unwrap_or_else(|_| panic!("did not finish within {limit:?}"))
+    }
+
+    fn utf16(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    // Issue 8: a catastrophic key (exponential backtracking on a run it
+    // almost matches) gives up within its step budget instead of running
+    // for ever: `(a+)+$` on 60 `a` and a `b` is 2^60 steps in JavaScript.
+    #[test]
+    fn a_catastrophic_key_gives_up_within_its_budget() {
+        let started = std::time::Instant::now();
+        let (plain, repeated) = within(std::time::Duration::from_secs(20), || {
+            let text = format!("{}b", "a".repeat(60));
+            let mut hay = Haystack::new(text);
+            let mut regexes = RegexCache::default();
+            let mode = KeyMode {
+                case_sensitive: false,
+                whole_words: true,
+            };
+            let first = matches(&mut hay, "/(a+)+$/", mode, &mut regexes);
+            assert!(hay.too_slow("/(a+)+$/"));
+            assert!(!hay.too_slow("/a+$/"));
+            // Tested again on the same text, it gives up at once.
+            let again = std::time::Instant::now();
+            let second = matches(&mut hay, "/(a+)+$/", mode, &mut regexes);
+            assert!(again.elapsed() < std::time::Duration::from_millis(5));
+            (first, second)
+        });
+        assert!(!plain && !repeated, "a key that ran out counts as no match");
+        eprintln!("gave up after {:?}", started.elapsed());
+        // Look-arounds and back-references are bounded too.
+        for key in ["/(?=(a+)+$)x/", "/(a|aa)+\\1$/", "/(?<=c(a+)+)b/"] {
+            let out = within(std::time::Duration::from_secs(20), move || {
+                let text = utf16(&format!("{}b", "a".repeat(60)));
+                RegexCache::default().get(key).map(|r| r.test(&text))
+            });
+            assert_eq!(out, Some(Err(TooSlow)), "{key}");
+        }
+        // The same key decides at once where it can: a match, or a text
+        // without the run.
+        let mut regexes = RegexCache::default();
+        let key = regexes.get("/(a+)+$/").unwrap();
+        assert_eq!(key.test(&utf16("xx aaaa")), Ok(true));
+        assert_eq!(key.test(&utf16("bbbb")), Ok(false));
+    }
+
+    // The budget, just under and just over: a search that needs `n` steps
+    // decides with `n` and gives up with `n - 1`.
+    #[test]
+    fn the_step_budget_just_under_and_just_over() {
+        let mut regexes = RegexCache::default();
+        let text = utf16(&format!("{}b", "a".repeat(12)));
+        for (key, want) in [
+            ("/(a+)+b/", true),
+            ("/(a+)+$/", false),
+            ("/(?=a*b)b/", true),
+        ] {
+            let r = regexes.get(key).unwrap();
+            // The least budget that decides, by doubling then bisecting.
+            let mut high = 1u64;
+            while r.test_within(&text, high).is_err() {
+                high *= 2;
+            }
+            let mut low = high / 2;
+            while low + 1 < high {
+                let mid = (low + high) / 2;
+                if r.test_within(&text, mid).is_ok() {
+                    high = mid;
+                } else {
+                    low = mid;
+                }
+            }
+            let needed = high;
+            assert!(needed > 1, "{key}");
+            assert_eq!(r.test_within(&text, needed), Ok(want), "{key}");
+            assert_eq!(r.test_within(&text, needed - 1), Err(TooSlow), "{key}");
+        }
+        // The budget of a text: a base, a share per code unit of the text
+        // (more for long patterns), and a cap.
+        assert_eq!(regex_step_budget(0, 6), REGEX_STEPS_BASE);
+        assert_eq!(
+            regex_step_budget(1_000, 6),
+            REGEX_STEPS_BASE + 1_000 * REGEX_STEPS_PER_UNIT
+        );
+        assert_eq!(
+            regex_step_budget(1_000, 100),
+            REGEX_STEPS_BASE + 1_000 * 100 * REGEX_STEPS_PER_PATTERN_UNIT
+        );
+        let at_cap = ((REGEX_STEPS_MAX - REGEX_STEPS_BASE) / REGEX_STEPS_PER_UNIT) as usize;
+        assert_eq!(regex_step_budget(at_cap, 1), REGEX_STEPS_MAX);
+        assert_eq!(
+            regex_step_budget(at_cap - 1, 1),
+            REGEX_STEPS_MAX - REGEX_STEPS_PER_UNIT
+        );
+        assert_eq!(regex_step_budget(at_cap + 1, 1), REGEX_STEPS_MAX);
+        assert_eq!(regex_step_budget(usize::MAX, usize::MAX), REGEX_STEPS_MAX);
+    }
+
+    // Keys that do not backtrack far decide well within their budget on a
+    // long text, matching or not: the budget changes no answer of theirs.
+    #[test]
+    fn ordinary_keys_decide_on_a_long_text() {
+        let prose = "The dragon flew over the old lighthouse at Saltmere; Mira watched it go. ";
+        let text = utf16(&prose.repeat(300_000 / prose.len()));
+        let mut regexes = RegexCache::default();
+        let alternatives = "/\\b(sword|blade|dagger|axe|spear|bow|arrow|shield|helmet|armor|gauntlet|mace|hammer|flail|halberd|pike|lance|crossbow|sling|whip|staff|wand|orb|tome|scroll|potion|elixir|amulet|cloak)s?\\b/i";
+        for (key, want) in [
+            ("/\\bdragons?\\b/i", true),
+            ("/(?<=the )light\\w+/i", false),
+            ("/\\w+ing\\b/", false),
+            ("/(\\w+)\\s+\\1/i", false),
+            ("/^.*zzz/", false),
+            ("/[A-Z][a-z]+ [A-Z][a-z]+/", false),
+            (alternatives, false),
+            ("/Saltmere;\\s+Mira/u", true),
+        ] {
+            let r = regexes.get(key).unwrap();
+            assert_eq!(r.test(&text), Ok(want), "{key}");
+        }
     }
 
     // macros.js: evaluateMacros ({{user}}/{{char}} and the legacy forms).

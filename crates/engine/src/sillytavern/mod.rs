@@ -30,6 +30,7 @@ pub mod keys;
 pub mod matching;
 pub mod placement;
 pub mod prompt;
+pub mod resume;
 pub mod settings;
 pub mod timed;
 
@@ -47,6 +48,7 @@ pub use prompt::{
     AbsentReason, AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt,
     StPromptInputs, StPromptMessage,
 };
+pub use resume::TimedLog;
 pub use settings::StSettings;
 pub use timed::TimedState;
 
@@ -156,6 +158,9 @@ pub struct StResult {
 
 /// A SillyTavern-rules preview over fixed books and settings.
 pub struct StPreview {
+    /// This preview's identity (unique in the process, new when the
+    /// tokenizer changes), so a [`TimedLog`] notices another preview.
+    id: u64,
     entries: Vec<StEntry>,
     settings: StSettings,
     options: StOptions,
@@ -177,6 +182,7 @@ impl StPreview {
         let mut keys = keys::KeySet::new(&entries, &options.names);
         keys.prefilter(|e| entries[e].case_sensitive.unwrap_or(settings.case_sensitive));
         Ok(StPreview {
+            id: next_id(),
             keys,
             comments: entries
                 .iter()
@@ -197,6 +203,8 @@ impl StPreview {
     /// Counts the budget and the prompt with `tokenizer` (a user's file,
     /// say) instead of the options' tokenizer; `None` goes back to it.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
+        // Budgets count differently: timed states computed before differ.
+        self.id = next_id();
         self.counter = match tokenizer {
             Some(t) => TokenCounter::with_tokenizer(t),
             None => TokenCounter::with_tokenizer(self.options.tokenizer.clone()),
@@ -333,6 +341,12 @@ impl StPreview {
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
         }
     }
+}
+
+/// A new preview identity.
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A small seeded generator (SplitMix64) for probability and group rolls.

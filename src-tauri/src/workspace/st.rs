@@ -9,6 +9,12 @@
 //! one set for the whole app (the shell keeps them in the data folder), not
 //! a property of a book: a book exported to SillyTavern does not carry them
 //! either.
+//!
+//! The preview ([`StPreview`], which compiles every book's keys) is kept
+//! between views with what it was built from ([`StKey`]) and built again
+//! only when that differs. With it the request log's timed states are kept
+//! ([`TimedLog`]), so a change of the chat at message j runs only requests
+//! j… again, and the log view's rows before j are kept too.
 
 use std::path::Path;
 
@@ -16,7 +22,7 @@ use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
     Names, PromptSource, StOptions, StPreview, StPromptInputs, StPromptMessage, StResult,
-    StSettings, TimedState,
+    StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
@@ -64,6 +70,54 @@ fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettin
         use_group_scoring: s.use_group_scoring,
         user_name: user.into(),
         char_name: char.into(),
+    }
+}
+
+/// Everything the SillyTavern preview is built from: when any of it differs
+/// from what the kept preview was built from, it is built again. A new
+/// input of the preview (the character's fields, say) is a field here.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct StKey {
+    /// The attached books in order: document, edit revision and the world
+    /// name timed effects are keyed by.
+    books: Vec<(u32, u64, String)>,
+    /// [`Workspace::books_gen`]: edits, and books added, closed, attached,
+    /// detached or reloaded.
+    books_gen: u64,
+    settings: StSettings,
+    names: Names,
+    /// The model whose tokenizer counts, unless the user's file does.
+    model: String,
+    /// [`Workspace::tokenizer_gen`]: the user's tokenizer file.
+    tokenizer_gen: u64,
+    seed: u64,
+}
+
+/// The kept SillyTavern preview.
+pub(super) struct StCache {
+    key: StKey,
+    preview: StPreview,
+    /// The timed state after each request of the chat last previewed.
+    log: TimedLog,
+    /// The log view's rows of the first requests, as many as are current.
+    rows: Vec<StLogRow>,
+}
+
+impl std::fmt::Debug for StCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StCache")
+            .field("key", &self.key)
+            .field("kept", &self.log.kept())
+            .field("rows", &self.rows.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StCache {
+    /// Brings the kept states and rows in step with `chat`.
+    fn resume(&mut self, chat: &[lorebook_engine::chat::Message], max_context: u32) {
+        let same = self.preview.resume(chat, max_context, &mut self.log);
+        self.rows.truncate(same);
     }
 }
 
@@ -208,6 +262,64 @@ impl Workspace {
         Ok(v)
     }
 
+    /// What the SillyTavern preview would be built from now.
+    fn st_key(&self) -> StKey {
+        let settings = self.settings();
+        StKey {
+            books: self
+                .docs
+                .iter()
+                .filter(|d| d.attached)
+                .map(|d| (d.id, d.history.revision(), d.display_name()))
+                .collect(),
+            books_gen: self.books_gen,
+            settings: engine_settings(&self.st_settings),
+            names: Names {
+                user: self.st_settings.user_name.clone(),
+                char: self.st_settings.char_name.clone(),
+            },
+            model: settings.model.clone(),
+            tokenizer_gen: self.tokenizer_gen,
+            seed: settings.seed,
+        }
+    }
+
+    /// Builds the SillyTavern preview unless the kept one was built from
+    /// what it would be built from now.
+    pub(super) fn st_ready(&mut self) -> Result<(), AppError> {
+        let key = self.st_key();
+        if self.st.as_ref().is_some_and(|c| c.key == key) {
+            return Ok(());
+        }
+        self.st = None;
+        let preview = self.st_preview_engine()?;
+        self.st_builds += 1;
+        self.st = Some(Box::new(StCache {
+            key,
+            preview,
+            log: TimedLog::new(),
+            rows: Vec::new(),
+        }));
+        Ok(())
+    }
+
+    /// Makes the kept SillyTavern preview current with the inputs and its
+    /// timed states and rows current with the chat.
+    fn st_current(&mut self) -> Result<(), AppError> {
+        self.st_ready()?;
+        let max_context = self.st_settings.max_context;
+        if let Some(c) = self.st.as_deref_mut() {
+            c.resume(&self.chat, max_context);
+        }
+        Ok(())
+    }
+
+    /// How many times the SillyTavern preview was built.
+    #[cfg(test)]
+    pub(super) fn st_builds(&self) -> u64 {
+        self.st_builds
+    }
+
     fn st_preview_engine(&self) -> Result<StPreview, AppError> {
         let books: Vec<(String, &Book)> = self
             .docs
@@ -248,8 +360,8 @@ impl Workspace {
 
     /// Request `k` (default: the last) under SillyTavern's rules, after
     /// requests 1…k−1 ran, so sticky, cooldown and delay carry over.
-    pub fn st_preview(&self, k: Option<usize>) -> Result<StPreviewView, AppError> {
-        let (_, r, _) = self.st_run(k)?;
+    pub fn st_preview(&mut self, k: Option<usize>) -> Result<StPreviewView, AppError> {
+        let (r, _) = self.st_run(k)?;
         Ok(self.st_view(r))
     }
 
@@ -264,8 +376,12 @@ impl Workspace {
         k: Option<usize>,
         have: Option<u32>,
     ) -> Result<StPreviewView, AppError> {
-        let (mut p, r, k) = self.st_run(k)?;
-        let prompt = p.prompt(&r, &self.chat[..k], &StPromptInputs::default());
+        let (r, k) = self.st_run(k)?;
+        let chat = &self.chat[..k];
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
+        };
+        let prompt = c.preview.prompt(&r, chat, &StPromptInputs::default());
         let mut view = self.st_view(r);
         let messages: Vec<StPromptMessageView> = prompt.messages.iter().map(message_view).collect();
         let count = messages.len() as u32;
@@ -293,19 +409,18 @@ impl Workspace {
         Ok(view)
     }
 
-    /// The engine after requests 1…k (k defaults to the chat's length), the
-    /// answer of request k and k.
-    fn st_run(&self, k: Option<usize>) -> Result<(StPreview, StResult, usize), AppError> {
-        let mut p = self.st_preview_engine()?;
+    /// The answer of request k (k defaults to the chat's length) after
+    /// requests 1…k−1, and k. Only the requests from the first message
+    /// changed since the last view run again.
+    fn st_run(&mut self, k: Option<usize>) -> Result<(StResult, usize), AppError> {
         let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
         let context = self.st_settings.max_context;
-        let mut last = None;
-        p.log(&self.chat[..k], context, |r| last = Some(r));
-        let r = match last {
-            Some(r) => r,
-            None => p.request(&[], context, &mut TimedState::default()),
+        self.st_current()?;
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
         };
-        Ok((p, r, k))
+        let r = c.preview.request_after(&self.chat, k, context, &mut c.log);
+        Ok((r, k))
     }
 
     fn st_view(&self, r: StResult) -> StPreviewView {
@@ -390,38 +505,45 @@ impl Workspace {
 
     /// Requests 1…M under SillyTavern's rules, timed effects carried from
     /// one to the next, rolls seeded by the preview's seed.
-    pub fn st_log(&self) -> Result<Vec<StLogRow>, AppError> {
-        let mut p = self.st_preview_engine()?;
-        let mut rows = Vec::new();
-        p.log(&self.chat, self.st_settings.max_context, |r| {
-            let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
-                it.map(|(book, id)| EntryRef {
-                    book: book as u32,
-                    id,
-                })
-                .collect()
-            };
-            rows.push(StLogRow {
-                request: r.request as u32,
-                used: r.used,
-                limit: r.budget,
-                injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
-                timed: refs(
-                    &mut r
-                        .dropped
-                        .iter()
-                        .filter(|d| {
-                            matches!(
-                                d.kind,
-                                lorebook_engine::sillytavern::DropKind::Cooldown
-                                    | lorebook_engine::sillytavern::DropKind::Delay
-                            )
-                        })
-                        .map(|d| (d.book, d.id)),
-                ),
+    /// The rows of requests before the first message changed since the
+    /// last log are kept.
+    pub fn st_log(&mut self) -> Result<Vec<StLogRow>, AppError> {
+        let context = self.st_settings.max_context;
+        self.st_current()?;
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
+        };
+        let rows = &mut c.rows;
+        c.preview
+            .log_from(&self.chat, rows.len(), context, &mut c.log, |r| {
+                let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
+                    it.map(|(book, id)| EntryRef {
+                        book: book as u32,
+                        id,
+                    })
+                    .collect()
+                };
+                rows.push(StLogRow {
+                    request: r.request as u32,
+                    used: r.used,
+                    limit: r.budget,
+                    injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
+                    timed: refs(
+                        &mut r
+                            .dropped
+                            .iter()
+                            .filter(|d| {
+                                matches!(
+                                    d.kind,
+                                    lorebook_engine::sillytavern::DropKind::Cooldown
+                                        | lorebook_engine::sillytavern::DropKind::Delay
+                                )
+                            })
+                            .map(|d| (d.book, d.id)),
+                    ),
+                });
             });
-        });
-        Ok(rows)
+        Ok(c.rows.clone())
     }
 
     /// One SillyTavern field of one entry, then the editor's view of it.

@@ -93,7 +93,7 @@ impl Workspace {
 
     pub fn set_attached(&mut self, doc: u32, attached: bool) -> Result<(), AppError> {
         self.doc_mut(doc)?.attached = attached;
-        self.stale = true;
+        self.books_changed();
         Ok(())
     }
 
@@ -113,6 +113,7 @@ impl Workspace {
     pub fn set_tokenizer_file(&mut self, file: Option<(PathBuf, Arc<FileTokenizer>)>) {
         let (path, tokenizer) = file.unzip();
         self.tokenizer_file = path;
+        self.tokenizer_gen += 1;
         self.preview.set_tokenizer(tokenizer.map(Tokenizer::File));
     }
 

@@ -39,11 +39,17 @@ fn arb_entry() -> impl Strategy<Value = Value> {
         })
 }
 
+/// A book; half of them with no sticky or cooldown at all (each request
+/// then starts from no timed effects, and runs alone).
 fn arb_book() -> impl Strategy<Value = Book> {
-    prop::collection::vec(arb_entry(), 1..9).prop_map(|entries| {
+    (prop::collection::vec(arb_entry(), 1..9), any::<bool>()).prop_map(|(entries, timed)| {
         let mut map = serde_json::Map::new();
         for (uid, mut e) in entries.into_iter().enumerate() {
             e["uid"] = json!(uid);
+            if !timed {
+                e["sticky"] = json!(0);
+                e["cooldown"] = json!(0);
+            }
             map.insert(uid.to_string(), e);
         }
         formats::import_value(json!({ "entries": map }))
@@ -159,7 +165,14 @@ proptest! {
 }
 
 fn world() -> Book {
+    world_of(1)
+}
+
+/// Rain sticky for 5, lamp cooling down for 2, tower both for 1; all
+/// times `scale` (0: no timed effects).
+fn world_of(scale: u32) -> Book {
     let e = |uid: u64, key: &str, sticky: u32, cooldown: u32| {
+        let (sticky, cooldown) = (sticky * scale, cooldown * scale);
         json!({"uid": uid, "key": [key], "keysecondary": [], "selective": true,
             "selectiveLogic": 0, "order": 100, "position": 0, "depth": 4, "role": 0,
             "probability": 100, "useProbability": true, "sticky": sticky,
@@ -200,6 +213,17 @@ fn a_change_at_message_j_keeps_the_states_before_it() {
     assert_eq!(p.resume(&shorter, 8192, &mut log), 5);
     assert_eq!(log.kept(), 6);
     assert_eq!(p.resume(&chat, 8192, &mut log), 6);
+}
+
+#[test]
+fn without_sticky_or_cooldown_the_states_are_known_without_running() {
+    let plain = world_of(0);
+    let mut p = preview(&plain, 7);
+    let mut log = TimedLog::new();
+    let chat = chat_of(&["rain", "lamp", "tower", "sea"]);
+    let r = p.request_after(&chat, 4, 8192, &mut log);
+    assert_eq!(r, replay(&plain, 7, &chat)[3]);
+    assert_eq!(log.kept(), 4, "the states before request 4 are kept");
 }
 
 #[test]

@@ -21,7 +21,7 @@ use std::path::Path;
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
-    Names, PromptSource, StOptions, StPreview, StPromptInputs, StPromptMessage, StResult,
+    DropKind, Names, PromptSource, StOptions, StPreview, StPromptInputs, StPromptMessage, StResult,
     StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
@@ -449,18 +449,16 @@ impl Workspace {
                 reason: i.reason.clone(),
             });
         }
-        let mut seen: Vec<(String, u32)> = Vec::new();
+        // Most of a big book is "no match": those past the first few are
+        // counted without making anything (this loop runs per keystroke).
+        let mut seen: Vec<(DropKind, u32)> = Vec::new();
         let mut dropped = Vec::new();
         for d in r.not_placed.iter().chain(&r.dropped) {
-            let kind = serde_json::to_value(d.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
-            if kind == "no_match" || kind == "disabled" {
-                let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+            if matches!(d.kind, DropKind::NoMatch | DropKind::Disabled) {
+                let n = match seen.iter_mut().find(|(k, _)| *k == d.kind) {
                     Some((_, n)) => n,
                     None => {
-                        seen.push((kind.clone(), 0));
+                        seen.push((d.kind, 0));
                         &mut seen.last_mut().expect("just pushed").1
                     }
                 };
@@ -469,6 +467,7 @@ impl Workspace {
                     continue;
                 }
             }
+            let kind = code(&d.kind);
             dropped.push(StDroppedView {
                 book: d.book as u32,
                 id: d.id,
@@ -481,7 +480,7 @@ impl Workspace {
             .into_iter()
             .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
             .map(|(kind, n)| OmittedDropped {
-                kind,
+                kind: code(&kind),
                 count: n - SHOWN_PER_KIND as u32,
             })
             .collect();

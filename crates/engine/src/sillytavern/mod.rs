@@ -168,6 +168,9 @@ pub struct StPreview {
     keys: keys::KeySet,
     /// Each entry's comment, shared by the results that list it.
     comments: Vec<Arc<str>>,
+    /// Whether any entry has sticky or cooldown: without, no request
+    /// leaves a timed record and each one starts from none.
+    timed: bool,
 }
 
 impl StPreview {
@@ -188,6 +191,7 @@ impl StPreview {
                 .iter()
                 .map(|e| Arc::from(e.comment.as_str()))
                 .collect(),
+            timed: entries.iter().any(timed::leaves_records),
             entries,
             settings,
             counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),

@@ -7,7 +7,9 @@
 //! preview and context size, request k's answer depends only on the first
 //! k messages: the state after requests 1…j can be reused for any chat
 //! whose first j messages are the same, and the requests after it give
-//! exactly what a replay from request 1 gives.
+//! exactly what a replay from request 1 gives. When no entry has sticky or
+//! cooldown, no request leaves a record: every state is none, and request
+//! k runs alone.
 
 use super::{StPreview, StResult, TimedState};
 use crate::chat::Message;
@@ -101,7 +103,17 @@ impl StPreview {
         mut each: impl FnMut(StResult),
     ) {
         self.resume(chat, max_context, log);
-        let start = from.min(log.kept()).min(chat.len());
+        let from = from.min(chat.len());
+        let start = if self.timed {
+            from.min(log.kept())
+        } else {
+            // Every state is none: known without running the requests.
+            while log.kept() < from {
+                log.chat.push(chat[log.kept()].clone());
+                log.states.push(TimedState::default());
+            }
+            from
+        };
         let mut state = log.states[start].clone();
         for i in start + 1..=chat.len() {
             let r = self.request(&chat[..i], max_context, &mut state);

@@ -164,6 +164,58 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    // `StPreview::replace_entry`: an edit that leaves the keys, case
+    // sensitivity and order alone is made in place, and the preview then
+    // answers as one built from the edited book; any other is refused.
+    #[test]
+    fn an_entry_replaced_in_place_answers_as_a_new_preview(
+        book in arb_book(),
+        seed in any::<u64>(),
+        texts in prop::collection::vec(arb_text(), 1..8),
+        pick in 0usize..9,
+        content in arb_text(),
+        enabled in any::<bool>(),
+        constant in any::<bool>(),
+        new_key in prop::option::of(0..WORDS.len()),
+        case_sensitive in prop::option::of(any::<bool>()),
+    ) {
+        let chat: Vec<Message> =
+            texts.into_iter().enumerate().map(|(i, t)| message(i, t)).collect();
+        let mut p = preview(&book, seed);
+        let mut log = TimedLog::new();
+        // States kept from before the edit must not be reused after it.
+        p.request_after(&chat, chat.len(), 8192, &mut log);
+        let mut edited = book.clone();
+        let i = pick % edited.entries.len();
+        let e = &mut edited.entries[i];
+        e.content = format!("{content}, {}", e.content);
+        e.enabled = enabled;
+        e.constant = constant;
+        if let Some(k) = new_key {
+            e.keys = vec![WORDS[k].to_string()];
+        }
+        if let Some(c) = case_sensitive {
+            e.case_sensitive = c;
+        }
+        let e = edited.entries[i].clone();
+        let same_shape = e.keys == book.entries[i].keys
+            && e.case_sensitive == book.entries[i].case_sensitive;
+        let in_place = p.replace_entry(0, &e);
+        prop_assert_eq!(in_place, same_shape);
+        if in_place {
+            let full = replay(&edited, seed, &chat);
+            let last = p.request_after(&chat, chat.len(), 8192, &mut log);
+            prop_assert_eq!(&last, full.last().unwrap());
+            let mut all = Vec::new();
+            p.log_from(&chat, 0, 8192, &mut log, |r| all.push(r));
+            prop_assert_eq!(all, full);
+        }
+    }
+}
+
 fn world() -> Book {
     world_of(1)
 }

@@ -136,7 +136,7 @@ impl Workspace {
         let Some(book) = self.attached_position(doc) else {
             return;
         };
-        self.books_gen += 1;
+        self.st_follow(book, changes);
         if self.stale {
             // A rebuild is due anyway and will read the current books.
             return;

@@ -28,6 +28,7 @@ use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
 
 use super::documents::Doc;
+use super::history::Change;
 use super::view::diff;
 use super::{Workspace, SHOWN_PER_KIND};
 use crate::error::AppError;
@@ -78,11 +79,12 @@ fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettin
 /// input of the preview (the character's fields, say) is a field here.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct StKey {
-    /// The attached books in order: document, edit revision and the world
-    /// name timed effects are keyed by.
-    books: Vec<(u32, u64, String)>,
-    /// [`Workspace::books_gen`]: edits, and books added, closed, attached,
-    /// detached or reloaded.
+    /// The attached books in order: document and the world name timed
+    /// effects are keyed by.
+    books: Vec<(u32, String)>,
+    /// [`Workspace::books_gen`]: every edit of an attached book (they all
+    /// pass through [`Workspace::sync`]), and books added, closed,
+    /// attached, detached or reloaded.
     books_gen: u64,
     settings: StSettings,
     names: Names,
@@ -270,7 +272,7 @@ impl Workspace {
                 .docs
                 .iter()
                 .filter(|d| d.attached)
-                .map(|d| (d.id, d.history.revision(), d.display_name()))
+                .map(|d| (d.id, d.display_name()))
                 .collect(),
             books_gen: self.books_gen,
             settings: engine_settings(&self.st_settings),
@@ -301,6 +303,37 @@ impl Workspace {
             rows: Vec::new(),
         }));
         Ok(())
+    }
+
+    /// Follows `changes` of attached book `book` (see [`Workspace::sync`]):
+    /// when the kept preview was current, entries edited without touching
+    /// their keys, case sensitivity or order are put in place (typing in
+    /// an entry's body compiles nothing); any other change leaves it to be
+    /// built at the next view.
+    pub(super) fn st_follow(&mut self, book: usize, changes: &[Change]) {
+        let current = self.st.as_ref().is_some_and(|c| c.key == self.st_key());
+        self.books_gen += 1;
+        if !current {
+            return;
+        }
+        let key = self.st_key();
+        let Some(c) = self.st.as_deref_mut() else {
+            return;
+        };
+        for change in changes {
+            let in_place = match change {
+                Change::Entry {
+                    before: Some(_),
+                    after: Some(e),
+                    ..
+                } => c.preview.replace_entry(book, e),
+                _ => false,
+            };
+            if !in_place {
+                return;
+            }
+        }
+        c.key = key;
     }
 
     /// Makes the kept SillyTavern preview current with the inputs and its

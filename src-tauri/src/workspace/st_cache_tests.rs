@@ -43,6 +43,17 @@ fn assert_as_cold(ws: &mut Workspace, what: &str) {
     assert_eq!(warm, cold, "{what}: the kept preview answers as a new one");
 }
 
+/// `change` is followed in place: the preview is not built again, and the
+/// views equal a cold build's.
+fn assert_in_place(ws: &mut Workspace, what: &str, change: impl FnOnce(&mut Workspace)) {
+    ws.st_preview(None).unwrap();
+    let before = ws.st_builds();
+    change(ws);
+    ws.st_preview(None).unwrap();
+    assert_eq!(ws.st_builds(), before, "{what}: not built again");
+    assert_as_cold(ws, what);
+}
+
 /// `change` makes the preview be built once more, and the views then
 /// equal a cold build's.
 fn assert_rebuilt(ws: &mut Workspace, what: &str, change: impl FnOnce(&mut Workspace)) {
@@ -122,12 +133,13 @@ fn every_input_of_the_preview_builds_it_again() {
     assert_rebuilt(&mut ws, "an entry added", |ws| {
         ws.add_entry(doc).unwrap();
     });
-    assert_rebuilt(&mut ws, "a SillyTavern field", |ws| {
-        let edit = crate::views::StEdit {
-            field: lorebook_engine::formats::st_fields::StField::Sticky,
-            value: json!(0),
-        };
-        ws.set_st_field(doc, 4, edit).unwrap();
+    assert_rebuilt(&mut ws, "an entry's order", |ws| {
+        let mut e = ws.doc(doc).unwrap().book.entries[2].clone();
+        e.order += 5;
+        ws.update_entry(doc, e).unwrap();
+    });
+    assert_rebuilt(&mut ws, "an entry deleted", |ws| {
+        ws.delete(doc, &[5]).unwrap()
     });
     assert_rebuilt(&mut ws, "the book renamed (its world name)", |ws| {
         let s = ws.book_settings(doc).unwrap();
@@ -218,4 +230,65 @@ fn prepare_builds_the_preview_under_sillytavern_rules_only() {
     let mut sample = Workspace::with_sample();
     sample.prepare();
     assert_eq!(sample.st_builds(), 0, "the guide's rules");
+}
+
+#[test]
+fn typing_in_an_entry_keeps_the_preview_and_answers_as_a_new_one() {
+    let (mut ws, doc) = workspace("entry");
+    ws.st_preview(None).unwrap();
+    assert_eq!(ws.st_builds(), 1);
+    let lamp = |ws: &Workspace| {
+        let book = &ws.doc(doc).unwrap().book;
+        book.entries.iter().find(|e| e.id == 2).unwrap().clone()
+    };
+    for (n, c) in " Bright.".chars().enumerate() {
+        assert_in_place(&mut ws, &format!("body keystroke {n}"), |ws| {
+            let mut e = lamp(ws);
+            e.content.push(c);
+            ws.update_entry(doc, e).unwrap();
+        });
+    }
+    let shown = ws.st_preview(Some(1)).unwrap();
+    assert!(shown.injected.iter().any(|i| i.id == 2 && i.tokens > 0));
+    assert_in_place(&mut ws, "the enabled flag", |ws| {
+        let mut e = lamp(ws);
+        e.enabled = false;
+        ws.update_entry(doc, e).unwrap();
+    });
+    assert!(!ws
+        .st_preview(Some(1))
+        .unwrap()
+        .injected
+        .iter()
+        .any(|i| i.id == 2));
+    assert_in_place(&mut ws, "undo", |ws| assert!(ws.undo(doc).unwrap()));
+    assert_in_place(&mut ws, "a SillyTavern field (sticky)", |ws| {
+        let edit = crate::views::StEdit {
+            field: lorebook_engine::formats::st_fields::StField::Sticky,
+            value: json!(2),
+        };
+        ws.set_st_field(doc, 2, edit).unwrap();
+    });
+    assert_in_place(&mut ws, "the comment", |ws| {
+        let mut e = lamp(ws);
+        e.comment = "The lamp".into();
+        ws.update_entry(doc, e).unwrap();
+    });
+    // A key typed is compiled: the preview is built again.
+    assert_rebuilt(&mut ws, "a key typed", |ws| {
+        let mut e = lamp(ws);
+        e.keys[0].push('s');
+        ws.update_entry(doc, e).unwrap();
+    });
+    // An edit while the preview was out of date leaves it to be built.
+    let mut s = ws.st_settings.clone();
+    s.depth = 1.0;
+    ws.set_st_settings(s).unwrap();
+    let before = ws.st_builds();
+    let mut e = lamp(&ws);
+    e.content.push('!');
+    ws.update_entry(doc, e).unwrap();
+    ws.st_preview(None).unwrap();
+    assert_eq!(ws.st_builds(), before + 1, "built once, with both changes");
+    assert_as_cold(&mut ws, "an edit after a settings change");
 }

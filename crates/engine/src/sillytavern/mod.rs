@@ -53,7 +53,7 @@ pub use settings::StSettings;
 pub use timed::TimedState;
 
 use crate::chat::Message;
-use crate::model::Book;
+use crate::model::{Book, Entry};
 use crate::tokenizer::{Encoding, TokenCounter, Tokenizer};
 
 /// Inputs of a preview besides the books and settings.
@@ -171,6 +171,8 @@ pub struct StPreview {
     /// Whether any entry has sticky or cooldown: without, no request
     /// leaves a timed record and each one starts from none.
     timed: bool,
+    /// Each book's world name, for entries replaced one at a time.
+    book_names: Vec<String>,
 }
 
 impl StPreview {
@@ -192,6 +194,7 @@ impl StPreview {
                 .map(|e| Arc::from(e.comment.as_str()))
                 .collect(),
             timed: entries.iter().any(timed::leaves_records),
+            book_names: books.iter().map(|(name, _)| name.clone()).collect(),
             entries,
             settings,
             counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),
@@ -202,6 +205,42 @@ impl StPreview {
     /// The entries in master order.
     pub fn entries(&self) -> &[StEntry] {
         &self.entries
+    }
+
+    /// Puts the edited `entry` of book `book` (found by its id) in place of
+    /// the one held, without compiling the books again, when the edit
+    /// leaves what the compiled keys and the master order rest on as it was
+    /// (keys, secondary keys, case sensitivity, order): the answers are
+    /// then those of a preview built from the edited book. `false`, with
+    /// nothing changed, when it does not; the caller builds a new preview.
+    pub fn replace_entry(&mut self, book: usize, entry: &Entry) -> bool {
+        let Some(name) = self.book_names.get(book) else {
+            return false;
+        };
+        let value = serde_json::Value::Object(crate::formats::sillytavern::entry_value(entry));
+        let new = entry::read_entry(book, name, &entry.id.to_string(), &value);
+        let mut found = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.book == book && e.uid == new.uid);
+        let (Some((i, old)), None) = (found.next(), found.next()) else {
+            return false;
+        };
+        let same_shape = old.key == new.key
+            && old.keys == new.keys
+            && old.secondary == new.secondary
+            && old.case_sensitive == new.case_sensitive
+            && old.order.to_bits() == new.order.to_bits();
+        if !same_shape {
+            return false;
+        }
+        self.comments[i] = Arc::from(new.comment.as_str());
+        self.entries[i] = new;
+        self.timed = self.entries.iter().any(timed::leaves_records);
+        // Answers change: timed states computed before do not hold.
+        self.id = next_id();
+        true
     }
 
     /// Counts the budget and the prompt with `tokenizer` (a user's file,

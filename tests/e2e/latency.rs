@@ -922,9 +922,18 @@ const CHAT_ST: Interaction = Interaction {
     shown: "QA(`${tid('st-messages')} li`).some((li) => li.textContent.includes('Zqbench ' + typedUpTo(i)))",
 };
 
-/// Chat typing on the 10,000-entry workload and its 200-message chat
-/// under SillyTavern's rules (a fresh install's settings), with its final
-/// prompt open: each keystroke asks for the last request and the prompt.
+/// Typing in an injected entry's body under SillyTavern's rules: the typed
+/// text shown in its final prompt.
+const CONTENT_ST: Interaction = Interaction {
+    name: "content typing (ST rules)",
+    act: "typeAtEnd(Q(tid('content')), typed(i));",
+    shown: "QA(`${tid('st-messages')} li`).some((li) => li.textContent.includes('Zqcontent ' + typedUpTo(i)))",
+};
+
+/// Chat typing and typing in an injected entry's body on the 10,000-entry
+/// workload and its 200-message chat under SillyTavern's rules (a fresh
+/// install's settings), with its final prompt open: each keystroke asks
+/// for the last request and the prompt.
 #[test]
 #[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
 fn latency_st() {
@@ -980,6 +989,51 @@ fn latency_st() {
     app.settle();
     let mut from = 0;
     app.report("10k, 200 msgs, ST", &CHAT_ST, 0, &mut from, samples);
+    // The first entry of the list made constant (with a fresh install's
+    // scan depth of 2 no key may match), then the first injected entry
+    // opened in the editor and a marker line appended to its body.
+    app.js(
+        &format!("{HELPERS} Q(tid('entry-row')).click(); return true;"),
+        vec![],
+    );
+    wait_until("the entry in the editor", TIMEOUT * 3, || {
+        self_find(&app, "constant")
+    });
+    app.js(
+        &format!("{HELPERS} const c = Q(tid('constant')); if (!c.checked) c.click(); return true;"),
+        vec![],
+    );
+    wait_until("an injected entry", TIMEOUT * 6, || {
+        self_find(&app, "injected-entry")
+    });
+    app.settle();
+    let id = app.js(
+        &format!(
+            "{HELPERS} const row = Q(tid('injected-entry')); row.querySelector('button').click();
+             return Number(row.dataset.id);"
+        ),
+        vec![],
+    );
+    let id = id.as_u64().expect("an injected entry");
+    wait_until("the entry in the editor", TIMEOUT * 3, || {
+        self_find(&app, "content")
+    });
+    app.settle();
+    app.js(
+        &format!(
+            "{HELPERS} const ta = Q(tid('content')); edit(ta, ta.value + '\\nZqcontent '); return true;"
+        ),
+        vec![],
+    );
+    app.settle();
+    wait_until(
+        "the content marker in SillyTavern's prompt",
+        TIMEOUT * 6,
+        || app.reveal_in("st-messages", "Zqcontent"),
+    );
+    app.settle();
+    let mut from = 0;
+    app.report("10k, 200 msgs, ST", &CONTENT_ST, id, &mut from, samples);
     app.quit();
 }
 

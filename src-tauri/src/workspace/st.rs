@@ -224,6 +224,11 @@ impl Workspace {
 
     pub fn set_rules(&mut self, rules: Rules) {
         self.rules = Some(rules);
+        if rules == Rules::Studio {
+            // Its compiled books are as big as the guide's index: not kept
+            // while unused.
+            self.st = None;
+        }
     }
 
     pub fn set_st_settings(&mut self, v: StSettingsView) -> Result<(), AppError> {

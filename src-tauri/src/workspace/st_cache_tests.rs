@@ -230,6 +230,12 @@ fn prepare_builds_the_preview_under_sillytavern_rules_only() {
     let mut sample = Workspace::with_sample();
     sample.prepare();
     assert_eq!(sample.st_builds(), 0, "the guide's rules");
+    // Choosing the guide's rules lets the compiled books go.
+    ws.set_rules(Rules::Studio);
+    assert!(ws.st.is_none());
+    ws.set_rules(Rules::Sillytavern);
+    ws.st_preview(None).unwrap();
+    assert_eq!(ws.st_builds(), 2);
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! What the desktop app does per keystroke on a 10,000-entry book: edit one
-//! entry, then recompute the preview; and reload the entry list. Run with
+//! entry, then recompute the preview; and reload the entry list; under
+//! SillyTavern's rules, a chat keystroke and the view after it. Run with
 //! `cargo bench -p lorebook-studio --bench workspace` (numbers in
 //! BENCHMARKS.md).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use lorebook_studio_lib::views::{EntryFilter, ListQuery, SortKey};
+use lorebook_engine::formats::st_fields::StField;
+use lorebook_studio_lib::views::{BulkPatch, EntryFilter, ListQuery, Rules, SortKey, StEdit};
 use lorebook_studio_lib::workspace::Workspace;
 
 #[path = "../crates/engine/benches/workload.rs"]
@@ -72,7 +74,179 @@ fn benches(c: &mut Criterion) {
         b.iter(|| ws.list(doc, &query).unwrap())
     });
     group.finish();
+    sillytavern(c, &mut ws, doc);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same workspace under SillyTavern's rules, with the settings of the
+/// engine's `sillytavern` bench (scan depth 8, a 16,000-token context).
+fn sillytavern(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
+    ws.set_rules(Rules::Sillytavern);
+    let mut st = ws.st_settings.clone();
+    st.depth = 8.0;
+    st.max_context = 16_000;
+    ws.set_st_settings(st).unwrap();
+    ws.st_preview(None).unwrap();
+    let units = |text: &str| lorebook_engine::chat::utf16_len(text) as u32;
+    let mut group = c.benchmark_group("workspace_10k_st");
+    group.sample_size(10);
+    // One character typed at the end of the last message (before the
+    // text's last newline), then the view the app asks for: the last
+    // request, with the final prompt as a change to the one sent before.
+    let mut have = None;
+    group.bench_function("st_chat_keystroke_then_view", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            ws.edit_chat(len - 1, 0, "x", len).unwrap();
+            let v = ws.st_preview_with_prompt(None, have).unwrap();
+            have = v.prompt.as_ref().map(|p| p.rev);
+            v
+        })
+    });
+    // A character typed into message 100 of 200 (and taken out again the
+    // next time): requests 100…200 run again.
+    let line = ws
+        .chat_text
+        .split('\n')
+        .take(99)
+        .map(|l| units(l) + 1)
+        .sum::<u32>()
+        + 6;
+    let mut typed = false;
+    group.bench_function("st_chat_edit_at_message_100_then_view", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            let (remove, insert) = if typed { (1, "") } else { (0, "x") };
+            typed = !typed;
+            ws.edit_chat(line, remove, insert, len).unwrap();
+            ws.st_preview_with_prompt(None, have).unwrap()
+        })
+    });
+    // An entry's body edited (a keystroke in the editor): put in place in
+    // the kept preview, nothing compiled.
+    let base = ws.entry(doc, 4000).unwrap().entry.content;
+    let mut n = 0u64;
+    group.bench_function("st_entry_body_edit_then_view", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut e = ws.entry(doc, 4000).unwrap().entry;
+            e.content = format!("{base} edit {n}");
+            ws.update_entry(doc, e).unwrap();
+            ws.st_preview(None).unwrap()
+        })
+    });
+    // An entry's key edited: the preview is built again (the book's keys
+    // compiled).
+    group.bench_function("st_entry_key_edit_then_view", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut e = ws.entry(doc, 4000).unwrap().entry;
+            e.keys[0] = format!("renamed{n}");
+            ws.update_entry(doc, e).unwrap();
+            ws.st_preview(None).unwrap()
+        })
+    });
+    // The same with timed effects: every 50th entry sticky for 2 messages
+    // and cooling down for 1, so each request depends on the ones before
+    // and requests 100…200 run again (without, each runs alone).
+    let ids: Vec<u64> = ws
+        .doc(doc)
+        .unwrap()
+        .book
+        .entries
+        .iter()
+        .step_by(50)
+        .map(|e| e.id)
+        .collect();
+    let timed = BulkPatch {
+        enabled: None,
+        order: None,
+        priority: None,
+        st: vec![
+            StEdit {
+                field: StField::Sticky,
+                value: serde_json::json!(2),
+            },
+            StEdit {
+                field: StField::Cooldown,
+                value: serde_json::json!(1),
+            },
+        ],
+    };
+    ws.bulk(doc, &ids, &timed).unwrap();
+    ws.st_preview(None).unwrap();
+    group.bench_function("st_timed_chat_edit_at_message_100_then_view", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            let (remove, insert) = if typed { (1, "") } else { (0, "x") };
+            typed = !typed;
+            ws.edit_chat(line, remove, insert, len).unwrap();
+            ws.st_preview_with_prompt(None, have).unwrap()
+        })
+    });
+    group.bench_function("st_timed_chat_keystroke_then_view", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            ws.edit_chat(len - 1, 0, "x", len).unwrap();
+            let v = ws.st_preview_with_prompt(None, have).unwrap();
+            have = v.prompt.as_ref().map(|p| p.rev);
+            v
+        })
+    });
+    // The request log's view after a keystroke in the last message.
+    group.bench_function("st_chat_keystroke_then_log", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            ws.edit_chat(len - 1, 0, "x", len).unwrap();
+            ws.st_log().unwrap()
+        })
+    });
+    // With the timed entries, an entry's body edited: put in place, but
+    // the timed states before go, so the 200 requests run again.
+    group.bench_function("st_timed_entry_body_edit_then_view", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut e = ws.entry(doc, 4000).unwrap().entry;
+            e.content = format!("{base} edit {n}");
+            ws.update_entry(doc, e).unwrap();
+            ws.st_preview(None).unwrap()
+        })
+    });
+    group.finish();
+    cpu_per_keystroke(ws);
+}
+
+/// This thread's user + system CPU time in seconds (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// The chat keystroke and view of `st_chat_keystroke_then_view` in CPU
+/// time, which a machine shared with other builds disturbs less than the
+/// wall time criterion reports: 500 of them, so the clock's 10 ms ticks
+/// are a small part.
+fn cpu_per_keystroke(ws: &mut Workspace) {
+    let Some(start) = cpu_seconds() else {
+        println!("no /proc/thread-self/stat: CPU time is read on Linux only");
+        return;
+    };
+    let runs = 500;
+    let mut have = None;
+    let mut used = 0u64;
+    for _ in 0..runs {
+        let len = lorebook_engine::chat::utf16_len(&ws.chat_text) as u32;
+        ws.edit_chat(len - 1, 0, "x", len).unwrap();
+        let v = ws.st_preview_with_prompt(None, have).unwrap();
+        have = v.prompt.as_ref().map(|p| p.rev);
+        used += u64::from(v.used);
+    }
+    let ms = (cpu_seconds().unwrap_or(start) - start) * 1000.0 / f64::from(runs);
+    println!(
+        "workspace_10k_st: CPU time per chat keystroke and view: {ms:.2} ms (tokens used, summed: {used})"
+    );
 }
 
 criterion_group!(workspace_benches, benches);

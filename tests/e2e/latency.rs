@@ -26,6 +26,10 @@
 //! (counting them costs time), with when the first command went out and
 //! the last answer came back.
 //!
+//! `latency_st` measures chat typing on the 10,000-entry workload under
+//! SillyTavern's rules, with its final prompt open (same command, same
+//! `LATENCY_WORKLOAD`; `--ignored --nocapture latency_st`).
+//!
 //! Also printed: the time from the page's start to the first frame with
 //! the 10,000-entry list and the preview drawn, and the frame times while
 //! the long lists scroll 30 px a frame (with the sample's preview pane as
@@ -288,16 +292,22 @@ impl Session<'_> {
     /// Scrolls the final prompt until a message holding `text` is drawn
     /// and in view (the prompt may be a virtual list).
     fn reveal_in_prompt(&self, text: &str) -> Result<(), String> {
+        self.reveal_in("messages", text)
+    }
+
+    /// Scrolls the message list `list` (a test id) until a message
+    /// holding `text` is drawn and in view.
+    fn reveal_in(&self, list: &str, text: &str) -> Result<(), String> {
         let found = self.js_async(
             &format!(
                 "{HELPERS}
-                 const [text] = arguments; const done = arguments[arguments.length - 1];
+                 const [text, id] = arguments; const done = arguments[arguments.length - 1];
                  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
                  (async () => {{
-                   const list = Q(tid('messages'));
+                   const list = Q(tid(id));
                    let scroller = list;
                    while (scroller && scroller.scrollHeight <= scroller.clientHeight + 1) scroller = scroller.parentElement;
-                   const hit = () => QA(`${{tid('messages')}} li`).find((li) => li.textContent.includes(text));
+                   const hit = () => QA(`${{tid(id)}} li`).find((li) => li.textContent.includes(text));
                    if (scroller) scroller.scrollTop = 0;
                    await frame();
                    for (let n = 0; n < 2000 && !hit(); n++) {{
@@ -311,7 +321,7 @@ impl Session<'_> {
                    done(!!hit());
                  }})();"
             ),
-            vec![json!(text)],
+            vec![json!(text), json!(list)],
         );
         if found == json!(true) {
             Ok(())
@@ -980,5 +990,141 @@ fn latency_scroll() {
             "document.getElementById('bench-ref').remove(); return true;",
             vec![],
         );
+    }
+}
+
+/// Chat typing under SillyTavern's rules: the typed text shown in its
+/// final prompt.
+const CHAT_ST: Interaction = Interaction {
+    name: "chat typing (ST rules)",
+    act: "typeAtEnd(Q(tid('chat')), typed(i));",
+    shown: "QA(`${tid('st-messages')} li`).some((li) => li.textContent.includes('Zqbench ' + typedUpTo(i)))",
+};
+
+/// Typing in an injected entry's body under SillyTavern's rules: the typed
+/// text shown in its final prompt.
+const CONTENT_ST: Interaction = Interaction {
+    name: "content typing (ST rules)",
+    act: "typeAtEnd(Q(tid('content')), typed(i));",
+    shown: "QA(`${tid('st-messages')} li`).some((li) => li.textContent.includes('Zqcontent ' + typedUpTo(i)))",
+};
+
+/// Chat typing and typing in an injected entry's body on the 10,000-entry
+/// workload and its 200-message chat under SillyTavern's rules (a fresh
+/// install's settings), with its final prompt open: each keystroke asks
+/// for the last request and the prompt.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
+fn latency_st() {
+    let _serial = serial();
+    let samples = samples();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.run(
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            )),
+    )
+    .expect("script timeout");
+    time_to_first_preview(&app);
+    app.js(INSTALL, vec![]);
+    app.settle();
+    app.js(
+        &format!(
+            "{HELPERS} const r = Q(tid('rules')); r.value = 'sillytavern';
+             r.dispatchEvent(new Event('change', {{ bubbles: true }})); return true;"
+        ),
+        vec![],
+    );
+    wait_until("SillyTavern's results", TIMEOUT * 6, || {
+        self_find(&app, "st-prompt-panel")
+    });
+    app.js(
+        &format!("{HELPERS} Q(tid('st-prompt-panel')).open = true; return true;"),
+        vec![],
+    );
+    app.settle();
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!(
+            "{HELPERS} edit(Q(tid('chat')), arguments[0] + '\\nUser: Zqbench '); return true;"
+        ),
+        vec![json!(chat)],
+    );
+    app.settle();
+    wait_until(
+        "the chat marker in SillyTavern's prompt",
+        TIMEOUT * 6,
+        || app.reveal_in("st-messages", "Zqbench"),
+    );
+    app.settle();
+    let mut from = 0;
+    app.report("10k, 200 msgs, ST", &CHAT_ST, 0, &mut from, samples);
+    // The first entry of the list made constant (with a fresh install's
+    // scan depth of 2 no key may match), then the first injected entry
+    // opened in the editor and a marker line appended to its body.
+    app.js(
+        &format!("{HELPERS} Q(tid('entry-row')).click(); return true;"),
+        vec![],
+    );
+    wait_until("the entry in the editor", TIMEOUT * 3, || {
+        self_find(&app, "constant")
+    });
+    app.js(
+        &format!("{HELPERS} const c = Q(tid('constant')); if (!c.checked) c.click(); return true;"),
+        vec![],
+    );
+    wait_until("an injected entry", TIMEOUT * 6, || {
+        self_find(&app, "injected-entry")
+    });
+    app.settle();
+    let id = app.js(
+        &format!(
+            "{HELPERS} const row = Q(tid('injected-entry')); row.querySelector('button').click();
+             return Number(row.dataset.id);"
+        ),
+        vec![],
+    );
+    let id = id.as_u64().expect("an injected entry");
+    wait_until("the entry in the editor", TIMEOUT * 3, || {
+        self_find(&app, "content")
+    });
+    app.settle();
+    app.js(
+        &format!(
+            "{HELPERS} const ta = Q(tid('content')); edit(ta, ta.value + '\\nZqcontent '); return true;"
+        ),
+        vec![],
+    );
+    app.settle();
+    wait_until(
+        "the content marker in SillyTavern's prompt",
+        TIMEOUT * 6,
+        || app.reveal_in("st-messages", "Zqcontent"),
+    );
+    app.settle();
+    let mut from = 0;
+    app.report("10k, 200 msgs, ST", &CONTENT_ST, id, &mut from, samples);
+    app.quit();
+}
+
+/// Whether the element with test id `id` is in the page.
+fn self_find(app: &Session<'_>, id: &str) -> Result<(), String> {
+    let found = app.js(
+        "return document.querySelector(`[data-testid=\"${arguments[0]}\"]`) !== null;",
+        vec![json!(id)],
+    );
+    if found == json!(true) {
+        Ok(())
+    } else {
+        Err(format!("no {id}"))
     }
 }

@@ -180,6 +180,40 @@ impl std::fmt::Display for ChatWarning {
 }
 
 /// Parses a chat, choosing the format from the content.
+/// The length of `text` in UTF-16 code units, as a webview counts it.
+pub fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// The byte offset in `text` of UTF-16 code unit `unit`, as a webview
+/// counts places in a text; `None` past the end or inside a character
+/// (between the halves of a surrogate pair).
+pub fn utf16_to_byte(text: &str, unit: usize) -> Option<usize> {
+    // ASCII text (most of a chat, and the whole of many) counts a unit a
+    // byte: the prefix up to the first other byte is skipped at once.
+    let ascii = text
+        .bytes()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(text.len());
+    if unit <= ascii {
+        return Some(unit);
+    }
+    let mut seen = ascii;
+    for (i, c) in text[ascii..].char_indices() {
+        if seen == unit {
+            return Some(ascii + i);
+        }
+        seen += c.len_utf16();
+        if seen > unit {
+            return None;
+        }
+    }
+    (seen == unit).then_some(text.len())
+}
+
 pub fn parse(text: &str, options: &ChatOptions) -> Result<Chat, ChatError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let trimmed = text.trim_start();
@@ -401,6 +435,37 @@ fn strip_location(e: &serde_json::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn utf16_offsets_count_as_a_webview_does() {
+        for text in [
+            "",
+            "plain ascii",
+            "é à ü",
+            "a😀b",
+            "ab😀",
+            "😀",
+            "x\u{10000}y\u{feff}",
+        ] {
+            // The reference: every character boundary, by units.
+            let mut expected = vec![None; utf16_len(text) + 1];
+            let mut unit = 0;
+            for (i, c) in text.char_indices() {
+                expected[unit] = Some(i);
+                unit += c.len_utf16();
+            }
+            expected[unit] = Some(text.len());
+            assert_eq!(utf16_len(text), text.encode_utf16().count(), "{text:?}");
+            for (unit, want) in expected.iter().enumerate() {
+                assert_eq!(utf16_to_byte(text, unit), *want, "{text:?} at {unit}");
+            }
+            assert_eq!(
+                utf16_to_byte(text, utf16_len(text) + 1),
+                None,
+                "{text:?} past the end"
+            );
+        }
+    }
     use super::*;
 
     fn roles(chat: &Chat) -> Vec<(Speaker, &str)> {

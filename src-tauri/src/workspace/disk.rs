@@ -126,7 +126,7 @@ impl Workspace {
         d.history = History::saved();
         d.disk = Some(Fingerprint::of(&path, &bytes));
         d.disk_reported = None;
-        self.stale = true;
+        self.books_changed();
         Ok(())
     }
 }

@@ -71,7 +71,7 @@ impl Workspace {
             disk_reported: None,
             origin: None,
         });
-        self.stale = true;
+        self.books_changed();
         id
     }
 
@@ -197,7 +197,7 @@ impl Workspace {
     pub fn close(&mut self, doc: u32) -> Result<(), AppError> {
         self.doc(doc)?;
         self.docs.retain(|d| d.id != doc);
-        self.stale = true;
+        self.books_changed();
         Ok(())
     }
 

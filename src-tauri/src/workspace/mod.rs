@@ -82,6 +82,17 @@ pub struct Workspace {
     tokenizer_file: Option<PathBuf>,
     /// The same for the final prompt under SillyTavern's rules.
     sent_st_prompt: (u32, Vec<crate::views::StPromptMessageView>),
+    /// The preview under SillyTavern's rules kept between views, with what
+    /// it was built from and the request log's timed states (see [`st`]).
+    st: Option<Box<st::StCache>>,
+    /// Counts changes of the attached books (an edit, a book added,
+    /// closed, attached, detached or reloaded): the SillyTavern preview is
+    /// built again when it moved.
+    books_gen: u64,
+    /// Counts changes of the user's tokenizer file, for the same.
+    tokenizer_gen: u64,
+    /// How many times the SillyTavern preview was built, for tests.
+    st_builds: u64,
 }
 
 impl Default for Workspace {
@@ -105,6 +116,10 @@ impl Default for Workspace {
             sent_prompt: (0, Vec::new()),
             tokenizer_file: None,
             sent_st_prompt: (0, Vec::new()),
+            st: None,
+            books_gen: 0,
+            tokenizer_gen: 0,
+            st_builds: 0,
         }
     }
 }
@@ -126,6 +141,7 @@ impl Workspace {
         let Some(book) = self.attached_position(doc) else {
             return;
         };
+        self.st_follow(book, changes);
         if self.stale {
             // A rebuild is due anyway and will read the current books.
             return;
@@ -200,8 +216,21 @@ impl Workspace {
     /// at the first command that needs them. The app calls it on a thread
     /// of its own as soon as the books given at start are read, so the
     /// index of a big book is built while the window and its page load.
+    /// Under SillyTavern's rules its preview is built here too.
     pub fn prepare(&mut self) {
         self.refresh();
+        if self.rules() == Rules::Sillytavern {
+            // An error (a book SillyTavern's form cannot hold) is reported
+            // by the first view that needs the preview.
+            let _ = self.st_ready();
+        }
+    }
+
+    /// The attached books changed as a whole (one added, closed, attached,
+    /// detached or reloaded): both previews' indexes are due.
+    fn books_changed(&mut self) {
+        self.stale = true;
+        self.books_gen += 1;
     }
 
     /// Rebuilds the preview's index when the attached books changed.
@@ -214,6 +243,8 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod st_cache_tests;
 #[cfg(test)]
 mod st_inputs_tests;
 #[cfg(test)]

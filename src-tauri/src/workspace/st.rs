@@ -9,18 +9,26 @@
 //! one set for the whole app (the shell keeps them in the data folder), not
 //! a property of a book: a book exported to SillyTavern does not carry them
 //! either.
+//!
+//! The preview ([`StPreview`], which compiles every book's keys) is kept
+//! between views with what it was built from ([`StKey`]) and built again
+//! only when that differs. With it the request log's timed states are kept
+//! ([`TimedLog`]), so a change of the chat at message j runs only requests
+//! j… again, and the log view's rows before j are kept too.
 
 use std::path::Path;
 
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
-    Names, PromptSource, StOptions, StPreview, StPromptMessage, StResult, StSettings, TimedState,
+    DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StResult,
+    StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
 
 use super::documents::Doc;
+use super::history::Change;
 use super::view::diff;
 use super::{Workspace, SHOWN_PER_KIND};
 use crate::error::AppError;
@@ -63,6 +71,58 @@ fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettin
         use_group_scoring: s.use_group_scoring,
         user_name: user.into(),
         char_name: char.into(),
+    }
+}
+
+/// Everything the SillyTavern preview is built from: when any of it differs
+/// from what the kept preview was built from, it is built again. A new
+/// input of the preview (the character's fields, say) is a field here.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct StKey {
+    /// The attached books in order: document and the world name timed
+    /// effects are keyed by.
+    books: Vec<(u32, String)>,
+    /// [`Workspace::books_gen`]: every edit of an attached book (they all
+    /// pass through [`Workspace::sync`]), and books added, closed,
+    /// attached, detached or reloaded.
+    books_gen: u64,
+    settings: StSettings,
+    names: Names,
+    /// The model whose tokenizer counts, unless the user's file does.
+    model: String,
+    /// [`Workspace::tokenizer_gen`]: the user's tokenizer file.
+    tokenizer_gen: u64,
+    seed: u64,
+    /// The persona and character texts entries' `match…` flags scan
+    /// (`st_inputs.rs`).
+    sources: MatchSources,
+}
+
+/// The kept SillyTavern preview.
+pub(super) struct StCache {
+    key: StKey,
+    preview: StPreview,
+    /// The timed state after each request of the chat last previewed.
+    log: TimedLog,
+    /// The log view's rows of the first requests, as many as are current.
+    rows: Vec<StLogRow>,
+}
+
+impl std::fmt::Debug for StCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StCache")
+            .field("key", &self.key)
+            .field("kept", &self.log.kept())
+            .field("rows", &self.rows.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StCache {
+    /// Brings the kept states and rows in step with `chat`.
+    fn resume(&mut self, chat: &[lorebook_engine::chat::Message], max_context: u32) {
+        let same = self.preview.resume(chat, max_context, &mut self.log);
+        self.rows.truncate(same);
     }
 }
 
@@ -169,6 +229,11 @@ impl Workspace {
 
     pub fn set_rules(&mut self, rules: Rules) {
         self.rules = Some(rules);
+        if rules == Rules::Studio {
+            // Its compiled books are as big as the guide's index: not kept
+            // while unused.
+            self.st = None;
+        }
     }
 
     pub fn set_st_settings(&mut self, v: StSettingsView) -> Result<(), AppError> {
@@ -207,6 +272,96 @@ impl Workspace {
         };
         self.st_settings = v.clone();
         Ok(v)
+    }
+
+    /// What the SillyTavern preview would be built from now.
+    fn st_key(&self) -> StKey {
+        let settings = self.settings();
+        StKey {
+            books: self
+                .docs
+                .iter()
+                .filter(|d| d.attached)
+                .map(|d| (d.id, d.display_name()))
+                .collect(),
+            books_gen: self.books_gen,
+            settings: engine_settings(&self.st_settings),
+            names: Names {
+                user: self.st_settings.user_name.clone(),
+                char: self.st_settings.char_name.clone(),
+            },
+            model: settings.model.clone(),
+            tokenizer_gen: self.tokenizer_gen,
+            seed: settings.seed,
+            sources: self.st_match_sources(),
+        }
+    }
+
+    /// Builds the SillyTavern preview unless the kept one was built from
+    /// what it would be built from now.
+    pub(super) fn st_ready(&mut self) -> Result<(), AppError> {
+        let key = self.st_key();
+        if self.st.as_ref().is_some_and(|c| c.key == key) {
+            return Ok(());
+        }
+        self.st = None;
+        let preview = self.st_preview_engine()?;
+        self.st_builds += 1;
+        self.st = Some(Box::new(StCache {
+            key,
+            preview,
+            log: TimedLog::new(),
+            rows: Vec::new(),
+        }));
+        Ok(())
+    }
+
+    /// Follows `changes` of attached book `book` (see [`Workspace::sync`]):
+    /// when the kept preview was current, entries edited without touching
+    /// their keys, case sensitivity or order are put in place (typing in
+    /// an entry's body compiles nothing); any other change leaves it to be
+    /// built at the next view.
+    pub(super) fn st_follow(&mut self, book: usize, changes: &[Change]) {
+        let current = self.st.as_ref().is_some_and(|c| c.key == self.st_key());
+        self.books_gen += 1;
+        if !current {
+            return;
+        }
+        let key = self.st_key();
+        let Some(c) = self.st.as_deref_mut() else {
+            return;
+        };
+        for change in changes {
+            let in_place = match change {
+                Change::Entry {
+                    before: Some(_),
+                    after: Some(e),
+                    ..
+                } => c.preview.replace_entry(book, e),
+                _ => false,
+            };
+            if !in_place {
+                return;
+            }
+        }
+        c.key = key;
+    }
+
+    /// Makes the kept SillyTavern preview current with the inputs and its
+    /// timed states and rows current with the chat.
+    fn st_current(&mut self) -> Result<(), AppError> {
+        self.st_ready()?;
+        let max_context = self.st_settings.max_context;
+        if let Some(c) = self.st.as_deref_mut() {
+            c.resume(&self.chat, max_context);
+        }
+        Ok(())
+    }
+
+    /// How many times the SillyTavern preview was built.
+    #[cfg(test)]
+    pub(super) fn st_builds(&self) -> u64 {
+        self.st_builds
     }
 
     fn st_preview_engine(&self) -> Result<StPreview, AppError> {
@@ -251,8 +406,8 @@ impl Workspace {
 
     /// Request `k` (default: the last) under SillyTavern's rules, after
     /// requests 1…k−1 ran, so sticky, cooldown and delay carry over.
-    pub fn st_preview(&self, k: Option<usize>) -> Result<StPreviewView, AppError> {
-        let (_, r, _) = self.st_run(k)?;
+    pub fn st_preview(&mut self, k: Option<usize>) -> Result<StPreviewView, AppError> {
+        let (r, _) = self.st_run(k)?;
         Ok(self.st_view(r))
     }
 
@@ -266,8 +421,13 @@ impl Workspace {
         k: Option<usize>,
         have: Option<u32>,
     ) -> Result<StPreviewView, AppError> {
-        let (mut p, r, k) = self.st_run(k)?;
-        let prompt = p.prompt(&r, &self.chat[..k], &self.st_prompt_inputs());
+        let (r, k) = self.st_run(k)?;
+        let inputs = self.st_prompt_inputs();
+        let chat = &self.chat[..k];
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
+        };
+        let prompt = c.preview.prompt(&r, chat, &inputs);
         let mut view = self.st_view(r);
         let messages: Vec<StPromptMessageView> = prompt.messages.iter().map(message_view).collect();
         let count = messages.len() as u32;
@@ -295,19 +455,18 @@ impl Workspace {
         Ok(view)
     }
 
-    /// The engine after requests 1…k (k defaults to the chat's length), the
-    /// answer of request k and k.
-    fn st_run(&self, k: Option<usize>) -> Result<(StPreview, StResult, usize), AppError> {
-        let mut p = self.st_preview_engine()?;
+    /// The answer of request k (k defaults to the chat's length) after
+    /// requests 1…k−1, and k. Only the requests from the first message
+    /// changed since the last view run again.
+    fn st_run(&mut self, k: Option<usize>) -> Result<(StResult, usize), AppError> {
         let k = k.unwrap_or(self.chat.len()).min(self.chat.len());
         let context = self.st_settings.max_context;
-        let mut last = None;
-        p.log(&self.chat[..k], context, |r| last = Some(r));
-        let r = match last {
-            Some(r) => r,
-            None => p.request(&[], context, &mut TimedState::default()),
+        self.st_current()?;
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
         };
-        Ok((p, r, k))
+        let r = c.preview.request_after(&self.chat, k, context, &mut c.log);
+        Ok((r, k))
     }
 
     fn st_view(&self, r: StResult) -> StPreviewView {
@@ -336,18 +495,16 @@ impl Workspace {
                 reason: i.reason.clone(),
             });
         }
-        let mut seen: Vec<(String, u32)> = Vec::new();
+        // Most of a big book is "no match": those past the first few are
+        // counted without making anything (this loop runs per keystroke).
+        let mut seen: Vec<(DropKind, u32)> = Vec::new();
         let mut dropped = Vec::new();
         for d in r.not_placed.iter().chain(&r.dropped) {
-            let kind = serde_json::to_value(d.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
-            if kind == "no_match" || kind == "disabled" {
-                let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+            if matches!(d.kind, DropKind::NoMatch | DropKind::Disabled) {
+                let n = match seen.iter_mut().find(|(k, _)| *k == d.kind) {
                     Some((_, n)) => n,
                     None => {
-                        seen.push((kind.clone(), 0));
+                        seen.push((d.kind, 0));
                         &mut seen.last_mut().expect("just pushed").1
                     }
                 };
@@ -356,6 +513,7 @@ impl Workspace {
                     continue;
                 }
             }
+            let kind = code(&d.kind);
             dropped.push(StDroppedView {
                 book: d.book as u32,
                 id: d.id,
@@ -368,7 +526,7 @@ impl Workspace {
             .into_iter()
             .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
             .map(|(kind, n)| OmittedDropped {
-                kind,
+                kind: code(&kind),
                 count: n - SHOWN_PER_KIND as u32,
             })
             .collect();
@@ -392,38 +550,45 @@ impl Workspace {
 
     /// Requests 1…M under SillyTavern's rules, timed effects carried from
     /// one to the next, rolls seeded by the preview's seed.
-    pub fn st_log(&self) -> Result<Vec<StLogRow>, AppError> {
-        let mut p = self.st_preview_engine()?;
-        let mut rows = Vec::new();
-        p.log(&self.chat, self.st_settings.max_context, |r| {
-            let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
-                it.map(|(book, id)| EntryRef {
-                    book: book as u32,
-                    id,
-                })
-                .collect()
-            };
-            rows.push(StLogRow {
-                request: r.request as u32,
-                used: r.used,
-                limit: r.budget,
-                injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
-                timed: refs(
-                    &mut r
-                        .dropped
-                        .iter()
-                        .filter(|d| {
-                            matches!(
-                                d.kind,
-                                lorebook_engine::sillytavern::DropKind::Cooldown
-                                    | lorebook_engine::sillytavern::DropKind::Delay
-                            )
-                        })
-                        .map(|d| (d.book, d.id)),
-                ),
+    /// The rows of requests before the first message changed since the
+    /// last log are kept.
+    pub fn st_log(&mut self) -> Result<Vec<StLogRow>, AppError> {
+        let context = self.st_settings.max_context;
+        self.st_current()?;
+        let Some(c) = self.st.as_deref_mut() else {
+            return Err(AppError::invalid("the SillyTavern preview is not built"));
+        };
+        let rows = &mut c.rows;
+        c.preview
+            .log_from(&self.chat, rows.len(), context, &mut c.log, |r| {
+                let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
+                    it.map(|(book, id)| EntryRef {
+                        book: book as u32,
+                        id,
+                    })
+                    .collect()
+                };
+                rows.push(StLogRow {
+                    request: r.request as u32,
+                    used: r.used,
+                    limit: r.budget,
+                    injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
+                    timed: refs(
+                        &mut r
+                            .dropped
+                            .iter()
+                            .filter(|d| {
+                                matches!(
+                                    d.kind,
+                                    lorebook_engine::sillytavern::DropKind::Cooldown
+                                        | lorebook_engine::sillytavern::DropKind::Delay
+                                )
+                            })
+                            .map(|d| (d.book, d.id)),
+                    ),
+                });
             });
-        });
-        Ok(rows)
+        Ok(c.rows.clone())
     }
 
     /// One SillyTavern field of one entry, then the editor's view of it.

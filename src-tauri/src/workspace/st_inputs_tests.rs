@@ -69,7 +69,7 @@ fn with_world(world: Value, name: &str) -> (Workspace, u32) {
     (ws, doc)
 }
 
-fn injected(ws: &Workspace) -> Vec<u64> {
+fn injected(ws: &mut Workspace) -> Vec<u64> {
     let mut ids: Vec<u64> = ws
         .st_preview(None)
         .unwrap()
@@ -84,7 +84,7 @@ fn injected(ws: &Workspace) -> Vec<u64> {
 #[test]
 fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_them() {
     let (mut ws, _) = with_world(matching_world(), "match");
-    assert_eq!(injected(&ws), Vec::<u64>::new(), "nothing in the chat");
+    assert_eq!(injected(&mut ws), Vec::<u64>::new(), "nothing in the chat");
     let inputs = StInputsView {
         persona: "A keeper of the lighthouse.".into(),
         ..StInputsView::default()
@@ -92,7 +92,7 @@ fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_th
     ws.set_st_inputs(inputs.clone()).unwrap();
     // world-info.js WorldInfoBuffer.get: the persona description is added
     // to the text of entries with matchPersonaDescription only.
-    assert_eq!(injected(&ws), [0], "the flagged entry, not entry 2");
+    assert_eq!(injected(&mut ws), [0], "the flagged entry, not entry 2");
     ws.set_st_inputs(StInputsView {
         description: Some("A dragon.".into()),
         personality: Some("Gruff.".into()),
@@ -105,12 +105,12 @@ fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_th
         ..inputs
     })
     .unwrap();
-    assert_eq!(injected(&ws), [0, 1, 3, 4, 5, 6]);
+    assert_eq!(injected(&mut ws), [0, 1, 3, 4, 5, 6]);
     // The request log scans them too.
     let log = ws.st_log().unwrap();
     assert_eq!(log.last().unwrap().injected.len(), 6);
     ws.set_st_inputs(StInputsView::default()).unwrap();
-    assert_eq!(injected(&ws), Vec::<u64>::new(), "cleared again");
+    assert_eq!(injected(&mut ws), Vec::<u64>::new(), "cleared again");
     // The fields are scanned with their macros expanded (the {{char}}
     // name of the settings).
     let mut settings = ws.st_settings.clone();
@@ -121,7 +121,7 @@ fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_th
         ..StInputsView::default()
     })
     .unwrap();
-    assert_eq!(injected(&ws), [7]);
+    assert_eq!(injected(&mut ws), [7]);
 }
 
 fn prompt_lines(ws: &mut Workspace) -> Vec<StPromptMessageView> {
@@ -356,7 +356,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
         assert_eq!(view.inputs, StInputsView::default(), "nothing typed");
         // Following the card: its description is scanned and placed, its
         // system prompt replaces the main prompt ({{original}} kept).
-        assert_eq!(injected(&ws), [0], "{file:?}");
+        assert_eq!(injected(&mut ws), [0], "{file:?}");
         let text: Vec<String> = prompt_lines(&mut ws)
             .iter()
             .map(|m| format!("{}: {}", m.block, m.content))
@@ -381,7 +381,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
             ..StInputsView::default()
         })
         .unwrap();
-        assert_eq!(injected(&ws), Vec::<u64>::new());
+        assert_eq!(injected(&mut ws), Vec::<u64>::new());
         assert!(!prompt_lines(&mut ws)
             .iter()
             .any(|m| m.block == "charDescription"));
@@ -391,7 +391,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
             "the card itself is untouched"
         );
         ws.set_st_inputs(StInputsView::default()).unwrap();
-        assert_eq!(injected(&ws), [0]);
+        assert_eq!(injected(&mut ws), [0]);
         // Detached, the card no longer fills anything.
         ws.set_attached(doc, false).unwrap();
         assert!(ws.rules_view().card.is_none());

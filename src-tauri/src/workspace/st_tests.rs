@@ -15,7 +15,7 @@ use lorebook_engine::sillytavern::{GroupLoss, StDetail, StReason};
 
 /// A folder of this test's own: tests run in parallel, and two writing the
 /// same file read each other's half-written world.
-fn scratch(name: &str) -> PathBuf {
+pub(super) fn scratch(name: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("lbs-st-{name}-{}-{n}", std::process::id()));
@@ -25,7 +25,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A SillyTavern world: a weather group of two, a cooldown entry, an entry
 /// at depth, one that never matches and one at 50 %.
-fn world() -> Value {
+pub(super) fn world() -> Value {
     let entry = |uid: u64, key: &str, extra: Value| {
         let mut e = json!({"uid": uid, "key": [key], "keysecondary": [], "comment": format!("e{uid}"),
             "content": format!("About {key}."), "constant": false, "selective": true,
@@ -58,7 +58,7 @@ fn imported() -> (Workspace, u32, PathBuf) {
 }
 
 /// A workspace with `world` imported, in a scratch folder of its own.
-fn imported_with(world: Value, name: &str) -> (Workspace, u32, PathBuf) {
+pub(super) fn imported_with(world: Value, name: &str) -> (Workspace, u32, PathBuf) {
     let dir = scratch(name);
     let file = dir.join("Weather.json");
     std::fs::write(&file, serde_json::to_vec_pretty(&world).unwrap()).unwrap();
@@ -93,7 +93,7 @@ fn rules_follow_the_books_until_chosen() {
 
 #[test]
 fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
-    let (ws, _, _) = imported();
+    let (mut ws, _, _) = imported();
     let p = ws.st_preview(Some(2)).unwrap();
     assert_eq!((p.budget, p.percent, p.context), (2048, 25.0, 8192));
     let tower = p
@@ -164,15 +164,15 @@ fn the_log_carries_timed_effects_and_the_seed() {
         "the cooldown ended"
     );
     // The 50 % entry: the same seed rolls the same, other seeds differ.
-    let rolled = |ws: &Workspace| ws.st_log().unwrap()[1].injected.iter().any(|r| r.id == 5);
-    let first = rolled(&ws);
-    assert_eq!(rolled(&ws), first, "same seed, same roll");
+    let rolled = |ws: &mut Workspace| ws.st_log().unwrap()[1].injected.iter().any(|r| r.id == 5);
+    let first = rolled(&mut ws);
+    assert_eq!(rolled(&mut ws), first, "same seed, same roll");
     let mut seen = vec![first];
     for seed in 1..40 {
         let mut s = ws.settings().clone();
         s.seed = seed;
         ws.set_settings(s).unwrap();
-        seen.push(rolled(&ws));
+        seen.push(rolled(&mut ws));
     }
     assert!(seen.contains(&true) && seen.contains(&false), "{seen:?}");
 }
@@ -195,17 +195,17 @@ fn sillytavern_counts_use_the_chosen_models_tokenizer_of_any_family() {
     let mut w = world();
     w["entries"]["3"]["content"] = json!(text);
     let (mut ws, _, _) = imported_with(w, "tokens");
-    let tower = |ws: &Workspace| {
+    let tower = |ws: &mut Workspace| {
         let p = ws.st_preview(Some(2)).unwrap();
         let t = p.injected.iter().find(|i| i.id == 3).unwrap().tokens;
         (t, p.used)
     };
-    let (openai, openai_used) = tower(&ws);
+    let (openai, openai_used) = tower(&mut ws);
     assert_eq!(openai, Encoding::O200kBase.count(text), "gpt-4o by default");
     let mut s = ws.settings().clone();
     s.model = model.into();
     ws.set_settings(s).unwrap();
-    let (mistral, mistral_used) = tower(&ws);
+    let (mistral, mistral_used) = tower(&mut ws);
     assert_eq!(mistral, tokenizer_for_model(model).unwrap().count(text));
     assert_ne!(mistral, openai, "the text tells the two tokenizers apart");
     assert_ne!(mistral_used, openai_used, "the budget counts with it too");
@@ -222,16 +222,16 @@ fn sillytavern_counts_use_the_users_tokenizer_file() {
     let mut w = world();
     w["entries"]["3"]["content"] = json!(text);
     let (mut ws, _, _) = imported_with(w, "tokfile");
-    let tokens = |ws: &Workspace| {
+    let tokens = |ws: &mut Workspace| {
         let p = ws.st_preview(Some(2)).unwrap();
         p.injected.iter().find(|i| i.id == 3).unwrap().tokens
     };
-    assert_eq!(tokens(&ws), Encoding::O200kBase.count(text));
+    assert_eq!(tokens(&mut ws), Encoding::O200kBase.count(text));
     ws.set_tokenizer_file(Some((file.clone(), resources::load_file(&file).unwrap())));
     // One token per word or punctuation run: ab ab ab , ab - ab ; cd
-    assert_eq!(tokens(&ws), 9);
+    assert_eq!(tokens(&mut ws), 9);
     ws.set_tokenizer_file(None);
-    assert_eq!(tokens(&ws), Encoding::O200kBase.count(text));
+    assert_eq!(tokens(&mut ws), Encoding::O200kBase.count(text));
 }
 
 // openai.js: populationInjectionPrompts — the at-depth entry is spliced

@@ -30,6 +30,7 @@ pub mod keys;
 pub mod matching;
 pub mod placement;
 pub mod prompt;
+pub mod resume;
 pub mod settings;
 pub mod timed;
 
@@ -47,11 +48,12 @@ pub use prompt::{
     AbsentReason, AuthorsNote, CharacterNote, NotePosition, PromptBlock, PromptSource, StPrompt,
     StPromptInputs, StPromptMessage,
 };
+pub use resume::TimedLog;
 pub use settings::StSettings;
 pub use timed::TimedState;
 
 use crate::chat::Message;
-use crate::model::Book;
+use crate::model::{Book, Entry};
 use crate::tokenizer::{Encoding, TokenCounter, Tokenizer};
 
 /// Inputs of a preview besides the books and settings.
@@ -156,6 +158,9 @@ pub struct StResult {
 
 /// A SillyTavern-rules preview over fixed books and settings.
 pub struct StPreview {
+    /// This preview's identity (unique in the process, new when the
+    /// tokenizer changes), so a [`TimedLog`] notices another preview.
+    id: u64,
     entries: Vec<StEntry>,
     settings: StSettings,
     options: StOptions,
@@ -163,6 +168,11 @@ pub struct StPreview {
     keys: keys::KeySet,
     /// Each entry's comment, shared by the results that list it.
     comments: Vec<Arc<str>>,
+    /// Whether any entry has sticky or cooldown: without, no request
+    /// leaves a timed record and each one starts from none.
+    timed: bool,
+    /// Each book's world name, for entries replaced one at a time.
+    book_names: Vec<String>,
 }
 
 impl StPreview {
@@ -177,11 +187,14 @@ impl StPreview {
         let mut keys = keys::KeySet::new(&entries, &options.names);
         keys.prefilter(|e| entries[e].case_sensitive.unwrap_or(settings.case_sensitive));
         Ok(StPreview {
+            id: next_id(),
             keys,
             comments: entries
                 .iter()
                 .map(|e| Arc::from(e.comment.as_str()))
                 .collect(),
+            timed: entries.iter().any(timed::leaves_records),
+            book_names: books.iter().map(|(name, _)| name.clone()).collect(),
             entries,
             settings,
             counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),
@@ -194,9 +207,47 @@ impl StPreview {
         &self.entries
     }
 
+    /// Puts the edited `entry` of book `book` (found by its id) in place of
+    /// the one held, without compiling the books again, when the edit
+    /// leaves what the compiled keys and the master order rest on as it was
+    /// (keys, secondary keys, case sensitivity, order): the answers are
+    /// then those of a preview built from the edited book. `false`, with
+    /// nothing changed, when it does not; the caller builds a new preview.
+    pub fn replace_entry(&mut self, book: usize, entry: &Entry) -> bool {
+        let Some(name) = self.book_names.get(book) else {
+            return false;
+        };
+        let value = serde_json::Value::Object(crate::formats::sillytavern::entry_value(entry));
+        let new = entry::read_entry(book, name, &entry.id.to_string(), &value);
+        let mut found = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.book == book && e.uid == new.uid);
+        let (Some((i, old)), None) = (found.next(), found.next()) else {
+            return false;
+        };
+        let same_shape = old.key == new.key
+            && old.keys == new.keys
+            && old.secondary == new.secondary
+            && old.case_sensitive == new.case_sensitive
+            && old.order.to_bits() == new.order.to_bits();
+        if !same_shape {
+            return false;
+        }
+        self.comments[i] = Arc::from(new.comment.as_str());
+        self.entries[i] = new;
+        self.timed = self.entries.iter().any(timed::leaves_records);
+        // Answers change: timed states computed before do not hold.
+        self.id = next_id();
+        true
+    }
+
     /// Counts the budget and the prompt with `tokenizer` (a user's file,
     /// say) instead of the options' tokenizer; `None` goes back to it.
     pub fn set_tokenizer(&mut self, tokenizer: Option<Tokenizer>) {
+        // Budgets count differently: timed states computed before differ.
+        self.id = next_id();
         self.counter = match tokenizer {
             Some(t) => TokenCounter::with_tokenizer(t),
             None => TokenCounter::with_tokenizer(self.options.tokenizer.clone()),
@@ -333,6 +384,12 @@ impl StPreview {
             activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
         }
     }
+}
+
+/// A new preview identity.
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// A small seeded generator (SplitMix64) for probability and group rolls.

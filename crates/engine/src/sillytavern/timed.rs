@@ -146,6 +146,13 @@ pub fn delayed(e: &StEntry, length: f64) -> bool {
     e.delay != 0.0 && !e.delay.is_nan() && length < e.delay
 }
 
+/// Whether [`record`] can ever keep a record of `e`.
+pub fn leaves_records(e: &StEntry) -> bool {
+    [e.sticky, e.cooldown]
+        .iter()
+        .any(|v| *v != 0.0 && !v.is_nan())
+}
+
 /// The end of a request (world-info.js: `setTimedEffects`): every activated
 /// entry with sticky or cooldown gets a record unless one exists.
 pub fn record(state: &mut TimedState, entries: &[StEntry], activated: &[usize], length: f64) {

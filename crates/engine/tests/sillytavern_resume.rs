@@ -167,9 +167,10 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    // `StPreview::replace_entry`: an edit that leaves the keys, case
-    // sensitivity and order alone is made in place, and the preview then
-    // answers as one built from the edited book; any other is refused.
+    // `StPreview::replace_entry`: an edit of an entry's body, flags, keys,
+    // secondary keys (plain, regex or with a macro) or case sensitivity is
+    // made in place, and the preview then answers as one built from the
+    // edited book.
     #[test]
     fn an_entry_replaced_in_place_answers_as_a_new_preview(
         book in arb_book(),
@@ -179,8 +180,10 @@ proptest! {
         content in arb_text(),
         enabled in any::<bool>(),
         constant in any::<bool>(),
-        new_key in prop::option::of(0..WORDS.len()),
+        new_key in prop::option::of((0..WORDS.len(), 0usize..4)),
+        new_secondary in prop::option::of((0..WORDS.len(), 0usize..4)),
         case_sensitive in prop::option::of(any::<bool>()),
+        whole_words in prop::option::of(any::<bool>()),
     ) {
         let chat: Vec<Message> =
             texts.into_iter().enumerate().map(|(i, t)| message(i, t)).collect();
@@ -194,26 +197,75 @@ proptest! {
         e.content = format!("{content}, {}", e.content);
         e.enabled = enabled;
         e.constant = constant;
+        // A key as typed: plain, a regex, with a macro, or half-typed.
+        let spell = |(w, form): (usize, usize)| match form {
+            0 => WORDS[w].to_string(),
+            1 => format!("/{}s?/i", WORDS[w]),
+            2 => format!("{{{{user}}}} {}", WORDS[w]),
+            _ => WORDS[w][..WORDS[w].len() / 2].to_string(),
+        };
         if let Some(k) = new_key {
-            e.keys = vec![WORDS[k].to_string()];
+            e.keys = vec![spell(k)];
+        }
+        if let Some(k) = new_secondary {
+            e.secondary_keys = vec![spell(k)];
         }
         if let Some(c) = case_sensitive {
             e.case_sensitive = c;
         }
-        let e = edited.entries[i].clone();
-        let same_shape = e.keys == book.entries[i].keys
-            && e.case_sensitive == book.entries[i].case_sensitive;
-        let in_place = p.replace_entry(0, &e);
-        prop_assert_eq!(in_place, same_shape);
-        if in_place {
-            let full = replay(&edited, seed, &chat);
-            let last = p.request_after(&chat, chat.len(), 8192, &mut log);
-            prop_assert_eq!(&last, full.last().unwrap());
-            let mut all = Vec::new();
-            p.log_from(&chat, 0, 8192, &mut log, |r| all.push(r));
-            prop_assert_eq!(all, full);
+        if let Some(w) = whole_words {
+            e.whole_words = w;
         }
+        let e = edited.entries[i].clone();
+        prop_assert!(p.replace_entry(0, &e));
+        let full = replay(&edited, seed, &chat);
+        let last = p.request_after(&chat, chat.len(), 8192, &mut log);
+        prop_assert_eq!(&last, full.last().unwrap());
+        let mut all = Vec::new();
+        p.log_from(&chat, 0, 8192, &mut log, |r| all.push(r));
+        prop_assert_eq!(all, full);
     }
+}
+
+// `KeySet::replace`: past `LOOSE_MAX` entries taken out of the automata,
+// a key edit of yet another entry is refused (the caller builds anew),
+// while entries already out take further edits.
+#[test]
+fn key_edits_in_place_stop_at_the_loose_cap() {
+    use lorebook_engine::sillytavern::keys::LOOSE_MAX;
+    let n = LOOSE_MAX + 2;
+    let mut map = serde_json::Map::new();
+    for uid in 0..n {
+        map.insert(
+            uid.to_string(),
+            json!({"uid": uid, "key": [format!("k{uid}")], "keysecondary": [],
+                "selective": true, "selectiveLogic": 0, "order": 100, "position": 0,
+                "depth": 4, "role": 0, "probability": 100, "useProbability": true,
+                "content": format!("c{uid}")}),
+        );
+    }
+    let book = formats::import_value(json!({ "entries": map }))
+        .unwrap()
+        .book;
+    let mut p = preview(&book, 1);
+    let edit = |p: &mut StPreview, i: usize, key: &str| {
+        let mut e = book.entries[i].clone();
+        e.keys = vec![key.to_string()];
+        p.replace_entry(0, &e)
+    };
+    for i in 0..LOOSE_MAX {
+        assert!(edit(&mut p, i, &format!("new{i}")), "entry {i}");
+    }
+    assert!(!edit(&mut p, LOOSE_MAX, "one too many"));
+    assert!(
+        edit(&mut p, 0, "again"),
+        "an entry already out takes more edits"
+    );
+    let chat = vec![message(0, "again and new5, then k65".to_string())];
+    let r = p.request(&chat, 8192, &mut Default::default());
+    let mut ids: Vec<u64> = r.injected.iter().map(|i| i.id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [0, 5, 65]);
 }
 
 fn world() -> Book {

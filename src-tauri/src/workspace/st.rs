@@ -318,9 +318,9 @@ impl Workspace {
 
     /// Follows `changes` of attached book `book` (see [`Workspace::sync`]):
     /// when the kept preview was current, entries edited without touching
-    /// their keys, case sensitivity or order are put in place (typing in
-    /// an entry's body compiles nothing); any other change leaves it to be
-    /// built at the next view.
+    /// their order are put in place (typing in an entry's body or keys
+    /// compiles nothing, see `StPreview::replace_entry`); any other change
+    /// leaves it to be built at the next view.
     pub(super) fn st_follow(&mut self, book: usize, changes: &[Change]) {
         let current = self.st.as_ref().is_some_and(|c| c.key == self.st_key());
         self.books_gen += 1;

@@ -119,10 +119,11 @@ fn a_changed_context_size_forgets_the_timed_states_but_not_the_preview() {
 #[test]
 fn every_input_of_the_preview_builds_it_again() {
     let (mut ws, doc) = workspace("inputs");
-    assert_rebuilt(&mut ws, "an entry edited", |ws| {
-        let mut e = ws.doc(doc).unwrap().book.entries[3].clone();
-        e.keys = vec!["quiet".into()];
-        ws.update_entry(doc, e).unwrap();
+    // An entry's keys are followed in place (see
+    // `typing_in_an_entry_keeps_the_preview_and_answers_as_a_new_one`);
+    // undoing an added entry removes it: built again.
+    assert_rebuilt(&mut ws, "an entry added", |ws| {
+        ws.add_entry(doc).unwrap();
     });
     assert_rebuilt(&mut ws, "undo", |ws| {
         assert!(ws.undo(doc).unwrap());
@@ -280,10 +281,37 @@ fn typing_in_an_entry_keeps_the_preview_and_answers_as_a_new_one() {
         e.comment = "The lamp".into();
         ws.update_entry(doc, e).unwrap();
     });
-    // A key typed is compiled: the preview is built again.
-    assert_rebuilt(&mut ws, "a key typed", |ws| {
+    // Keys typed, a secondary key and case sensitivity: the entry's keys
+    // are tested on their own, nothing is compiled again.
+    for (n, c) in "s, the tower".chars().enumerate() {
+        assert_in_place(&mut ws, &format!("key keystroke {n}"), |ws| {
+            let mut e = lamp(ws);
+            e.keys[0].push(c);
+            ws.update_entry(doc, e).unwrap();
+        });
+    }
+    assert_in_place(&mut ws, "a regex key", |ws| {
         let mut e = lamp(ws);
-        e.keys[0].push('s');
+        e.keys = vec!["/RAIN|zeppelin/i".into()];
+        ws.update_entry(doc, e).unwrap();
+    });
+    assert_in_place(&mut ws, "a secondary key", |ws| {
+        let mut e = lamp(ws);
+        e.secondary_keys = vec!["tower".into()];
+        ws.update_entry(doc, e).unwrap();
+    });
+    assert_in_place(&mut ws, "case sensitivity", |ws| {
+        let mut e = lamp(ws);
+        e.case_sensitive ^= true;
+        ws.update_entry(doc, e).unwrap();
+    });
+    assert_in_place(&mut ws, "undo of a key edit", |ws| {
+        assert!(ws.undo(doc).unwrap())
+    });
+    // The order is what the master order rests on: built again.
+    assert_rebuilt(&mut ws, "the order typed", |ws| {
+        let mut e = lamp(ws);
+        e.order += 1;
         ws.update_entry(doc, e).unwrap();
     });
     // An edit while the preview was out of date leaves it to be built.

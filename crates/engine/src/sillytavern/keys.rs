@@ -148,7 +148,15 @@ pub struct KeySet {
     /// by the folded one.
     postings_exact: Vec<Vec<u32>>,
     postings_folded: Vec<Vec<u32>>,
+    /// Entries whose keys were replaced after the automata were built
+    /// ([`KeySet::replace`]): tested one key at a time, outside them.
+    loose: Vec<bool>,
+    loose_count: usize,
 }
+
+/// The most entries [`KeySet::replace`] takes out of the automata before
+/// it asks for a new set: each is tested key by key on every scan.
+pub const LOOSE_MAX: usize = 64;
 
 /// Interns pattern strings into automaton ids.
 #[derive(Default)]
@@ -246,6 +254,8 @@ impl KeySet {
             })
             .collect();
         KeySet {
+            loose: vec![false; compiled.len()],
+            loose_count: 0,
             identities,
             plain_only: Vec::new(),
             postings_exact: Vec::new(),
@@ -320,6 +330,38 @@ impl KeySet {
             hay.maybe = Some(maybe);
         }
         hay.maybe.as_ref().is_some_and(|m| m[e])
+    }
+
+    /// Takes entry `e`'s keys anew from `entry` (same `bookName.uid`)
+    /// without building the automata again: its keys, macros expanded as
+    /// [`KeySet::new`] does, are then tested one at a time with
+    /// [`matching::matches`], the reference the automata agree with, so the
+    /// answers are those of a set built from the edited entries. False,
+    /// with nothing changed, when [`LOOSE_MAX`] entries are already so and
+    /// `e` is not one of them: the caller builds a new set.
+    pub fn replace(&mut self, e: usize, entry: &StEntry, names: &Names) -> bool {
+        if e >= self.entries.len() || (!self.loose[e] && self.loose_count >= LOOSE_MAX) {
+            return false;
+        }
+        let prepared = |key: &String| -> Option<Key> {
+            let k = substitute(key, names);
+            (!k.is_empty()).then(|| Key::Other(js_trim(&k).to_string()))
+        };
+        self.entries[e] = EntryKeys {
+            primary: entry.keys.iter().map(prepared).collect(),
+            secondary: entry.secondary.iter().map(prepared).collect(),
+            raw_primary: entry.keys.iter().cloned().map(Key::Other).collect(),
+            raw_secondary: entry.secondary.iter().cloned().map(Key::Other).collect(),
+        };
+        // Never ruled out by the automata's hits: its keys are not in them.
+        if let Some(p) = self.plain_only.get_mut(e) {
+            *p = false;
+        }
+        if !self.loose[e] {
+            self.loose[e] = true;
+            self.loose_count += 1;
+        }
+        true
     }
 
     /// Entry `e`'s `bookName.uid` as a number below the number of entries.

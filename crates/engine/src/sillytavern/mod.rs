@@ -209,10 +209,12 @@ impl StPreview {
 
     /// Puts the edited `entry` of book `book` (found by its id) in place of
     /// the one held, without compiling the books again, when the edit
-    /// leaves what the compiled keys and the master order rest on as it was
-    /// (keys, secondary keys, case sensitivity, order): the answers are
-    /// then those of a preview built from the edited book. `false`, with
-    /// nothing changed, when it does not; the caller builds a new preview.
+    /// leaves the master order and the entry's identity as they were: the
+    /// answers are then those of a preview built from the edited book. Its
+    /// keys, secondary keys or case sensitivity may change (the entry's
+    /// keys are then tested one by one, see [`keys::KeySet::replace`], up
+    /// to [`keys::LOOSE_MAX`] entries). `false`, with nothing changed, when
+    /// it does not; the caller builds a new preview.
     pub fn replace_entry(&mut self, book: usize, entry: &Entry) -> bool {
         let Some(name) = self.book_names.get(book) else {
             return false;
@@ -227,12 +229,14 @@ impl StPreview {
         let (Some((i, old)), None) = (found.next(), found.next()) else {
             return false;
         };
-        let same_shape = old.key == new.key
-            && old.keys == new.keys
-            && old.secondary == new.secondary
-            && old.case_sensitive == new.case_sensitive
-            && old.order.to_bits() == new.order.to_bits();
-        if !same_shape {
+        // The master order and the timed effects' keys rest on these.
+        if old.key != new.key || old.order.to_bits() != new.order.to_bits() {
+            return false;
+        }
+        let keys_changed = old.keys != new.keys
+            || old.secondary != new.secondary
+            || old.case_sensitive != new.case_sensitive;
+        if keys_changed && !self.keys.replace(i, &new, &self.options.names) {
             return false;
         }
         self.comments[i] = Arc::from(new.comment.as_str());

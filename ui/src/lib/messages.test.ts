@@ -220,10 +220,10 @@ describe("SillyTavern's rules", () => {
 
   it('words the budget as percent of the context, with the cap when it applies', () => {
     const b = { percent: 25, context: 8192, cap: 0, budget: 2048, used: 51 };
-    expect(stBudgetText(t('en'), 'en', b)).toBe('budget: 25% of 8,192 = 2,048 tokens; 51 used');
-    expect(stBudgetText(t('pt-BR'), 'pt-BR', b)).toBe('orçamento: 25% de 8.192 = 2.048 tokens; 51 usados');
+    expect(stBudgetText(t('en'), 'en', b)).toBe('Budget: 25% of 8,192 = 2,048 tokens; 51 used');
+    expect(stBudgetText(t('pt-BR'), 'pt-BR', b)).toBe('Orçamento: 25% de 8.192 = 2.048 tokens; 51 usados');
     expect(stBudgetText(t('en'), 'en', { ...b, cap: 300, budget: 300 })).toBe(
-      'budget: 25% of 8,192, capped at 300 tokens; 51 used',
+      'Budget: 25% of 8,192, capped at 300 tokens; 51 used',
     );
   });
 });

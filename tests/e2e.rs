@@ -2346,3 +2346,47 @@ fn a_panicking_command_still_asks_before_the_window_closes() {
     assert_eq!(request_window_close(&display), 1);
     app.wait_for(&tid("confirm"));
 }
+
+/// Import… opens the native dialog (answered with xdotool); the foreign
+/// file waits in the import confirmation, which passes axe-core, and once
+/// confirmed is a new book named after the file, unsaved and bound to no
+/// path (the source is never overwritten by a later save).
+#[test]
+fn an_import_chosen_in_the_native_dialog_is_confirmed_as_a_new_unsaved_book() {
+    let _serial = serial();
+    let dir = TempDir::new("import-dialog");
+    let file = dir.path().join("Harbor_World.json");
+    let source = r#"{"entries": {"0": {"uid": 0, "key": ["harbor"], "keysecondary": [],
+        "comment": "The harbor", "content": "The harbor of Saltmere.", "selective": true,
+        "constant": false, "order": 100, "position": 0, "disable": false}}}"#;
+    std::fs::write(&file, source).unwrap();
+    let mut driver = Driver::start();
+    let display = driver.display.clone();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let tabs_before = app.find_all(&tid("book-tab")).expect("tabs").len();
+    app.click(&tid("import"));
+    answer_file_dialog(&display, "Import lorebook|Importar livro", &file);
+    app.wait_for(&tid("import-confirm"));
+    assert_accessible(&app, "the import confirmation");
+    app.click(&tid("import-confirm"));
+    wait_until("the imported book in a tab of its own", TIMEOUT, || {
+        let tabs = app.find_all(&tid("book-tab"))?;
+        let mut names = Vec::new();
+        for t in &tabs {
+            names.push(app.text(t)?);
+        }
+        let new = names.iter().find(|n| n.contains("Harbor_World"));
+        match new {
+            Some(name) if tabs.len() == tabs_before + 1 && name.contains('●') => Ok(()),
+            _ => Err(format!("tabs {names:?}")),
+        }
+    });
+    app.select_entry(0, "The harbor");
+    app.assert_no_errors();
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        source,
+        "the source untouched"
+    );
+}

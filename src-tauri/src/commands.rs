@@ -526,14 +526,19 @@ pub fn set_menu_labels(
     caught("set_menu_labels", || {
         {
             let mut kept = native.0.lock().unwrap_or_else(|p| p.into_inner());
-            if *kept != labels {
-                // Kept for the next start; losing them costs only an English
-                // menu until the page loads.
-                if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
-                    eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
-                }
-                *kept = labels.clone();
+            if *kept == labels {
+                // The menu in place was built from these words (at start,
+                // from the kept file, or by an earlier call): replacing it
+                // with the same would only make GTK warn about the old
+                // menu's accelerators.
+                return Ok(());
             }
+            // Kept for the next start; losing them costs only an English
+            // menu until the page loads.
+            if let Err(e) = crate::dialogs::store_labels(&crate::data_dir(&app), &labels) {
+                eprintln!("Lorebook Studio: the menu's words were not kept: {e}");
+            }
+            *kept = labels.clone();
         }
         let menu = crate::menu::build_labeled(&app, &labels)
             .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;

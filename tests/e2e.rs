@@ -568,6 +568,15 @@ impl Session<'_> {
         Ok(ids)
     }
 
+    /// The token count each drawn row of the entry list shows.
+    fn row_tokens(&self) -> Result<Vec<String>, WdError> {
+        let mut rows = Vec::new();
+        for el in self.find_all(&tid("row-tokens"))? {
+            rows.push(self.text(&el)?);
+        }
+        Ok(rows)
+    }
+
     /// What the preview shows: injected ids and dropped ids with their kind.
     fn preview(&self) -> Result<Preview, WdError> {
         let mut p = Preview::default();
@@ -2030,10 +2039,7 @@ fn a_non_openai_model_recounts_everything_and_is_kept_for_the_next_run() {
     let _serial = serial();
     let mut driver = Driver::start();
     let counts = |app: &Session<'_>| -> Result<(Vec<String>, String, String), String> {
-        let mut rows = Vec::new();
-        for el in app.find_all(&tid("row-tokens"))? {
-            rows.push(app.text(&el)?);
-        }
+        let rows = app.row_tokens()?;
         let editor = app.text(&app.find(&tid("tokens"))?)?;
         let budget = app.text(&app.find(&tid("budget-label"))?)?;
         Ok((rows, editor, budget))
@@ -2167,13 +2173,7 @@ fn a_tokenizer_file_chosen_in_the_native_dialog_counts() {
     .unwrap();
     let mut driver = Driver::start();
     let display = driver.display.clone();
-    let rows = |app: &Session<'_>| -> Result<Vec<String>, String> {
-        let mut rows = Vec::new();
-        for el in app.find_all(&tid("row-tokens"))? {
-            rows.push(app.text(&el)?);
-        }
-        Ok(rows)
-    };
+    let rows = |app: &Session<'_>| -> Result<Vec<String>, String> { Ok(app.row_tokens()?) };
     {
         let app = driver.launch(&[]);
         app.wait_ready();

@@ -209,6 +209,7 @@ impl Workspace {
         // are then counted together (over every core when there are many).
         let mut budget = COUNT_STEP_BYTES;
         let mut end = from;
+        let mut step: Vec<(u64, &str)> = Vec::new();
         while end < entries.len() {
             let body = decorators::parse(&entries[end].content).body;
             if preview.counted_tokens(body).is_none() {
@@ -217,15 +218,15 @@ impl Workspace {
                 }
                 budget = budget.saturating_sub(body.len());
             }
+            step.push((entries[end].id, body));
             end += 1;
         }
-        let step = &entries[from..end];
-        preview.prime_tokens(step.iter().map(|e| decorators::parse(&e.content).body));
+        preview.prime_tokens(step.iter().map(|(_, body)| *body));
         let counts = step
-            .iter()
-            .map(|e| RowTokens {
-                id: e.id,
-                tokens: preview.count_tokens(decorators::parse(&e.content).body),
+            .into_iter()
+            .map(|(id, body)| RowTokens {
+                id,
+                tokens: preview.count_tokens(body),
             })
             .collect();
         let next = (end < entries.len()).then_some(end as u32);

@@ -2390,3 +2390,33 @@ fn an_import_chosen_in_the_native_dialog_is_confirmed_as_a_new_unsaved_book() {
         "the source untouched"
     );
 }
+
+/// Issue 17: closing a tab read the book's dirty flag while the edit just
+/// typed was still on its way to Rust, so the tab closed without asking and
+/// the edit was lost. With every entry edit held back by the fault hook
+/// (`delay:update_entry`, 1.5 s), the close waits for the edit and asks.
+#[test]
+fn closing_a_tab_while_an_edit_is_in_flight_asks_first() {
+    let _serial = serial();
+    let mut driver = Driver::start_with_env(&[("LOREBOOK_FAULT", "delay:update_entry")]);
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("comment"), "The Lighthouse, typed just before closing");
+    // At once, while the edit is held in Rust.
+    app.click(&tid("tab-close"));
+    let confirm = app.wait_for(&tid("confirm"));
+    let text = app.text(&confirm).expect("the question's text");
+    assert!(text.contains("unsaved"), "{text:?}");
+    app.click(&tid("confirm-cancel"));
+    wait_until("the book still open, marked unsaved", TIMEOUT, || {
+        let tabs = app.find_all(&tid("book-tab"))?.len();
+        let dirty = app.find_all(&tid("dirty"))?.len();
+        if tabs == 1 && dirty == 1 {
+            Ok(())
+        } else {
+            Err(format!("{tabs} tabs, {dirty} marked unsaved"))
+        }
+    });
+    app.assert_no_errors();
+}

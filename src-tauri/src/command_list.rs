@@ -51,6 +51,7 @@ macro_rules! with_command_names {
             list_recovered,
             restore_recovered,
             discard_recovered,
+            autosave_status,
             set_window_title,
             has_unsaved,
             quit,

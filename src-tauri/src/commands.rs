@@ -26,11 +26,57 @@ use crate::workspace::Workspace;
 // never freezes the window. The workspace mutex serializes them.
 
 /// The app's state: the workspace and messages waiting for the UI.
-#[derive(Default)]
 pub struct AppState {
     pub ws: Mutex<Workspace>,
     pub notices: Mutex<Vec<Notice>>,
+    /// The workspace's interrupt, raised without its lock by whoever is
+    /// about to wait for it (see `workspace::interrupt`).
+    pub interrupt: crate::workspace::interrupt::Interrupt,
 }
+
+impl AppState {
+    pub fn new(ws: Workspace, notices: Vec<Notice>) -> AppState {
+        AppState {
+            interrupt: ws.interrupt.clone(),
+            ws: Mutex::new(ws),
+            notices: Mutex::new(notices),
+        }
+    }
+
+    /// The workspace, after asking long work holding it to give way (the
+    /// request logs stop between requests), so a save, an autosave or a
+    /// newer preview waits milliseconds, not for a whole log. A poisoned
+    /// lock is taken as it is: it may hold the only copy of the user's work.
+    pub fn lock_soon(&self) -> std::sync::MutexGuard<'_, Workspace> {
+        let _want = self.interrupt.want();
+        self.ws.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new(Workspace::default(), Vec::new())
+    }
+}
+
+/// The commands a long request log gives way to: saving, and the requests
+/// that make the log being computed out of date (a newer preview, an edit
+/// of the chat or an entry, closing a book). The background steps of the
+/// list's token counts are not among them, so they never starve the log.
+const URGENT: &[&str] = &[
+    "save",
+    "save_as",
+    "close_doc",
+    "preview",
+    "preview_log",
+    "st_preview",
+    "st_log",
+    "set_chat",
+    "edit_chat",
+    "update_entry",
+    "undo",
+    "redo",
+];
 
 type R<T> = Result<T, AppError>;
 
@@ -79,7 +125,11 @@ fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> 
 pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace) -> R<T>) -> R<T> {
     let asked = std::time::Instant::now();
     catch(command, || {
-        let mut ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ws = if URGENT.contains(&command) {
+            state.lock_soon()
+        } else {
+            state.ws.lock().unwrap_or_else(|p| p.into_inner())
+        };
         let locked = std::time::Instant::now();
         crate::fault::check(command, crate::fault::When::Before);
         let out = f(&mut ws);
@@ -293,15 +343,9 @@ fn safe_stem(name: &str) -> String {
 /// Reopens a file from the recent list; the webview cannot name any other
 /// path.
 #[tauri::command(async)]
-pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<OpenResult> {
+pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<ImportOutcome> {
     guarded(&s, "open_recent", |ws| {
-        let known = ws.recent.iter().any(|p| p.display().to_string() == path);
-        if !known {
-            return Err(AppError::invalid(
-                "only files from the recent list can be reopened this way",
-            ));
-        }
-        let result = ws.open_path(std::path::Path::new(&path));
+        let result = ws.open_recent(&path);
         store_recent(&app, ws);
         result
     })
@@ -510,7 +554,7 @@ pub fn preview(s: State<'_, AppState>, request: Option<u32>, have: Option<u32>) 
 
 #[tauri::command(async)]
 pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
-    guarded(&s, "preview_log", |ws| Ok(ws.log()))
+    guarded(&s, "preview_log", |ws| ws.log())
 }
 
 /// Relabels the native menu and words the native file dialogs in the UI's
@@ -572,6 +616,14 @@ pub fn restore_recovered(
     guarded(&s, "restore_recovered", |ws| recovery(&r).restore(ws, &id))
 }
 
+/// Why recovery copies cannot be written now, while they cannot (the UI
+/// shows a lasting notice); `None` when they work. The autosave thread
+/// also sends each change as the `autosave-status` event.
+#[tauri::command(async)]
+pub fn autosave_status(r: State<'_, RecoveryState>) -> R<Option<AppError>> {
+    caught("autosave_status", || Ok(recovery(&r).failure().cloned()))
+}
+
 /// Deletes a recovered book the user does not want back.
 #[tauri::command(async)]
 pub fn discard_recovered(r: State<'_, RecoveryState>, id: String) -> R<()> {
@@ -604,6 +656,7 @@ pub fn set_window_title(
 /// answers yes even when every flag reads clean.
 #[tauri::command(async)]
 pub fn has_unsaved(s: State<'_, AppState>) -> bool {
+    let _want = s.interrupt.want();
     crate::workspace::recovery::has_unsaved(&s.ws)
 }
 

@@ -58,6 +58,13 @@ pub enum ErrorCode {
     Unreadable { file: String, detail: String },
     /// Any other failure to write; `detail` is the system's own words.
     Unwritable { file: String, detail: String },
+    /// The file is read-only (its permissions allow no writing), so Save
+    /// does not replace it.
+    ReadOnly { file: String },
+    /// An export onto the file of a book open in the app, or onto the file
+    /// the book was imported from: refused, so an export never replaces a
+    /// book the user is editing or the source they may still need.
+    ExportOverBook { file: String },
     /// Read, but not a book the engine understands. `reason` is
     /// [`ImportError::code`]; `detail` the engine's English sentence,
     /// shown for the reasons whose facts it holds (a field's path).
@@ -166,6 +173,33 @@ impl AppError {
             detail,
         };
         Self::coded(ErrorKind::Format, message, code)
+    }
+
+    /// Save refused over the read-only file `path`.
+    pub fn read_only(path: &Path) -> Self {
+        Self::coded(
+            ErrorKind::Io,
+            format!(
+                "{} is read-only, so it was not replaced; use Save As to save elsewhere, \
+                 or make the file writable",
+                path.display()
+            ),
+            ErrorCode::ReadOnly { file: shown(path) },
+        )
+    }
+
+    /// Export refused onto `path`, an open book's file or this book's
+    /// source.
+    pub fn export_over_book(path: &Path) -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            format!(
+                "{} is the file of an open book or the file this book was imported from; \
+                 export to another file",
+                path.display()
+            ),
+            ErrorCode::ExportOverBook { file: shown(path) },
+        )
     }
 
     /// A panic caught in `command` (see `commands::guarded`).

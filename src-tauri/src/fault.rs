@@ -5,7 +5,9 @@
 //! body ran (its changes made, a book perhaps saved and marked clean), still
 //! holding the workspace. Either way the panic poisons the workspace lock, as
 //! a bug in that command would. The end-to-end tests set it to check that no
-//! panic lets the window close without the unsaved-changes prompt.
+//! panic lets the window close without the unsaved-changes prompt. With
+//! `delay:<command>` the command instead sleeps [`DELAY`] before its body,
+//! so an end-to-end test can close a tab while an edit is in flight.
 //!
 //! The variable is read once, when the app starts ([`init`]); unset — as it
 //! always is outside those tests — or naming no command of the app, it does
@@ -26,25 +28,33 @@ pub enum When {
     After,
 }
 
-/// The injected fault: a panic in one command.
+/// The injected fault: a panic in one command, or a delay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fault {
     pub command: String,
     pub when: When,
+    /// Sleep [`DELAY`] instead of panicking.
+    pub delay: bool,
 }
+
+/// How long `delay:<command>` holds that command.
+pub const DELAY: std::time::Duration = std::time::Duration::from_millis(1500);
 
 static FAULT: OnceLock<Option<Fault>> = OnceLock::new();
 
 /// Reads a value of [`FAULT_ENV`]: `panic:<command>` or
 /// `panic-after:<command>`, where `<command>` is one of `commands`.
 pub fn parse(value: &str, commands: &[&str]) -> Result<Fault, String> {
-    let (when, command) = if let Some(c) = value.strip_prefix("panic-after:") {
-        (When::After, c)
+    let (when, delay, command) = if let Some(c) = value.strip_prefix("panic-after:") {
+        (When::After, false, c)
     } else if let Some(c) = value.strip_prefix("panic:") {
-        (When::Before, c)
+        (When::Before, false, c)
+    } else if let Some(c) = value.strip_prefix("delay:") {
+        (When::Before, true, c)
     } else {
         return Err(format!(
-            "{FAULT_ENV}={value:?} is not panic:<command> or panic-after:<command>; ignored"
+            "{FAULT_ENV}={value:?} is not panic:<command>, panic-after:<command> \
+             or delay:<command>; ignored"
         ));
     };
     if !commands.contains(&command) {
@@ -55,6 +65,7 @@ pub fn parse(value: &str, commands: &[&str]) -> Result<Fault, String> {
     Ok(Fault {
         command: command.to_string(),
         when,
+        delay,
     })
 }
 
@@ -66,8 +77,9 @@ pub fn init() {
         match parse(&value, crate::COMMANDS) {
             Ok(fault) => {
                 eprintln!(
-                    "Lorebook Studio: {FAULT_ENV} is set: {} will panic (a test hook)",
-                    fault.command
+                    "Lorebook Studio: {FAULT_ENV} is set: {} will {} (a test hook)",
+                    fault.command,
+                    if fault.delay { "be delayed" } else { "panic" }
                 );
                 Some(fault)
             }
@@ -79,10 +91,14 @@ pub fn init() {
     });
 }
 
-/// Panics when the fault read at start is `command` at `when`.
+/// Panics (or sleeps) when the fault read at start is `command` at `when`.
 pub fn check(command: &str, when: When) {
     if let Some(Some(fault)) = FAULT.get() {
         if fault.command == command && fault.when == when {
+            if fault.delay {
+                std::thread::sleep(DELAY);
+                return;
+            }
             panic!("fault injected by {FAULT_ENV} into {command}");
         }
     }
@@ -99,14 +115,24 @@ mod tests {
             parse("panic:save", &commands),
             Ok(Fault {
                 command: "save".into(),
-                when: When::Before
+                when: When::Before,
+                delay: false,
+            })
+        );
+        assert_eq!(
+            parse("delay:save", &commands),
+            Ok(Fault {
+                command: "save".into(),
+                when: When::Before,
+                delay: true,
             })
         );
         assert_eq!(
             parse("panic-after:preview", &commands),
             Ok(Fault {
                 command: "preview".into(),
-                when: When::After
+                when: When::After,
+                delay: false,
             })
         );
         for bad in [
@@ -117,6 +143,8 @@ mod tests {
             "panic:save ",
             "crash:save",
             "panic-after:",
+            "delay:",
+            "delay:nothing",
         ] {
             assert!(parse(bad, &commands).is_err(), "{bad:?}");
         }
@@ -137,12 +165,10 @@ mod tests {
             .set(Some(Fault {
                 command: "probe".into(),
                 when: When::After,
+                delay: false,
             }))
             .expect("no other test injects a fault");
-        let state = AppState {
-            ws: std::sync::Mutex::new(crate::workspace::Workspace::with_sample()),
-            notices: Default::default(),
-        };
+        let state = AppState::new(crate::workspace::Workspace::with_sample(), Vec::new());
         check("probe", When::Before);
         check("other", When::After);
         assert_eq!(guarded(&state, "other", |_| Ok(1)).unwrap(), 1);

@@ -96,13 +96,19 @@ fn autosave_pass(app: &AppHandle, delay: Duration) {
         return;
     };
     // A poisoned workspace is still worth copying: it may hold the only
-    // copy of the user's work.
-    let ws = state.ws.lock().unwrap_or_else(|p| p.into_inner());
+    // copy of the user's work. Long work holding it gives way at once.
+    let ws = state.lock_soon();
     let mut rec = rec_state.0.lock().unwrap_or_else(|p| p.into_inner());
     let plan = rec.plan(&ws, Instant::now(), delay);
     drop(ws);
+    let before = rec.failure().cloned();
     for e in rec.apply(plan) {
         eprintln!("Lorebook Studio: {e}");
+    }
+    // The UI keeps a notice while copies fail, and clears it when they work.
+    let now = rec.failure().cloned();
+    if now != before {
+        let _ = app.emit("autosave-status", now);
     }
 }
 
@@ -113,6 +119,36 @@ fn start_autosave(app: AppHandle) {
         std::thread::sleep(recovery::AUTOSAVE_TICK);
         autosave_pass(&app, recovery::AUTOSAVE_DELAY);
     });
+}
+
+/// Files dropped on the window, opened or imported as Open does; what went
+/// wrong (a panic too) becomes a notice.
+fn drop_files(app: &AppHandle, paths: &[PathBuf]) {
+    let state = app.state::<AppState>();
+    let result = commands::guarded(&state, "drop_files", |ws| {
+        let mut notices = Vec::new();
+        for p in paths {
+            match ws.import_path(p) {
+                Ok(views::ImportOutcome::Opened(r)) => {
+                    let file = p.display().to_string();
+                    notices.extend(r.notes.into_iter().map(|note| views::Notice::Repaired {
+                        file: file.clone(),
+                        note,
+                    }))
+                }
+                // Shown with its report by the UI (pending_imports).
+                Ok(views::ImportOutcome::Pending(_)) => {}
+                Err(error) => notices.push(views::Notice::Failed { error }),
+            }
+        }
+        commands::store_recent(app, ws);
+        Ok(notices)
+    });
+    let notices = result.unwrap_or_else(|error| vec![views::Notice::Failed { error }]);
+    if let Ok(mut n) = state.notices.lock() {
+        n.extend(notices);
+    }
+    let _ = app.emit("docs-changed", ());
 }
 
 /// SIGTERM (a system shutdown, `kill`), SIGHUP and SIGINT leave no time to
@@ -173,10 +209,7 @@ pub fn run() {
     trace::mark("books read");
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
-        .manage(AppState {
-            ws: Mutex::new(ws),
-            notices: Mutex::new(notices),
-        })
+        .manage(AppState::new(ws, notices))
         .manage(dialogs::NativeLabels::default())
         .setup(|app| {
             // Installed tokenizer files bundled with the app, if any.
@@ -233,38 +266,20 @@ pub fn run() {
                 let state = window.state::<AppState>();
                 let mut asked = CLOSE_ASKED.lock().unwrap_or_else(|p| p.into_inner());
                 let unanswered = asked.is_some_and(|t| t.elapsed() >= UI_ANSWER_TIME);
-                if recovery::has_unsaved(&state.ws) || !unanswered {
+                // Never waits on the main thread: a busy workspace counts
+                // as unsaved, and the UI decides.
+                if recovery::has_unsaved_now(&state.ws) || !unanswered {
                     api.prevent_close();
                     *asked = Some(Instant::now());
                     let _ = window.emit("close-requested", ());
                 }
             }
             WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) => {
-                let state = window.state::<AppState>();
-                let mut notices = Vec::new();
-                if let Ok(mut ws) = state.ws.lock() {
-                    for p in paths {
-                        match ws.import_path(p) {
-                            Ok(views::ImportOutcome::Opened(r)) => {
-                                let file = p.display().to_string();
-                                notices.extend(r.notes.into_iter().map(|note| {
-                                    views::Notice::Repaired {
-                                        file: file.clone(),
-                                        note,
-                                    }
-                                }))
-                            }
-                            // Shown with its report by the UI (pending_imports).
-                            Ok(views::ImportOutcome::Pending(_)) => {}
-                            Err(error) => notices.push(views::Notice::Failed { error }),
-                        }
-                    }
-                    commands::store_recent(window.app_handle(), &ws);
-                }
-                if let Ok(mut n) = state.notices.lock() {
-                    n.extend(notices);
-                }
-                let _ = window.emit("docs-changed", ());
+                // Read and parsed off the main thread (a big book takes a
+                // second), through the same panic guard as Open.
+                let app = window.app_handle().clone();
+                let paths = paths.clone();
+                std::thread::spawn(move || drop_files(&app, &paths));
             }
             _ => {}
         })
@@ -280,7 +295,11 @@ pub fn run() {
             // those of a kill or a crash, to be offered next time.
             if let RunEvent::Exit = event {
                 let confirmed = QUIT_CONFIRMED.load(std::sync::atomic::Ordering::SeqCst);
-                let unsaved = recovery::has_unsaved(&app.state::<AppState>().ws);
+                let unsaved = {
+                    let state = app.state::<AppState>();
+                    let _want = state.interrupt.want();
+                    recovery::has_unsaved(&state.ws)
+                };
                 if confirmed || !unsaved {
                     if let Some(rec) = app.try_state::<RecoveryState>() {
                         rec.0.lock().unwrap_or_else(|p| p.into_inner()).forget_all();

@@ -278,13 +278,28 @@ impl Preview {
 
     /// The request log, one request at a time, so a caller that prints or
     /// summarizes each request never holds them all.
-    pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RequestResult)) {
+    pub fn log_each(&mut self, chat: &[Message], each: impl FnMut(RequestResult)) {
+        self.log_each_while(chat, || true, each);
+    }
+
+    /// [`Preview::log_each`] that asks `keep_going` before each request and
+    /// stops when it says no (the app's newer request, or a save or close
+    /// that wants its lock); returns whether the log ran to the end.
+    pub fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        mut keep_going: impl FnMut() -> bool,
+        mut each: impl FnMut(RequestResult),
+    ) -> bool {
         let seed = self.settings.seed;
         let mut state = State::default();
         let counter = counter_of(&mut self.counters, &mut self.custom, &self.tokenizer);
         // Shared once: each request's prompt refers to these texts.
         let texts = crate::prompt::shared_texts(chat);
         for k in 1..=chat.len() {
+            if !keep_going() {
+                return false;
+            }
             let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
             if self.index.any_stateful {
                 self.index.record(&a, &mut state);
@@ -292,6 +307,7 @@ impl Preview {
             let template = &self.settings.template;
             each(self.index.finish_shared(a, counter, template, chat, &texts));
         }
+        true
     }
 
     /// The `@@keep` state after requests 1…k−1, replaying only what is not

@@ -21,8 +21,9 @@ use super::history::History;
 use super::Workspace;
 use crate::error::{read_book_file, AppError, ErrorKind};
 
-/// What a file looked like when the app last read or wrote it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a file looked like when the app last read or wrote it (kept in
+/// recovery sidecars, so a restored book still knows it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Fingerprint {
     len: u64,
     modified: Option<SystemTime>,
@@ -37,6 +38,17 @@ impl Fingerprint {
             len: bytes.len() as u64,
             modified: std::fs::metadata(path).and_then(|m| m.modified()).ok(),
             hash: Sha256::digest(bytes).into(),
+        }
+    }
+
+    /// A fingerprint no file matches: the file's state is not known (a
+    /// recovery copy written before fingerprints were kept), so saving over
+    /// it asks first.
+    pub fn unknown() -> Fingerprint {
+        Fingerprint {
+            len: u64::MAX,
+            modified: None,
+            hash: [0; 32],
         }
     }
 

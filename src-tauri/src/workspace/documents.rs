@@ -11,7 +11,7 @@ use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
 use crate::error::{read_book_file, AppError, ErrorKind};
-use crate::views::{BookSettings, OpenResult};
+use crate::views::{BookSettings, ImportOutcome, OpenResult};
 
 /// How many files the recent list remembers.
 pub(super) const RECENT_LIMIT: usize = 10;
@@ -30,6 +30,9 @@ pub struct Doc {
     pub(super) disk_reported: Option<Fingerprint>,
     /// The format it was imported from, when it was.
     pub(super) origin: Option<formats::Format>,
+    /// The file it was imported from (canonical), which an export of it
+    /// never replaces.
+    pub(super) source: Option<PathBuf>,
 }
 
 impl Doc {
@@ -70,6 +73,7 @@ impl Workspace {
             disk: None,
             disk_reported: None,
             origin: None,
+            source: None,
         });
         self.books_changed();
         id
@@ -143,6 +147,21 @@ impl Workspace {
         Ok(OpenResult { doc, notes })
     }
 
+    /// Reopens a file of the recent list (any other path is refused, so
+    /// the webview cannot name files), by the same rule as Open: a native
+    /// book read losslessly opens bound to its file; one that now needs
+    /// repair, or a foreign file, waits as an import that never writes back
+    /// over its source.
+    pub fn open_recent(&mut self, path: &str) -> Result<ImportOutcome, AppError> {
+        let known = self.recent.iter().any(|p| p.display().to_string() == path);
+        if !known {
+            return Err(AppError::invalid(
+                "only files from the recent list can be reopened this way",
+            ));
+        }
+        self.import_path(Path::new(path))
+    }
+
     /// Adds paths remembered from an earlier run after this run's own.
     pub fn add_recent(&mut self, paths: Vec<PathBuf>) {
         for p in paths {
@@ -180,6 +199,11 @@ impl Workspace {
         };
         if d.path.as_ref() == Some(&target) {
             self.check_unchanged(doc, overwrite)?;
+        }
+        // Editors ask before replacing a file its owner made read-only;
+        // Save refuses and says so (Save As writes elsewhere).
+        if std::fs::metadata(&target).is_ok_and(|m| m.is_file() && m.permissions().readonly()) {
+            return Err(AppError::read_only(&target));
         }
         let d = self.doc_mut(doc)?;
         let bytes = native::to_bytes(&d.book);

@@ -367,6 +367,7 @@ mod tests {
             history: History::saved(),
             disk: None,
             disk_reported: None,
+            source: None,
             origin: None,
         }
     }

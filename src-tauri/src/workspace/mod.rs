@@ -23,6 +23,7 @@ mod disk;
 mod documents;
 mod edits;
 mod history;
+pub mod interrupt;
 mod list;
 pub mod recovery;
 mod st;
@@ -93,6 +94,9 @@ pub struct Workspace {
     tokenizer_gen: u64,
     /// How many times the SillyTavern preview was built, for tests.
     st_builds: u64,
+    /// Raised while someone waits for this workspace's lock: long work
+    /// (the request logs) stops for them (see [`interrupt`]).
+    pub interrupt: interrupt::Interrupt,
 }
 
 impl Default for Workspace {
@@ -120,6 +124,7 @@ impl Default for Workspace {
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,
+            interrupt: interrupt::Interrupt::default(),
         }
     }
 }

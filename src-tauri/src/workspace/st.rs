@@ -559,8 +559,14 @@ impl Workspace {
             return Err(AppError::invalid("the SillyTavern preview is not built"));
         };
         let rows = &mut c.rows;
-        c.preview
-            .log_from(&self.chat, rows.len(), context, &mut c.log, |r| {
+        let interrupt = self.interrupt.clone();
+        let whole = c.preview.log_from_while(
+            &self.chat,
+            rows.len(),
+            context,
+            &mut c.log,
+            || !interrupt.wanted(),
+            |r| {
                 let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
                     it.map(|(book, id)| EntryRef {
                         book: book as u32,
@@ -587,7 +593,15 @@ impl Workspace {
                             .map(|d| (d.book, d.id)),
                     ),
                 });
-            });
+            },
+        );
+        if !whole {
+            // The rows and timed states so far are kept: the next call
+            // resumes there.
+            return Err(AppError::cancelled(
+                "the request log gave way to a save or a newer request",
+            ));
+        }
         Ok(c.rows.clone())
     }
 

@@ -73,6 +73,10 @@ impl Workspace {
         if !accept {
             return Ok(None);
         }
+        let source = Path::new(&pending.view.file);
+        let source = source
+            .canonicalize()
+            .unwrap_or_else(|_| source.to_path_buf());
         // Whatever its format, a confirmed import is a new, unsaved book
         // with no path: the source was not read losslessly, so saving back
         // over it would lose what the report listed. Save asks where.
@@ -80,6 +84,7 @@ impl Workspace {
         let d = self.doc_mut(doc)?;
         d.history = History::default();
         d.origin = Some(pending.view.format);
+        d.source = Some(source);
         Ok(Some(doc))
     }
 
@@ -91,7 +96,9 @@ impl Workspace {
             .map_err(|e| AppError::cannot_export(None, &e))
     }
 
-    /// Exports `doc` to `path` (into the card PNG `card` when given).
+    /// Exports `doc` to `path` (into the card PNG `card` when given). An
+    /// export never replaces the file of an open book, nor the file `doc`
+    /// was imported from; a file it does replace is kept as `NAME.bak`.
     pub fn export_to(
         &self,
         doc: u32,
@@ -100,6 +107,15 @@ impl Workspace {
         card: Option<&Path>,
     ) -> Result<String, AppError> {
         let d = self.doc(doc)?;
+        // Symlinks resolved: a link to an open book is that book.
+        let target = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let open_book = self
+            .docs
+            .iter()
+            .any(|o| o.path.as_deref() == Some(target.as_path()));
+        if open_book || d.source.as_deref() == Some(target.as_path()) {
+            return Err(AppError::export_over_book(path));
+        }
         let (bytes, _) = match card {
             Some(card) => {
                 let png = read_book_file(card)?;
@@ -110,7 +126,7 @@ impl Workspace {
                 formats::export(&d.book, to).map_err(|e| AppError::cannot_export(Some(path), &e))?
             }
         };
-        formats::write_atomic(path, &bytes).map_err(|e| AppError::write(path, "write", e))?;
+        formats::write_with_backup(path, &bytes).map_err(|e| AppError::write(path, "write", e))?;
         Ok(path.display().to_string())
     }
 }

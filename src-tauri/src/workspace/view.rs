@@ -60,7 +60,14 @@ impl Workspace {
             )));
         }
         let byte_at = |unit: usize| chat::utf16_to_byte(&self.chat_text, unit);
-        let (Some(from), Some(to)) = (byte_at(at as usize), byte_at((at + remove) as usize)) else {
+        // Checked: the webview sends these numbers, and a sum past u32 (or
+        // past the chat) is a refused edit, not a wrap or a panic.
+        let Some(end) = at.checked_add(remove) else {
+            return Err(AppError::invalid(format!(
+                "the chat edit at {at} removing {remove} characters goes past the chat's end"
+            )));
+        };
+        let (Some(from), Some(to)) = (byte_at(at as usize), byte_at(end as usize)) else {
             return Err(AppError::invalid(
                 "the chat edit is not at a character boundary",
             ));
@@ -244,25 +251,37 @@ impl Workspace {
     }
 
     /// Which entries went into each request 1…M.
-    pub fn log(&mut self) -> Vec<LogRow> {
+    /// The request log's rows. Stops, answering `cancelled`, when someone
+    /// waits for the workspace (see [`super::interrupt`]).
+    pub fn log(&mut self) -> Result<Vec<LogRow>, AppError> {
         self.refresh();
-        self.preview
-            .log(&self.chat)
-            .into_iter()
-            .map(|r| LogRow {
-                request: r.request as u32,
-                used: r.budget.used,
-                limit: r.budget.limit,
-                injected: r
-                    .injected
-                    .iter()
-                    .map(|i| EntryRef {
-                        book: i.book as u32,
-                        id: i.id,
-                    })
-                    .collect(),
-            })
-            .collect()
+        let interrupt = self.interrupt.clone();
+        let mut rows = Vec::with_capacity(self.chat.len());
+        let whole = self.preview.log_each_while(
+            &self.chat,
+            || !interrupt.wanted(),
+            |r| {
+                rows.push(LogRow {
+                    request: r.request as u32,
+                    used: r.budget.used,
+                    limit: r.budget.limit,
+                    injected: r
+                        .injected
+                        .iter()
+                        .map(|i| EntryRef {
+                            book: i.book as u32,
+                            id: i.id,
+                        })
+                        .collect(),
+                })
+            },
+        );
+        if !whole {
+            return Err(AppError::cancelled(
+                "the request log gave way to a save or a newer request",
+            ));
+        }
+        Ok(rows)
     }
 
     /// The doc behind attached book position `book`.

@@ -81,7 +81,9 @@ export const api = {
   exportReport: (doc: number, format: ExportFormat) => call<Report>('export_report', { doc, format }),
   exportDialog: (doc: number, format: ExportFormat, intoCard: boolean) =>
     call<string>('export_dialog', { doc, format, intoCard }),
-  openRecent: (path: string) => call<OpenResult>('open_recent', { path }),
+  /** Opens as Open does: a native book at once, anything else (a book
+   *  that now needs repair) as an import waiting for confirmation. */
+  openRecent: (path: string) => call<ImportOutcome>('open_recent', { path }),
   /** `overwrite` saves over a file that changed on disk since it was
    *  opened; without it that is a `changed_on_disk` error. */
   save: (doc: number, overwrite = false) => call<string>('save', { doc, overwrite }),
@@ -116,6 +118,8 @@ export const api = {
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),
   discardRecovered: (id: string) => call<void>('discard_recovered', { id }),
+  /** Why recovery copies cannot be written now; `null` while they work. */
+  autosaveStatus: () => call<AppError | null>('autosave_status'),
   /** Titles the window; returns the title (the page takes it too). */
   setWindowTitle: (doc: number | null, untitled: string) => call<string>('set_window_title', { doc, untitled }),
   hasUnsaved: () => call<boolean>('has_unsaved'),

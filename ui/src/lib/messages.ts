@@ -146,6 +146,8 @@ const errorCodes = {
   not_text: 0,
   unreadable: 0,
   unwritable: 0,
+  read_only: 0,
+  export_over_book: 0,
   not_a_book: 0,
   cannot_export: 0,
   internal: 0,

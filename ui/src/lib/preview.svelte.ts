@@ -1,7 +1,7 @@
 // The live preview: what the engine computed for the chat and the attached
 // books, the request shown, the request log, and the preview settings
 // (chat, attached books, seed, prompt slot) that change it.
-import { api } from './ipc';
+import { api, toIpcError } from './ipc';
 import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
@@ -106,7 +106,7 @@ export class Preview {
         this.stPromptRev = patch.rev;
       }
       this.st = st;
-      if (this.showLog) this.stLog = await api.stLog();
+      if (this.showLog) await this.fetchLog();
       return;
     }
     const view = await api.preview(this.request, this.promptRev);
@@ -123,7 +123,20 @@ export class Preview {
     this.promptRev = patch.rev;
     this.view = view;
     this.names = nameMap(view);
-    if (this.showLog) this.log = await api.previewLog();
+    if (this.showLog) await this.fetchLog();
+  }
+
+  /** The request log under the rules in force. A log cut short because a
+   *  save, an autosave or a newer request needed the workspace answers
+   *  `cancelled`: it is asked again shortly, not reported. */
+  private async fetchLog() {
+    try {
+      if (this.sillytavern) this.stLog = await api.stLog();
+      else this.log = await api.previewLog();
+    } catch (e) {
+      if (toIpcError(e).kind !== 'cancelled') throw e;
+      setTimeout(this.schedule, 100);
+    }
   }
 
   /** The attached books as far as the rules and the card depend on them. */
@@ -179,8 +192,7 @@ export class Preview {
       this.stLog = [];
       return;
     }
-    if (this.sillytavern) this.stLog = await api.stLog();
-    else this.log = await api.previewLog();
+    await this.fetchLog();
   }
 
   /** Opens or closes the final prompt under SillyTavern's rules; closed,

@@ -9,10 +9,24 @@ export class Recovery {
   books = $state<RecoveredBook[]>([]);
   /** Whether the dialog shows the path of the recovery copy. */
   showFile = $state(false);
+  /** The user chose "Later": the dialog waits (the copies stay, and a
+   *  bar offers them again) until asked for. */
+  postponed = $state(false);
 
-  /** The book the dialog asks about. */
+  /** The book the dialog asks about (none while postponed). */
   get current(): RecoveredBook | null {
-    return this.books[0] ?? null;
+    return this.postponed ? null : (this.books[0] ?? null);
+  }
+
+  /** "Later": closes the dialog without deciding; nothing is deleted. */
+  postpone() {
+    this.postponed = true;
+  }
+
+  /** Shows the dialog again. */
+  resume() {
+    this.postponed = false;
+    this.showFile = false;
   }
 
   async refresh() {

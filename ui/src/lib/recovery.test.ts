@@ -94,4 +94,88 @@ describe('recovery and quitting', () => {
     expect(s.dialogs.confirm).toBeNull();
     expect(calls.some((c) => c.cmd === 'quit')).toBe(true);
   });
+
+  /** An edit whose send is answered only after `ms`: the close, reload or
+   *  switch must wait for it before reading the dirty flag. */
+  function delayedEdit(ms: number) {
+    let sent = false;
+    responses.update_entry = (a) =>
+      new Promise((resolve) =>
+        setTimeout(() => {
+          sent = true;
+          resolve({ ...detail(1, 'x'), entry: a.entry });
+        }, ms),
+      );
+    responses.app_state = () => state(sent);
+    responses.preview = () => ({ result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
+    return () => sent;
+  }
+
+  async function studioWithEntry() {
+    const s = new Studio();
+    s.docs.app = state(false);
+    s.docs.doc = 1;
+    s.docs.rows = [detail(1, 'Body').row];
+    await s.select(1);
+    return s;
+  }
+
+  it('closing a tab while an edit is in flight waits for it and asks', async () => {
+    const s = await studioWithEntry();
+    const sent = delayedEdit(50);
+    s.entry.edit({ content: 'typed just before closing' });
+    await s.closeBook(1);
+    expect(sent()).toBe(true);
+    expect(s.dialogs.confirm?.text).toContain('B');
+    expect(calls.some((c) => c.cmd === 'close_doc')).toBe(false);
+  });
+
+  it('a clean tab closes at once', async () => {
+    const s = await studioWithEntry();
+    await s.closeBook(1);
+    expect(s.dialogs.confirm).toBeNull();
+    expect(calls.some((c) => c.cmd === 'close_doc')).toBe(true);
+  });
+
+  it('reloading after an edit in flight asks instead of dropping the edit', async () => {
+    const s = await studioWithEntry();
+    const sent = delayedEdit(50);
+    s.entry.edit({ content: 'typed just before the reload' });
+    await s.reload(1);
+    expect(sent()).toBe(true);
+    expect(s.dialogs.confirm?.text).toContain('B');
+    expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(false);
+    // Chosen after a refused save, the reload drops the edits knowingly.
+    await s.reload(1, true);
+    expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(true);
+  });
+
+  it('switching books sends the edit in flight to the book it was made in', async () => {
+    const s = await studioWithEntry();
+    delayedEdit(50);
+    s.entry.edit({ content: 'typed just before switching' });
+    await s.switchDoc(2);
+    const update = calls.find((c) => c.cmd === 'update_entry');
+    expect(update?.args).toMatchObject({ doc: 1 });
+  });
+
+  it('the recovery dialog can be put off without deleting anything', async () => {
+    responses.list_recovered = () => [copy];
+    const s = new Studio();
+    await s.init();
+    expect(s.recovery.current?.id).toBe('r-1');
+    s.recovery.postpone();
+    expect(s.recovery.current).toBeNull();
+    expect(s.recovery.books.length).toBe(1);
+    expect(calls.some((c) => c.cmd === 'discard_recovered')).toBe(false);
+    s.recovery.resume();
+    expect(s.recovery.current?.id).toBe('r-1');
+  });
+
+  it('shows why recovery copies fail from the start', async () => {
+    responses.autosave_status = () => ({ kind: 'io', message: 'cannot write', code: { code: 'disk_full', file: '/data/recovery' } });
+    const s = new Studio();
+    await s.init();
+    expect(s.autosaveFailure?.code).toEqual({ code: 'disk_full', file: '/data/recovery' });
+  });
 });

@@ -15,7 +15,7 @@ import { Preview } from './preview.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
-import type { Catalog, ExportFormat, Note, StEdit } from './bindings';
+import type { AppError, Catalog, ExportFormat, Note, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
@@ -31,6 +31,9 @@ export class Studio {
   prefsLoaded = $state(false);
   /** What the engine offers: decorators, models, formats, limits. */
   catalog = $state<Catalog | null>(null);
+  /** Why recovery copies cannot be written, while they cannot: shown as a
+   *  lasting notice (Rust sends each change as `autosave-status`). */
+  autosaveFailure = $state<AppError | null>(null);
 
   readonly feedback = new Feedback((e) => errorText(this.t, e));
   readonly run = this.feedback.run;
@@ -93,6 +96,9 @@ export class Studio {
     // Asked even when the start-up above failed: it may be why the
     // recovered books are needed.
     await this.run(() => this.recovery.refresh());
+    await this.run(async () => {
+      this.autosaveFailure = await api.autosaveStatus();
+    });
   }
 
   /** Opens a book recovered from an earlier run. */
@@ -248,10 +254,13 @@ export class Studio {
 
   /** The answer to a question about a file changed on disk. */
   async resolveDisk(doc: number, answer: 'overwrite' | 'save_as' | 'reload' | 'keep') {
+    // After a refused save the user knows the book has edits: reloading
+    // drops them. Offered on focus, the book had none when asked.
+    const afterSave = this.dialogs.disk.find((d) => d.doc === doc)?.kind === 'save';
     this.dialogs.doneDisk(doc);
     if (answer === 'overwrite') await this.saveDoc(doc, false, true);
     if (answer === 'save_as') await this.saveDoc(doc, true, false);
-    if (answer === 'reload') await this.reload(doc);
+    if (answer === 'reload') await this.reload(doc, afterSave);
   }
 
   /** On window focus: offers to reload unmodified books changed on disk. */
@@ -262,13 +271,27 @@ export class Studio {
     }
   }
 
-  /** Reads `doc` again from its file, dropping its edits. */
-  async reload(doc: number) {
-    if (doc === this.docs.doc) this.entry.clear();
-    await api.reloadDoc(doc);
+  /** Reads `doc` again from its file, dropping its edits. The edit still
+   *  held here is sent and answered first, so the decision reads the book's
+   *  real state: a book that has edits by then is reloaded only when
+   *  `discardEdits` (the user chose to drop them) or after asking. */
+  async reload(doc: number, discardEdits = false) {
+    await this.entry.flush();
     await this.docs.refresh();
-    if (doc === this.docs.doc) await this.switchDoc(doc);
-    this.preview.schedule();
+    const d = this.docs.app?.docs.find((x) => x.id === doc);
+    if (!d) return;
+    const go = async () => {
+      if (doc === this.docs.doc) this.entry.clear();
+      await api.reloadDoc(doc);
+      await this.docs.refresh();
+      if (doc === this.docs.doc) await this.switchDoc(doc);
+      this.preview.schedule();
+    };
+    if (d.dirty && !discardEdits) {
+      this.dialogs.ask(this.t('confirm.reloadText', { name: d.name }), this.t('disk.reload'), () => void this.run(go));
+      return;
+    }
+    await go();
   }
 
   async newBook() {
@@ -324,8 +347,10 @@ export class Studio {
   }
 
   async openRecent(path: string) {
+    await this.entry.flush();
     const r = await api.openRecent(path);
-    await this.afterOpen([r.doc], r.notes);
+    if (r.kind === 'opened') await this.afterOpen([r.doc], r.notes);
+    await this.dialogs.refreshImports();
   }
 
   async afterOpen(docs: number[], notes: Note[]) {
@@ -346,7 +371,12 @@ export class Studio {
     this.feedback.add(await api.takeNotices());
   }
 
-  closeBook(doc: number) {
+  /** Closes `doc`, asking first when it has unsaved changes. The edit
+   *  still held here is sent and answered before the question, so an edit
+   *  in flight counts: the dirty flag read is the one Rust has after it. */
+  async closeBook(doc: number) {
+    await this.entry.flush();
+    await this.docs.refresh();
     const d = this.docs.app?.docs.find((x) => x.id === doc);
     if (!d) return;
     const close = async () => {
@@ -367,7 +397,7 @@ export class Studio {
     if (d.dirty) {
       this.dialogs.ask(this.t('confirm.closeText', { name: d.name }), this.t('confirm.close'), () => void this.run(close));
     } else {
-      void this.run(close);
+      await close();
     }
   }
 

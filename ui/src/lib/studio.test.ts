@@ -200,8 +200,13 @@ describe('studio', () => {
     s.docs.doc = 1;
     s.docs.rows = [detail(1, 'Body').row];
     s.docs.selected = [1];
-    responses.app_state = () => ({ ...(s.docs.app as object), docs: [] });
-    s.closeBook(1);
+    const open = s.docs.app;
+    let closed = false;
+    responses.close_doc = () => {
+      closed = true;
+    };
+    responses.app_state = () => (closed ? { ...(open as object), docs: [] } : open);
+    void s.closeBook(1);
     await vi.waitFor(() => expect(s.docs.doc).toBe(null));
     await vi.waitFor(() => expect(s.docs.selected).toEqual([]));
     expect(s.docs.rows).toEqual([]);

@@ -10,11 +10,17 @@
 //!   `.NAME.lbs-tmp-PID-N`, is recognisable: temporaries left by a killed
 //!   process (its PID gone, or older than [`STALE_TEMP_AGE`]) are removed by
 //!   the next write into the same folder.
-//! - The new file keeps the permissions of the one it replaces.
+//! - The new file keeps the permissions of the one it replaces, and has
+//!   them from the moment it is created: a file that replaces a private one
+//!   is created readable by its owner only, so no other user can open it
+//!   while it is written.
 //! - A target that is a symlink is resolved first: the file it points to is
 //!   replaced and the link stays a link.
 //! - [`write_with_backup`] first keeps the previous version as `NAME.bak`
-//!   beside the file (see [`backup_path`]).
+//!   beside the file (see [`backup_path`]). The new backup is made under a
+//!   temporary name and renamed over the last one, so there is always a
+//!   backup: never a moment when the old one is gone and the new one not
+//!   yet there.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -82,17 +88,24 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
         ));
     }
     remove_stale_temps(&dir, &name);
+    if backup {
+        remove_stale_temps(&dir, &format!("{name}.bak"));
+    }
     let existing = fs::metadata(&target).ok().filter(|m| m.is_file());
-    let (tmp, mut file) = create_temp(&dir, &name)?;
+    // Replacing a file: the temporary starts private and takes the old
+    // file's permissions before a byte is written (an fd opened while it
+    // was readable would keep reading whatever is written after).
+    let (tmp, mut file) = create_temp(&dir, &name, existing.is_some())?;
     let result = (|| {
-        file.write_all(bytes)?;
         if let Some(meta) = &existing {
             file.set_permissions(meta.permissions())?;
         }
+        step(Step::TempCreated, &tmp);
+        file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
         if backup && existing.is_some() {
-            keep_backup(&target);
+            keep_backup(&dir, &target);
         }
         fs::rename(&tmp, &target)?;
         sync_dir(&dir);
@@ -144,12 +157,22 @@ fn resolve_links(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Creates a new temporary file beside the target, never opening a file
-/// that already exists at its name.
-fn create_temp(dir: &Path, name: &str) -> io::Result<(PathBuf, File)> {
+/// that already exists at its name; `private` creates it readable and
+/// writable by its owner only (its permissions are set afterwards).
+fn create_temp(dir: &Path, name: &str, private: bool) -> io::Result<(PathBuf, File)> {
     loop {
         let n = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}{TEMP_MARK}{}-{n}", std::process::id()));
-        match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        #[cfg(not(unix))]
+        let _ = private;
+        match options.open(&tmp) {
             Ok(file) => return Ok((tmp, file)),
             // Someone else's file holds this name: take the next number.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -209,16 +232,74 @@ fn process_alive(pid: u32) -> bool {
     }
 }
 
-/// Keeps the current file at `target` as its backup, replacing the last.
-fn keep_backup(target: &Path) {
+/// Keeps the current file at `target` as its backup, replacing the last:
+/// the new backup is made under a temporary name in `dir` (created
+/// exclusively, so nothing planted there is followed) and renamed over the
+/// old one, which a rename replaces whole, a symlink planted at the
+/// backup's name included. Until that rename the old backup stays.
+fn keep_backup(dir: &Path, target: &Path) {
     let Ok(bak) = backup_path(target) else { return };
-    // Removing first means a symlink planted at the backup's name is
-    // replaced, not followed.
-    let _ = fs::remove_file(&bak);
-    if fs::hard_link(target, &bak).is_err() {
-        let _ = fs::copy(target, &bak);
+    let bak_name = bak.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = loop {
+        let n = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{bak_name}{TEMP_MARK}{}-{n}", std::process::id()));
+        match fs::hard_link(target, &tmp) {
+            Ok(()) => break Some(tmp),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            // No hard links here: a copy, into a file created exclusively.
+            Err(_) => {
+                let Ok((tmp, mut file)) = create_temp(dir, &bak_name, true) else {
+                    break None;
+                };
+                let copied = fs::read(target).and_then(|b| {
+                    if let Ok(meta) = fs::metadata(target) {
+                        file.set_permissions(meta.permissions())?;
+                    }
+                    file.write_all(&b)
+                });
+                if copied.is_err() {
+                    let _ = fs::remove_file(&tmp);
+                    break None;
+                }
+                break Some(tmp);
+            }
+        }
+    };
+    let Some(tmp) = tmp else { return };
+    step(Step::BackupMade, &tmp);
+    if fs::rename(&tmp, &bak).is_err() {
+        let _ = fs::remove_file(&tmp);
     }
 }
+
+/// The moments of a write a test can look at.
+#[cfg_attr(not(test), allow(dead_code))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// The temporary file exists, with its final permissions, still empty.
+    TempCreated,
+    /// The new backup exists under its temporary name, not yet renamed.
+    BackupMade,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Called at each [`Step`] of a write on this thread (tests only).
+    static STEP_HOOK: std::cell::RefCell<Option<Box<dyn FnMut(Step, &Path)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+#[cfg(test)]
+fn step(at: Step, path: &Path) {
+    STEP_HOOK.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f(at, path)
+        }
+    });
+}
+
+#[cfg(not(test))]
+fn step(_: Step, _: &Path) {}
 
 /// Persists a rename in `dir`. Folders cannot be opened for syncing on
 /// every platform, so a failure here is not an error.

@@ -292,3 +292,81 @@ fn a_kill_in_the_middle_of_a_save_leaves_old_or_new() {
     eprintln!("fault injection: 30 kills, {torn_temps} mid-write");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Runs `f` with `hook` called at every [`Step`] of the writes it makes.
+fn with_steps(hook: impl FnMut(Step, &Path) + 'static, f: impl FnOnce()) {
+    STEP_HOOK.with(|h| *h.borrow_mut() = Some(Box::new(hook)));
+    f();
+    STEP_HOOK.with(|h| *h.borrow_mut() = None);
+}
+
+#[test]
+fn the_last_backup_stays_until_the_new_one_replaces_it() {
+    let dir = temp_dir("bak-order");
+    let path = dir.join("book.json");
+    write_with_backup(&path, b"v1").unwrap();
+    write_with_backup(&path, b"v2").unwrap();
+    let bak = dir.join("book.json.bak");
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let record = seen.clone();
+    let watched = bak.clone();
+    with_steps(
+        move |at, _| record.borrow_mut().push((at, fs::read(&watched).ok())),
+        || write_with_backup(&path, b"v3").unwrap(),
+    );
+    let seen = seen.borrow();
+    assert!(
+        seen.iter().any(|(at, _)| *at == Step::BackupMade),
+        "{seen:?}"
+    );
+    for (at, bytes) in seen.iter() {
+        assert_eq!(
+            bytes.as_deref(),
+            Some(&b"v1"[..]),
+            "at {at:?} the last backup must still be there"
+        );
+    }
+    assert_eq!(fs::read(&bak).unwrap(), b"v2");
+    assert!(temps_in(&dir).is_empty(), "{:?}", temps_in(&dir));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_temporary_replacing_a_private_file_is_never_readable_by_others() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("private");
+    let path = dir.join("book.json");
+    fs::write(&path, b"secret v1").unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+    let modes = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let record = modes.clone();
+    with_steps(
+        move |at, tmp| {
+            let mode = fs::metadata(tmp).unwrap().permissions().mode() & 0o777;
+            record.borrow_mut().push((at, mode));
+        },
+        || write_with_backup(&path, b"secret v2").unwrap(),
+    );
+    let modes = modes.borrow();
+    assert!(!modes.is_empty());
+    for (at, mode) in modes.iter() {
+        assert_eq!(mode & 0o077, 0, "at {at:?} the temporary had mode {mode:o}");
+    }
+    assert_eq!(
+        fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_backup_temporary_left_by_a_dead_writer_is_removed() {
+    let dir = temp_dir("bak-stale");
+    let path = dir.join("f");
+    let dead = dir.join(format!(".f.bak{TEMP_MARK}4294967295-0"));
+    fs::write(&dead, b"x").unwrap();
+    write_with_backup(&path, b"v1").unwrap();
+    assert!(!dead.exists());
+    fs::remove_dir_all(&dir).unwrap();
+}

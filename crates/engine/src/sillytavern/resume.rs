@@ -100,8 +100,24 @@ impl StPreview {
         from: usize,
         max_context: u32,
         log: &mut TimedLog,
-        mut each: impl FnMut(StResult),
+        each: impl FnMut(StResult),
     ) {
+        self.log_from_while(chat, from, max_context, log, || true, each);
+    }
+
+    /// [`StPreview::log_from`] that asks `keep_going` before each request
+    /// and stops when it says no (a newer request or a closing window wants
+    /// the caller's lock); returns whether it ran to the end. What it ran is
+    /// kept in `log`, so the next call resumes there.
+    pub fn log_from_while(
+        &mut self,
+        chat: &[Message],
+        from: usize,
+        max_context: u32,
+        log: &mut TimedLog,
+        mut keep_going: impl FnMut() -> bool,
+        mut each: impl FnMut(StResult),
+    ) -> bool {
         self.resume(chat, max_context, log);
         let from = from.min(chat.len());
         let start = if self.timed {
@@ -116,6 +132,9 @@ impl StPreview {
         };
         let mut state = log.states[start].clone();
         for i in start + 1..=chat.len() {
+            if !keep_going() {
+                return false;
+            }
             let r = self.request(&chat[..i], max_context, &mut state);
             if i > log.kept() {
                 log.chat.push(chat[i - 1].clone());
@@ -125,5 +144,6 @@ impl StPreview {
                 each(r);
             }
         }
+        true
     }
 }

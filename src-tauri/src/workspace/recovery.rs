@@ -141,13 +141,39 @@ fn claim(dir: &Path, run: &str) -> Option<Option<std::fs::File>> {
     else {
         return Some(None);
     };
-    match file.try_lock() {
+    match try_lock(&file) {
         Ok(()) => Some(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => None,
+        Err(Busy) => None,
         // A file system without locks: nothing tells a live run from an
         // ended one, so only the age of its copies could; count it ended.
-        Err(std::fs::TryLockError::Error(_)) => Some(None),
+        Err(_) => Some(None),
     }
+}
+
+/// Why [`try_lock`] failed: another process holds the lock, or locks do
+/// not work here.
+#[derive(Debug)]
+enum LockError {
+    Busy,
+    Unsupported,
+}
+use LockError::Busy;
+
+/// An exclusive, non-blocking `flock` on `file`, released when the file is
+/// closed or the process ends, however it ends.
+#[cfg(unix)]
+fn try_lock(file: &std::fs::File) -> Result<(), LockError> {
+    use rustix::fs::{flock, FlockOperation};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Err(LockError::Busy),
+        Err(_) => Err(LockError::Unsupported),
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &std::fs::File) -> Result<(), LockError> {
+    Err(LockError::Unsupported)
 }
 
 /// The run part of a copy's key `<run>-<doc>`.
@@ -194,7 +220,7 @@ impl Recovery {
         else {
             return;
         };
-        if file.try_lock().is_ok() {
+        if try_lock(&file).is_ok() {
             self.lock = Some(file);
         }
     }

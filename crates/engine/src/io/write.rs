@@ -88,9 +88,8 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
         ));
     }
     remove_stale_temps(&dir, &name);
-    if backup {
-        remove_stale_temps(&dir, &format!("{name}.bak"));
-    }
+    // And those of a killed writer's backup, whatever this write keeps.
+    remove_stale_temps(&dir, &format!("{name}.bak"));
     let existing = fs::metadata(&target).ok().filter(|m| m.is_file());
     // Replacing a file: the temporary starts private and takes the old
     // file's permissions before a byte is written (an fd opened while it
@@ -282,10 +281,14 @@ enum Step {
     BackupMade,
 }
 
+/// What a test runs at each [`Step`].
+#[cfg(test)]
+type StepHook = Box<dyn FnMut(Step, &Path)>;
+
 #[cfg(test)]
 thread_local! {
     /// Called at each [`Step`] of a write on this thread (tests only).
-    static STEP_HOOK: std::cell::RefCell<Option<Box<dyn FnMut(Step, &Path)>>> =
+    static STEP_HOOK: std::cell::RefCell<Option<StepHook>> =
         const { std::cell::RefCell::new(None) };
 }
 

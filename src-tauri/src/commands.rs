@@ -51,6 +51,13 @@ impl AppState {
         let _want = self.interrupt.want();
         self.ws.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// [`crate::workspace::recovery::has_unsaved`] after asking long work
+    /// to give way (off the main thread: the quit command, the app's exit).
+    pub fn has_unsaved_soon(&self) -> bool {
+        let _want = self.interrupt.want();
+        crate::workspace::recovery::has_unsaved(&self.ws)
+    }
 }
 
 impl Default for AppState {
@@ -656,8 +663,7 @@ pub fn set_window_title(
 /// answers yes even when every flag reads clean.
 #[tauri::command(async)]
 pub fn has_unsaved(s: State<'_, AppState>) -> bool {
-    let _want = s.interrupt.want();
-    crate::workspace::recovery::has_unsaved(&s.ws)
+    s.has_unsaved_soon()
 }
 
 /// Closes the window even with unsaved changes (after the UI asked).

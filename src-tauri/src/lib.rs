@@ -295,11 +295,7 @@ pub fn run() {
             // those of a kill or a crash, to be offered next time.
             if let RunEvent::Exit = event {
                 let confirmed = QUIT_CONFIRMED.load(std::sync::atomic::Ordering::SeqCst);
-                let unsaved = {
-                    let state = app.state::<AppState>();
-                    let _want = state.interrupt.want();
-                    recovery::has_unsaved(&state.ws)
-                };
+                let unsaved = app.state::<AppState>().has_unsaved_soon();
                 if confirmed || !unsaved {
                     if let Some(rec) = app.try_state::<RecoveryState>() {
                         rec.0.lock().unwrap_or_else(|p| p.into_inner()).forget_all();

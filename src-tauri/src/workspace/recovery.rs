@@ -143,7 +143,7 @@ fn claim(dir: &Path, run: &str) -> Option<Option<std::fs::File>> {
     };
     match try_lock(&file) {
         Ok(()) => Some(Some(file)),
-        Err(Busy) => None,
+        Err(LockError::Busy) => None,
         // A file system without locks: nothing tells a live run from an
         // ended one, so only the age of its copies could; count it ended.
         Err(_) => Some(None),
@@ -157,8 +157,6 @@ enum LockError {
     Busy,
     Unsupported,
 }
-use LockError::Busy;
-
 /// An exclusive, non-blocking `flock` on `file`, released when the file is
 /// closed or the process ends, however it ends.
 #[cfg(unix)]
@@ -437,17 +435,18 @@ impl Recovery {
         ))
     }
 
-    /// The listed copy `id`, with its run's lock held until the returned
-    /// guard is dropped; any other name is refused, so the webview cannot
-    /// name a file outside the recovery folder, nor a running instance's
-    /// copy.
+    /// Copy `id` of an ended run, as [`Recovery::list`] would offer it,
+    /// with that run's lock held until the returned guard is dropped; any
+    /// other name is refused, so the webview cannot name a file outside the
+    /// recovery folder (no path separators: only a key whose two files are
+    /// in the folder reads), nor this run's or a running instance's copy.
     fn claimed(
         &self,
         id: &str,
     ) -> Result<(RecoveredBook, Option<Fingerprint>, Option<std::fs::File>), AppError> {
         let refused = || AppError::not_found(format!("no recovered book \"{id}\""));
         let run = run_of(id);
-        if run == self.run || !self.list().iter().any(|r| r.id == id) {
+        if run == self.run || id.contains(['/', '\\']) {
             return Err(refused());
         }
         let guard = claim(&self.dir, run).ok_or_else(refused)?;
@@ -729,7 +728,7 @@ mod tests {
 
     /// The child of the test above (does nothing when run on its own).
     #[test]
-    #[ignore]
+    #[ignore = "a helper process for the SIGKILL test"]
     fn instance_child() {
         let Some(dir) = std::env::var_os("LOREBOOK_RECOVERY_CHILD") else {
             return;
@@ -741,12 +740,13 @@ mod tests {
         std::thread::sleep(Duration::from_secs(60));
     }
 
-    /// A book restored after a crash remembers its file as it was when the
-    /// copy was made: a file changed while the app was down (a `git pull`)
-    /// is not overwritten without asking.
-    #[test]
-    fn a_restored_book_asks_before_saving_over_a_file_changed_meanwhile() {
-        let tmp = TempDir::new("fingerprint");
+    /// A book opened from a file in `tmp`, edited and copied, then the app
+    /// dies; `meanwhile` changes the file; the next run restores the copy.
+    /// Returns that run's workspace, the restored doc and the file.
+    fn restored_after_crash(
+        tmp: &TempDir,
+        meanwhile: impl FnOnce(&Path),
+    ) -> (Workspace, u32, PathBuf) {
         let file = tmp.0.join("book.json");
         std::fs::write(
             &file,
@@ -758,12 +758,23 @@ mod tests {
         ws.add_entry(doc).unwrap();
         let mut rec = Recovery::new(&tmp.0);
         tick(&mut rec, &ws);
-        // The app dies; someone changes the file.
         let mut rec2 = after_crash(&mut rec, &tmp.0);
-        std::fs::write(&file, b"{\"name\": \"changed by git\", \"entries\": []}").unwrap();
+        meanwhile(&file);
         let mut ws2 = Workspace::default();
         let id = rec2.list()[0].id.clone();
         let restored = rec2.restore(&mut ws2, &id).unwrap();
+        (ws2, restored, file)
+    }
+
+    /// A book restored after a crash remembers its file as it was when the
+    /// copy was made: a file changed while the app was down (a `git pull`)
+    /// is not overwritten without asking.
+    #[test]
+    fn a_restored_book_asks_before_saving_over_a_file_changed_meanwhile() {
+        let tmp = TempDir::new("fingerprint");
+        let (mut ws2, restored, file) = restored_after_crash(&tmp, |file| {
+            std::fs::write(file, b"{\"name\": \"changed by git\", \"entries\": []}").unwrap()
+        });
         let err = ws2.save(restored, None, false).unwrap_err();
         assert_eq!(err.kind, crate::error::ErrorKind::ChangedOnDisk, "{err:?}");
         assert!(std::fs::read_to_string(&file)
@@ -780,21 +791,7 @@ mod tests {
     #[test]
     fn a_restored_book_saves_over_its_unchanged_file() {
         let tmp = TempDir::new("fingerprint-same");
-        let file = tmp.0.join("book.json");
-        std::fs::write(
-            &file,
-            native::to_bytes(&Workspace::with_sample().docs[0].book),
-        )
-        .unwrap();
-        let mut ws = Workspace::default();
-        let doc = ws.open_path(&file).unwrap().doc;
-        ws.add_entry(doc).unwrap();
-        let mut rec = Recovery::new(&tmp.0);
-        tick(&mut rec, &ws);
-        let mut rec2 = after_crash(&mut rec, &tmp.0);
-        let mut ws2 = Workspace::default();
-        let id = rec2.list()[0].id.clone();
-        let restored = rec2.restore(&mut ws2, &id).unwrap();
+        let (mut ws2, restored, _) = restored_after_crash(&tmp, |_| {});
         ws2.save(restored, None, false).unwrap();
     }
 

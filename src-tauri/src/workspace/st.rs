@@ -598,9 +598,7 @@ impl Workspace {
         if !whole {
             // The rows and timed states so far are kept: the next call
             // resumes there.
-            return Err(AppError::cancelled(
-                "the request log gave way to a save or a newer request",
-            ));
+            return Err(super::interrupt::gave_way());
         }
         Ok(c.rows.clone())
     }

@@ -277,9 +277,7 @@ impl Workspace {
             },
         );
         if !whole {
-            return Err(AppError::cancelled(
-                "the request log gave way to a save or a newer request",
-            ));
+            return Err(super::interrupt::gave_way());
         }
         Ok(rows)
     }

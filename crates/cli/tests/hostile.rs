@@ -62,7 +62,10 @@ fn bounded(args: &[&str], limit: Duration) -> (Output, Option<u64>) {
     let text = String::from_utf8_lossy(&stderr);
     let peak = text
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
         .and_then(|n| n.parse().ok());
     eprintln!(
         "lorebook {:?}…: {:?}, peak {:?} KiB",
@@ -150,12 +153,17 @@ fn unclosed_macro_openers_do_not_stall_the_sillytavern_preview() {
     );
     std::fs::write(
         &card,
-        json!({"spec": "chara_card_v2", "data": {"name": "Mira", "scenario": scenario}}).to_string(),
+        json!({"spec": "chara_card_v2", "data": {"name": "Mira", "scenario": scenario}})
+            .to_string(),
     )
     .unwrap();
     let chat = chat("macros.txt", "User: hello\n");
     let out = st_preview(&book, &chat, &["--st-sources", card.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -164,16 +172,27 @@ fn a_regex_key_of_300k_alternatives_is_refused_under_both_rules() {
     let key = format!("/{}/", alternatives.join("|"));
     let book = st_book(
         "huge-regex.json",
-        vec![json!({"key": [key], "comment": "huge"}), json!({"key": ["w1"]})],
+        vec![
+            json!({"key": [key], "comment": "huge"}),
+            json!({"key": ["w1"]}),
+        ],
     );
     let chat = chat("huge-regex.txt", "User: w1 w2\n");
     let out = st_preview(&book, &chat, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("is too large to compile"), "{stdout}");
     // The guide's rules read the same book: the key is an error, not a crash.
     let out = preview(&["preview", &book, "--chat", &chat]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -183,9 +202,16 @@ fn two_thousand_catastrophic_regex_keys_share_one_request_budget() {
         .collect();
     entries.push(json!({"key": ["lamp"], "comment": "cheap"}));
     let book = st_book("catastrophic.json", entries);
-    let chat = chat("catastrophic.txt", &format!("User: the lamp {}b\n", "a".repeat(40)));
+    let chat = chat(
+        "catastrophic.txt",
+        &format!("User: the lamp {}b\n", "a".repeat(40)),
+    );
     let out = st_preview(&book, &chat, &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("took too long on this chat"), "{stdout}");
     assert!(stdout.contains("used up this request's time"), "{stdout}");
@@ -209,7 +235,9 @@ fn refused(path: &str, expected: &str, st: bool) {
 fn a_png_of_millions_of_empty_chunks_is_refused_within_memory() {
     let n = (256 << 20) / 12 - 8;
     let mut png = Vec::with_capacity(12 * n + 64);
-    png.extend_from_slice(b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\0\0\0\0");
+    png.extend_from_slice(
+        b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\0\0\0\0",
+    );
     for _ in 0..n {
         png.extend_from_slice(b"\0\0\0\0abCD\0\0\0\0");
     }

@@ -116,7 +116,10 @@ fn unclosed_macro_openers_expand_in_linear_time() {
 
 /// A regex key of `n` alternatives.
 fn alternatives(n: usize) -> String {
-    (0..n).map(|i| format!("w{i}")).collect::<Vec<_>>().join("|")
+    (0..n)
+        .map(|i| format!("w{i}"))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 /// A key of hundreds of thousands of alternatives overflowed the stack of
@@ -145,7 +148,11 @@ fn a_regex_key_of_300k_alternatives_is_refused_not_a_stack_overflow() {
     assert!(
         diagnostics.iter().any(|d| matches!(
             &d.message,
-            DiagnosticMessage::RegexTooLarge { limit: PatternLimit::Length, secondary: false, .. }
+            DiagnosticMessage::RegexTooLarge {
+                limit: PatternLimit::Length,
+                secondary: false,
+                ..
+            }
         )),
         "{diagnostics:?}"
     );
@@ -173,15 +180,27 @@ fn a_regex_key_of_300k_alternatives_is_refused_not_a_stack_overflow() {
 fn regex_pattern_caps_just_under_and_just_over() {
     let _serial = serial();
     let cases = [
-        (alternatives(MAX_REGEX_ALTERNATIVES + 1), alternatives(MAX_REGEX_ALTERNATIVES + 2), PatternLimit::Alternatives),
+        (
+            alternatives(MAX_REGEX_ALTERNATIVES + 1),
+            alternatives(MAX_REGEX_ALTERNATIVES + 2),
+            PatternLimit::Alternatives,
+        ),
         (
             format!("(w1){}", "()".repeat(MAX_REGEX_GROUPS - 1)),
             format!("(w1){}", "()".repeat(MAX_REGEX_GROUPS)),
             PatternLimit::Groups,
         ),
         (
-            format!("{}a{}", "(".repeat(MAX_REGEX_NESTING), ")".repeat(MAX_REGEX_NESTING)),
-            format!("{}a{}", "(".repeat(MAX_REGEX_NESTING + 1), ")".repeat(MAX_REGEX_NESTING + 1)),
+            format!(
+                "{}a{}",
+                "(".repeat(MAX_REGEX_NESTING),
+                ")".repeat(MAX_REGEX_NESTING)
+            ),
+            format!(
+                "{}a{}",
+                "(".repeat(MAX_REGEX_NESTING + 1),
+                ")".repeat(MAX_REGEX_NESTING + 1)
+            ),
             PatternLimit::Nesting,
         ),
     ];
@@ -195,7 +214,11 @@ fn regex_pattern_caps_just_under_and_just_over() {
             let mut p = st_preview(json!([{"key": [under_key]}, {"key": [over_key]}]));
             p.request(&user("w1 a"), 8192, &mut TimedState::default())
         });
-        assert_eq!(r.injected.iter().map(|i| i.id).collect::<Vec<_>>(), [0], "{limit:?}");
+        assert_eq!(
+            r.injected.iter().map(|i| i.id).collect::<Vec<_>>(),
+            [0],
+            "{limit:?}"
+        );
         assert!(detail(&r, 1).1.contains("too large"), "{limit:?}");
     }
     let max = matcher::MAX_REGEX_PATTERN_BYTES;

@@ -17,8 +17,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
 use super::matching::{
-    self, is_js_ws, js_trim, substitute, GiveUp, Haystack, KeyMode, Names, RegexCache,
-    RequestSteps,
+    self, is_js_ws, js_trim, substitute, GiveUp, Haystack, KeyMode, Names, RegexCache, RequestSteps,
 };
 
 /// One compiled key.

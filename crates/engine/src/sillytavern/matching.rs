@@ -355,8 +355,7 @@ pub fn matches(hay: &mut Haystack, key: &str, mode: KeyMode, regexes: &mut Regex
         }
         let left = hay.steps.get();
         if left == 0 {
-            hay.given_up
-                .push((key.to_string(), GiveUp::RequestBudget));
+            hay.given_up.push((key.to_string(), GiveUp::RequestBudget));
             return false;
         }
         let own = regex_step_budget(hay.utf16().len(), r.pattern_units as usize);

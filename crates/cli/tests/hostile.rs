@@ -275,7 +275,9 @@ fn a_charx_listing_millions_of_files_is_refused_within_memory() {
     zip.extend_from_slice(b"PK\x06\x07\0\0\0\0");
     zip.extend_from_slice(&eocd64.to_le_bytes());
     zip.extend_from_slice(&1u32.to_le_bytes());
-    zip.extend_from_slice(b"PK\x05\x06\0\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\0\0");
+    zip.extend_from_slice(
+        b"PK\x05\x06\0\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\0\0",
+    );
     let path = tmp("many-files.charx");
     std::fs::write(&path, &zip).unwrap();
     drop(zip);

@@ -25,7 +25,7 @@ pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
 /// The metadata line of a SillyTavern `.jsonl` chat, when there is one.
 fn chat_header(text: &str) -> Option<Value> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
-    let v: Value = serde_json::from_str(first).ok()?;
+    let v: Value = lorebook_engine::formats::parse_json(first.as_bytes()).ok()?;
     (v.is_object() && v.get("mes").is_none()).then_some(v)
 }
 
@@ -34,10 +34,7 @@ fn settings_of(path: Option<&Path>) -> Result<StSettings, String> {
         return Ok(StSettings::default());
     };
     let text = read_text(path)?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))?;
-    StSettings::from_value(&value).map_err(|e| format!("{}: {e}", path.display()))
+    StSettings::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The match sources and the prompt's card fields: from a character card
@@ -47,7 +44,9 @@ fn sources_of(path: Option<&Path>) -> Result<(MatchSources, StPromptInputs), Str
         return Ok((MatchSources::default(), StPromptInputs::default()));
     };
     let text = read_text(path)?;
-    let value: Value = serde_json::from_str(text.strip_prefix('\u{feff}').unwrap_or(&text))
+    // The JSON caps of books: a card of millions of empty arrays is refused
+    // before it is parsed.
+    let value: Value = lorebook_engine::formats::parse_json(text.as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     if let Some(data) = value.get("data").filter(|d| d.is_object()) {
         let field = |p: &str| {

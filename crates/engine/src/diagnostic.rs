@@ -80,12 +80,48 @@ pub enum DiagnosticMessage {
         secondary: bool,
         error: String,
     },
+    /// A regex key whose pattern is past a cap on its text
+    /// (`matcher::regex_too_large`): `limit` says which, `max` its value.
+    /// It is never compiled and never matches.
+    RegexTooLarge {
+        key: String,
+        secondary: bool,
+        limit: PatternLimit,
+        max: u32,
+    },
     /// A selective entry whose secondary keys are all empty. SillyTavern
     /// saves every plain entry this way, and the entry behaves as not
     /// selective, so it is only a [`Severity::Hint`].
     SelectiveWithoutSecondary,
     /// An enabled, non-constant entry without a usable primary key.
     NoKeys,
+}
+
+/// Which cap on a regex key's pattern text it is past
+/// ([`DiagnosticMessage::RegexTooLarge`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum PatternLimit {
+    /// Bytes of the pattern.
+    Length,
+    /// `|` in it.
+    Alternatives,
+    /// `(` in it.
+    Groups,
+    /// Groups inside groups.
+    Nesting,
+}
+
+impl fmt::Display for PatternLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PatternLimit::Length => "bytes",
+            PatternLimit::Alternatives => "alternatives (|)",
+            PatternLimit::Groups => "groups",
+            PatternLimit::Nesting => "levels of nested groups",
+        })
+    }
 }
 
 /// Why a decorator refused its argument.
@@ -142,6 +178,20 @@ impl fmt::Display for DiagnosticMessage {
             } => {
                 let which = if *secondary { "secondary key" } else { "key" };
                 write!(f, "{which} \"{key}\" is an invalid regex: {error}")
+            }
+            Self::RegexTooLarge {
+                key,
+                secondary,
+                limit,
+                max,
+            } => {
+                let which = if *secondary { "secondary key" } else { "key" };
+                let shown: String = key.chars().take(40).collect();
+                let more = if shown.len() < key.len() { "…" } else { "" };
+                write!(
+                    f,
+                    "{which} \"{shown}{more}\" is too large a regex: past the limit of {max} {limit}; it never matches"
+                )
             }
             Self::SelectiveWithoutSecondary => {
                 f.write_str("selective without secondary keys: behaves as not selective")

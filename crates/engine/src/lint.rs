@@ -69,14 +69,23 @@ pub fn entry_lints(e: &Entry, primary: usize, secondary: usize) -> Vec<Diagnosti
 
 /// The diagnostic of a key whose pattern did not compile.
 pub fn key_error(err: &KeyError) -> Diagnostic {
-    Diagnostic {
-        line: None,
-        severity: Severity::Error,
-        message: DiagnosticMessage::InvalidRegex {
+    let message = match err.too_large {
+        Some((limit, max)) => DiagnosticMessage::RegexTooLarge {
+            key: err.key.clone(),
+            secondary: err.owner.secondary,
+            limit,
+            max: max as u32,
+        },
+        None => DiagnosticMessage::InvalidRegex {
             key: err.key.clone(),
             secondary: err.owner.secondary,
             error: err.message.clone(),
         },
+    };
+    Diagnostic {
+        line: None,
+        severity: Severity::Error,
+        message,
     }
 }
 

@@ -23,6 +23,8 @@ use regex_automata::meta::{self, Regex};
 use regex_automata::util::syntax;
 use serde::Serialize;
 
+pub use crate::diagnostic::PatternLimit;
+
 /// Index of a key in [`Matcher::keys`].
 pub type KeyId = u32;
 
@@ -80,6 +82,9 @@ pub struct KeyError {
     pub owner: KeyOwner,
     pub key: String,
     pub message: String,
+    /// Set when the pattern is past a cap on its text
+    /// ([`regex_too_large`]): which one, and its value.
+    pub too_large: Option<(PatternLimit, usize)>,
 }
 
 /// Compiled keys of a set of entries.
@@ -196,12 +201,77 @@ pub const MAX_REGEX_BYTES: usize = 1 << 22;
 /// were added, so the same book always refuses the same keys.
 pub const MAX_REGEXES_BYTES: usize = 256 << 20;
 
+/// The longest regex key pattern compiled, in bytes.
+pub const MAX_REGEX_PATTERN_BYTES: usize = 64 * 1024;
+/// The most alternatives (`|`) a regex key pattern may have.
+pub const MAX_REGEX_ALTERNATIVES: usize = 2_000;
+/// The most groups (`(`) a regex key pattern may have.
+pub const MAX_REGEX_GROUPS: usize = 2_000;
+/// How deep groups may nest in a regex key pattern.
+pub const MAX_REGEX_NESTING: usize = 64;
+
+/// Whether a regex key pattern is past the caps on its text, checked
+/// before it is compiled (under both rules: the `regex` crate here, the
+/// vendored `regress` under SillyTavern's): which limit, and its value.
+/// The regex engines parse, optimise and drop a pattern with recursive
+/// passes (`regress` nests one level per alternative), so a pattern of
+/// hundreds of thousands of alternatives overflowed the stack before any
+/// size limit of theirs applied. Escapes and bracket classes are skipped
+/// when counting, so a literal `\|` or `[(]` does not count.
+pub fn regex_too_large(pattern: &str) -> Option<(PatternLimit, usize)> {
+    if pattern.len() > MAX_REGEX_PATTERN_BYTES {
+        return Some((PatternLimit::Length, MAX_REGEX_PATTERN_BYTES));
+    }
+    let (mut alternatives, mut groups, mut depth) = (0usize, 0usize, 0usize);
+    let mut bytes = pattern.bytes();
+    while let Some(b) = bytes.next() {
+        match b {
+            b'\\' => {
+                bytes.next();
+            }
+            b'[' => {
+                while let Some(b) = bytes.next() {
+                    match b {
+                        b'\\' => {
+                            bytes.next();
+                        }
+                        b']' => break,
+                        _ => {}
+                    }
+                }
+            }
+            b'|' => {
+                alternatives += 1;
+                if alternatives > MAX_REGEX_ALTERNATIVES {
+                    return Some((PatternLimit::Alternatives, MAX_REGEX_ALTERNATIVES));
+                }
+            }
+            b'(' => {
+                groups += 1;
+                depth += 1;
+                if groups > MAX_REGEX_GROUPS {
+                    return Some((PatternLimit::Groups, MAX_REGEX_GROUPS));
+                }
+                if depth > MAX_REGEX_NESTING {
+                    return Some((PatternLimit::Nesting, MAX_REGEX_NESTING));
+                }
+            }
+            b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Compiles a regex key as the `regex` crate's `Regex::new` would (the same
 /// engine, its configuration spelled out), with its size capped at `limit`.
 /// The one-pass DFA and the bounded backtracker only serve searches for
 /// capture groups, which keys never ask for: without them a key takes
 /// 17 KiB instead of 27 KiB, and finds the same matches.
 fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, String> {
+    if let Some((limit, max)) = regex_too_large(pattern) {
+        return Err(format!("the pattern is past its limit of {max} {limit}"));
+    }
     let syntax = syntax::Config::new()
         .utf8(true)
         .case_insensitive(flags.contains('i'))
@@ -284,6 +354,7 @@ impl MatcherBuilder {
                         owner,
                         key: key.to_string(),
                         message,
+                        too_large: regex_too_large(pattern),
                     });
                     KeyKind::Invalid
                 }

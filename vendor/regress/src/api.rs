@@ -580,6 +580,40 @@ impl Regex {
         .first_match_limited(start)
     }
 
+    /// Vendored change: as [`Regex::find_from_utf16_limited`], with the
+    /// steps the search took (all of `steps` when it ran out).
+    #[cfg(feature = "utf16")]
+    pub fn find_from_utf16_counted(
+        &self,
+        text: &[u16],
+        start: usize,
+        steps: u64,
+    ) -> (Result<Option<Match>, StepLimitExceeded>, u64) {
+        let input = Utf16Input::new(text, self.cr.flags.unicode);
+        super::classicalbacktrack::BacktrackExecutor::new(
+            input,
+            MatchAttempter::with_step_limit(&self.cr, input.left_end(), steps),
+        )
+        .first_match_counted(start)
+    }
+
+    /// Vendored change: as [`Regex::find_from_ucs2_limited`], with the
+    /// steps the search took (all of `steps` when it ran out).
+    #[cfg(feature = "utf16")]
+    pub fn find_from_ucs2_counted(
+        &self,
+        text: &[u16],
+        start: usize,
+        steps: u64,
+    ) -> (Result<Option<Match>, StepLimitExceeded>, u64) {
+        let input = Ucs2Input::new(text, self.cr.flags.unicode);
+        super::classicalbacktrack::BacktrackExecutor::new(
+            input,
+            MatchAttempter::with_step_limit(&self.cr, input.left_end(), steps),
+        )
+        .first_match_counted(start)
+    }
+
     /// Replaces the first match of the regex in `text` with the replacement string.
     ///
     /// The replacement string may contain capture group references in the form `$1`, `$2`, etc.,

@@ -1125,19 +1125,30 @@ impl<Input: InputIndexer> BacktrackExecutor<'_, Input> {
     /// Vendored change: the first match at or after `start`, or `Err` when
     /// the matcher's step budget ran out before the search decided.
     pub(crate) fn first_match_limited(
-        mut self,
+        self,
         start: usize,
     ) -> Result<Option<Match>, crate::api::StepLimitExceeded> {
+        self.first_match_counted(start).0
+    }
+
+    /// Vendored change: [`Self::first_match_limited`] and the steps the
+    /// search took (all of the budget when it ran out).
+    pub(crate) fn first_match_counted(
+        mut self,
+        start: usize,
+    ) -> (Result<Option<Match>, crate::api::StepLimitExceeded>, u64) {
         use exec::MatchProducer;
+        let budget = self.matcher.steps_left;
         let Some(pos) = self.initial_position(start) else {
-            return Ok(None);
+            return (Ok(None), 0);
         };
         let mut next = None;
         let found = self.next_match(pos, &mut next);
+        let used = budget - self.matcher.steps_left;
         if self.matcher.out_of_steps {
-            Err(crate::api::StepLimitExceeded)
+            (Err(crate::api::StepLimitExceeded), used)
         } else {
-            Ok(found)
+            (Ok(found), used)
         }
     }
 }

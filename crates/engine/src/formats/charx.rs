@@ -27,6 +27,30 @@ pub(crate) const SIGNATURE: &[u8] = b"PK\x03\x04";
 /// The largest `card.json` accepted (uncompressed).
 const MAX_CARD_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The most files an archive may list. The `zip` crate reads the whole
+/// central directory into memory before any file can be found, some
+/// hundreds of bytes a file: a 256 MiB archive of millions of empty
+/// entries took gigabytes. A card has its `card.json` and its assets.
+pub const MAX_CHARX_ENTRIES: usize = 65_535;
+
+/// An upper bound on the files the central directory lists: each of its
+/// records starts with this signature, so an archive holding it fewer
+/// times cannot list more files. Counting stops past `cap`.
+fn central_records(zip: &[u8], cap: usize) -> usize {
+    let mut count = 0;
+    let mut at = 0;
+    while let Some(i) = zip[at..].iter().position(|&b| b == b'P') {
+        at += i + 1;
+        if zip[at..].starts_with(b"K\x01\x02") {
+            count += 1;
+            if count > cap {
+                break;
+            }
+        }
+    }
+    count
+}
+
 fn bad(m: impl Into<String>) -> ImportError {
     ImportError::BadCharx(m.into())
 }
@@ -34,6 +58,11 @@ fn bad(m: impl Into<String>) -> ImportError {
 /// Reads one file of the archive by name, inflating at most
 /// [`MAX_CARD_BYTES`].
 fn read_file(zip: &[u8], wanted: &str) -> Result<Option<Vec<u8>>, ImportError> {
+    if central_records(zip, MAX_CHARX_ENTRIES) > MAX_CHARX_ENTRIES {
+        return Err(bad(format!(
+            "the archive lists more than {MAX_CHARX_ENTRIES} files; such archives are refused"
+        )));
+    }
     let mut archive = ZipArchive::new(Cursor::new(zip))
         .map_err(|e| bad(format!("not a readable ZIP archive: {e}")))?;
     let Some(index) = archive.index_for_name(wanted) else {

@@ -45,15 +45,52 @@ struct Chunk<'a> {
     whole: &'a [u8],
 }
 
-fn chunks(bytes: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
-    let mut rest = bytes
+/// The chunks of a PNG, one at a time up to `IEND`, never collected: a
+/// 256 MiB file of empty chunks holds 22 million of them, and a list of
+/// them took gigabytes. Checked on creation: the signature and an `IHDR`
+/// first.
+struct Chunks<'a> {
+    rest: &'a [u8],
+    seen: usize,
+    done: bool,
+}
+
+fn chunks(bytes: &[u8]) -> Result<Chunks<'_>, String> {
+    let rest = bytes
         .strip_prefix(SIGNATURE)
         .ok_or_else(|| "no PNG signature".to_string())?;
-    let mut out = Vec::new();
-    while !rest.is_empty() {
+    let all = Chunks {
+        rest,
+        seen: 0,
+        done: false,
+    };
+    let mut peek = Chunks { ..all };
+    match peek.next() {
+        Some(Err(e)) => Err(e),
+        Some(Ok(c)) if c.kind == b"IHDR" => Ok(all),
+        _ => Err("the first chunk is not IHDR".into()),
+    }
+}
+
+impl<'a> Iterator for Chunks<'a> {
+    type Item = Result<Chunk<'a>, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done || self.rest.is_empty() {
+            return None;
+        }
+        let item = self.chunk();
+        self.done = !matches!(&item, Ok(c) if c.kind != b"IEND");
+        Some(item)
+    }
+}
+
+impl<'a> Chunks<'a> {
+    fn chunk(&mut self) -> Result<Chunk<'a>, String> {
+        let rest = self.rest;
         let header = rest
             .get(..8)
-            .ok_or_else(|| format!("truncated chunk header after {} chunks", out.len()))?;
+            .ok_or_else(|| format!("truncated chunk header after {} chunks", self.seen))?;
         let len = u32::from_be_bytes([header[0], header[1], header[2], header[3]]) as usize;
         let total = len
             .checked_add(12)
@@ -64,22 +101,14 @@ fn chunks(bytes: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
                 String::from_utf8_lossy(&header[4..8])
             )
         })?;
-        let chunk = Chunk {
+        self.rest = &rest[total..];
+        self.seen += 1;
+        Ok(Chunk {
             kind: &whole[4..8],
             data: &whole[8..8 + len],
             whole,
-        };
-        rest = &rest[total..];
-        let end = chunk.kind == b"IEND";
-        out.push(chunk);
-        if end {
-            break;
-        }
+        })
     }
-    if out.first().map(|c| c.kind) != Some(b"IHDR".as_slice()) {
-        return Err("the first chunk is not IHDR".into());
-    }
-    Ok(out)
 }
 
 /// The keyword and text of a `tEXt` chunk.
@@ -116,22 +145,29 @@ fn decode_card(text: &[u8]) -> Result<Object, String> {
 type Found = Vec<(&'static str, Result<Object, String>)>;
 
 /// The text of each card chunk present, in order of preference (the first
-/// chunk of each keyword).
-fn card_texts<'a>(list: &[Chunk<'a>]) -> Vec<(&'static str, &'a [u8])> {
-    KEYWORDS
+/// chunk of each keyword), read in one pass over the chunks.
+fn card_texts(bytes: &[u8]) -> Result<Vec<(&'static str, &[u8])>, String> {
+    let mut first: [Option<&[u8]>; KEYWORDS.len()] = [None; KEYWORDS.len()];
+    for chunk in chunks(bytes)? {
+        let chunk = chunk?;
+        if let Some((k, text)) = text_chunk(&chunk) {
+            for (slot, kw) in first.iter_mut().zip(KEYWORDS) {
+                if slot.is_none() && is_keyword(k, kw) {
+                    *slot = Some(text);
+                }
+            }
+        }
+    }
+    Ok(KEYWORDS
         .into_iter()
-        .filter_map(|kw| {
-            list.iter()
-                .filter_map(text_chunk)
-                .find(|(k, _)| is_keyword(k, kw))
-                .map(|(_, text)| (kw, text))
-        })
-        .collect()
+        .zip(first)
+        .filter_map(|(kw, text)| Some((kw, text?)))
+        .collect())
 }
 
 fn cards(bytes: &[u8]) -> Result<Found, ImportError> {
-    let list = chunks(bytes).map_err(ImportError::BadPng)?;
-    let found: Found = card_texts(&list)
+    let found: Found = card_texts(bytes)
+        .map_err(ImportError::BadPng)?
         .into_iter()
         .map(|(kw, text)| (kw, decode_card(text)))
         .collect();
@@ -223,10 +259,10 @@ pub fn export_into(
     want: Version,
     report: &mut Report,
 ) -> Result<Vec<u8>, ExportError> {
-    let list = chunks(png).map_err(ExportError::BadPng)?;
+    let texts = card_texts(png).map_err(ExportError::BadPng)?;
     // (keyword, card, whether the chunk is added by this export)
     let mut existing: Vec<(&'static str, Object, bool)> = Vec::new();
-    for (kw, text) in card_texts(&list) {
+    for (kw, text) in texts {
         let card = decode_card(text).map_err(|message| ExportError::BadCardChunk {
             chunk: kw.to_string(),
             message,
@@ -268,7 +304,11 @@ pub fn export_into(
     let mut out = Vec::with_capacity(png.len() + 1024);
     out.extend_from_slice(SIGNATURE);
     let mut written: Vec<&str> = Vec::new();
-    for c in &list {
+    let mut consumed = SIGNATURE.len();
+    // Every chunk was read once already (`card_texts`): none fails now.
+    for c in chunks(png).map_err(ExportError::BadPng)? {
+        let c = c.map_err(ExportError::BadPng)?;
+        consumed += c.whole.len();
         if c.kind == b"IEND" {
             for (kw, text) in &new_text {
                 if !written.contains(kw) {
@@ -277,7 +317,7 @@ pub fn export_into(
                 }
             }
         }
-        let replaced = text_chunk(c).and_then(|(k, _)| {
+        let replaced = text_chunk(&c).and_then(|(k, _)| {
             new_text
                 .iter()
                 .find(|(kw, _)| is_keyword(k, kw))
@@ -295,7 +335,6 @@ pub fn export_into(
         }
     }
     // Bytes after IEND (some tools append data) are kept too.
-    let consumed = SIGNATURE.len() + list.iter().map(|c| c.whole.len()).sum::<usize>();
     out.extend_from_slice(png.get(consumed..).unwrap_or_default());
     Ok(out)
 }
@@ -377,7 +416,10 @@ pub(crate) mod tests {
     #[test]
     fn a_chunk_length_just_at_and_just_past_the_end_of_the_file() {
         let png = tiny_png(&[("chara", b"abc")]);
-        assert!(chunks(&png).is_ok());
+        fn all(bytes: &[u8]) -> Result<Vec<Chunk<'_>>, String> {
+            chunks(bytes)?.collect()
+        }
+        assert!(all(&png).is_ok());
         let text = png
             .windows(4)
             .position(|w| w == b"tEXt")
@@ -386,10 +428,10 @@ pub(crate) mod tests {
         let declared = u32::from_be_bytes(png[text..text + 4].try_into().unwrap());
         // Cut the file right after the text chunk: its length fits exactly.
         let cut = &png[..text + 12 + declared as usize];
-        assert!(chunks(cut).is_ok_and(|c| c.last().unwrap().kind == b"tEXt"));
+        assert!(all(cut).is_ok_and(|c| c.last().unwrap().kind == b"tEXt"));
         let mut longer = cut.to_vec();
         longer[text..text + 4].copy_from_slice(&(declared + 1).to_be_bytes());
-        let err = chunks(&longer).unwrap_err();
+        let err = all(&longer).unwrap_err();
         assert!(err.contains("tEXt declares"), "{err}");
     }
 }

@@ -236,10 +236,9 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 None
             };
             let Some(primary) = found else {
-                if let Some(k) = keys.too_slow(hay, i, List::Primary) {
-                    let key = e.keys[k].clone();
-                    reasons[i] =
-                        Some((DropKind::NoMatch, Arc::new(StDetail::RegexTooSlow { key })));
+                if let Some((k, why)) = keys.given_up(hay, i, List::Primary) {
+                    let detail = StDetail::given_up(e.keys[k].clone(), why);
+                    reasons[i] = Some((DropKind::NoMatch, Arc::new(detail)));
                     continue;
                 }
                 let bits = depth.to_bits();
@@ -268,9 +267,11 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     _ => false,
                 };
                 if !ok {
-                    if let Some(k) = keys.too_slow(hay, i, List::Secondary) {
-                        let key = e.secondary[k].clone();
-                        drop(DropKind::Secondary, StDetail::RegexTooSlow { key });
+                    if let Some((k, why)) = keys.given_up(hay, i, List::Secondary) {
+                        drop(
+                            DropKind::Secondary,
+                            StDetail::given_up(e.secondary[k].clone(), why),
+                        );
                         continue;
                     }
                     let logic = ["AND ANY", "NOT ALL", "NOT ANY", "AND ALL"]

@@ -190,6 +190,30 @@ pub enum StDetail {
     RegexTooSlow {
         key: String,
     },
+    /// Regex key `key` was not tested: the request's regex keys had used
+    /// up the steps they share (`matching::REGEX_STEPS_PER_REQUEST`), so
+    /// it was treated as not matching (as [`StDetail::RegexTooSlow`]).
+    RegexBudgetSpent {
+        key: String,
+    },
+    /// Regex key `key` is past the pattern size caps
+    /// (`matcher::regex_too_large`): it is never compiled and never
+    /// matches.
+    RegexTooLarge {
+        key: String,
+    },
+}
+
+impl StDetail {
+    /// The detail of an entry whose regex key `key` was given up on.
+    pub fn given_up(key: String, why: super::matching::GiveUp) -> Self {
+        use super::matching::GiveUp;
+        match why {
+            GiveUp::TooSlow => StDetail::RegexTooSlow { key },
+            GiveUp::RequestBudget => StDetail::RegexBudgetSpent { key },
+            GiveUp::TooLarge => StDetail::RegexTooLarge { key },
+        }
+    }
 }
 
 impl fmt::Display for StDetail {
@@ -254,6 +278,14 @@ impl fmt::Display for StDetail {
             StDetail::RegexTooSlow { key } => write!(
                 f,
                 "regex key {key} took too long on this chat; treated as not matching"
+            ),
+            StDetail::RegexBudgetSpent { key } => write!(
+                f,
+                "regex key {key} was not tested: the regex keys before it used up this request's time; treated as not matching"
+            ),
+            StDetail::RegexTooLarge { key } => write!(
+                f,
+                "regex key {key} is too large to compile; it never matches"
             ),
         }
     }

@@ -16,7 +16,9 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use super::buffer::{PassKind, ScanBuffer};
 use super::entry::StEntry;
-use super::matching::{self, is_js_ws, js_trim, substitute, Haystack, KeyMode, Names, RegexCache};
+use super::matching::{
+    self, is_js_ws, js_trim, substitute, GiveUp, Haystack, KeyMode, Names, RegexCache, RequestSteps,
+};
 
 /// One compiled key.
 #[derive(Debug, Clone)]
@@ -199,7 +201,7 @@ impl KeySet {
         let mut folded = Patterns::default();
         let mut regexes = RegexCache::default();
         let mut compile = |key: &str| -> Key {
-            if key.is_empty() {
+            if key.is_empty() || regexes.too_large(key) {
                 return Key::Other(key.to_string());
             }
             if regexes.get(key).is_some() {
@@ -369,17 +371,24 @@ impl KeySet {
         self.identities[e]
     }
 
-    /// The first key of `list` of entry `e` that is a regex key and ran
-    /// out of steps on `hay` (see [`matching::regex_step_budget`]), by its
-    /// index in the list.
-    pub fn too_slow(&self, hay: &Hay, e: usize, list: List) -> Option<usize> {
+    /// The first key of `list` of entry `e` that is a regex key given up
+    /// on for `hay` (out of its steps, see [`matching::regex_step_budget`];
+    /// the request's steps spent; too large to compile), by its index in
+    /// the list, and why.
+    pub fn given_up(&self, hay: &Hay, e: usize, list: List) -> Option<(usize, GiveUp)> {
         let keys = &self.entries[e];
-        let slow = |key: Option<&Key>| matches!(key, Some(Key::Regex { text, .. }) if hay.text.too_slow(text));
+        let why = |key: Option<&Key>| match key {
+            Some(Key::Regex { text, .. } | Key::Other(text)) => hay.text.given_up(text),
+            _ => None,
+        };
+        let find = |it: &mut dyn Iterator<Item = Option<&Key>>| {
+            it.enumerate().find_map(|(i, k)| why(k).map(|w| (i, w)))
+        };
         match list {
-            List::Primary => keys.primary.iter().position(|k| slow(k.as_ref())),
-            List::Secondary => keys.secondary.iter().position(|k| slow(k.as_ref())),
-            List::RawPrimary => keys.raw_primary.iter().position(|k| slow(Some(k))),
-            List::RawSecondary => keys.raw_secondary.iter().position(|k| slow(Some(k))),
+            List::Primary => find(&mut keys.primary.iter().map(Option::as_ref)),
+            List::Secondary => find(&mut keys.secondary.iter().map(Option::as_ref)),
+            List::RawPrimary => find(&mut keys.raw_primary.iter().map(Some)),
+            List::RawSecondary => find(&mut keys.raw_secondary.iter().map(Some)),
         }
     }
 
@@ -448,9 +457,9 @@ pub struct Hay {
 }
 
 impl Hay {
-    fn new(raw: String) -> Self {
+    fn new(raw: String, steps: RequestSteps) -> Self {
         Hay {
-            text: Haystack::new(raw),
+            text: Haystack::sharing(raw, steps),
             exact: None,
             folded: None,
             maybe: None,
@@ -502,9 +511,19 @@ type View = (usize, [bool; 6], usize);
 /// The texts of one request, built once per distinct view of the buffer.
 /// A request has a handful of views, so a list searched in order beats
 /// hashing the view once per entry.
-#[derive(Default)]
 pub struct Hays {
     views: Vec<(View, Hay)>,
+    /// The steps left to the request's regex keys, on all its texts.
+    steps: RequestSteps,
+}
+
+impl Default for Hays {
+    fn default() -> Self {
+        Hays {
+            views: Vec::new(),
+            steps: matching::request_steps(),
+        }
+    }
 }
 
 impl Hays {
@@ -520,7 +539,7 @@ impl Hays {
         let at = match self.views.iter().position(|(v, _)| *v == view) {
             Some(at) => at,
             None => {
-                let hay = Hay::new(buffer.text(depth, sources, kind));
+                let hay = Hay::new(buffer.text(depth, sources, kind), self.steps.clone());
                 self.views.push((view, hay));
                 self.views.len() - 1
             }
@@ -586,7 +605,7 @@ mod tests {
                         case_sensitive,
                         whole_words,
                     };
-                    let mut hay = Hay::new(text.to_string());
+                    let mut hay = Hay::new(text.to_string(), matching::request_steps());
                     for (i, key) in keys.iter().enumerate() {
                         let mut one = Haystack::new(text.to_string());
                         let mut regexes = RegexCache::default();

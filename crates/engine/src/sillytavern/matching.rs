@@ -51,9 +51,14 @@ pub fn substitute(text: &str, names: &Names) -> String {
     ];
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    // Where the last `}}` starts: a comment opened after it is never closed,
+    // so it is copied without searching the rest of the text again (a text
+    // of a quarter million unclosed `{{//` stays linear).
+    let last_close = text.rfind("}}");
     'outer: while !rest.is_empty() {
         // `{{// comment}}` is removed.
-        if rest.starts_with("{{//") {
+        let at = text.len() - rest.len();
+        if rest.starts_with("{{//") && last_close.is_some_and(|c| c >= at) {
             if let Some(end) = rest.find("}}") {
                 rest = &rest[end + 2..];
                 continue;
@@ -151,11 +156,38 @@ pub fn regex_step_budget(units: usize, pattern_units: usize) -> u64 {
         .min(REGEX_STEPS_MAX)
 }
 
+/// The steps all the regex keys of one request may take together, on all
+/// its scanned texts: past it, every regex key still to be tested is given
+/// up on ([`GiveUp::RequestBudget`]). A per-key budget alone lets 2,000
+/// catastrophic keys cost 2,000 times [`REGEX_STEPS_MAX`] on every request.
+pub const REGEX_STEPS_PER_REQUEST: u64 = 1 << 28;
+
 /// A regex key ran out of steps on a text: JavaScript would still be
 /// backtracking (a catastrophic pattern such as `/(a+)+$/`), so the key is
 /// treated as not matching and the preview says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TooSlow;
+
+/// Why a regex key was treated as not matching a text without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveUp {
+    /// It ran out of its own step budget ([`regex_step_budget`]).
+    TooSlow,
+    /// The request's regex keys had used up [`REGEX_STEPS_PER_REQUEST`].
+    RequestBudget,
+    /// Its pattern is past the size caps ([`crate::matcher::regex_too_large`])
+    /// and is never compiled.
+    TooLarge,
+}
+
+/// The steps left to the regex keys of one request, shared by its
+/// scanned texts.
+pub type RequestSteps = std::rc::Rc<std::cell::Cell<u64>>;
+
+/// A fresh request budget of [`REGEX_STEPS_PER_REQUEST`] steps.
+pub fn request_steps() -> RequestSteps {
+    std::rc::Rc::new(std::cell::Cell::new(REGEX_STEPS_PER_REQUEST))
+}
 
 impl RegexKey {
     fn compile(key: &str) -> Option<RegexKey> {
@@ -183,30 +215,67 @@ impl RegexKey {
 
     /// [`RegexKey::test`] with a budget of `steps`.
     pub fn test_within(&self, text_utf16: &[u16], steps: u64) -> Result<bool, TooSlow> {
-        let found = if self.unicode {
-            self.regex.find_from_utf16_limited(text_utf16, 0, steps)
+        self.test_counted(text_utf16, steps).0
+    }
+
+    /// [`RegexKey::test_within`], with the steps the search took.
+    fn test_counted(&self, text_utf16: &[u16], steps: u64) -> (Result<bool, TooSlow>, u64) {
+        let (found, used) = if self.unicode {
+            self.regex.find_from_utf16_counted(text_utf16, 0, steps)
         } else {
-            self.regex.find_from_ucs2_limited(text_utf16, 0, steps)
+            self.regex.find_from_ucs2_counted(text_utf16, 0, steps)
         };
-        match found.map_err(|_| TooSlow)? {
-            Some(m) => Ok(!self.sticky || m.start() == 0),
-            None => Ok(false),
-        }
+        let answer = match found {
+            Err(_) => Err(TooSlow),
+            Ok(Some(m)) => Ok(!self.sticky || m.start() == 0),
+            Ok(None) => Ok(false),
+        };
+        (answer, used)
     }
 }
 
-/// Compiled regex keys, by key text; `None` marks plain-text keys.
+/// What a key text compiles to.
+enum Compiled {
+    /// Not a regex key (or an invalid one): plain text.
+    Plain,
+    Regex(RegexKey),
+    /// A regex key past the size caps: never compiled, never matches.
+    TooLarge,
+}
+
+/// Compiled regex keys, by key text.
 #[derive(Default)]
 pub struct RegexCache {
-    keys: HashMap<String, Option<RegexKey>>,
+    keys: HashMap<String, Compiled>,
 }
 
 impl RegexCache {
-    pub fn get(&mut self, key: &str) -> Option<&RegexKey> {
+    fn compiled(&mut self, key: &str) -> &Compiled {
         if !self.keys.contains_key(key) {
-            self.keys.insert(key.to_string(), RegexKey::compile(key));
+            let compiled = match split_regex(key) {
+                Some((pattern, _)) if crate::matcher::regex_too_large(pattern).is_some() => {
+                    Compiled::TooLarge
+                }
+                _ => RegexKey::compile(key).map_or(Compiled::Plain, Compiled::Regex),
+            };
+            self.keys.insert(key.to_string(), compiled);
         }
-        self.keys.get(key).and_then(Option::as_ref)
+        &self.keys[key]
+    }
+
+    /// The compiled regex of `key`; `None` for plain-text keys and for
+    /// regex keys too large to compile ([`RegexCache::too_large`]).
+    pub fn get(&mut self, key: &str) -> Option<&RegexKey> {
+        match self.compiled(key) {
+            Compiled::Regex(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether `key` is a regex key past the size caps
+    /// ([`crate::matcher::regex_too_large`]): it never matches.
+    pub fn too_large(&mut self, key: &str) -> bool {
+        matches!(self.compiled(key), Compiled::TooLarge)
     }
 }
 
@@ -215,24 +284,41 @@ pub struct Haystack {
     pub raw: String,
     lower: Option<String>,
     utf16: Option<Vec<u16>>,
-    /// The regex keys that ran out of steps on this text: tested again,
+    /// The regex keys given up on for this text, and why: tested again,
     /// they do not match at once.
-    too_slow: Vec<String>,
+    given_up: Vec<(String, GiveUp)>,
+    /// The steps left to the request's regex keys.
+    steps: RequestSteps,
 }
 
 impl Haystack {
+    /// A text with a request budget of its own.
     pub fn new(raw: String) -> Self {
+        Haystack::sharing(raw, request_steps())
+    }
+
+    /// A text of a request whose regex keys share `steps`.
+    pub fn sharing(raw: String, steps: RequestSteps) -> Self {
         Haystack {
             raw,
             lower: None,
             utf16: None,
-            too_slow: Vec::new(),
+            given_up: Vec::new(),
+            steps,
         }
+    }
+
+    /// Why regex key `key` was given up on for this text, if it was.
+    pub fn given_up(&self, key: &str) -> Option<GiveUp> {
+        self.given_up
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, why)| *why)
     }
 
     /// Whether regex key `key` ran out of steps on this text.
     pub fn too_slow(&self, key: &str) -> bool {
-        self.too_slow.iter().any(|k| k == key)
+        self.given_up(key) == Some(GiveUp::TooSlow)
     }
 
     pub(crate) fn lower(&mut self) -> &str {
@@ -257,14 +343,33 @@ pub struct KeyMode {
 /// Whether `key` occurs in the text (world-info.js: `matchKeys`). The key
 /// is used as given; callers apply macros and trimming first.
 pub fn matches(hay: &mut Haystack, key: &str, mode: KeyMode, regexes: &mut RegexCache) -> bool {
+    if regexes.too_large(key) {
+        if hay.given_up(key).is_none() {
+            hay.given_up.push((key.to_string(), GiveUp::TooLarge));
+        }
+        return false;
+    }
     if let Some(r) = regexes.get(key) {
-        if hay.too_slow(key) {
+        if hay.given_up(key).is_some() {
             return false;
         }
-        return match r.test(hay.utf16()) {
+        let left = hay.steps.get();
+        if left == 0 {
+            hay.given_up.push((key.to_string(), GiveUp::RequestBudget));
+            return false;
+        }
+        let own = regex_step_budget(hay.utf16().len(), r.pattern_units as usize);
+        let (answer, used) = r.test_counted(hay.utf16(), own.min(left));
+        hay.steps.set(left - used.min(left));
+        return match answer {
             Ok(found) => found,
             Err(TooSlow) => {
-                hay.too_slow.push(key.to_string());
+                let why = if own > left {
+                    GiveUp::RequestBudget
+                } else {
+                    GiveUp::TooSlow
+                };
+                hay.given_up.push((key.to_string(), why));
                 false
             }
         };

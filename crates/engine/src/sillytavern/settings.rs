@@ -53,6 +53,17 @@ impl StSettings {
         }
     }
 
+    /// Reads the text of a SillyTavern `settings.json` (see
+    /// [`StSettings::from_value`]) under the JSON caps of books
+    /// ([`crate::formats::json::MAX_JSON_VALUES`] values, counted before
+    /// parsing, and [`crate::formats::json::MAX_JSON_DEPTH`] levels): a
+    /// 64 MiB file of empty arrays would otherwise parse into gigabytes.
+    /// A UTF-8 byte order mark is skipped.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let value = crate::formats::parse_json(text.as_bytes()).map_err(|e| e.to_string())?;
+        StSettings::from_value(&value)
+    }
+
     /// Reads a whole SillyTavern `settings.json` (its `world_info_settings`
     /// object is used) or the `world_info_settings` object itself.
     pub fn from_value(value: &Value) -> Result<Self, String> {

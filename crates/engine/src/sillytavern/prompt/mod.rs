@@ -28,7 +28,7 @@ pub use inputs::{
     DEFAULT_NEW_CHAT, DEFAULT_NEW_EXAMPLE_CHAT, MAX_INJECTION_DEPTH,
 };
 pub use text::{example_blocks, example_messages};
-use text::{expand, find_ci};
+use text::{expand, find_ci, outlet_names};
 
 use super::matching::{js_trim, Names};
 use super::placement::{role_name, Position};
@@ -215,14 +215,9 @@ impl Expander<'_> {
     /// are added to `sources`.
     fn run(&mut self, text: &str, sources: &mut Vec<PromptSource>) -> String {
         if !self.outlets.is_empty() && find_ci(text, "{{outlet::").is_some() {
+            let named = outlet_names(text);
             for (name, _, entries) in &self.outlets {
-                let named = text.match_indices("::").any(|(at, _)| {
-                    text[at + 2..]
-                        .split("}}")
-                        .next()
-                        .is_some_and(|n| js_trim(n) == name)
-                });
-                if named {
+                if named.contains(&name.as_str()) {
                     sources.extend(entries.iter().cloned());
                     self.used.push(name.clone());
                 }

@@ -10,20 +10,46 @@ pub(super) fn expand(text: &str, names: &Names, outlets: &[(String, String)]) ->
     let mut text = text.to_string();
     if text.contains("{{") {
         text = replace_ci(&text, "{{charIfNotGroup}}", &names.char);
-        while let Some(start) = find_ci(&text, "{{outlet::") {
-            let Some(len) = text[start..].find("}}") else {
-                break;
-            };
-            let name = js_trim(&text[start + 10..start + len]);
-            let value = outlets
+        text = replace_outlets(&text, |name| {
+            outlets
                 .iter()
                 .find(|(n, _)| n == name)
                 .map_or("", |(_, v)| v.as_str())
-                .to_string();
-            text.replace_range(start..start + len + 2, &value);
-        }
+        });
     }
     substitute(&text, names)
+}
+
+/// The trimmed name of every `{{outlet::Name}}` in `text`, in order.
+pub(super) fn outlet_names(text: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    replace_outlets(text, |name| {
+        names.push(name);
+        ""
+    });
+    names
+}
+
+/// `text` with each `{{outlet::Name}}` (any case; the name runs to the
+/// first `}}`) replaced by `value(trimmed name)`, in one pass from left to
+/// right: an inserted text is not searched again (an outlet holding its
+/// own macro stays as it is), and an opener without a `}}` after it ends
+/// the search, so the time is linear in the text.
+fn replace_outlets<'t>(text: &'t str, mut value: impl FnMut(&'t str) -> &str) -> String {
+    const OPEN: &str = "{{outlet::";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = find_ci(rest, OPEN) {
+        let Some(len) = rest[start + OPEN.len()..].find("}}") else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        let inner = start + OPEN.len();
+        out.push_str(value(js_trim(&rest[inner..inner + len])));
+        rest = &rest[inner + len + 2..];
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(super) fn find_ci(text: &str, pattern: &str) -> Option<usize> {

@@ -38,6 +38,7 @@ pub fn render() -> String {
         decorators::DecoratorLine,
         diagnostic::Severity,
         diagnostic::ArgProblem,
+        diagnostic::PatternLimit,
         diagnostic::DiagnosticMessage,
         diagnostic::Diagnostic,
         chat::Speaker,

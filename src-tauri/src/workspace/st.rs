@@ -25,7 +25,6 @@ use lorebook_engine::sillytavern::{
     StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
-use serde_json::Value;
 
 use super::documents::Doc;
 use super::history::Change;
@@ -249,9 +248,7 @@ impl Workspace {
         let bytes = formats::read_limited(path).map_err(AppError::io)?;
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
-        let s = StSettings::from_value(&value)
+        let s = StSettings::from_json(text)
             .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
         let v = view_of(
             &s,

@@ -49,6 +49,10 @@ describe('engine codes', () => {
     const regex = { code: 'invalid_regex', key: '/(a/', secondary: true, error: 'unclosed group' } as const;
     expect(diagnosticText(t('en'), regex)).toBe('secondary key "/(a/" is an invalid regex: unclosed group');
     expect(diagnosticText(t('pt-BR'), regex)).toBe('chave secundária "/(a/" é uma regex inválida: unclosed group');
+    const big = { code: 'regex_too_large', key: `/${'a|'.repeat(40)}/`, secondary: false, limit: 'alternatives', max: 2000 } as const;
+    expect(diagnosticText(t('en'), big)).toBe(
+      `key "/${'a|'.repeat(29)}a…" is past the regex size limit (2,000 alternatives (|)); it never matches`,
+    );
   });
 
   it('words gate details in the UI language, without English in Portuguese', () => {
@@ -178,7 +182,7 @@ describe("SillyTavern's rules", () => {
   });
 
   it('has a message for every explanation code in both languages', () => {
-    expect(stExplainKeys.length).toBe(4 + 20 + 7 + 3 + 5);
+    expect(stExplainKeys.length).toBe(4 + 22 + 7 + 3 + 5);
     for (const locale of ['en', 'pt-BR'] as const) {
       for (const key of stExplainKeys) expect(catalogs[locale][key as MessageKey]?.trim(), `${locale} ${key}`).toBeTruthy();
     }

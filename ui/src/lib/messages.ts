@@ -36,6 +36,7 @@ const diagnosticCodes = {
   bad_argument: 0,
   repeated: 0,
   invalid_regex: 0,
+  regex_too_large: 0,
   selective_without_secondary: 0,
   no_keys: 0,
 } satisfies Record<DiagnosticMessage['code'], 0>;
@@ -258,6 +259,13 @@ export function diagnosticText(t: Translate, m: DiagnosticMessage): string {
       return t('diag.bad_argument', { decorator: m.decorator, problem: argProblemText(t, m.problem) });
     case 'invalid_regex':
       return t('diag.invalid_regex', { which: t(m.secondary ? 'keyKind.secondary' : 'keyKind.primary'), key: m.key, error: m.error });
+    case 'regex_too_large':
+      return t('diag.regex_too_large', {
+        which: t(m.secondary ? 'keyKind.secondary' : 'keyKind.primary'),
+        key: m.key.length > 60 ? `${m.key.slice(0, 60)}…` : m.key,
+        max: m.max,
+        limit: t(`patternLimit.${m.limit}`),
+      });
     default: {
       const { code, ...params } = m;
       return t(`diag.${code}`, params);
@@ -447,6 +455,8 @@ const stDetailCodes: Record<StDetail['code'], 0> = {
   outlet_without_name: 0,
   unknown_position: 0,
   regex_too_slow: 0,
+  regex_budget_spent: 0,
+  regex_too_large: 0,
 };
 const stLossCodes: Record<GroupLoss['code'], 0> = {
   sticky_holds: 0,
@@ -523,6 +533,10 @@ export function stDetailText(t: Translate, d: StDetail): string {
       return t('stDetail.budget_reached', { budget: d.budget });
     case 'regex_too_slow':
       return t('stDetail.regex_too_slow', { key: d.key });
+    case 'regex_budget_spent':
+      return t('stDetail.regex_budget_spent', { key: d.key });
+    case 'regex_too_large':
+      return t('stDetail.regex_too_large', { key: d.key });
     case 'budget':
       return t(d.cap > 0 ? 'stDetail.budgetCapped' : 'stDetail.budget', {
         total: d.total,

@@ -76,7 +76,11 @@ fn chat_of(text: &str) -> Vec<Message> {
 
 #[test]
 fn key_never_matches_an_empty_key_and_not_symbol_edges() {
-    let p = run(&[book(vec![e(&["  ", "moon"], "The moon.")])], LintRules::Studio, None);
+    let p = run(
+        &[book(vec![e(&["  ", "moon"], "The moon.")])],
+        LintRules::Studio,
+        None,
+    );
     expect(&p, "key_never_matches", &[0], Severity::Warning);
     let problem = &with(&p, "key_never_matches")[0];
     assert_eq!(
@@ -105,7 +109,10 @@ fn key_never_matches_an_empty_key_and_not_symbol_edges() {
 
 #[test]
 fn regex_invalid_is_an_error_in_studio_and_plain_text_in_sillytavern() {
-    let b = book(vec![e(&["/(unclosed/"], "Body."), e(&["/dragons?/i"], "Dragons.")]);
+    let b = book(vec![
+        e(&["/(unclosed/"], "Body."),
+        e(&["/dragons?/i"], "Dragons."),
+    ]);
     let p = run(std::slice::from_ref(&b), LintRules::Studio, None);
     expect(&p, "regex_invalid", &[0], Severity::Error);
     let p = run(&[b], st(), None);
@@ -142,8 +149,14 @@ fn key_too_common_without_a_chat() {
     expect(&p, "key_too_common", &[0, 1, 2], Severity::Warning);
     // A Portuguese book: `que` is one of its stop words.
     let pt = book(vec![
-        e(&["que"], "O rei e a rainha não dormem: é o que dizem da torre."),
-        e(&["torre"], "A torre é de pedra e o rei vive nela com os seus."),
+        e(
+            &["que"],
+            "O rei e a rainha não dormem: é o que dizem da torre.",
+        ),
+        e(
+            &["torre"],
+            "A torre é de pedra e o rei vive nela com os seus.",
+        ),
     ]);
     expect(
         &run(&[pt], LintRules::Studio, None),
@@ -155,7 +168,11 @@ fn key_too_common_without_a_chat() {
 
 #[test]
 fn key_too_common_with_a_chat_is_measured_on_it() {
-    let b = book(vec![e(&["moon"], "The moon."), e(&["sun"], "The sun."), e(&["a"], "A.")]);
+    let b = book(vec![
+        e(&["moon"], "The moon."),
+        e(&["sun"], "The sun."),
+        e(&["a"], "A."),
+    ]);
     let chat = chat_of(
         "User: the moon rises\nBot: a pale moon\nUser: moon again\nBot: and the sun\nUser: moonlight, moon",
     );
@@ -202,7 +219,11 @@ fn duplicate_key_is_a_hint_inside_a_group_or_for_the_same_body() {
         ..e(&[k], k)
     };
     none(
-        &run(&[book(vec![cs("Rose"), cs("ROSE")])], LintRules::Studio, None),
+        &run(
+            &[book(vec![cs("Rose"), cs("ROSE")])],
+            LintRules::Studio,
+            None,
+        ),
         "duplicate_key",
     );
 }
@@ -289,11 +310,21 @@ fn a_plain_sillytavern_book_is_clean() {
     let books = [imported.book];
     for rules in [LintRules::Studio, st()] {
         let cx = LintContext::new(&books, rules.clone(), &[true]);
-        let p = lint::lint(&cx, &books, &mut TokenCounter::new(Encoding::O200kBase), None);
+        let p = lint::lint(
+            &cx,
+            &books,
+            &mut TokenCounter::new(Encoding::O200kBase),
+            None,
+        );
         assert!(p.is_empty(), "{rules:?}: {p:#?}");
         // Detected without being told, too.
         let cx = LintContext::new(&books, rules, &[]);
-        let p = lint::lint(&cx, &books, &mut TokenCounter::new(Encoding::O200kBase), None);
+        let p = lint::lint(
+            &cx,
+            &books,
+            &mut TokenCounter::new(Encoding::O200kBase),
+            None,
+        );
         assert!(p.is_empty(), "{p:#?}");
     }
 }
@@ -322,13 +353,23 @@ fn decorators_under_the_studio_rules() {
 
 #[test]
 fn gates_no_request_of_the_chat_satisfies() {
-    let b = || book(vec![e(&["moon"], "@@activate_only_after 5\n@@activate_only_every 3\nBody.")]);
+    let b = || {
+        book(vec![e(
+            &["moon"],
+            "@@activate_only_after 5\n@@activate_only_every 3\nBody.",
+        )])
+    };
     // Without a chat some request always satisfies both (6 is a multiple
     // of 3 and at least 5).
-    none(&run(&[b()], LintRules::Studio, None), "decorator_contradictory");
-    let four = chat_of("User: a\nBot: b\nUser: c\nBot: d");
+    none(
+        &run(&[b()], LintRules::Studio, None),
+        "decorator_contradictory",
+    );
+    // Five messages: request 5 passes the first, request 3 the second,
+    // none both.
+    let five = chat_of("User: a\nBot: b\nUser: c\nBot: d\nUser: e");
     expect(
-        &run(&[b()], LintRules::Studio, Some(&four)),
+        &run(&[b()], LintRules::Studio, Some(&five)),
         "decorator_contradictory",
         &[0],
         Severity::Warning,
@@ -353,7 +394,10 @@ fn decorators_under_sillytavern_rules() {
     expect(&p, "decorator_bad_argument", &[2], Severity::Warning);
     expect(&p, "decorator_unknown", &[3], Severity::Warning);
     expect(&p, "decorator_contradictory", &[4], Severity::Warning);
-    let b = book(vec![e(&["a1"], "@@keep\nOne."), e(&["a2"], "@@activate\nTwo.")]);
+    let b = book(vec![
+        e(&["a1"], "@@keep\nOne."),
+        e(&["a2"], "@@activate\nTwo."),
+    ]);
     let p = run(&[b], st(), None);
     // `@@keep` has no SillyTavern field; `@@probability` (entry 0 above)
     // becomes SillyTavern's own on export, so it is not reported.
@@ -383,14 +427,21 @@ fn budget_checks() {
     };
     // An entry over the budget alone.
     let p = run(
-        &[budget_book(100, vec![e(&["big"], &words(200)), e(&["small"], "Small.")])],
+        &[budget_book(
+            100,
+            vec![e(&["big"], &words(200)), e(&["small"], "Small.")],
+        )],
         LintRules::Studio,
         None,
     );
     expect(&p, "entry_over_budget", &[0], Severity::Error);
     // Constants over half the budget, and over all of it.
+    let tokens = TokenCounter::new(Encoding::O200kBase).count(&constant(70, "").content);
     let p = run(
-        &[budget_book(400, vec![constant(70, ""), e(&["x"], "X.")])],
+        &[budget_book(
+            tokens * 3 / 2,
+            vec![constant(70, ""), e(&["xx"], "X.")],
+        )],
         LintRules::Studio,
         None,
     );
@@ -400,7 +451,8 @@ fn budget_checks() {
         LintRules::Studio,
         None,
     );
-    expect(&p, "constants_over_budget", &[0], Severity::Error);
+    // Reported on the largest constant.
+    expect(&p, "constants_over_budget", &[1], Severity::Error);
     let p = run(
         &[budget_book(400, vec![constant(20, ""), e(&["x"], "X.")])],
         LintRules::Studio,
@@ -408,9 +460,11 @@ fn budget_checks() {
     );
     none(&p, "constants_over_budget");
     // never_survives: an always-active constant leaves too little room.
+    let mut count = TokenCounter::new(Encoding::O200kBase);
+    let fits_alone = count.count(&constant(150, "").content) + count.count(&words(200)) - 10;
     let p = run(
         &[budget_book(
-            1000,
+            fits_alone,
             vec![constant(150, ""), e(&["mid"], &words(200)), e(&["x"], "X.")],
         )],
         LintRules::Studio,
@@ -420,7 +474,7 @@ fn budget_checks() {
     // A constant that rolls is not always there: the entry can survive.
     let p = run(
         &[budget_book(
-            1000,
+            fits_alone,
             vec![
                 constant(150, "@@probability 50\n"),
                 e(&["mid"], &words(200)),
@@ -453,7 +507,10 @@ fn recursion_loops_and_chains_only_with_recursion_on() {
         _ => 0,
     };
     assert_eq!(cycle, 4, "0 → 1 → 2 → 0");
-    none(&run(&[chain(3, false)], LintRules::Studio, None), "recursion_loop");
+    none(
+        &run(&[chain(3, false)], LintRules::Studio, None),
+        "recursion_loop",
+    );
     // A chain without a loop: the last entry does not mention the first.
     let open = |n: usize| {
         let mut b = chain(n, true);
@@ -463,7 +520,10 @@ fn recursion_loops_and_chains_only_with_recursion_on() {
     let p = run(&[open(5)], LintRules::Studio, None);
     expect(&p, "recursion_too_deep", &[0], Severity::Warning);
     none(&p, "recursion_loop");
-    none(&run(&[open(4)], LintRules::Studio, None), "recursion_too_deep");
+    none(
+        &run(&[open(4)], LintRules::Studio, None),
+        "recursion_too_deep",
+    );
 }
 
 #[test]
@@ -486,12 +546,22 @@ fn content_empty_duplicate_and_names() {
 
 #[test]
 fn the_codes_are_listed_and_travel_as_tags() {
-    let p = run(&[book(vec![e(&["  ", "moon"], "The moon.")])], LintRules::Studio, None);
+    let p = run(
+        &[book(vec![e(&["  ", "moon"], "The moon.")])],
+        LintRules::Studio,
+        None,
+    );
     let v = serde_json::to_value(&p[0]).unwrap();
     assert_eq!(v["code"], "key_never_matches");
     assert_eq!(v["severity"], "warning");
-    assert_eq!(v["span"], json!({"kind": "key", "secondary": false, "index": 0}));
-    assert_eq!(v["fix"], json!({"kind": "remove_key", "secondary": false, "index": 0}));
+    assert_eq!(
+        v["span"],
+        json!({"kind": "key", "secondary": false, "index": 0})
+    );
+    assert_eq!(
+        v["fix"],
+        json!({"kind": "remove_key", "secondary": false, "index": 0})
+    );
     let back: Problem = serde_json::from_value(v).unwrap();
     assert_eq!(back, p[0]);
     for code in lint::CODES {
@@ -564,7 +634,9 @@ fn advice_applied_makes_the_entry_survive() {
     assert!(lint::advise(&log, EntryRef { book: 0, id: 0 }).is_none());
 }
 
-const VOCAB: &[&str] = &["moon", "sun", "star", "tide", "wind", "salt", "iron", "rose"];
+const VOCAB: &[&str] = &[
+    "moon", "sun", "star", "tide", "wind", "salt", "iron", "rose",
+];
 
 fn arb_entry() -> impl Strategy<Value = Entry> {
     (
@@ -611,7 +683,12 @@ fn cuts(book: &Book, budget: u32, chat: &[Message]) -> usize {
     p.log(chat)
         .iter()
         .flat_map(|r| &r.dropped)
-        .filter(|d| matches!(d.reason, lorebook_engine::explain::DropReason::Budget { .. }))
+        .filter(|d| {
+            matches!(
+                d.reason,
+                lorebook_engine::explain::DropReason::Budget { .. }
+            )
+        })
         .count()
 }
 

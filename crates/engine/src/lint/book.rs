@@ -225,8 +225,7 @@ fn containment(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
         }
     }
     // Distinct patterns of each kind, with the keys that share each.
-    let mut patterns: [(Vec<&str>, Vec<Vec<usize>>, HashMap<&str, usize>); 2] =
-        Default::default();
+    let mut patterns: [(Vec<&str>, Vec<Vec<usize>>, HashMap<&str, usize>); 2] = Default::default();
     for (n, p) in keys.iter().enumerate() {
         let (list, owners, index) = &mut patterns[p.case_sensitive as usize];
         let at = *index.entry(p.text.as_str()).or_insert_with(|| {
@@ -263,7 +262,14 @@ fn containment(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
                 };
                 folded.as_str()
             }),
-            (1, if a.case_sensitive { a.text.as_str() } else { "" }),
+            (
+                1,
+                if a.case_sensitive {
+                    a.text.as_str()
+                } else {
+                    ""
+                },
+            ),
         ];
         'search: for (kind, hay) in searches {
             let Some(ac) = &automata[kind] else { continue };
@@ -405,7 +411,8 @@ fn recursion(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
                 Some(s) => !s.exclude_recursion && !s.disable,
             }
     };
-    let source = |it: &Item| it.entry.enabled && it.st.as_ref().is_none_or(|s| !s.prevent_recursion);
+    let source =
+        |it: &Item| it.entry.enabled && it.st.as_ref().is_none_or(|s| !s.prevent_recursion);
     let mut b = MatcherBuilder::default();
     for (i, item) in items.iter().enumerate().filter(|(_, it)| target(it)) {
         let flags = context::flags(cx, item.entry, item.st.as_ref());
@@ -613,7 +620,11 @@ fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &
         .iter()
         .filter(|it| it.entry.enabled && !it.body.is_empty() && !ignores_budget(it))
         .collect();
-    let constants: Vec<&Item> = live.iter().copied().filter(|it| it.entry.constant).collect();
+    let constants: Vec<&Item> = live
+        .iter()
+        .copied()
+        .filter(|it| it.entry.constant)
+        .collect();
     let constant_texts: Vec<&str> = constants.iter().map(|it| it.body.as_str()).collect();
     let constant_tokens = tokens.count_all(&constant_texts);
     // Constants always active in the studio rules: no gate, no roll.

@@ -130,8 +130,7 @@ impl LintContext {
 pub fn looks_from_sillytavern(book: &Book) -> bool {
     let st = |o: &crate::model::Object| {
         o.contains_key(crate::formats::sillytavern::NS)
-            || o
-                .get(crate::formats::shadow::KEY)
+            || o.get(crate::formats::shadow::KEY)
                 .and_then(|v| v.get("sillytavern"))
                 .is_some()
     };

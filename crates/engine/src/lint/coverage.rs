@@ -106,7 +106,12 @@ pub fn coverage(preview: &mut Preview, chat: &[Message]) -> (Coverage, BudgetLog
         }
     });
     let mut c = cov.finish();
-    c.needed = log.requests.iter().map(|(_, r)| needed(r)).max().unwrap_or(0);
+    c.needed = log
+        .requests
+        .iter()
+        .map(|(_, r)| needed(r))
+        .max()
+        .unwrap_or(0);
     let (lo, hi) = TOKEN_BUDGET_RANGE;
     c.budget_to_keep_all = (c.needed <= hi).then(|| c.needed.max(lo));
     (c, log)
@@ -122,13 +127,22 @@ pub fn coverage_st(books: &[crate::model::Book], results: &[StResult]) -> Covera
     for r in results {
         cov.requests += 1;
         for i in &r.injected {
-            cov.bump(EntryRef { book: i.book, id: i.id }, |c| {
-                c.matched += 1;
-                c.injected += 1;
-            });
+            cov.bump(
+                EntryRef {
+                    book: i.book,
+                    id: i.id,
+                },
+                |c| {
+                    c.matched += 1;
+                    c.injected += 1;
+                },
+            );
         }
         for d in r.not_placed.iter().chain(&r.dropped) {
-            let at = EntryRef { book: d.book, id: d.id };
+            let at = EntryRef {
+                book: d.book,
+                id: d.id,
+            };
             match d.kind {
                 DropKind::NotPlaced => cov.bump(at, |c| c.matched += 1),
                 DropKind::Budget => cov.bump(at, |c| {
@@ -197,7 +211,10 @@ impl Tally {
         self.requests += 1;
         let mut competitors = Vec::new();
         for i in &r.injected {
-            let entry = EntryRef { book: i.book, id: i.id };
+            let entry = EntryRef {
+                book: i.book,
+                id: i.id,
+            };
             self.bump(entry, |c| {
                 c.matched += 1;
                 c.injected += 1;
@@ -212,7 +229,10 @@ impl Tally {
             });
         }
         for d in &r.dropped {
-            let entry = EntryRef { book: d.book, id: d.id };
+            let entry = EntryRef {
+                book: d.book,
+                id: d.id,
+            };
             match &d.reason {
                 DropReason::Budget { needed, .. } => {
                     self.bump(entry, |c| {
@@ -300,7 +320,11 @@ fn ahead(a: (i64, &Competitor), b: (i64, &Competitor)) -> bool {
 /// The constants' tokens and the tokens of the others ranked before `me`
 /// were it at `priority`.
 fn before(r: &[Competitor], me: &Competitor, priority: i64) -> (u64, u64) {
-    let constants: u64 = r.iter().filter(|c| c.constant).map(|c| c.tokens as u64).sum();
+    let constants: u64 = r
+        .iter()
+        .filter(|c| c.constant)
+        .map(|c| c.tokens as u64)
+        .sum();
     let ahead_of: u64 = r
         .iter()
         .filter(|c| !c.constant && c.entry != me.entry)

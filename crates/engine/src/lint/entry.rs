@@ -184,7 +184,13 @@ impl Checker<'_> {
         let studio = st.is_none();
         let usable = |keys: &[String]| {
             keys.iter()
-                .filter(|k| if studio { !k.trim().is_empty() } else { !k.is_empty() })
+                .filter(|k| {
+                    if studio {
+                        !k.trim().is_empty()
+                    } else {
+                        !k.is_empty()
+                    }
+                })
                 .count()
         };
         let (primary, secondary) = (usable(&e.keys), usable(&e.secondary_keys));

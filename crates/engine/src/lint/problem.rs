@@ -46,15 +46,23 @@ pub enum Span {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Fix {
     /// Remove key `index` of `keys` (or of `secondary_keys`).
-    RemoveKey { secondary: bool, index: usize },
+    RemoveKey {
+        secondary: bool,
+        index: usize,
+    },
     /// Remove every secondary key.
     ClearSecondaryKeys,
     /// Remove every primary key.
     ClearKeys,
-    SetSelective { value: bool },
+    SetSelective {
+        value: bool,
+    },
     /// Delete bytes `start..end` of the content (a decorator line with its
     /// line break).
-    DeleteContent { start: usize, end: usize },
+    DeleteContent {
+        start: usize,
+        end: usize,
+    },
     /// Replace bytes `start..end` of the content with `text`.
     ReplaceContent {
         start: usize,
@@ -153,10 +161,15 @@ pub enum NeverReason {
 #[serde(rename_all = "snake_case", tag = "reason")]
 pub enum CommonReason {
     /// Matched in `matched` of the loaded chat's `messages` messages.
-    Chat { matched: usize, messages: usize },
+    Chat {
+        matched: usize,
+        messages: usize,
+    },
     SingleLetter,
     /// One of the book language's most common words (`en`, `pt`).
-    StopWord { language: String },
+    StopWord {
+        language: String,
+    },
     /// Under three characters with whole words off: it matches inside words.
     Short,
     /// Only whitespace: SillyTavern trims it to nothing after its emptiness

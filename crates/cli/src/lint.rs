@@ -138,7 +138,10 @@ pub fn run(args: &LintArgs) -> ExitCode {
             let mut preview = Preview::from_books(books, settings);
             preview.set_tokenizer(Some(tokenizer));
             let (coverage, log) = lint::coverage(&mut preview, chat);
-            advice = advise.iter().filter_map(|&e| lint::advise(&log, e)).collect();
+            advice = advise
+                .iter()
+                .filter_map(|&e| lint::advise(&log, e))
+                .collect();
             Some(coverage)
         }
         (
@@ -244,7 +247,11 @@ fn render(
             out,
             "  never activated: {} enabled entr{}",
             c.never_activated.len(),
-            if c.never_activated.len() == 1 { "y" } else { "ies" }
+            if c.never_activated.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            }
         );
         let _ = match c.budget_to_keep_all {
             Some(b) => writeln!(out, "  budget to keep all: {b} tokens"),
@@ -264,14 +271,16 @@ fn render(
             a.id,
             a.cut_in.len(),
             a.priority,
-            a.priority_change.map_or("no priority is enough".to_string(), |d| format!(
-                "{} (+{d})",
-                a.priority.saturating_add(d)
-            )),
+            a.priority_change
+                .map_or("no priority is enough".to_string(), |d| format!(
+                    "{} (+{d})",
+                    a.priority.saturating_add(d)
+                )),
             a.tokens,
-            a.tokens_to_lose.map_or("shrinking alone does not help".to_string(), |t| format!(
-                "{t} fewer would do"
-            )),
+            a.tokens_to_lose
+                .map_or("shrinking alone does not help".to_string(), |t| format!(
+                    "{t} fewer would do"
+                )),
         );
     }
     out

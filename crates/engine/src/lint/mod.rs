@@ -39,6 +39,7 @@ mod context;
 mod coverage;
 mod entry;
 mod problem;
+mod recursion;
 mod words;
 
 pub use book::{check_books, CountTokens, LISTED};

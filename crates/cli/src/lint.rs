@@ -130,14 +130,31 @@ pub fn run(args: &LintArgs) -> ExitCode {
     };
     let names: Vec<String> = args.books.iter().map(|p| p.display().to_string()).collect();
     let mut counter = lorebook_engine::tokenizer::TokenCounter::with_tokenizer(tokenizer.clone());
-    let problems = lint::lint(&cx, &books, &mut counter, chat.as_deref());
+    // The studio rules' request log runs on a second core while the
+    // checks run on this one (its preview owns a copy of the books).
+    let (problems, studio_log) = std::thread::scope(|s| {
+        let log = match (&chat, &rules) {
+            (Some(chat), LintRules::Studio) => {
+                let (books, tokenizer) = (&books, tokenizer.clone());
+                Some(s.spawn(move || {
+                    let mut preview = Preview::from_books(books.clone(), settings);
+                    preview.set_tokenizer(Some(tokenizer));
+                    lint::coverage(&mut preview, chat)
+                }))
+            }
+            _ => None,
+        };
+        let problems = lint::lint(&cx, &books, &mut counter, chat.as_deref());
+        (problems, log.map(|h| h.join()))
+    });
     let mut advice = Vec::new();
     let coverage = match (&chat, &rules) {
         (None, _) => None,
-        (Some(chat), LintRules::Studio) => {
-            let mut preview = Preview::from_books(books, settings);
-            preview.set_tokenizer(Some(tokenizer));
-            let (coverage, log) = lint::coverage(&mut preview, chat);
+        (Some(_), LintRules::Studio) => {
+            let Some(Ok((coverage, log))) = studio_log else {
+                eprintln!("error: the request log failed");
+                return ExitCode::FAILURE;
+            };
             advice = advise
                 .iter()
                 .filter_map(|&e| lint::advise(&log, e))

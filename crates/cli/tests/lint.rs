@@ -11,7 +11,11 @@ fn book_file(name: &str, budget: u32, entries: Value) -> String {
     let book = json!({"spec": "lorebook_v3", "data": {
         "name": name, "token_budget": budget, "entries": entries,
     }});
-    std::fs::write(&path, book.to_string()).unwrap();
+    // Tests running at once write the same books: each writes its own
+    // copy and renames it into place, so none reads a half-written file.
+    let part = tmp(&format!("{name}.{:?}", std::thread::current().id()));
+    std::fs::write(&part, book.to_string()).unwrap();
+    std::fs::rename(&part, &path).unwrap();
     path.display().to_string()
 }
 

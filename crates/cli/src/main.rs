@@ -6,6 +6,8 @@
 //! - `lorebook inspect FILE [--json]`
 //! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
 //! - `lorebook models`
+//! - `lorebook lint BOOK... [--chat FILE] [--rules NAME] [--json] [--deny warnings|hints] [--advise ID]`
+//!   (exit status 0 clean, 1 problems at or above the threshold, 2 usage or unreadable input)
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
 //! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
@@ -28,6 +30,7 @@ use serde_json::json;
 
 mod books;
 mod json;
+mod lint;
 mod sillytavern;
 mod tokens;
 
@@ -88,6 +91,8 @@ enum Command {
     },
     /// Lists the tokenizer families, their model names and sources.
     Models,
+    /// Checks books for keys, flags, decorators and budgets that do not work as written.
+    Lint(Box<lint::LintArgs>),
 }
 
 #[derive(clap::Args)]
@@ -186,6 +191,7 @@ fn main() -> ExitCode {
             models();
             Ok(())
         }
+        Command::Lint(args) => return lint::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

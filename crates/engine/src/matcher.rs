@@ -578,7 +578,7 @@ pub fn is_spaceless_script(c: char) -> bool {
 }
 
 /// Whether a key edge made of `c` needs a word boundary beside it.
-fn needs_boundary(c: char) -> bool {
+pub(crate) fn needs_boundary(c: char) -> bool {
     is_word_char(c) && !is_spaceless_script(c)
 }
 

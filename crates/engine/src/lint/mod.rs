@@ -1,5 +1,30 @@
-//! Lints of one entry on its own: what the editor shows next to an entry
-//! that is not (or not yet) compiled into an activation index.
+//! Lints: problems of entries and books, as codes with parameters.
+//!
+//! Two layers live here:
+//!
+//! - [`lint_entry`] and [`entry_lints`]: the diagnostics the activation
+//!   index reports on an entry (and the editor shows next to it), kept as
+//!   they were;
+//! - the lint checks of issue 20 (docs/lint.md): [`Problem`]s with a stable
+//!   code, a severity, a span and a typed [`Fix`], under the rules in use
+//!   ([`LintRules`]). [`check_entry`] runs the checks of one entry on its
+//!   own (cheap: re-run on every edit); [`check_books`] those across
+//!   entries (duplicates, containment, recursion, budget: linear in the
+//!   books); [`check_chat`] those that need a chat; [`lint`] runs all
+//!   three. [`coverage`] and [`advise`] read a chat's request log.
+//!
+//! ```
+//! use lorebook_engine::lint::{self, LintContext, LintRules};
+//! use lorebook_engine::model::{Book, Entry};
+//! use lorebook_engine::tokenizer::{Encoding, TokenCounter};
+//! let mut book = Book::default();
+//! book.add_entry(Entry { keys: vec!["dragon".into()], content: "A red dragon.".into(), ..Entry::default() });
+//! book.add_entry(Entry { keys: vec!["Dragon".into()], content: "Dragons sleep.".into(), ..Entry::default() });
+//! let books = [book];
+//! let cx = LintContext::new(&books, LintRules::Studio, &[]);
+//! let problems = lint::lint(&cx, &books, &mut TokenCounter::new(Encoding::O200kBase), None);
+//! assert_eq!(problems[0].code(), "duplicate_key");
+//! ```
 //!
 //! [`lint_entry`] gives the same diagnostics, in the same order, as
 //! [`crate::activation::Index`] reports for that entry: the decorator
@@ -8,10 +33,69 @@
 //! compiles only this entry's keys, so a detached book's editor never builds
 //! an index to lint one keystroke.
 
+mod book;
+mod chat;
+mod context;
+mod coverage;
+mod entry;
+mod problem;
+mod recursion;
+mod words;
+
+pub use book::{check_books, CountTokens, LISTED};
+pub use chat::{check_chat, MIN_MESSAGES};
+pub use context::{looks_from_sillytavern, BookFacts, LintContext, LintRules};
+pub use coverage::{
+    advise, coverage, coverage_st, Advice, BudgetLog, Competitor, Coverage, EntryCoverage,
+};
+pub use entry::check_entry;
+pub use problem::{
+    CommonReason, Contradiction, EntryRef, Finding, Fix, NeverReason, NoEffectReason, Problem,
+    Span, CODES,
+};
+pub use words::Language;
+
+use crate::chat::Message;
 use crate::decorators::{self, Diagnostic, Severity};
 use crate::diagnostic::DiagnosticMessage;
 use crate::matcher::{KeyError, KeyFlags, KeyOwner, MatcherBuilder};
 use crate::model::Entry;
+
+/// Every problem of `books` linted together: each entry's own
+/// ([`check_entry`]), the whole-book ones ([`check_books`]) and, with a
+/// chat, those it shows ([`check_chat`]). Sorted by book, then the
+/// entry's position in its book, each entry's problems in check order.
+pub fn lint(
+    cx: &LintContext,
+    books: &[crate::model::Book],
+    tokens: &mut dyn CountTokens,
+    chat: Option<&[Message]>,
+) -> Vec<Problem> {
+    let mut cx = cx.clone();
+    cx.chat_loaded = chat.is_some();
+    let mut out = Vec::new();
+    for (b, book) in books.iter().enumerate() {
+        for e in &book.entries {
+            out.extend(check_entry(&cx, b, e));
+        }
+    }
+    out.extend(check_books(&cx, books, tokens));
+    if let Some(chat) = chat {
+        out.extend(check_chat(&cx, books, chat));
+    }
+    let position: std::collections::HashMap<EntryRef, usize> = books
+        .iter()
+        .enumerate()
+        .flat_map(|(b, book)| {
+            book.entries
+                .iter()
+                .enumerate()
+                .map(move |(i, e)| (EntryRef { book: b, id: e.id }, i))
+        })
+        .collect();
+    out.sort_by_key(|p| (p.entry.book, position.get(&p.entry).copied()));
+    out
+}
 
 /// Every diagnostic of entry `e`: decorators, entry lints and invalid keys.
 pub fn lint_entry(e: &Entry) -> Vec<Diagnostic> {

@@ -1,0 +1,504 @@
+//! The checks across entries ([`check_books`]): duplicate keys (hashed),
+//! keys containing other entries' keys (one Aho-Corasick automaton over all
+//! keys), duplicate bodies and names, the recursion graph (one matcher over
+//! all keys, every body scanned once) and the budget. Each is linear in the
+//! size of the books, plus what it reports (capped per entry).
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, MatchKind};
+
+use super::context::{self, key_kind, KeyKind, LintContext, LintRules};
+use super::problem::{EntryRef, Finding, Problem, Span};
+use crate::decorators;
+use crate::diagnostic::Severity;
+use crate::model::{Book, Entry};
+use crate::sillytavern::entry::StEntry;
+
+/// How many other entries a duplicate lists (the rest are counted).
+pub const LISTED: usize = 5;
+/// How many contained keys one key reports.
+const CONTAINED_PER_KEY: usize = 3;
+
+/// Counts tokens the way the preview does: the budget checks count only
+/// the bodies that could break the budget.
+pub trait CountTokens {
+    /// The token count of each text.
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32>;
+}
+
+impl CountTokens for crate::tokenizer::TokenCounter {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        self.prime(texts.iter().copied());
+        texts.iter().map(|t| self.count(t)).collect()
+    }
+}
+
+impl CountTokens for crate::preview::Preview {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        self.prime_tokens(texts.iter().copied());
+        texts.iter().map(|t| self.count_tokens(t)).collect()
+    }
+}
+
+/// One entry as the whole-book checks see it.
+pub(crate) struct Item<'b> {
+    pub at: EntryRef,
+    pub entry: &'b Entry,
+    pub st: Option<StEntry>,
+    /// The injected text (decorators removed).
+    pub body: String,
+    /// Inclusion groups (SillyTavern's `group`, comma-separated).
+    pub groups: Vec<String>,
+}
+
+impl Item<'_> {
+    fn shares_group(&self, other: &Item) -> bool {
+        self.groups.iter().any(|g| other.groups.contains(g))
+    }
+}
+
+pub(crate) fn items<'b>(cx: &LintContext, books: &'b [Book]) -> Vec<Item<'b>> {
+    let mut out = Vec::new();
+    for (b, book) in books.iter().enumerate() {
+        for e in &book.entries {
+            let st = (!cx.rules.is_studio()).then(|| context::st_entry(b, e));
+            let body = match &st {
+                Some(s) => s.content.clone(),
+                None => decorators::parse(&e.content).body.to_string(),
+            };
+            let group = match &st {
+                Some(s) => s.group.clone(),
+                None => e
+                    .extensions
+                    .get("group")
+                    .and_then(|g| g.as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+            };
+            let groups = group
+                .split(',')
+                .map(str::trim)
+                .filter(|g| !g.is_empty())
+                .map(String::from)
+                .collect();
+            out.push(Item {
+                at: EntryRef { book: b, id: e.id },
+                entry: e,
+                st,
+                body,
+                groups,
+            });
+        }
+    }
+    out
+}
+
+/// The whole-book problems of `books` linted together.
+pub fn check_books(cx: &LintContext, books: &[Book], tokens: &mut dyn CountTokens) -> Vec<Problem> {
+    let items = items(cx, books);
+    let mut out = Vec::new();
+    duplicates(cx, &items, &mut out);
+    containment(cx, &items, &mut out);
+    same_text(&items, &mut out);
+    if context::recursion_on(cx) {
+        super::recursion::check(cx, &items, &mut out);
+    }
+    budget(cx, &items, tokens, &mut out);
+    out
+}
+
+/// Whether `item`'s primary keys are ever tested.
+pub(super) fn keyed(item: &Item) -> bool {
+    item.entry.enabled && !item.entry.constant
+}
+
+/// Entries that are listed, and how many more there are.
+fn others_of(list: &[usize], me: usize, items: &[Item]) -> (Vec<EntryRef>, usize) {
+    let mut seen = Vec::new();
+    for &i in list {
+        if i != me && items[i].at != items[me].at && !seen.contains(&items[i].at) {
+            seen.push(items[i].at);
+        }
+    }
+    let more = seen.len().saturating_sub(LISTED);
+    seen.truncate(LISTED);
+    (seen, more)
+}
+
+/// The same primary key, after the rules' folding, on several entries.
+fn duplicates(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
+    let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| keyed(it)) {
+        let flags = context::flags(cx, item.entry, item.st.as_ref());
+        for (k, key) in item.entry.keys.iter().enumerate() {
+            let norm = match key_kind(&cx.rules, key, flags) {
+                KeyKind::Plain { text, .. } => text,
+                KeyKind::Regex { pattern, flags } => format!("/{pattern}/{flags}"),
+                KeyKind::Empty => continue,
+            };
+            by_key.entry(norm).or_default().push((i, k));
+        }
+    }
+    let mut groups: Vec<_> = by_key.into_values().filter(|v| v.len() > 1).collect();
+    groups.sort_unstable();
+    for list in groups {
+        let owners: Vec<usize> = list.iter().map(|(i, _)| *i).collect();
+        if owners.iter().all(|&i| items[i].at == items[owners[0]].at) {
+            continue;
+        }
+        // One problem per entry and key, even when an entry repeats it.
+        let mut done: Vec<usize> = Vec::new();
+        for &(i, k) in &list {
+            if done.contains(&i) {
+                continue;
+            }
+            done.push(i);
+            let (others, more) = others_of(&owners, i, items);
+            if others.is_empty() {
+                continue;
+            }
+            let me = &items[i];
+            let on_purpose = owners.iter().filter(|&&o| items[o].at != me.at).all(|&o| {
+                let other = &items[o];
+                me.shares_group(other) || (!me.body.trim().is_empty() && me.body == other.body)
+            });
+            out.push(Problem {
+                entry: me.at,
+                severity: if on_purpose {
+                    Severity::Hint
+                } else {
+                    Severity::Warning
+                },
+                span: Span::Key {
+                    secondary: false,
+                    index: k,
+                },
+                finding: Finding::DuplicateKey {
+                    key: me.entry.keys[k].trim().to_string(),
+                    others,
+                    more,
+                },
+                fix: None,
+            });
+        }
+    }
+}
+
+/// Distinct key texts, the keys (in `keys`) sharing each, and the index of
+/// each text.
+type Patterns<'k> = (Vec<&'k str>, Vec<Vec<usize>>, HashMap<&'k str, usize>);
+
+/// A plain primary key as the containment check compares it.
+struct Plain {
+    item: usize,
+    index: usize,
+    text: String,
+    case_sensitive: bool,
+    left: bool,
+    right: bool,
+}
+
+/// A key that contains another entry's key: that one fires whenever this
+/// one matches. Case-insensitive keys are searched in the folded text of
+/// every key, case-sensitive ones in the raw text of case-sensitive keys.
+fn containment(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
+    let mut keys = Vec::new();
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| keyed(it)) {
+        let flags = context::flags(cx, item.entry, item.st.as_ref());
+        for (k, key) in item.entry.keys.iter().enumerate() {
+            if let KeyKind::Plain {
+                text,
+                case_sensitive,
+                left,
+                right,
+            } = key_kind(&cx.rules, key, flags)
+            {
+                keys.push(Plain {
+                    item: i,
+                    index: k,
+                    text,
+                    case_sensitive,
+                    left,
+                    right,
+                });
+            }
+        }
+    }
+    // Distinct patterns of each kind, with the keys that share each.
+    let mut patterns: [Patterns; 2] = Default::default();
+    for (n, p) in keys.iter().enumerate() {
+        let (list, owners, index) = &mut patterns[p.case_sensitive as usize];
+        let at = *index.entry(p.text.as_str()).or_insert_with(|| {
+            list.push(p.text.as_str());
+            owners.push(Vec::new());
+            list.len() - 1
+        });
+        owners[at].push(n);
+    }
+    let build = |list: &[&str]| {
+        (!list.is_empty()).then(|| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(list)
+                .ok()
+        })
+    };
+    let automata = [
+        build(&patterns[0].0).flatten(),
+        build(&patterns[1].0).flatten(),
+    ];
+    let word = |c: Option<char>| c.is_some_and(|c| context::is_word(&cx.rules, c));
+    for a in &keys {
+        let mut found: Vec<(EntryRef, usize)> = Vec::new();
+        // Case-insensitive keys match wherever the folded key does; a
+        // case-sensitive key only inside a case-sensitive one.
+        let folded;
+        let searches: [(usize, &str); 2] = [
+            (0, {
+                folded = if a.case_sensitive {
+                    fold_for(&cx.rules, &a.text)
+                } else {
+                    a.text.clone()
+                };
+                folded.as_str()
+            }),
+            (
+                1,
+                if a.case_sensitive {
+                    a.text.as_str()
+                } else {
+                    ""
+                },
+            ),
+        ];
+        'search: for (kind, hay) in searches {
+            let Some(ac) = &automata[kind] else { continue };
+            if hay.is_empty() {
+                continue;
+            }
+            for m in ac.find_overlapping_iter(hay) {
+                let (s, e) = (m.start(), m.end());
+                if e - s == hay.len() {
+                    continue; // the same key: duplicate_key says so
+                }
+                for &b in &patterns[kind].1[m.pattern().as_usize()] {
+                    let b = &keys[b];
+                    if items[b.item].at == items[a.item].at
+                        || found.iter().any(|(at, _)| *at == items[b.item].at)
+                    {
+                        continue;
+                    }
+                    let left_ok = !b.left
+                        || if s == 0 {
+                            a.left
+                        } else {
+                            !word(hay[..s].chars().next_back())
+                        };
+                    let right_ok = !b.right
+                        || if e == hay.len() {
+                            a.right
+                        } else {
+                            !word(hay[e..].chars().next())
+                        };
+                    if left_ok && right_ok {
+                        found.push((items[b.item].at, b.index));
+                        let (item, other) = (&items[a.item], &items[b.item]);
+                        out.push(Problem {
+                            entry: item.at,
+                            severity: Severity::Hint,
+                            span: Span::Key {
+                                secondary: false,
+                                index: a.index,
+                            },
+                            finding: Finding::KeyContainsOther {
+                                key: item.entry.keys[a.index].trim().to_string(),
+                                other: other.at,
+                                other_key: other.entry.keys[b.index].trim().to_string(),
+                            },
+                            fix: None,
+                        });
+                        if found.len() >= CONTAINED_PER_KEY {
+                            break 'search;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn fold_for(rules: &LintRules, s: &str) -> String {
+    match rules {
+        LintRules::Studio => crate::matcher::fold(s),
+        LintRules::SillyTavern { .. } => s.to_lowercase(),
+    }
+}
+
+/// The same body on several entries; the same name on several entries.
+fn same_text(items: &[Item], out: &mut Vec<Problem>) {
+    let mut bodies: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut names: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if !item.entry.enabled {
+            continue;
+        }
+        let body = item.body.trim();
+        if !body.is_empty() {
+            bodies.entry(body).or_default().push(i);
+        }
+        let name = item.entry.comment.trim();
+        if !name.is_empty() {
+            names.entry(name).or_default().push(i);
+        }
+    }
+    let mut lists: Vec<(bool, Vec<usize>)> = bodies
+        .into_values()
+        .map(|v| (true, v))
+        .chain(names.into_values().map(|v| (false, v)))
+        .filter(|(_, v)| v.len() > 1)
+        .collect();
+    lists.sort_unstable();
+    for (body, list) in lists {
+        for &i in &list {
+            let (others, more) = others_of(&list, i, items);
+            if others.is_empty() {
+                continue;
+            }
+            let me = &items[i];
+            let (severity, finding) = if body {
+                let grouped = list
+                    .iter()
+                    .filter(|&&o| o != i)
+                    .all(|&o| me.shares_group(&items[o]));
+                (
+                    if grouped {
+                        Severity::Hint
+                    } else {
+                        Severity::Warning
+                    },
+                    Finding::ContentDuplicate { others, more },
+                )
+            } else {
+                (
+                    Severity::Hint,
+                    Finding::NameDuplicate {
+                        name: me.entry.comment.trim().to_string(),
+                        others,
+                        more,
+                    },
+                )
+            };
+            out.push(Problem {
+                entry: me.at,
+                severity,
+                span: Span::Entry,
+                finding,
+                fix: None,
+            });
+        }
+    }
+}
+
+/// Entries over the budget alone, constants taking most of it, and
+/// entries the always-kept constants leave no room for. A token is at
+/// least one byte, so only bodies longer in bytes than the room left are
+/// counted.
+fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &mut Vec<Problem>) {
+    let limit = cx.budget;
+    let studio = cx.rules.is_studio();
+    let ignores_budget = |it: &Item| it.st.as_ref().is_some_and(|s| s.ignore_budget);
+    let live: Vec<&Item> = items
+        .iter()
+        .filter(|it| it.entry.enabled && !it.body.is_empty() && !ignores_budget(it))
+        .collect();
+    let constants: Vec<&Item> = live
+        .iter()
+        .copied()
+        .filter(|it| it.entry.constant)
+        .collect();
+    let constant_texts: Vec<&str> = constants.iter().map(|it| it.body.as_str()).collect();
+    let constant_tokens = tokens.count_all(&constant_texts);
+    // Constants always active in the studio rules: no gate, no roll.
+    let always = |it: &Item| {
+        let d = decorators::parse(&it.entry.content).decorators;
+        d.activate_only_after.unwrap_or(0) == 0
+            && d.activate_only_every.unwrap_or(1) == 1
+            && !d.is_greeting
+            && !d.dont_activate_after_match
+            && d.probability.unwrap_or(100) >= 100
+    };
+    let total: u64 = constant_tokens.iter().map(|&t| t as u64).sum();
+    let total = total.min(u32::MAX as u64) as u32;
+    let always_total: u64 = constants
+        .iter()
+        .zip(&constant_tokens)
+        .filter(|(it, _)| studio && always(it))
+        .map(|(_, &t)| t as u64)
+        .sum();
+    let always_total = always_total.min(u32::MAX as u64) as u32;
+    if !constants.is_empty() && (total as u64) * 2 > limit as u64 {
+        let (largest, _) = constants
+            .iter()
+            .zip(&constant_tokens)
+            .max_by_key(|(_, &t)| t)
+            .expect("constants");
+        out.push(Problem {
+            entry: largest.at,
+            severity: if total > limit {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
+            span: Span::Entry,
+            finding: Finding::ConstantsOverBudget {
+                tokens: total,
+                budget: limit,
+                count: constants.len(),
+            },
+            fix: None,
+        });
+    }
+    // What the always-kept constants leave for the others.
+    let room = if studio && always_total < limit {
+        limit - always_total
+    } else {
+        limit
+    };
+    let long: Vec<&Item> = live
+        .iter()
+        .copied()
+        .filter(|it| it.body.len() > room as usize)
+        .collect();
+    let texts: Vec<&str> = long.iter().map(|it| it.body.as_str()).collect();
+    let counts = tokens.count_all(&texts);
+    for (it, &t) in long.iter().zip(&counts) {
+        let (severity, finding) = if t > limit {
+            (
+                Severity::Error,
+                Finding::EntryOverBudget {
+                    tokens: t,
+                    budget: limit,
+                },
+            )
+        } else if studio && !it.entry.constant && always_total < limit && t > room {
+            (
+                Severity::Warning,
+                Finding::NeverSurvives {
+                    tokens: t,
+                    constants: always_total,
+                    budget: limit,
+                },
+            )
+        } else {
+            continue;
+        };
+        out.push(Problem {
+            entry: it.at,
+            severity,
+            span: Span::Entry,
+            finding,
+            fix: None,
+        });
+    }
+}

@@ -1,0 +1,428 @@
+//! The checks of one entry on its own ([`check_entry`]): its keys, flags,
+//! decorators and body, under the rules in use. They read nothing of the
+//! other entries, so an editor re-runs them on the edited entry alone.
+
+use super::context::{self, key_kind, Flags, KeyKind, LintContext, LintRules};
+use super::problem::{
+    line_with_break, CommonReason, Contradiction, EntryRef, Finding, Fix, NeverReason,
+    NoEffectReason, Problem, Span,
+};
+use crate::decorators::{self, DecoratorLine};
+use crate::diagnostic::{ArgProblem, DiagnosticMessage, Severity};
+use crate::matcher::{KeyOwner, MatcherBuilder};
+use crate::model::Entry;
+use crate::sillytavern::entry::StEntry;
+
+/// The problems of entry `e` of book `book` on its own. A disabled entry
+/// fires under no rules, so it keeps only its errors (what cannot work as
+/// written once it is enabled again).
+pub fn check_entry(cx: &LintContext, book: usize, e: &Entry) -> Vec<Problem> {
+    let st = (!cx.rules.is_studio()).then(|| context::st_entry(book, e));
+    let mut out = Checker {
+        cx,
+        at: EntryRef { book, id: e.id },
+        out: Vec::new(),
+    };
+    out.keys(e, st.as_ref());
+    match st.as_ref() {
+        None => out.studio_decorators(e),
+        Some(st) => out.st_decorators(e, st),
+    }
+    out.flags(e, st.as_ref());
+    let mut problems = out.out;
+    if !e.enabled {
+        problems.retain(|p| p.severity == Severity::Error);
+    }
+    problems
+}
+
+struct Checker<'a> {
+    cx: &'a LintContext,
+    at: EntryRef,
+    out: Vec<Problem>,
+}
+
+impl Checker<'_> {
+    fn push(&mut self, severity: Severity, span: Span, finding: Finding, fix: Option<Fix>) {
+        self.out.push(Problem {
+            entry: self.at,
+            severity,
+            span,
+            finding,
+            fix,
+        });
+    }
+
+    /// Key by key: empty, invalid or empty-matching regex, too common.
+    fn keys(&mut self, e: &Entry, st: Option<&StEntry>) {
+        let flags = context::flags(self.cx, e, st);
+        let selective = st.map_or(e.selective, |s| s.selective);
+        let lists: [(&[String], bool); 2] = [(&e.keys, false), (&e.secondary_keys, true)];
+        for (keys, secondary) in lists {
+            // Keys never tested are reported as a whole (secondary_unused,
+            // constant_with_keys), not key by key.
+            if (secondary && !selective) || (!secondary && e.constant) {
+                continue;
+            }
+            for (index, key) in keys.iter().enumerate() {
+                self.key(key, index, secondary, flags);
+            }
+        }
+    }
+
+    fn key(&mut self, key: &str, index: usize, secondary: bool, flags: Flags) {
+        let span = Span::Key { secondary, index };
+        let remove = Some(Fix::RemoveKey { secondary, index });
+        let studio = self.cx.rules.is_studio();
+        // SillyTavern tests emptiness before trimming: a key of spaces
+        // survives the test and, trimmed to nothing, matches every text.
+        if !studio && !key.is_empty() && crate::sillytavern::matching::js_trim(key).is_empty() {
+            let finding = Finding::KeyTooCommon {
+                key: key.into(),
+                reason: CommonReason::Whitespace,
+            };
+            return self.push(Severity::Warning, span, finding, remove);
+        }
+        match key_kind(&self.cx.rules, key, flags) {
+            KeyKind::Empty => {
+                let finding = Finding::KeyNeverMatches {
+                    key: key.into(),
+                    reason: NeverReason::Empty,
+                };
+                self.push(Severity::Warning, span, finding, remove);
+            }
+            KeyKind::Regex { pattern, flags: f } => self.regex(key, &pattern, &f, span, flags),
+            KeyKind::Plain {
+                text, left, right, ..
+            } => {
+                if self.cx.chat_loaded {
+                    return;
+                }
+                let chars = text.chars().count();
+                let language = self.cx.book(self.at.book).language;
+                let reason = if chars == 1 && text.chars().all(char::is_alphabetic) {
+                    CommonReason::SingleLetter
+                } else if context::is_stop_word(language, &text.to_lowercase()) {
+                    CommonReason::StopWord {
+                        language: language.code().into(),
+                    }
+                } else if chars < 3 && !left && !right && !flags.whole_words {
+                    CommonReason::Short
+                } else {
+                    return;
+                };
+                let finding = Finding::KeyTooCommon {
+                    key: key.trim().into(),
+                    reason,
+                };
+                self.push(Severity::Warning, span, finding, None);
+            }
+        }
+    }
+
+    fn regex(&mut self, key: &str, pattern: &str, f: &str, span: Span, flags: Flags) {
+        let key = key.trim().to_string();
+        let compiled = match &self.cx.rules {
+            LintRules::Studio => {
+                let mut b = MatcherBuilder::quick();
+                let owner = KeyOwner {
+                    entry: 0,
+                    secondary: false,
+                    position: 0,
+                };
+                let k = crate::matcher::KeyFlags {
+                    case_sensitive: flags.case_sensitive,
+                    whole_words: flags.whole_words,
+                    use_regex: flags.use_regex,
+                };
+                b.add(&key, owner, k);
+                let (_, errors) = b.build();
+                match errors.into_iter().next() {
+                    Some(err) => Err(err.message),
+                    None => Ok(regex::RegexBuilder::new(pattern)
+                        .case_insensitive(f.contains('i'))
+                        .multi_line(f.contains('m'))
+                        .dot_matches_new_line(f.contains('s'))
+                        .ignore_whitespace(f.contains('x'))
+                        .build()
+                        .map(|r| r.is_match(""))
+                        .unwrap_or(false)),
+                }
+            }
+            LintRules::SillyTavern { .. } => {
+                let engine: String = f.chars().filter(|c| "imsu".contains(*c)).collect();
+                if let Some((limit, max)) = crate::matcher::regex_too_large(pattern) {
+                    Err(format!(
+                        "past the regex size limit ({max} {limit}); never compiled"
+                    ))
+                } else {
+                    match regress::Regex::with_flags(pattern, engine.as_str()) {
+                        Err(e) => Err(e.to_string()),
+                        // The buffer always holds at least the message marker,
+                        // so an empty match is found in every scanned text.
+                        Ok(r) => Ok(r.find("").is_some()),
+                    }
+                }
+            }
+        };
+        match compiled {
+            Err(error) => {
+                let plain = !self.cx.rules.is_studio();
+                let finding = Finding::RegexInvalid { key, error, plain };
+                let severity = if plain {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                };
+                self.push(severity, span, finding, None);
+            }
+            Ok(true) => {
+                let finding = Finding::RegexMatchesEmpty { key };
+                self.push(Severity::Warning, span, finding, None);
+            }
+            Ok(false) => {}
+        }
+    }
+
+    /// Flags against keys: unused secondary keys, keys of a constant,
+    /// selective without secondary keys, no keys at all; an empty body.
+    fn flags(&mut self, e: &Entry, st: Option<&StEntry>) {
+        let studio = st.is_none();
+        let usable = |keys: &[String]| {
+            keys.iter()
+                .filter(|k| {
+                    if studio {
+                        !k.trim().is_empty()
+                    } else {
+                        !k.is_empty()
+                    }
+                })
+                .count()
+        };
+        let (primary, secondary) = (usable(&e.keys), usable(&e.secondary_keys));
+        let selective = st.map_or(e.selective, |s| s.selective);
+        if !selective && secondary > 0 && !e.constant {
+            let finding = Finding::SecondaryUnused { count: secondary };
+            let fix = Some(Fix::ClearSecondaryKeys);
+            self.push(Severity::Warning, Span::Entry, finding, fix);
+        }
+        if e.constant && primary > 0 {
+            let finding = Finding::ConstantWithKeys { count: primary };
+            self.push(Severity::Hint, Span::Entry, finding, Some(Fix::ClearKeys));
+        }
+        // SillyTavern saves every plain entry as selective without
+        // secondary keys: normal there, and it changes nothing.
+        let from_st = self.cx.book(self.at.book).from_sillytavern;
+        if studio && !from_st && e.selective && secondary == 0 && !e.constant {
+            let fix = Some(Fix::SetSelective { value: false });
+            let finding = Finding::SelectiveWithoutSecondary;
+            self.push(Severity::Hint, Span::Entry, finding, fix);
+        }
+        let forced = st.is_some_and(|s| s.activate);
+        if primary == 0 && !e.constant && !forced {
+            self.push(Severity::Warning, Span::Entry, Finding::NoKeys, None);
+        }
+        let (body, start) = match st {
+            None => {
+                let p = decorators::parse(&e.content);
+                (p.body.to_string(), p.body_start)
+            }
+            Some(s) => (s.content.clone(), e.content.len() - s.content.len()),
+        };
+        if body.trim().is_empty() {
+            let span = Span::Content {
+                start: start.min(e.content.len()),
+                end: e.content.len(),
+            };
+            self.push(Severity::Warning, span, Finding::ContentEmpty, None);
+        }
+    }
+
+    fn studio_decorators(&mut self, e: &Entry) {
+        let p = decorators::parse(&e.content);
+        let line_of = |n: Option<usize>| n.and_then(|n| p.lines.iter().find(|l| l.line == n));
+        for d in &p.diagnostics {
+            let Some(line) = line_of(d.line) else {
+                continue;
+            };
+            let (span, delete) = spans(&e.content, line);
+            let (severity, finding) = match &d.message {
+                DiagnosticMessage::UnknownDecorator { name } if is_st_decorator(name) => (
+                    Severity::Warning,
+                    Finding::DecoratorNoEffect {
+                        decorator: name.clone(),
+                        reason: NoEffectReason::OtherRules {
+                            rules: "sillytavern".into(),
+                        },
+                    },
+                ),
+                DiagnosticMessage::UnknownDecorator { name } => (
+                    Severity::Warning,
+                    Finding::DecoratorUnknown { name: name.clone() },
+                ),
+                DiagnosticMessage::EmptyDecoratorName => (
+                    Severity::Warning,
+                    Finding::DecoratorUnknown {
+                        name: String::new(),
+                    },
+                ),
+                DiagnosticMessage::FallbackWithoutPrevious { name } => (
+                    Severity::Warning,
+                    Finding::DecoratorNoEffect {
+                        decorator: name.clone(),
+                        reason: NoEffectReason::LoneFallback,
+                    },
+                ),
+                DiagnosticMessage::BadArgument { decorator, problem } => (
+                    Severity::Error,
+                    Finding::DecoratorBadArgument {
+                        decorator: decorator.clone(),
+                        problem: problem.clone(),
+                    },
+                ),
+                DiagnosticMessage::Repeated { decorator, winner } => (
+                    Severity::Warning,
+                    Finding::DecoratorNoEffect {
+                        decorator: decorator.clone(),
+                        reason: NoEffectReason::Repeated { winner: *winner },
+                    },
+                ),
+                _ => continue,
+            };
+            self.push(severity, span, finding, Some(delete));
+        }
+        let applied = |name: &str| {
+            p.lines.iter().rev().find(|l| {
+                matches!(l.status, decorators::LineStatus::Applied)
+                    && decorators::lookup(&l.name).is_some_and(|s| s.name == name)
+            })
+        };
+        let d = &p.decorators;
+        if d.keep && d.dont_activate_after_match && !e.constant {
+            if let Some(line) = applied("keep") {
+                let (span, delete) = spans(&e.content, line);
+                let finding = Finding::DecoratorContradictory {
+                    first: line.name.clone(),
+                    second: "dont_activate_after_match".into(),
+                    reason: Contradiction::KeepGated,
+                };
+                self.push(Severity::Warning, span, finding, Some(delete));
+            }
+        }
+        if e.constant {
+            for name in ["scan_depth", "keep"] {
+                if let Some(line) = applied(name) {
+                    let (span, delete) = spans(&e.content, line);
+                    let finding = Finding::DecoratorNoEffect {
+                        decorator: line.name.clone(),
+                        reason: NoEffectReason::Constant,
+                    };
+                    self.push(Severity::Warning, span, finding, Some(delete));
+                }
+            }
+        }
+    }
+
+    /// SillyTavern's decorator block (sillytavern-rules.md §2.3): `@@activate`
+    /// and `@@dont_activate`, exactly as written, are the only ones with an
+    /// effect.
+    fn st_decorators(&mut self, e: &Entry, st: &StEntry) {
+        let content = &e.content;
+        let mut offset = 0;
+        let mut previous_unknown = false;
+        let mut seen: Vec<(&str, Span, Fix)> = Vec::new();
+        for raw in content.split_inclusive('\n') {
+            let start = offset;
+            offset += raw.len();
+            let line = raw.strip_suffix('\n').unwrap_or(raw);
+            if !line.starts_with("@@") {
+                break;
+            }
+            let span = Span::Content {
+                start,
+                end: start + line.len(),
+            };
+            let delete = Fix::DeleteContent { start, end: offset };
+            let text = if let Some(rest) = line.strip_prefix("@@@") {
+                if !previous_unknown {
+                    continue;
+                }
+                format!("@@{rest}")
+            } else {
+                line.to_string()
+            };
+            let rest = &text[2..];
+            let name_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let name = &rest[..name_end];
+            let known = ["activate", "dont_activate"]
+                .into_iter()
+                .find(|n| rest.starts_with(n));
+            previous_unknown = known.is_none();
+            let (severity, finding, fix) = if let Some(spec) = decorators::lookup(name) {
+                // The export writes these as SillyTavern's own fields.
+                if CARRIED.contains(&spec.name) {
+                    continue;
+                }
+                let finding = Finding::DecoratorNoEffect {
+                    decorator: spec.name.into(),
+                    reason: NoEffectReason::OtherRules {
+                        rules: "studio".into(),
+                    },
+                };
+                (Severity::Warning, finding, delete)
+            } else if let Some(known) = known {
+                if rest == known {
+                    seen.push((known, span, delete));
+                    continue;
+                }
+                let finding = Finding::DecoratorBadArgument {
+                    decorator: known.into(),
+                    problem: ArgProblem::UnexpectedArgument {
+                        arg: rest[known.len()..].to_string(),
+                    },
+                };
+                let fix = Fix::ReplaceContent {
+                    start,
+                    end: start + line.len(),
+                    text: format!("@@{known}"),
+                };
+                (Severity::Warning, finding, fix)
+            } else {
+                let finding = Finding::DecoratorUnknown { name: name.into() };
+                (Severity::Warning, finding, delete)
+            };
+            self.push(severity, span, finding, Some(fix));
+        }
+        if st.activate && st.dont_activate {
+            if let Some((_, span, fix)) = seen.iter().find(|(n, ..)| *n == "dont_activate") {
+                let finding = Finding::DecoratorContradictory {
+                    first: "dont_activate".into(),
+                    second: "activate".into(),
+                    reason: Contradiction::ActivateWins,
+                };
+                self.push(Severity::Warning, *span, finding, Some(fix.clone()));
+            }
+        }
+    }
+}
+
+/// Guide decorators the SillyTavern export turns into SillyTavern's own
+/// fields (`probability`, `scanDepth`, `order`, `role`).
+const CARRIED: &[&str] = &["probability", "scan_depth", "order", "role"];
+
+/// SillyTavern's own decorators, which the studio rules do not know.
+fn is_st_decorator(name: &str) -> bool {
+    name == "activate" || name == "dont_activate"
+}
+
+/// The span of a decorator line and the fix that deletes it.
+fn spans(content: &str, line: &DecoratorLine) -> (Span, Fix) {
+    let (start, end) = line_with_break(content, line);
+    (
+        Span::Content {
+            start: line.start,
+            end: line.end,
+        },
+        Fix::DeleteContent { start, end },
+    )
+}

@@ -1,0 +1,555 @@
+//! What a lint check reports: a [`Problem`] on one entry, with a stable
+//! code and its parameters ([`Finding`]), a [`Severity`], the [`Span`] it
+//! points at and, where one exists, a typed [`Fix`] the app can apply with
+//! [`Fix::apply`]. English lives only in the `Display` impls (the CLI's
+//! wording); the app words the codes through its catalog.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::decorators;
+use crate::diagnostic::{ArgProblem, Severity};
+use crate::model::Entry;
+
+/// An entry of one of the linted books: its position among them and its id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct EntryRef {
+    pub book: usize,
+    pub id: u64,
+}
+
+impl fmt::Display for EntryRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}:{}]", self.book, self.id)
+    }
+}
+
+/// What a problem points at inside its entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Span {
+    /// The entry as a whole (its flags, its settings).
+    Entry,
+    /// Key `index` of `keys` (or of `secondary_keys`).
+    Key { secondary: bool, index: usize },
+    /// A byte range of the entry's `content` (a decorator line, the body).
+    Content { start: usize, end: usize },
+}
+
+/// A change to the entry that removes the problem. Each keeps the rest of
+/// the entry as it is; [`Fix::apply`] makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Fix {
+    /// Remove key `index` of `keys` (or of `secondary_keys`).
+    RemoveKey {
+        secondary: bool,
+        index: usize,
+    },
+    /// Remove every secondary key.
+    ClearSecondaryKeys,
+    /// Remove every primary key.
+    ClearKeys,
+    SetSelective {
+        value: bool,
+    },
+    /// Delete bytes `start..end` of the content (a decorator line with its
+    /// line break).
+    DeleteContent {
+        start: usize,
+        end: usize,
+    },
+    /// Replace bytes `start..end` of the content with `text`.
+    ReplaceContent {
+        start: usize,
+        end: usize,
+        text: String,
+    },
+}
+
+impl Fix {
+    /// Applies the fix to `e`. `false`, with `e` unchanged, when it no
+    /// longer fits the entry (the key or the range is gone).
+    pub fn apply(&self, e: &mut Entry) -> bool {
+        let in_content = |start: usize, end: usize| {
+            start <= end
+                && end <= e.content.len()
+                && e.content.is_char_boundary(start)
+                && e.content.is_char_boundary(end)
+        };
+        match self {
+            Fix::RemoveKey { secondary, index } => {
+                let keys = if *secondary {
+                    &mut e.secondary_keys
+                } else {
+                    &mut e.keys
+                };
+                if *index >= keys.len() {
+                    return false;
+                }
+                keys.remove(*index);
+            }
+            Fix::ClearSecondaryKeys => e.secondary_keys.clear(),
+            Fix::ClearKeys => e.keys.clear(),
+            Fix::SetSelective { value } => e.selective = *value,
+            Fix::DeleteContent { start, end } => {
+                if !in_content(*start, *end) {
+                    return false;
+                }
+                e.content.replace_range(*start..*end, "");
+            }
+            Fix::ReplaceContent { start, end, text } => {
+                if !in_content(*start, *end) {
+                    return false;
+                }
+                e.content.replace_range(*start..*end, text);
+            }
+        }
+        true
+    }
+}
+
+/// One problem on one entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Problem {
+    pub entry: EntryRef,
+    pub severity: Severity,
+    pub span: Span,
+    /// The code (serde tag `code`) and its parameters.
+    #[serde(flatten)]
+    pub finding: Finding,
+    pub fix: Option<Fix>,
+}
+
+impl Problem {
+    /// The stable code, e.g. `duplicate_key`.
+    pub fn code(&self) -> &'static str {
+        self.finding.code()
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.finding.fmt(f)
+    }
+}
+
+/// Why a key can never match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum NeverReason {
+    /// Empty (for the studio rules: after trimming): the rules ignore it.
+    ///
+    /// Neither rule set has a whole-word key that can never pass its
+    /// boundary test (both test a boundary only where the text could
+    /// break the word: the studio rules only beside a word character of
+    /// the key, SillyTavern's beside any edge, which a space or the text's
+    /// end always passes), nor a case-sensitive key compared with folded
+    /// text, so those never-matching keys do not occur (docs/lint.md).
+    Empty,
+}
+
+/// Why a key matches (nearly) everywhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum CommonReason {
+    /// Matched in `matched` of the loaded chat's `messages` messages.
+    Chat {
+        matched: usize,
+        messages: usize,
+    },
+    SingleLetter,
+    /// One of the book language's most common words (`en`, `pt`).
+    StopWord {
+        language: String,
+    },
+    /// Under three characters with whole words off: it matches inside words.
+    Short,
+    /// Only whitespace: SillyTavern trims it to nothing after its emptiness
+    /// test, and the empty key then matches every text.
+    Whitespace,
+}
+
+/// Why two decorators of one entry cannot both work.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum Contradiction {
+    /// `@@dont_activate_after_match` gates the entry before `@@keep` can
+    /// hold it, so `@@keep` never applies.
+    KeepGated,
+    /// SillyTavern tests `@@activate` first, so `@@dont_activate` never
+    /// applies.
+    ActivateWins,
+    /// No request of the loaded chat (1…`messages`) satisfies the gates.
+    NoRequest { messages: usize },
+}
+
+/// Why a decorator changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "reason")]
+pub enum NoEffectReason {
+    /// A decorator of other rules (`studio` or `sillytavern`) that the rules
+    /// in use ignore.
+    OtherRules { rules: String },
+    /// Given again on a later line, which wins.
+    Repeated { winner: usize },
+    /// Constant entries neither scan nor need holding.
+    Constant,
+    /// A `@@@` fallback with no decorator line before it to replace.
+    LoneFallback,
+}
+
+/// The code of a problem and its parameters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum Finding {
+    KeyNeverMatches {
+        key: String,
+        reason: NeverReason,
+    },
+    /// The pattern does not compile; `plain` when the rules then match the
+    /// key as plain text (SillyTavern) instead of never.
+    RegexInvalid {
+        key: String,
+        error: String,
+        plain: bool,
+    },
+    RegexMatchesEmpty {
+        key: String,
+    },
+    KeyTooCommon {
+        key: String,
+        #[serde(flatten)]
+        reason: CommonReason,
+    },
+    /// The same key (after the rules' folding) on other entries; `more`
+    /// counts the ones past those listed.
+    DuplicateKey {
+        key: String,
+        others: Vec<EntryRef>,
+        more: usize,
+    },
+    /// The key contains `other_key` of entry `other`, so that entry fires
+    /// whenever this key matches.
+    KeyContainsOther {
+        key: String,
+        other: EntryRef,
+        other_key: String,
+    },
+    /// Secondary keys on an entry that is not selective: never tested.
+    SecondaryUnused {
+        count: usize,
+    },
+    /// Keys on a constant entry: never tested.
+    ConstantWithKeys {
+        count: usize,
+    },
+    SelectiveWithoutSecondary,
+    /// An enabled, non-constant entry without a usable key never activates.
+    NoKeys,
+    DecoratorUnknown {
+        name: String,
+    },
+    DecoratorBadArgument {
+        decorator: String,
+        problem: ArgProblem,
+    },
+    DecoratorContradictory {
+        first: String,
+        second: String,
+        #[serde(flatten)]
+        reason: Contradiction,
+    },
+    DecoratorNoEffect {
+        decorator: String,
+        #[serde(flatten)]
+        reason: NoEffectReason,
+    },
+    EntryOverBudget {
+        tokens: u32,
+        budget: u32,
+    },
+    /// The constant entries (`count` of them) take `tokens` of `budget`.
+    ConstantsOverBudget {
+        tokens: u32,
+        budget: u32,
+        count: usize,
+    },
+    /// The entries that always outrank it (`constants` tokens) leave less
+    /// than its `tokens` of `budget`.
+    NeverSurvives {
+        tokens: u32,
+        constants: u32,
+        budget: u32,
+    },
+    RecursionLoop {
+        cycle: Vec<EntryRef>,
+    },
+    /// A chain of entries activating each other longer than `limit`
+    /// passes: the last ones are never reached through it.
+    RecursionTooDeep {
+        chain: Vec<EntryRef>,
+        limit: u32,
+    },
+    ContentEmpty,
+    ContentDuplicate {
+        others: Vec<EntryRef>,
+        more: usize,
+    },
+    NameDuplicate {
+        name: String,
+        others: Vec<EntryRef>,
+        more: usize,
+    },
+}
+
+/// Every code, in the order of docs/lint.md.
+pub const CODES: &[&str] = &[
+    "key_never_matches",
+    "regex_invalid",
+    "regex_matches_empty",
+    "key_too_common",
+    "duplicate_key",
+    "key_contains_other",
+    "secondary_unused",
+    "constant_with_keys",
+    "selective_without_secondary",
+    "no_keys",
+    "decorator_unknown",
+    "decorator_bad_argument",
+    "decorator_contradictory",
+    "decorator_no_effect",
+    "entry_over_budget",
+    "constants_over_budget",
+    "never_survives",
+    "recursion_loop",
+    "recursion_too_deep",
+    "content_empty",
+    "content_duplicate",
+    "name_duplicate",
+];
+
+impl Finding {
+    /// The stable code (the serde tag).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Finding::KeyNeverMatches { .. } => "key_never_matches",
+            Finding::RegexInvalid { .. } => "regex_invalid",
+            Finding::RegexMatchesEmpty { .. } => "regex_matches_empty",
+            Finding::KeyTooCommon { .. } => "key_too_common",
+            Finding::DuplicateKey { .. } => "duplicate_key",
+            Finding::KeyContainsOther { .. } => "key_contains_other",
+            Finding::SecondaryUnused { .. } => "secondary_unused",
+            Finding::ConstantWithKeys { .. } => "constant_with_keys",
+            Finding::SelectiveWithoutSecondary => "selective_without_secondary",
+            Finding::NoKeys => "no_keys",
+            Finding::DecoratorUnknown { .. } => "decorator_unknown",
+            Finding::DecoratorBadArgument { .. } => "decorator_bad_argument",
+            Finding::DecoratorContradictory { .. } => "decorator_contradictory",
+            Finding::DecoratorNoEffect { .. } => "decorator_no_effect",
+            Finding::EntryOverBudget { .. } => "entry_over_budget",
+            Finding::ConstantsOverBudget { .. } => "constants_over_budget",
+            Finding::NeverSurvives { .. } => "never_survives",
+            Finding::RecursionLoop { .. } => "recursion_loop",
+            Finding::RecursionTooDeep { .. } => "recursion_too_deep",
+            Finding::ContentEmpty => "content_empty",
+            Finding::ContentDuplicate { .. } => "content_duplicate",
+            Finding::NameDuplicate { .. } => "name_duplicate",
+        }
+    }
+}
+
+/// `[0:1], [0:2] and 3 more`.
+fn list(f: &mut fmt::Formatter<'_>, others: &[EntryRef], more: usize) -> fmt::Result {
+    for (i, o) in others.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{o}")?;
+    }
+    if more > 0 {
+        write!(f, " and {more} more")?;
+    }
+    Ok(())
+}
+
+fn chain(f: &mut fmt::Formatter<'_>, entries: &[EntryRef]) -> fmt::Result {
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 {
+            f.write_str(" → ")?;
+        }
+        write!(f, "{e}")?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Finding::KeyNeverMatches { reason, .. } => match reason {
+                NeverReason::Empty => f.write_str("empty key: it never matches"),
+            },
+            Finding::RegexInvalid { key, error, plain } => {
+                write!(f, "regex key \"{key}\" does not compile: {error}")?;
+                f.write_str(if *plain {
+                    "; it is matched as plain text"
+                } else {
+                    "; it never matches"
+                })
+            }
+            Finding::RegexMatchesEmpty { key } => write!(
+                f,
+                "regex key \"{key}\" matches the empty string: it matches every text"
+            ),
+            Finding::KeyTooCommon { key, reason } => match reason {
+                CommonReason::Chat { matched, messages } => write!(
+                    f,
+                    "key \"{key}\" matches in {matched} of the chat's {messages} messages"
+                ),
+                CommonReason::SingleLetter => {
+                    write!(f, "key \"{key}\" is a single letter: it matches almost everywhere")
+                }
+                CommonReason::StopWord { language } => write!(
+                    f,
+                    "key \"{key}\" is one of the most common words ({language}): it matches almost everywhere"
+                ),
+                CommonReason::Short => write!(
+                    f,
+                    "key \"{key}\" is under 3 characters with whole words off: it matches inside words"
+                ),
+                CommonReason::Whitespace => f.write_str(
+                    "key of only whitespace: SillyTavern trims it to nothing and it matches every text",
+                ),
+            },
+            Finding::DuplicateKey { key, others, more } => {
+                write!(f, "key \"{key}\" is also a key of ")?;
+                list(f, others, *more)
+            }
+            Finding::KeyContainsOther {
+                key,
+                other,
+                other_key,
+            } => write!(
+                f,
+                "key \"{key}\" contains \"{other_key}\", a key of {other}: that entry fires whenever this key matches"
+            ),
+            Finding::SecondaryUnused { count } => write!(
+                f,
+                "{count} secondary key(s) on an entry that is not selective: they are never tested"
+            ),
+            Finding::ConstantWithKeys { count } => write!(
+                f,
+                "{count} key(s) on a constant entry: they are never tested"
+            ),
+            Finding::SelectiveWithoutSecondary => {
+                f.write_str("selective without secondary keys: behaves as not selective")
+            }
+            Finding::NoKeys => f.write_str(
+                "no keys: this entry can never activate (make it constant or add a key)",
+            ),
+            Finding::DecoratorUnknown { name } => {
+                write!(f, "unknown decorator @@{name}: no effect")
+            }
+            Finding::DecoratorBadArgument { decorator, problem } => {
+                write!(f, "@@{decorator}: {problem}")
+            }
+            Finding::DecoratorContradictory {
+                first,
+                second,
+                reason,
+            } => match reason {
+                Contradiction::KeepGated => write!(
+                    f,
+                    "@@{first} never applies: @@{second} shuts the entry out once it has matched"
+                ),
+                Contradiction::ActivateWins => write!(
+                    f,
+                    "@@{first} never applies: @@{second} is tested first and activates the entry"
+                ),
+                Contradiction::NoRequest { messages } => write!(
+                    f,
+                    "@@{first} and @@{second}: no request of the chat's {messages} satisfies both"
+                ),
+            },
+            Finding::DecoratorNoEffect { decorator, reason } => match reason {
+                NoEffectReason::OtherRules { rules } => write!(
+                    f,
+                    "@@{decorator} is a decorator of the {rules} rules: ignored under the rules in use"
+                ),
+                NoEffectReason::Repeated { winner } => {
+                    write!(f, "@@{decorator} is given again; line {winner} wins")
+                }
+                NoEffectReason::Constant => {
+                    write!(f, "@@{decorator} has no effect on a constant entry")
+                }
+                NoEffectReason::LoneFallback => write!(
+                    f,
+                    "fallback @@@{decorator} has no decorator before it to replace: ignored"
+                ),
+            },
+            Finding::EntryOverBudget { tokens, budget } => write!(
+                f,
+                "{tokens} tokens alone exceed the budget of {budget}"
+            ),
+            Finding::ConstantsOverBudget {
+                tokens,
+                budget,
+                count,
+            } => write!(
+                f,
+                "the {count} constant entries take {tokens} of the budget's {budget} tokens"
+            ),
+            Finding::NeverSurvives {
+                tokens,
+                constants,
+                budget,
+            } => write!(
+                f,
+                "never kept: the constant entries always take {constants} of the budget's {budget} tokens, too few left for its {tokens}"
+            ),
+            Finding::RecursionLoop { cycle } => {
+                f.write_str("entries activate each other in a loop: ")?;
+                chain(f, cycle)
+            }
+            Finding::RecursionTooDeep { chain: c, limit } => {
+                write!(
+                    f,
+                    "a chain of entries longer than the {limit} recursion passes: "
+                )?;
+                chain(f, c)
+            }
+            Finding::ContentEmpty => f.write_str("the body is empty: nothing is injected"),
+            Finding::ContentDuplicate { others, more } => {
+                f.write_str("the same body as ")?;
+                list(f, others, *more)
+            }
+            Finding::NameDuplicate { name, others, more } => {
+                write!(f, "the name \"{name}\" is also the name of ")?;
+                list(f, others, *more)
+            }
+        }
+    }
+}
+
+/// The byte range of decorator line `l` with its line break, for deleting.
+pub(crate) fn line_with_break(content: &str, l: &decorators::DecoratorLine) -> (usize, usize) {
+    let rest = &content[l.end..];
+    let end = if rest.starts_with("\r\n") {
+        l.end + 2
+    } else if rest.starts_with('\n') {
+        l.end + 1
+    } else {
+        l.end
+    };
+    (l.start, end)
+}

@@ -1,0 +1,224 @@
+//! The recursion graph: an edge a → b when a's body holds one of b's plain
+//! primary keys. One matcher over all keys scans every body once; Tarjan's
+//! strongly connected components give the loops, and the longest chain
+//! from each component (capped past the limit) the chains too deep.
+
+use std::collections::HashMap;
+
+use super::book::{keyed, Item};
+use super::context::{self, key_kind, KeyKind, LintContext};
+use super::problem::{Finding, Problem, Span};
+use crate::diagnostic::Severity;
+use crate::matcher::{KeyFlags, KeyOwner, MatcherBuilder};
+
+/// How many entries a recursion loop or chain lists.
+const CHAIN_LISTED: usize = 12;
+
+/// Entries whose bodies activate each other: loops, and chains longer than
+/// the recursion limit. An edge a → b means a's body holds one of b's plain
+/// primary keys (regex keys and secondary keys are left out: an edge is
+/// what may activate).
+pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
+    let target = |it: &Item| {
+        keyed(it)
+            && match &it.st {
+                None => cx.book(it.at.book).recursive,
+                Some(s) => !s.exclude_recursion && !s.disable,
+            }
+    };
+    let source =
+        |it: &Item| it.entry.enabled && it.st.as_ref().is_none_or(|s| !s.prevent_recursion);
+    let mut b = MatcherBuilder::default();
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| target(it)) {
+        let flags = context::flags(cx, item.entry, item.st.as_ref());
+        for (k, key) in item.entry.keys.iter().enumerate() {
+            if !matches!(key_kind(&cx.rules, key, flags), KeyKind::Plain { .. }) {
+                continue;
+            }
+            let owner = KeyOwner {
+                entry: i as u32,
+                secondary: false,
+                position: k as u32,
+            };
+            let flags = KeyFlags {
+                case_sensitive: flags.case_sensitive,
+                whole_words: flags.whole_words,
+                use_regex: false,
+            };
+            b.add(key, owner, flags);
+        }
+    }
+    let (matcher, _) = b.build();
+    let n = items.len();
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| source(it)) {
+        if item.body.is_empty() {
+            continue;
+        }
+        let mut to: Vec<u32> = matcher
+            .scan(&item.body)
+            .iter()
+            .map(|h| matcher.owner(h.key).entry)
+            .filter(|&t| t as usize != i)
+            .collect();
+        to.sort_unstable();
+        to.dedup();
+        edges[i] = to;
+    }
+    let (comp, count) = tarjan(&edges);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
+    for (v, &c) in comp.iter().enumerate() {
+        members[c].push(v);
+    }
+    for m in members.iter().filter(|m| m.len() > 1) {
+        let cycle = find_cycle(m[0], &edges, &comp);
+        out.push(Problem {
+            entry: items[m[0]].at,
+            severity: Severity::Warning,
+            span: Span::Entry,
+            finding: Finding::RecursionLoop {
+                cycle: cycle
+                    .iter()
+                    .take(CHAIN_LISTED)
+                    .map(|&v| items[v].at)
+                    .collect(),
+            },
+            fix: None,
+        });
+    }
+    let Some(limit) = context::recursion_limit(cx) else {
+        return;
+    };
+    // Longest chain (in edges) from each component, capped past the limit.
+    // Tarjan numbers components sinks first, so successors come before.
+    let cap = limit + 1;
+    let mut depth = vec![0u32; count];
+    let mut next: Vec<Option<usize>> = vec![None; count];
+    let mut has_pred = vec![false; count];
+    for c in 0..count {
+        let mut best = 0;
+        for &v in &members[c] {
+            for &w in &edges[v] {
+                let d = comp[w as usize];
+                if d != c {
+                    has_pred[d] = true;
+                    if depth[d] + 1 > best {
+                        best = depth[d] + 1;
+                        next[c] = Some(w as usize);
+                    }
+                }
+            }
+        }
+        depth[c] = (best + members[c].len() as u32 - 1).min(cap);
+    }
+    for c in 0..count {
+        if has_pred[c] || depth[c] <= limit {
+            continue;
+        }
+        let mut chain = vec![members[c][0]];
+        let mut at = c;
+        while let Some(v) = next[at] {
+            chain.push(v);
+            at = comp[v];
+            if chain.len() >= CHAIN_LISTED {
+                break;
+            }
+        }
+        out.push(Problem {
+            entry: items[members[c][0]].at,
+            severity: Severity::Warning,
+            span: Span::Entry,
+            finding: Finding::RecursionTooDeep {
+                chain: chain.iter().map(|&v| items[v].at).collect(),
+                limit,
+            },
+            fix: None,
+        });
+    }
+}
+
+/// Strongly connected components (iterative Tarjan): each vertex's
+/// component, numbered in the order they complete (sinks first).
+fn tarjan(edges: &[Vec<u32>]) -> (Vec<usize>, usize) {
+    let n = edges.len();
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut comp = vec![NONE; n];
+    let mut stack = Vec::new();
+    let mut next_index = 0;
+    let mut count = 0;
+    let mut call: Vec<(usize, usize)> = Vec::new();
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        call.push((root, 0));
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i == 0 && index[v] == NONE {
+                index[v] = next_index;
+                low[v] = next_index;
+                next_index += 1;
+                stack.push(v);
+                on_stack[v] = true;
+            }
+            if let Some(&w) = edges[v].get(*i) {
+                *i += 1;
+                let w = w as usize;
+                if index[w] == NONE {
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = count;
+                    if w == v {
+                        break;
+                    }
+                }
+                count += 1;
+            }
+        }
+    }
+    (comp, count)
+}
+
+/// A shortest cycle through `start` inside its component (breadth first).
+fn find_cycle(start: usize, edges: &[Vec<u32>], comp: &[usize]) -> Vec<usize> {
+    let c = comp[start];
+    let mut parent: HashMap<usize, usize> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(v) = queue.pop_front() {
+        for &w in &edges[v] {
+            let w = w as usize;
+            if comp[w] != c {
+                continue;
+            }
+            if w == start {
+                let mut path = vec![v];
+                let mut at = v;
+                while at != start {
+                    at = parent[&at];
+                    path.push(at);
+                }
+                path.reverse();
+                path.push(start);
+                return path;
+            }
+            if let std::collections::hash_map::Entry::Vacant(slot) = parent.entry(w) {
+                slot.insert(v);
+                queue.push_back(w);
+            }
+        }
+    }
+    vec![start]
+}

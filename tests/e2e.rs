@@ -1155,7 +1155,10 @@ fn a_nameless_sillytavern_book_shows_its_file_name_and_a_dismissable_report() {
         "selective without secondary keys is SillyTavern's default, not a warning"
     );
     let hints = app.find_all(&tid("hint-badge")).expect("look for hints");
-    assert_eq!(hints.len(), 2, "each entry hints at its unused flag");
+    assert!(
+        hints.is_empty(),
+        "hints are listed in the Problems panel, not badged on rows"
+    );
 
     let panel = app.find(&tid("notices")).expect("the notice panel");
     let text = app.text(&panel).expect("panel text");
@@ -2416,6 +2419,150 @@ fn closing_a_tab_while_an_edit_is_in_flight_asks_first() {
             Ok(())
         } else {
             Err(format!("{tabs} tabs, {dirty} marked unsaved"))
+        }
+    });
+    app.assert_no_errors();
+}
+
+/// A book with planted problems (issue 20): entry 1 has secondary keys but
+/// is not selective (a warning with a quick fix), entry 3 a regex key that
+/// does not compile (an error); entry 2 is clean.
+const PLANTED_BOOK: &str = r#"{"spec": "lorebook_v3", "data": {"name": "Planted", "scan_depth": 4,
+  "token_budget": 400, "recursive_scanning": false, "extensions": {}, "entries": [
+  {"id": 1, "keys": ["dragon"], "secondary_keys": ["wyrm"], "selective": false, "constant": false,
+   "enabled": true, "insertion_order": 100, "comment": "Dragon", "content": "A red dragon sleeps under the hill.",
+   "extensions": {}},
+  {"id": 2, "keys": ["harbour"], "secondary_keys": [], "selective": false, "constant": false,
+   "enabled": true, "insertion_order": 100, "comment": "Harbour", "content": "The harbour is cold.",
+   "extensions": {}},
+  {"id": 3, "keys": ["/(unclosed/"], "secondary_keys": [], "selective": false, "constant": false,
+   "enabled": true, "insertion_order": 100, "comment": "Broken", "content": "Never seen.",
+   "extensions": {}}
+]}}"#;
+
+/// The problems listed in the panel, as `(entry id, code, severity)`.
+fn listed_problems(app: &Session<'_>) -> Result<Vec<(u64, String, String)>, String> {
+    let mut out = Vec::new();
+    for el in app.find_all(&tid("problem"))? {
+        let id = app.attr(&el, "data-id")?.unwrap_or_default();
+        let code = app.attr(&el, "data-code")?.unwrap_or_default();
+        let severity = app.attr(&el, "data-severity")?.unwrap_or_default();
+        out.push((id.parse().unwrap_or(0), code, severity));
+    }
+    Ok(out)
+}
+
+/// The severity on entry `id`'s row badge, if it has one.
+fn row_badge(app: &Session<'_>, id: u64) -> Result<Option<String>, String> {
+    let css = format!(
+        "{}[data-id=\"{id}\"] {}",
+        tid("entry-row"),
+        tid("diag-badge")
+    );
+    match app.find_all(&css)?.first() {
+        Some(b) => Ok(app.attr(b, "data-severity")?),
+        None => Ok(None),
+    }
+}
+
+#[test]
+fn planted_problems_show_in_the_panel_and_a_quick_fix_clears_the_badge() {
+    let _serial = serial();
+    let files = TempDir::new("planted");
+    let book = files.path().join("planted.json");
+    std::fs::write(&book, PLANTED_BOOK).expect("write the book");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+
+    app.click(&tid("problems-toggle"));
+    let problems = wait_until("the planted problems in the panel", TIMEOUT, || {
+        let listed = listed_problems(&app)?;
+        let has = |id: u64, code: &str| listed.iter().any(|(i, c, _)| *i == id && c == code);
+        if has(1, "secondary_unused") && has(3, "regex_invalid") {
+            Ok(listed)
+        } else {
+            Err(format!("listed {listed:?}"))
+        }
+    });
+    assert!(
+        problems.iter().all(|(id, _, _)| *id != 2),
+        "the clean entry has no problem: {problems:?}"
+    );
+    assert!(
+        problems.iter().all(|(_, _, sev)| sev != "hint"),
+        "hints are hidden until asked for: {problems:?}"
+    );
+    wait_until("the badges of the planted entries", TIMEOUT, || {
+        let badges = (
+            row_badge(&app, 1)?,
+            row_badge(&app, 2)?,
+            row_badge(&app, 3)?,
+        );
+        match &badges {
+            (Some(w), None, Some(e)) if w == "warning" && e == "error" => Ok(()),
+            _ => Err(format!("badges {badges:?}")),
+        }
+    });
+
+    // A click shows the entry the problem is on.
+    let show = format!(
+        "{}[data-id=\"1\"][data-code=\"secondary_unused\"] {}",
+        tid("problem"),
+        tid("problem-show")
+    );
+    app.click(&show);
+    wait_until("entry 1 in the editor", TIMEOUT, || {
+        let now = app.value(&tid("comment"))?;
+        if now == "Dragon" {
+            Ok(())
+        } else {
+            Err(format!("comment field holds {now:?}"))
+        }
+    });
+
+    // Its quick fix removes the secondary keys; the badge goes.
+    let fix = format!(
+        "{}[data-id=\"1\"][data-code=\"secondary_unused\"] {}",
+        tid("problem"),
+        tid("problem-fix")
+    );
+    app.click(&fix);
+    wait_until("the fix applied and the badge gone", TIMEOUT, || {
+        let listed = listed_problems(&app)?;
+        let badge = row_badge(&app, 1)?;
+        let keys = app.value(&tid("secondary-keys"))?;
+        if badge.is_none()
+            && keys.is_empty()
+            && !listed
+                .iter()
+                .any(|(i, c, _)| *i == 1 && c == "secondary_unused")
+        {
+            Ok(())
+        } else {
+            Err(format!(
+                "badge {badge:?}, secondary keys {keys:?}, listed {listed:?}"
+            ))
+        }
+    });
+    assert_eq!(
+        row_badge(&app, 3).expect("badge of entry 3").as_deref(),
+        Some("error")
+    );
+
+    // The fix is one undo step.
+    app.click(&tid("undo"));
+    wait_until("the problem back after undo", TIMEOUT, || {
+        let listed = listed_problems(&app)?;
+        let keys = app.value(&tid("secondary-keys"))?;
+        if keys == "wyrm"
+            && listed
+                .iter()
+                .any(|(i, c, _)| *i == 1 && c == "secondary_unused")
+        {
+            Ok(())
+        } else {
+            Err(format!("secondary keys {keys:?}, listed {listed:?}"))
         }
     });
     app.assert_no_errors();

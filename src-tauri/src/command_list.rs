@@ -72,6 +72,9 @@ macro_rules! with_command_names {
             count_list_tokens,
             open_sample,
             set_st_inputs,
+            lint_problems,
+            apply_fix,
+            budget_advice,
         }
     };
 }

@@ -446,6 +446,44 @@ pub fn update_entry(s: State<'_, AppState>, doc: u32, entry: Entry) -> R<EntryDe
     guarded(&s, "update_entry", |ws| ws.update_entry(doc, entry))
 }
 
+/// The problems of book `doc` under the preview's rules (docs/lint.md).
+/// The checks run with the workspace's lock free (a big book takes longer
+/// than a keystroke may wait), taking it only to count tokens.
+#[tauri::command(async)]
+pub fn lint_problems(s: State<'_, AppState>, doc: u32) -> R<ProblemsView> {
+    let job = guarded(&s, "lint_problems", |ws| ws.lint_job(doc))?;
+    caught("lint_problems", || Ok(job.run(&mut Locked(&s))))
+}
+
+/// Counts tokens through the workspace's preview, holding its lock only
+/// while it counts.
+struct Locked<'a>(&'a AppState);
+
+impl lorebook_engine::lint::CountTokens for Locked<'_> {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        let mut ws = self.0.ws.lock().unwrap_or_else(|p| p.into_inner());
+        lorebook_engine::lint::CountTokens::count_all(&mut *ws, texts)
+    }
+}
+
+/// Applies a problem's quick fix to entry `id` as one undo step.
+#[tauri::command(async)]
+pub fn apply_fix(
+    s: State<'_, AppState>,
+    doc: u32,
+    id: u64,
+    fix: lorebook_engine::lint::Fix,
+) -> R<EntryDetail> {
+    guarded(&s, "apply_fix", |ws| ws.apply_fix(doc, id, &fix))
+}
+
+/// The budget advice of the loaded chat's request log, and what entry
+/// `entry` (`[doc, id]`) would need to survive it.
+#[tauri::command(async)]
+pub fn budget_advice(s: State<'_, AppState>, entry: Option<(u32, u64)>) -> R<Option<AdviceView>> {
+    guarded(&s, "budget_advice", |ws| ws.budget_advice(entry))
+}
+
 #[tauri::command(async)]
 pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
     guarded(&s, "add_entry", |ws| ws.add_entry(doc))

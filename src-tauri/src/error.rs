@@ -65,6 +65,9 @@ pub enum ErrorCode {
     /// the book was imported from: refused, so an export never replaces a
     /// book the user is editing or the source they may still need.
     ExportOverBook { file: String },
+    /// A quick fix of the Problems panel that no longer fits its entry
+    /// (the key or the text it changes was edited since the check ran).
+    FixOutdated,
     /// Read, but not a book the engine understands. `reason` is
     /// [`ImportError::code`]; `detail` the engine's English sentence,
     /// shown for the reasons whose facts it holds (a field's path).
@@ -199,6 +202,17 @@ impl AppError {
                 path.display()
             ),
             ErrorCode::ExportOverBook { file: shown(path) },
+        )
+    }
+
+    /// A quick fix refused because its entry changed since the check.
+    pub fn fix_outdated() -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            "the entry changed since its problems were checked, so the fix was not applied; \
+             the Problems panel checks it again"
+                .to_string(),
+            ErrorCode::FixOutdated,
         )
     }
 

@@ -519,11 +519,37 @@ fn recursion_loops_and_chains_only_with_recursion_on() {
     };
     let p = run(&[open(5)], LintRules::Studio, None);
     expect(&p, "recursion_too_deep", &[0], Severity::Warning);
+    let listed: Vec<u64> = match &with(&p, "recursion_too_deep")[0].finding {
+        lint::Finding::RecursionTooDeep { chain, .. } => chain.iter().map(|r| r.id).collect(),
+        _ => Vec::new(),
+    };
+    let ids: Vec<u64> = open(5).entries.iter().map(|e| e.id).collect();
+    assert_eq!(
+        listed, ids,
+        "the chain from its start to the first link past the limit"
+    );
     none(&p, "recursion_loop");
     none(
         &run(&[open(4)], LintRules::Studio, None),
         "recursion_too_deep",
     );
+    // A shortcut from the start to the last link: it is one pass away.
+    let mut short = open(5);
+    short.entries[0].content = "It knows name1 and name4.".into();
+    none(
+        &run(&[short], LintRules::Studio, None),
+        "recursion_too_deep",
+    );
+    // Entries in a loop are as many passes apart as the loop is long, not
+    // as many as the loop has members (a loop of 6 where each entry also
+    // mentions the one after next reaches every entry within 3 passes).
+    let mut skip = chain(6, true);
+    for (i, e) in skip.entries.iter_mut().enumerate() {
+        e.content = format!("It knows name{} and name{}.", (i + 1) % 6, (i + 2) % 6);
+    }
+    let p = run(&[skip], LintRules::Studio, None);
+    expect(&p, "recursion_loop", &[0], Severity::Warning);
+    none(&p, "recursion_too_deep");
 }
 
 #[test]

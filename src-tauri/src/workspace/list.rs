@@ -59,10 +59,14 @@ pub fn window_title(doc: Option<&Doc>, untitled: &str) -> String {
     format!("{dirty}{name} — {APP_NAME}")
 }
 
-/// How many diagnostics there are and the worst of them, as a row shows.
+/// How many warnings and errors there are and the worst of them, as a
+/// row's badge shows. Hints are left out: they are listed in the Problems
+/// panel when asked for, never badged on a row (issue 20: a badge on every
+/// row of a SillyTavern book said nothing).
 fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
-    let worst = diagnostics.iter().map(|d| d.severity).max();
-    (diagnostics.len() as u32, worst)
+    let problems = diagnostics.iter().filter(|d| d.severity != Severity::Hint);
+    let worst = problems.clone().map(|d| d.severity).max();
+    (problems.count() as u32, worst)
 }
 
 /// How many bytes of bodies not counted before one call of
@@ -288,7 +292,7 @@ mod tests {
     /// Issue 12: an imported book without a name showed "—" in its tab and
     /// an orange badge on every entry.
     #[test]
-    fn a_nameless_sillytavern_book_shows_its_file_name_and_only_hints() {
+    fn a_nameless_sillytavern_book_shows_its_file_name_and_no_hint_badges() {
         let dir = std::env::temp_dir().join(format!("lbs-list-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("Saltmere Coast.json");
@@ -306,10 +310,10 @@ mod tests {
             "● Saltmere Coast — Lorebook Studio"
         );
         let rows = ws.list(doc, &query(EntryFilter::All)).unwrap();
-        assert_eq!(rows[0].severity, Some(Severity::Hint));
-        assert_eq!(rows[0].diagnostics, 1);
+        assert_eq!(rows[0].severity, None, "a hint is not badged");
+        assert_eq!(rows[0].diagnostics, 0);
         assert_eq!(rows[1].severity, Some(Severity::Warning), "the worst one");
-        assert_eq!(rows[1].diagnostics, 2);
+        assert_eq!(rows[1].diagnostics, 1, "the warning, not the hint");
         let problems = ws.list(doc, &query(EntryFilter::Diagnostics)).unwrap();
         let ids: Vec<u64> = problems.iter().map(|r| r.id).collect();
         assert_eq!(ids, vec![1], "hints alone are not problems to filter for");

@@ -10,6 +10,7 @@
 //!   inverse;
 //! - [`edits`]: edits of a book's settings and entries;
 //! - [`list`]: the entry list and the editor's view of one entry;
+//! - [`lint`]: the Problems panel's checks, quick fixes and budget advice;
 //! - [`recovery`]: autosave copies of unsaved books and their restore;
 //! - [`st`]: the preview's rules, SillyTavern's settings and its results;
 //! - [`transfer`]: imports waiting for confirmation, and exports;
@@ -24,6 +25,7 @@ mod documents;
 mod edits;
 mod history;
 pub mod interrupt;
+mod lint;
 mod list;
 pub mod recovery;
 mod st;
@@ -42,6 +44,7 @@ use lorebook_engine::prompt::PromptMessage;
 use crate::views::{AppStateView, DocSummary, Rules, StSettingsView};
 
 pub use documents::Doc;
+pub use lint::LintJob;
 pub use view::SHOWN_PER_KIND;
 
 use history::Change;

@@ -125,7 +125,7 @@ impl StCache {
     }
 }
 
-fn engine_settings(v: &StSettingsView) -> StSettings {
+pub(super) fn engine_settings(v: &StSettingsView) -> StSettings {
     StSettings {
         depth: v.depth,
         budget_percent: v.budget_percent,

@@ -651,7 +651,7 @@ export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: 
 
 export type Note = { "code": "clamped", field: string, value: number, min: number, max: number, clamped: number, } | { "code": "id_used_twice", index: number, old: number, new: number, } | { "code": "id_not_whole", index: number, value: string, new: number, } | { "code": "no_id", index: number, new: number, } | { "code": "uid_used_twice", old: number, new: number, } | { "code": "no_usable_uid", new: number, } | { "code": "uid_not_whole", value: string, } | { "code": "read_as", value: string, read: number, } | { "code": "not_number_ignored", value: string, } | { "code": "not_number_default", value: string, default: number, } | { "code": "not_bool", value: string, read: boolean, } | { "code": "logic_unknown", value: string, } | { "code": "role_unknown", value: string, } | { "code": "scan_depth_clamped", value: string, read: number, } | { "code": "whole_words_global" } | { "code": "st_use_regex_ignored" } | { "code": "risu_constant" } | { "code": "risu_folder" } | { "code": "no_book_settings", tool: string, } | { "code": "written_as", target: string, value: string, } | { "code": "disabled_as_decorator" } | { "code": "regex_as_literals", tool: string, } | { "code": "key_has_comma", key: string, } | { "code": "patterns_joined" } | { "code": "risu_priority", priority: number, } | { "code": "st_priority", priority: number, order: number, } | { "code": "novel_ai_order", order: number, priority: number, } | { "code": "position_unknown", value: string, } | { "code": "st_book_settings" } | { "code": "unknown_spec", old: string, new: string, } | { "code": "source_spelling", was: string, shown: string, } | { "code": "decorator_in_content", tool: string, } | { "code": "decorator_unknown_to_v3" } | { "code": "no_decorators_v2" } | { "code": "no_decorators", tool: string, } | { "code": "no_secondary_keys", tool: string, } | { "code": "only_and_any", tool: string, logic: string, } | { "code": "inside_words", tool: string, } | { "code": "case_insensitive", tool: string, } | { "code": "no_regex", tool: string, } | { "code": "no_constant", tool: string, } | { "code": "no_role", tool: string, } | { "code": "no_extensions", tool: string, } | { "code": "source_field_no_place", tool: string, } | { "code": "book_field_no_place", tool: string, } | { "code": "set_per_chat", tool: string, } | { "code": "no_book_name", tool: string, } | { "code": "no_spec_in_bare_book" } | { "code": "read_from_chunk", chunk: string, spec: string | null, } | { "code": "chunk_not_read", chunk: string, used: string, } | { "code": "chunk_skipped", chunk: string, error: string, } | { "code": "chunk_added", chunk: string, from: string, } | { "code": "charx_assets" } | { "code": "novel_ai_story_read" } | { "code": "novel_ai_story_written" } | { "code": "card_from_import" } | { "code": "minimal_card", name: string, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "not_a_book", file: string, reason: string, detail: string, } | { "code": "cannot_export", file: string, reason: string, detail: string, } | { "code": "internal", command: string, detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "not_a_book", file: string, reason: string, detail: string, } | { "code": "cannot_export", file: string, reason: string, detail: string, } | { "code": "internal", command: string, detail: string, };
 
 export type SavedSetting = "model" | "tokenizer_file";
 
@@ -708,6 +708,108 @@ character_note: StCharacterNoteView | null,
  * SillyTavern's main prompt.
  */
 system_prompt: boolean, };
+
+export type LintEntryRef = { book: number, id: number, };
+
+export type Span = { "kind": "entry" } | { "kind": "key", secondary: boolean, index: number, } | { "kind": "content", start: number, end: number, };
+
+export type Fix = { "kind": "remove_key", secondary: boolean, index: number, } | { "kind": "clear_secondary_keys" } | { "kind": "clear_keys" } | { "kind": "set_selective", value: boolean, } | { "kind": "delete_content", start: number, end: number, } | { "kind": "replace_content", start: number, end: number, text: string, };
+
+export type NeverReason = "empty";
+
+export type CommonReason = { "reason": "chat", matched: number, messages: number, } | { "reason": "single_letter" } | { "reason": "stop_word", language: string, } | { "reason": "short" } | { "reason": "whitespace" };
+
+export type Contradiction = { "reason": "keep_gated" } | { "reason": "activate_wins" } | { "reason": "no_request", messages: number, };
+
+export type NoEffectReason = { "reason": "other_rules", rules: string, } | { "reason": "repeated", winner: number, } | { "reason": "constant" } | { "reason": "lone_fallback" };
+
+export type Finding = { "code": "key_never_matches", key: string, reason: NeverReason, } | { "code": "regex_invalid", key: string, error: string, plain: boolean, } | { "code": "regex_matches_empty", key: string, } | { "code": "key_too_common", key: string, } & ({ "reason": "chat", matched: number, messages: number, } | { "reason": "single_letter" } | { "reason": "stop_word", language: string, } | { "reason": "short" } | { "reason": "whitespace" }) | { "code": "duplicate_key", key: string, others: Array<LintEntryRef>, more: number, } | { "code": "key_contains_other", key: string, other: LintEntryRef, other_key: string, } | { "code": "secondary_unused", count: number, } | { "code": "constant_with_keys", count: number, } | { "code": "selective_without_secondary" } | { "code": "no_keys" } | { "code": "decorator_unknown", name: string, } | { "code": "decorator_bad_argument", decorator: string, problem: ArgProblem, } | { "code": "decorator_contradictory", first: string, second: string, } & ({ "reason": "keep_gated" } | { "reason": "activate_wins" } | { "reason": "no_request", messages: number, }) | { "code": "decorator_no_effect", decorator: string, } & ({ "reason": "other_rules", rules: string, } | { "reason": "repeated", winner: number, } | { "reason": "constant" } | { "reason": "lone_fallback" }) | { "code": "entry_over_budget", tokens: number, budget: number, } | { "code": "constants_over_budget", tokens: number, budget: number, count: number, } | { "code": "never_survives", tokens: number, constants: number, budget: number, } | { "code": "recursion_loop", cycle: Array<LintEntryRef>, } | { "code": "recursion_too_deep", chain: Array<LintEntryRef>, limit: number, } | { "code": "content_empty" } | { "code": "content_duplicate", others: Array<LintEntryRef>, more: number, } | { "code": "name_duplicate", name: string, others: Array<LintEntryRef>, more: number, };
+
+export type Problem = { entry: LintEntryRef, severity: Severity, span: Span, fix: Fix | null, } & ({ "code": "key_never_matches", key: string, reason: NeverReason, } | { "code": "regex_invalid", key: string, error: string, plain: boolean, } | { "code": "regex_matches_empty", key: string, } | { "code": "key_too_common", key: string, } & ({ "reason": "chat", matched: number, messages: number, } | { "reason": "single_letter" } | { "reason": "stop_word", language: string, } | { "reason": "short" } | { "reason": "whitespace" }) | { "code": "duplicate_key", key: string, others: Array<LintEntryRef>, more: number, } | { "code": "key_contains_other", key: string, other: LintEntryRef, other_key: string, } | { "code": "secondary_unused", count: number, } | { "code": "constant_with_keys", count: number, } | { "code": "selective_without_secondary" } | { "code": "no_keys" } | { "code": "decorator_unknown", name: string, } | { "code": "decorator_bad_argument", decorator: string, problem: ArgProblem, } | { "code": "decorator_contradictory", first: string, second: string, } & ({ "reason": "keep_gated" } | { "reason": "activate_wins" } | { "reason": "no_request", messages: number, }) | { "code": "decorator_no_effect", decorator: string, } & ({ "reason": "other_rules", rules: string, } | { "reason": "repeated", winner: number, } | { "reason": "constant" } | { "reason": "lone_fallback" }) | { "code": "entry_over_budget", tokens: number, budget: number, } | { "code": "constants_over_budget", tokens: number, budget: number, count: number, } | { "code": "never_survives", tokens: number, constants: number, budget: number, } | { "code": "recursion_loop", cycle: Array<LintEntryRef>, } | { "code": "recursion_too_deep", chain: Array<LintEntryRef>, limit: number, } | { "code": "content_empty" } | { "code": "content_duplicate", others: Array<LintEntryRef>, more: number, } | { "code": "name_duplicate", name: string, others: Array<LintEntryRef>, more: number, });
+
+export type EntryCoverage = { book: number, id: number, 
+/**
+ * Requests where it activated (by a key, as a constant, or kept),
+ * whatever happened next.
+ */
+matched: number, injected: number, cut_by_budget: number, lost_roll: number, };
+
+export type Advice = { book: number, id: number, 
+/**
+ * The requests where it was cut.
+ */
+cut_in: Array<number>, 
+/**
+ * Its effective priority (decorators applied).
+ */
+priority: number, 
+/**
+ * The smallest raise of its priority after which it survives all of
+ * them, others unchanged; `None` when no priority is enough (the
+ * constants and its own tokens alone exceed the budget).
+ */
+priority_change: number | null, 
+/**
+ * Its tokens.
+ */
+tokens: number, 
+/**
+ * The fewest tokens it must lose, priority unchanged; `None` when
+ * shrinking alone cannot help (an entry ranked before it is cut
+ * too, or the constants fill the budget).
+ */
+tokens_to_lose: number | null, };
+
+export type LintedBook = { doc: number, name: string, };
+
+export type LintName = { entry: LintEntryRef, name: string, };
+
+export type ProblemsView = { doc: number, rules: Rules, 
+/**
+ * Whether the loaded chat was read (the checks that need a chat ran).
+ */
+chat: boolean, books: Array<LintedBook>, 
+/**
+ * Every problem of book `doc`, hints included, in entry order.
+ */
+problems: Array<Problem>, 
+/**
+ * The names of the entries the problems point at and name.
+ */
+names: Array<LintName>, };
+
+export type EntryAdviceView = { coverage: EntryCoverage, 
+/**
+ * `None` when the budget never cut it.
+ */
+advice: Advice | null, };
+
+export type AdviceView = { requests: number, 
+/**
+ * The budget the requests had.
+ */
+budget: number, 
+/**
+ * The tokens the fullest request needs to keep every entry in it.
+ */
+needed: number, 
+/**
+ * The smallest allowed budget that keeps every entry that activated;
+ * `None` when no budget in the allowed range does.
+ */
+budget_to_keep_all: number | null, 
+/**
+ * How many entries the budget cut in at least one request.
+ */
+cut: number, 
+/**
+ * How many enabled entries activated in no request.
+ */
+never_activated: number, 
+/**
+ * The entry asked about, when it is in an attached book.
+ */
+entry: EntryAdviceView | null, };
 
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
@@ -769,7 +871,10 @@ export type Command =
   | 'restore_preview_settings'
   | 'count_list_tokens'
   | 'open_sample'
-  | 'set_st_inputs';
+  | 'set_st_inputs'
+  | 'lint_problems'
+  | 'apply_fix'
+  | 'budget_advice';
 
 // The action table of src-tauri/src/menu.rs: menu items, shortcuts, tooltips and dispatch.
 export const ACTIONS = [

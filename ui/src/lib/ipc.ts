@@ -35,6 +35,9 @@ import type {
   StPreviewView,
   StSettingsView,
   StInputsView,
+  ProblemsView,
+  Fix,
+  AdviceView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words the
@@ -151,6 +154,13 @@ export const api = {
   openSample: () => call<number>('open_sample'),
   /** The persona, character and Author's Note texts of the SillyTavern preview. */
   setStInputs: (inputs: StInputsView) => call<RulesView>('set_st_inputs', { inputs }),
+  /** The lint problems of book `doc` under the preview's rules. */
+  lintProblems: (doc: number) => call<ProblemsView>('lint_problems', { doc }),
+  /** Applies a problem's quick fix to entry `id` as one undo step. */
+  applyFix: (doc: number, id: number, fix: Fix) => call<EntryDetail>('apply_fix', { doc, id, fix }),
+  /** The budget advice of the chat's request log (`null` under
+   *  SillyTavern's rules), with entry `[doc, id]`'s own. */
+  budgetAdvice: (entry: [number, number] | null) => call<AdviceView | null>('budget_advice', { entry }),
 };
 
 /** Listens to an app event; returns the function that stops listening. */

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { catalogs, format, type Locale, type MessageKey } from './i18n';
+import type { Finding } from './bindings';
 import {
   chatErrorText,
   chatWarningText,
   codeKeys,
   diagnosticText,
   errorText,
+  findingText,
+  fixText,
+  lintKeys,
   exportReasons,
   gateText,
   roleText,
@@ -248,5 +252,50 @@ describe('settingDroppedText', () => {
     expect(settingDroppedText(t('pt-BR'), file)).toMatch(/^O arquivo de tokenizador escolhido da última vez, gone\.json,/);
     const model = { setting: 'model', value: 'claudia-9', detail: 'unknown model', using: 'gpt-4o' } as const;
     expect(settingDroppedText(t('pt-BR'), model)).toContain('"claudia-9"');
+  });
+});
+
+describe('lint problems', () => {
+  const name = (r: { book: number; id: number }) => `#${r.id}`;
+
+  it('has every lint message in both languages', () => {
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of lintKeys) {
+        const text = format(locale, key, { n: 2 });
+        expect(text.trim(), `${locale} ${key}`).toBeTruthy();
+        expect(text, `${locale} ${key}`).not.toBe(key);
+      }
+    }
+  });
+
+  it('words findings with their parameters and the entries they name', () => {
+    const dup: Finding = { code: 'duplicate_key', key: 'dragon', others: [{ book: 0, id: 4 }, { book: 1, id: 7 }], more: 3 };
+    expect(findingText(t('en'), dup, name)).toBe('key "dragon" is also a key of #4, #7 and 3 more');
+    expect(findingText(t('pt-BR'), dup, name)).toBe('a chave "dragon" também é chave de #4, #7 e mais 3');
+    const common = { code: 'key_too_common', key: 'the', reason: 'stop_word', language: 'en' } as const;
+    expect(findingText(t('pt-BR'), common, name)).toContain('palavras mais comuns em inglês');
+    const chat = { code: 'key_too_common', key: 'sea', reason: 'chat', matched: 9, messages: 12 } as const;
+    expect(findingText(t('en'), chat, name)).toBe('key "sea" matches in 9 of the chat’s 12 messages');
+    expect(findingText(t('en'), { code: 'secondary_unused', count: 1 }, name)).toBe(
+      '1 secondary key on an entry that is not selective: it is never tested',
+    );
+    const loop: Finding = { code: 'recursion_loop', cycle: [{ book: 0, id: 1 }, { book: 0, id: 2 }, { book: 0, id: 1 }] };
+    expect(findingText(t('en'), loop, name)).toBe('entries activate each other in a loop: #1 → #2 → #1');
+    const gated = { code: 'decorator_contradictory', first: 'keep', second: 'dont_activate_after_match', reason: 'keep_gated' } as const;
+    expect(findingText(t('en'), gated, name)).toBe('@@keep never applies: @@dont_activate_after_match shuts the entry out once it has matched');
+    const other = { code: 'decorator_no_effect', decorator: 'depth', reason: 'other_rules', rules: 'sillytavern' } as const;
+    expect(findingText(t('en'), other, name)).toBe('@@depth belongs to the rules of SillyTavern 1.15: ignored under the rules in use');
+    const budget = { code: 'entry_over_budget', tokens: 900, budget: 400 } as const;
+    expect(findingText(t('pt-BR'), budget, name)).toBe('900 tokens sozinhos passam do orçamento de 400: nunca é mantida');
+  });
+
+  it('labels quick fixes', () => {
+    expect(fixText(t('en'), { kind: 'set_selective', value: false })).toBe('Turn selective off');
+    expect(fixText(t('pt-BR'), { kind: 'clear_secondary_keys' })).toBe('Remover as chaves secundárias');
+    expect(fixText(t('en'), { kind: 'replace_content', start: 0, end: 3, text: '@@depth 4' })).toBe('Replace with "@@depth 4"');
+  });
+
+  it('words the outdated-fix error', () => {
+    expect(errorText(t('en'), { message: 'x', code: { code: 'fix_outdated' } })).toContain('fix was not applied');
   });
 });

@@ -8,11 +8,18 @@ import type {
   ChatError,
   ChatProblem,
   ChatWarning,
+  CommonReason,
+  Contradiction,
   DiagnosticMessage,
   ErrorCode,
+  Finding,
+  Fix,
   Format,
   GateDetail,
   GroupLoss,
+  LintEntryRef,
+  NeverReason,
+  NoEffectReason,
   Note,
   SavedSetting,
   StDetail,
@@ -149,6 +156,7 @@ const errorCodes = {
   unwritable: 0,
   read_only: 0,
   export_over_book: 0,
+  fix_outdated: 0,
   not_a_book: 0,
   cannot_export: 0,
   internal: 0,
@@ -224,6 +232,7 @@ export function errorText(t: Translate, e: { message: string; code: ErrorCode | 
   const c = e.code;
   if (c === null) return e.message;
   if (c.code === 'internal') return t('appError.internal', { command: c.command, detail: c.detail });
+  if (c.code === 'fix_outdated') return t('appError.fix_outdated');
   const file = fileName(c.file);
   if (c.code === 'cannot_export') {
     const known = (exportReasons as readonly string[]).includes(c.reason);
@@ -547,5 +556,141 @@ export function stDetailText(t: Translate, d: StDetail): string {
       });
     default:
       return t(`stDetail.${d.code}`);
+  }
+}
+
+// The lint checks (crates/engine/src/lint, docs/lint.md): each finding is a
+// code with parameters, some with a reason that picks the sentence.
+export const lintCodes = {
+  key_never_matches: 0,
+  regex_invalid: 0,
+  regex_matches_empty: 0,
+  key_too_common: 0,
+  duplicate_key: 0,
+  key_contains_other: 0,
+  secondary_unused: 0,
+  constant_with_keys: 0,
+  selective_without_secondary: 0,
+  no_keys: 0,
+  decorator_unknown: 0,
+  decorator_bad_argument: 0,
+  decorator_contradictory: 0,
+  decorator_no_effect: 0,
+  entry_over_budget: 0,
+  constants_over_budget: 0,
+  never_survives: 0,
+  recursion_loop: 0,
+  recursion_too_deep: 0,
+  content_empty: 0,
+  content_duplicate: 0,
+  name_duplicate: 0,
+} satisfies Record<Finding['code'], 0>;
+
+const neverReasons = { empty: 0 } satisfies Record<NeverReason, 0>;
+const commonReasons = { chat: 0, single_letter: 0, stop_word: 0, short: 0, whitespace: 0 } satisfies Record<CommonReason['reason'], 0>;
+const contradictions = { keep_gated: 0, activate_wins: 0, no_request: 0 } satisfies Record<Contradiction['reason'], 0>;
+const noEffectReasons = { other_rules: 0, repeated: 0, constant: 0, lone_fallback: 0 } satisfies Record<NoEffectReason['reason'], 0>;
+const fixKinds = {
+  remove_key: 0,
+  clear_secondary_keys: 0,
+  clear_keys: 0,
+  set_selective: 0,
+  delete_content: 0,
+  replace_content: 0,
+} satisfies Record<Fix['kind'], 0>;
+
+/** Every catalog key the lint messages use (the catalog test checks both
+ *  languages have them). */
+export const lintKeys: (MessageKey | PluralKey)[] = [
+  ...Object.keys(neverReasons).map((r) => `lint.key_never_matches.${r}` as MessageKey),
+  'lint.regex_invalid.never',
+  'lint.regex_invalid.plain',
+  ...Object.keys(commonReasons).map((r) => `lint.key_too_common.${r}` as MessageKey),
+  ...Object.keys(contradictions).map((r) => `lint.decorator_contradictory.${r}` as MessageKey),
+  ...Object.keys(noEffectReasons).map((r) => `lint.decorator_no_effect.${r}` as MessageKey),
+  ...(['regex_matches_empty', 'duplicate_key', 'key_contains_other', 'selective_without_secondary', 'no_keys', 'decorator_unknown',
+    'decorator_bad_argument', 'entry_over_budget', 'constants_over_budget', 'never_survives', 'recursion_loop', 'recursion_too_deep',
+    'content_empty', 'content_duplicate', 'name_duplicate'] as const).map((c) => `lint.${c}` as MessageKey),
+  'lint.secondary_unused',
+  'lint.constant_with_keys',
+  ...Object.keys(fixKinds)
+    .filter((k) => k !== 'set_selective')
+    .map((k) => `fix.${k}` as MessageKey),
+  'fix.set_selective.on',
+  'fix.set_selective.off',
+];
+
+/** Names the entries a problem mentions. */
+export type NameEntry = (entry: LintEntryRef) => string;
+
+/** `A, B and 3 more`. */
+function entryList(t: Translate, name: NameEntry, others: LintEntryRef[], more: number): string {
+  const list = others.map(name).join(', ');
+  return more > 0 ? t('problems.andMore', { list, n: more }) : list;
+}
+
+function languageName(t: Translate, language: string): string {
+  return language === 'en' || language === 'pt' ? t(`lint.language.${language}`) : language;
+}
+
+/** What a lint finding says, in the UI's language. */
+export function findingText(t: Translate, f: Finding, name: NameEntry): string {
+  switch (f.code) {
+    case 'key_never_matches':
+      return t(`lint.key_never_matches.${f.reason}`, { key: f.key });
+    case 'regex_invalid':
+      return t(f.plain ? 'lint.regex_invalid.plain' : 'lint.regex_invalid.never', { key: f.key, error: f.error });
+    case 'key_too_common':
+      switch (f.reason) {
+        case 'chat':
+          return t('lint.key_too_common.chat', { key: f.key, matched: f.matched, messages: f.messages });
+        case 'stop_word':
+          return t('lint.key_too_common.stop_word', { key: f.key, language: languageName(t, f.language) });
+        default:
+          return t(`lint.key_too_common.${f.reason}`, { key: f.key });
+      }
+    case 'duplicate_key':
+      return t('lint.duplicate_key', { key: f.key, others: entryList(t, name, f.others, f.more) });
+    case 'key_contains_other':
+      return t('lint.key_contains_other', { key: f.key, otherKey: f.other_key, other: name(f.other) });
+    case 'secondary_unused':
+    case 'constant_with_keys':
+      return t(`lint.${f.code}`, { n: f.count });
+    case 'decorator_bad_argument':
+      return t('lint.decorator_bad_argument', { decorator: f.decorator, problem: argProblemText(t, f.problem) });
+    case 'decorator_contradictory':
+      return t(`lint.decorator_contradictory.${f.reason}`, {
+        first: f.first,
+        second: f.second,
+        messages: f.reason === 'no_request' ? f.messages : 0,
+      });
+    case 'decorator_no_effect': {
+      const rules = f.reason === 'other_rules' ? t(f.rules === 'sillytavern' ? 'rules.sillytavern' : 'rules.studio') : '';
+      return t(`lint.decorator_no_effect.${f.reason}`, { decorator: f.decorator, rules, winner: f.reason === 'repeated' ? f.winner : 0 });
+    }
+    case 'recursion_loop':
+      return t('lint.recursion_loop', { chain: f.cycle.map(name).join(' → ') });
+    case 'recursion_too_deep':
+      return t('lint.recursion_too_deep', { chain: f.chain.map(name).join(' → '), limit: f.limit });
+    case 'content_duplicate':
+      return t('lint.content_duplicate', { others: entryList(t, name, f.others, f.more) });
+    case 'name_duplicate':
+      return t('lint.name_duplicate', { name: f.name, others: entryList(t, name, f.others, f.more) });
+    default: {
+      const { code, ...params } = f;
+      return t(`lint.${code}`, params as Record<string, string | number>);
+    }
+  }
+}
+
+/** The label of a quick fix's button. */
+export function fixText(t: Translate, fix: Fix): string {
+  switch (fix.kind) {
+    case 'set_selective':
+      return t(fix.value ? 'fix.set_selective.on' : 'fix.set_selective.off');
+    case 'replace_content':
+      return t('fix.replace_content', { text: fix.text.length > 40 ? `${fix.text.slice(0, 40)}…` : fix.text });
+    default:
+      return t(`fix.${fix.kind}`);
   }
 }

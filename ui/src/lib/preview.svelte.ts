@@ -6,7 +6,7 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
+import type { AdviceView, LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
 export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
@@ -19,12 +19,25 @@ export function nameMap(view: PreviewView | null): Map<string, string> {
   return new Map((view?.names ?? []).map((n) => [`${n.book}:${n.id}`, n.name]));
 }
 
+/** What the preview tells the rest of the UI and asks of it. */
+export interface PreviewHooks {
+  /** Something the preview reads changed (an edit, the chat, the attached
+   *  books, the rules). */
+  changed: () => void;
+  /** The selected entry as `[doc, id]`, for the budget advice. */
+  selected: () => [number, number] | null;
+}
+
 export class Preview {
   // Raw state: a view is replaced whole, never changed in place, so it
   // needs no deep proxies (reading a proxied view of hundreds of entries
   // on every keystroke was a cost of its own).
   view = $state.raw<PreviewView | null>(null);
   log = $state.raw<LogRow[]>([]);
+  /** The budget advice of the chat's request log, once asked for; then kept
+   *  up to date with the preview. `null` under SillyTavern's rules. */
+  advice = $state.raw<AdviceView | null>(null);
+  adviceOn = $state(false);
   /** The rules in force and SillyTavern's settings. */
   rules = $state<RulesView | null>(null);
   /** The request under SillyTavern's rules, when those are in force. */
@@ -68,9 +81,12 @@ export class Preview {
    *  picker, start-up); only the newest answer is shown. */
   private readonly answers = new Tickets();
 
-  constructor(docs: Documents, run: Run) {
+  private readonly hooks: PreviewHooks;
+
+  constructor(docs: Documents, run: Run, hooks: Partial<PreviewHooks> = {}) {
     this.docs = docs;
     this.run = run;
+    this.hooks = { changed: () => {}, selected: () => null, ...hooks };
   }
 
   /** Whether SillyTavern's rules are in force. */
@@ -124,6 +140,7 @@ export class Preview {
     this.view = view;
     this.names = nameMap(view);
     if (this.showLog) await this.fetchLog();
+    if (this.adviceOn) this.advice = await api.budgetAdvice(this.hooks.selected());
   }
 
   /** The request log under the rules in force. A log cut short because a
@@ -146,6 +163,7 @@ export class Preview {
 
   async setRules(rules: Rules) {
     this.rules = await api.setRules(rules);
+    this.hooks.changed();
     // The answer is the rules view for the books attached now.
     this.rulesFor = this.booksKey();
     await this.refresh();
@@ -153,6 +171,7 @@ export class Preview {
 
   async setStSettings(settings: StSettingsView) {
     this.rules = await api.setStSettings(settings);
+    this.hooks.changed();
     await this.refresh();
   }
 
@@ -171,6 +190,7 @@ export class Preview {
   /** Load from SillyTavern…: its settings.json through a native dialog. */
   async loadStSettings() {
     this.rules = await api.loadStSettingsDialog();
+    this.hooks.changed();
     await this.refresh();
   }
 
@@ -178,7 +198,16 @@ export class Preview {
    *  else once more when it arrives, so a burst of edits costs two
    *  previews and the last one sees the newest state. */
   private readonly next = latestWins(() => this.run(() => this.refresh()));
-  schedule = () => void this.next();
+  schedule = () => {
+    this.hooks.changed();
+    void this.next();
+  };
+
+  /** Asks for the budget advice, and keeps it up to date from then on. */
+  async askAdvice() {
+    this.adviceOn = true;
+    this.advice = await api.budgetAdvice(this.hooks.selected());
+  }
 
   async setRequest(k: number | null) {
     this.request = k;

@@ -15,7 +15,8 @@ import { Preview } from './preview.svelte';
 import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
-import type { AppError, Catalog, ExportFormat, Note, StEdit } from './bindings';
+import { Problems } from './problems.svelte';
+import type { AppError, Catalog, ExportFormat, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
@@ -38,7 +39,17 @@ export class Studio {
   readonly feedback = new Feedback((e) => errorText(this.t, e));
   readonly run = this.feedback.run;
   readonly docs = new Documents((e) => void this.run(() => Promise.reject(e)));
-  readonly preview = new Preview(this.docs, this.run);
+  /** The lint problems of the shown book (the Problems panel, badges). */
+  readonly problems = new Problems(() => this.docs.doc, this.run);
+  readonly preview = new Preview(this.docs, this.run, {
+    // Whatever the preview is refreshed for (an edit, the chat, the
+    // attached books, the rules) the checks read too.
+    changed: () => this.problems.schedule(),
+    selected: () => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
+  });
+  /** The span of the problem last clicked, for the editor to select once
+   *  its entry is shown; `n` tells two clicks on the same problem apart. */
+  highlight = $state<{ id: number; span: Span; n: number } | null>(null);
   readonly dialogs = new Dialogs();
   readonly recovery = new Recovery();
   readonly entry = new EntryDraft({
@@ -90,6 +101,7 @@ export class Studio {
       if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
       // A preview that fails is reported; the start-up notices still show.
       await this.run(() => this.preview.refresh());
+      void this.run(() => this.problems.now());
       this.feedback.add(await api.takeNotices());
       void this.docs.fillTokens();
     });
@@ -120,8 +132,32 @@ export class Studio {
     this.docs.doc = doc;
     this.docs.selected = [];
     this.entry.clear();
+    void this.run(() => this.problems.now());
     await this.docs.reloadList();
     if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
+  }
+
+  /** Shows the entry of problem `p` and selects what it points at. */
+  async showProblem(p: Problem) {
+    if (!this.docs.rows.some((r) => r.id === p.entry.id)) {
+      this.docs.showAll();
+      await this.docs.reloadList();
+    }
+    await this.select(p.entry.id);
+    this.highlight = { id: p.entry.id, span: p.span, n: (this.highlight?.n ?? 0) + 1 };
+  }
+
+  /** Applies problem `p`'s quick fix, as one undo step. */
+  async applyFix(p: Problem) {
+    const doc = this.docs.doc;
+    if (doc === null || !p.fix) return;
+    await this.entry.flush();
+    const detail = await api.applyFix(doc, p.entry.id, p.fix);
+    if (this.entry.draft?.id === p.entry.id) {
+      this.entry.detail = detail;
+      this.entry.draft = structuredClone(detail.entry);
+    }
+    await this.afterEdit();
   }
 
   async select(id: number, mode: SelectMode = 'one') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, splice, typedDecorator } from './text';
+import { byteToIndex, completeDecorator, contentLines, excerpt, highlight, keyRange, splice, typedDecorator } from './text';
 
 describe('byte offsets', () => {
   it('maps UTF-8 bytes to UTF-16 indices', () => {
@@ -102,5 +102,15 @@ describe('chat splices (issue 9)', () => {
   it('rebuild the new text from the old, whatever changed', () => {
     const texts = ['', 'a', 'ab', 'aab', 'é😀x', '😀😀', 'x😀', 'aaaa'];
     for (const a of texts) for (const b of texts) expect(apply(a, splice(a, b))).toBe(b);
+  });
+});
+
+describe('problem spans in the editor', () => {
+  it('finds a key in the joined keys field', () => {
+    const keys = ['dragon', 'wyrm', 'the red one'];
+    const joined = keys.join(', ');
+    const r = keyRange(keys, 2);
+    expect(joined.slice(r.start, r.end)).toBe('the red one');
+    expect(keyRange(keys, 0)).toEqual({ start: 0, end: 6 });
   });
 });

@@ -93,3 +93,11 @@ export function splice(before: string, after: string): { at: number; remove: num
   if (tail > 0 && high(before, before.length - tail - 1) && before.length - tail - 1 >= head) tail--;
   return { at: head, remove: before.length - head - tail, insert: after.slice(head, after.length - tail) };
 }
+
+/** Where key `index` of `keys` sits in the keys field, which shows them
+ *  joined by `, `. */
+export function keyRange(keys: readonly string[], index: number): { start: number; end: number } {
+  let start = 0;
+  for (let i = 0; i < index && i < keys.length; i++) start += keys[i].length + 2;
+  return { start, end: start + (keys[index]?.length ?? 0) };
+}

@@ -14,7 +14,7 @@ use crate::model::Entry;
 
 /// An entry of one of the linted books: its position among them and its id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "LintEntryRef"))]
 pub struct EntryRef {
     pub book: usize,
     pub id: u64,

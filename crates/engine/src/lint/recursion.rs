@@ -1,7 +1,8 @@
 //! The recursion graph: an edge a → b when a's body holds one of b's plain
 //! primary keys. One matcher over all keys scans every body once; Tarjan's
-//! strongly connected components give the loops, and the longest chain
-//! from each component (capped past the limit) the chains too deep.
+//! strongly connected components give the loops, and a breadth-first walk
+//! from each component nothing points at (bounded in total work) the
+//! chains whose last link is more passes away than the limit.
 
 use std::collections::HashMap;
 
@@ -89,43 +90,66 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     let Some(limit) = context::recursion_limit(cx) else {
         return;
     };
-    // Longest chain (in edges) from each component, capped past the limit.
-    // Tarjan numbers components sinks first, so successors come before.
-    let cap = limit + 1;
-    let mut depth = vec![0u32; count];
-    let mut next: Vec<Option<usize>> = vec![None; count];
+    // A component nothing else points at is where a chain starts (the chat
+    // activates it). Breadth-first from it, the passes an entry needs are
+    // its distance; the first entry past the limit ends a chain whose last
+    // link recursion never reaches from there. The work is bounded: past
+    // `budget` visits the remaining starts are not walked.
     let mut has_pred = vec![false; count];
-    for c in 0..count {
-        let mut best = 0;
-        for &v in &members[c] {
-            for &w in &edges[v] {
-                let d = comp[w as usize];
-                if d != c {
-                    has_pred[d] = true;
-                    if depth[d] + 1 > best {
-                        best = depth[d] + 1;
-                        next[c] = Some(w as usize);
-                    }
-                }
+    for (v, to) in edges.iter().enumerate() {
+        for &w in to {
+            if comp[w as usize] != comp[v] {
+                has_pred[comp[w as usize]] = true;
             }
         }
-        depth[c] = (best + members[c].len() as u32 - 1).min(cap);
     }
-    for c in 0..count {
-        if has_pred[c] || depth[c] <= limit {
+    let mut budget = 64 * (n + edges.iter().map(Vec::len).sum::<usize>()) + 1024;
+    let mut seen = vec![usize::MAX; n];
+    let mut dist = vec![0u32; n];
+    let mut parent = vec![usize::MAX; n];
+    let mut queue = std::collections::VecDeque::new();
+    for (c, m) in members.iter().enumerate() {
+        if has_pred[c] || budget == 0 {
             continue;
         }
-        let mut chain = vec![members[c][0]];
-        let mut at = c;
-        while let Some(v) = next[at] {
-            chain.push(v);
-            at = comp[v];
-            if chain.len() >= CHAIN_LISTED {
+        let s = m[0];
+        queue.clear();
+        queue.push_back(s);
+        seen[s] = c;
+        dist[s] = 0;
+        let mut far = None;
+        'walk: while let Some(v) = queue.pop_front() {
+            budget = budget.saturating_sub(1 + edges[v].len());
+            for &w in &edges[v] {
+                let w = w as usize;
+                if seen[w] == c {
+                    continue;
+                }
+                seen[w] = c;
+                dist[w] = dist[v] + 1;
+                parent[w] = v;
+                if dist[w] > limit {
+                    far = Some(w);
+                    break 'walk;
+                }
+                queue.push_back(w);
+            }
+            if budget == 0 {
                 break;
             }
         }
+        let Some(mut w) = far else {
+            continue;
+        };
+        let mut chain = vec![w];
+        while w != s {
+            w = parent[w];
+            chain.push(w);
+        }
+        chain.reverse();
+        chain.truncate(CHAIN_LISTED);
         out.push(Problem {
-            entry: items[members[c][0]].at,
+            entry: items[s].at,
             severity: Severity::Warning,
             span: Span::Entry,
             finding: Finding::RecursionTooDeep {

@@ -2567,3 +2567,39 @@ fn planted_problems_show_in_the_panel_and_a_quick_fix_clears_the_badge() {
     });
     app.assert_no_errors();
 }
+
+#[test]
+fn budget_advice_names_the_budget_that_keeps_every_entry() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.click(&tid("advice-ask"));
+    let text = wait_until("the budget advice", TIMEOUT, || {
+        let el = app.find(&tid("advice-budget"))?;
+        let text = app.text(&el)?;
+        if text.starts_with("A budget of ") || text.starts_with("The budget of ") {
+            Ok(text)
+        } else {
+            Err(format!("advice {text:?}"))
+        }
+    });
+    // The sample's 200 tokens cut some of its lore in the bundled chat: the
+    // advice names a larger budget, and how many entries were cut.
+    let n: u32 = text
+        .trim_start_matches("A budget of ")
+        .split(' ')
+        .next()
+        .and_then(|n| n.replace(',', "").parse().ok())
+        .unwrap_or_else(|| panic!("no budget in {text:?}"));
+    assert!(n > 200, "{text}");
+    assert!(text.contains("(now 200)"), "{text}");
+    let cut = app
+        .find(&tid("advice-cut"))
+        .expect("the entries the budget cut");
+    assert!(app
+        .text(&cut)
+        .expect("cut text")
+        .contains("cut by the budget"));
+    app.assert_no_errors();
+}

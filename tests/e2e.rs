@@ -2601,5 +2601,17 @@ fn budget_advice_names_the_budget_that_keeps_every_entry() {
         .text(&cut)
         .expect("cut text")
         .contains("cut by the budget"));
+    // The request log names them, in the requests where they were cut.
+    app.click(&format!("{} summary", tid("log-panel")));
+    wait_until("the cut entries in the request log", TIMEOUT, || {
+        let rows = app.find_all(&tid("log-cut"))?;
+        let first = rows.first().ok_or("no request shows a cut entry")?;
+        let text = app.text(first)?;
+        if text.starts_with("cut by the budget: ") {
+            Ok(())
+        } else {
+            Err(format!("log row {text:?}"))
+        }
+    });
     app.assert_no_errors();
 }

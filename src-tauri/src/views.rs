@@ -247,6 +247,9 @@ pub struct LogRow {
     pub used: u32,
     pub limit: u32,
     pub injected: Vec<EntryRef>,
+    /// The entries the budget cut in this request (they activated but did
+    /// not fit), as the preview lists them.
+    pub cut: Vec<EntryRef>,
 }
 
 /// A decorator for the editor's completion and structured panel.

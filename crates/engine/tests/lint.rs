@@ -486,6 +486,46 @@ fn budget_checks() {
     none(&p, "never_survives");
 }
 
+/// Under SillyTavern's rules the budget ranks by `order` alone: a constant
+/// with a higher order that fills the budget leaves no room for an entry
+/// below it, and none for an entry above it.
+#[test]
+fn never_survives_under_sillytavern_rules_follows_order() {
+    let st_book = |lore_order: i64, x_order: i64, lore_extra: serde_json::Value| {
+        let mut lore = json!({"uid": 0, "key": [], "keysecondary": [], "constant": true,
+            "content": "lore ".repeat(2030), "comment": "Lore", "position": 0, "order": lore_order});
+        if let (Some(o), Some(extra)) = (lore.as_object_mut(), lore_extra.as_object()) {
+            o.extend(extra.clone());
+        }
+        let x = json!({"uid": 1, "key": ["dragon"], "keysecondary": [], "content": "dragon ".repeat(60),
+            "comment": "Dragon", "position": 0, "order": x_order});
+        formats::import_value(json!({"entries": {"0": lore, "1": x}}))
+            .unwrap()
+            .book
+    };
+    // The default settings: 25 % of 8,192 = 2,048 tokens.
+    let mut count = TokenCounter::new(Encoding::O200kBase);
+    let lore = count.count(&"lore ".repeat(2030));
+    let x = count.count(&"dragon ".repeat(60));
+    assert!(lore < 2048 && lore + x > 2048 + 2, "{lore} + {x}");
+    let p = run(&[st_book(200, 100, json!({}))], st(), None);
+    expect(&p, "never_survives", &[1], Severity::Warning);
+    // Ranked above the constant, it is kept first.
+    let p = run(&[st_book(200, 300, json!({}))], st(), None);
+    none(&p, "never_survives");
+    // A constant that rolls, or sits in an inclusion group, is not always there.
+    let rolls = json!({"useProbability": true, "probability": 50});
+    none(
+        &run(&[st_book(200, 100, rolls)], st(), None),
+        "never_survives",
+    );
+    let grouped = json!({"group": "weather"});
+    none(
+        &run(&[st_book(200, 100, grouped)], st(), None),
+        "never_survives",
+    );
+}
+
 #[test]
 fn recursion_loops_and_chains_only_with_recursion_on() {
     let chain = |n: usize, recursive: bool| {

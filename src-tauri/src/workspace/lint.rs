@@ -349,11 +349,20 @@ mod tests {
         assert!(advice.cut > 0, "100 tokens cut some of the sample's lore");
         let keep = advice.budget_to_keep_all.expect("within the allowed range");
         assert!(keep > 100);
+        // The request log names the same entries as cut.
+        let cut: std::collections::BTreeSet<u64> = ws
+            .log()
+            .unwrap()
+            .iter()
+            .flat_map(|row| row.cut.iter().map(|e| e.id))
+            .collect();
+        assert_eq!(cut.len() as u32, advice.cut);
         settings.token_budget = keep;
         ws.set_book_settings(doc, settings).unwrap();
         let after = ws.budget_advice(None).unwrap().unwrap();
         assert_eq!(after.cut, 0, "at that budget nothing is cut");
         assert_eq!(after.budget_to_keep_all, Some(keep));
+        assert!(ws.log().unwrap().iter().all(|row| row.cut.is_empty()));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! whole chat that the preview pane renders.
 
 use lorebook_engine::chat;
-use lorebook_engine::explain::{Activation, Source};
+use lorebook_engine::explain::{Activation, DropReason, Source};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -271,6 +271,15 @@ impl Workspace {
                         .map(|i| EntryRef {
                             book: i.book as u32,
                             id: i.id,
+                        })
+                        .collect(),
+                    cut: r
+                        .dropped
+                        .iter()
+                        .filter(|d| matches!(d.reason, DropReason::Budget { .. }))
+                        .map(|d| EntryRef {
+                            book: d.book as u32,
+                            id: d.id,
                         })
                         .collect(),
                 })

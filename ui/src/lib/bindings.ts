@@ -383,7 +383,12 @@ middle: Array<PromptMessage>, };
 
 export type OmittedDropped = { kind: string, count: number, };
 
-export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, };
+export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
+/**
+ * The entries the budget cut in this request (they activated but did
+ * not fit), as the preview lists them.
+ */
+cut: Array<EntryRef>, };
 
 export type DecoratorInfo = { name: string, aliases: Array<string>, 
 /**

@@ -501,4 +501,88 @@ fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &
             fix: None,
         });
     }
+    if !studio {
+        st_never_survives(cx, items, tokens, out);
+    }
+}
+
+/// Whether SillyTavern activates `s` in every request: a constant with no
+/// roll, group, timed effect, recursion delay, trigger or character filter.
+fn st_always(s: &StEntry) -> bool {
+    s.constant
+        && !s.disable
+        && !s.dont_activate
+        && (!s.use_probability || s.probability.is_none_or(|p| p >= 100.0))
+        && s.group.is_empty()
+        && s.delay <= 0.0
+        && s.cooldown <= 0.0
+        && s.delay_level <= 0.0
+        && s.triggers.is_empty()
+        && s.character_filter.is_none()
+}
+
+/// `never_survives` under SillyTavern's rules, which rank the budget by
+/// `order` alone (constants get no priority) and cut an entry once the
+/// running total reaches the budget: an entry whose tokens, after those of
+/// the always-active constants with a higher order (including those that
+/// ignore the budget, which still count), reach it. SillyTavern counts the
+/// joined text, each entry followed by a line break, so one token per
+/// entry is allowed for how the joins count.
+fn st_never_survives(
+    cx: &LintContext,
+    items: &[Item],
+    tokens: &mut dyn CountTokens,
+    out: &mut Vec<Problem>,
+) {
+    let limit = cx.budget as u64;
+    let mut ahead: Vec<(f64, &Item)> = items
+        .iter()
+        .filter(|it| it.entry.enabled && !it.body.is_empty())
+        .filter_map(|it| {
+            let s = it.st.as_ref()?;
+            st_always(s).then_some((s.order, it))
+        })
+        .collect();
+    if ahead.is_empty() {
+        return;
+    }
+    ahead.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let texts: Vec<&str> = ahead.iter().map(|(_, it)| it.body.as_str()).collect();
+    let mut prefix = vec![0u64];
+    for c in tokens.count_all(&texts) {
+        prefix.push(prefix[prefix.len() - 1] + c as u64);
+    }
+    // The tokens an entry needs to be cut for sure, with `k` entries ahead.
+    let needs = |k: usize| (limit + k as u64 + 1).saturating_sub(prefix[k]);
+    let long: Vec<(&Item, usize)> = items
+        .iter()
+        .filter(|it| it.entry.enabled && !it.body.is_empty())
+        .filter_map(|it| {
+            let s = it.st.as_ref()?;
+            if s.ignore_budget || s.disable {
+                return None;
+            }
+            let k = ahead.partition_point(|(o, _)| *o > s.order);
+            (k > 0 && it.body.len() as u64 >= needs(k)).then_some((it, k))
+        })
+        .collect();
+    let texts: Vec<&str> = long.iter().map(|(it, _)| it.body.as_str()).collect();
+    let counts = tokens.count_all(&texts);
+    for ((it, k), t) in long.into_iter().zip(counts) {
+        // Over the budget alone is `entry_over_budget`.
+        if t as u64 > limit || (t as u64) < needs(k) {
+            continue;
+        }
+        out.push(Problem {
+            entry: it.at,
+            severity: Severity::Warning,
+            span: Span::Entry,
+            finding: Finding::NeverSurvives {
+                tokens: t,
+                constants: prefix[k].min(u32::MAX as u64) as u32,
+                budget: cx.budget,
+            },
+            fix: None,
+        });
+    }
 }

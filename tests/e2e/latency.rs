@@ -11,7 +11,10 @@
 //! ```
 //!
 //! Without `LATENCY_WORKLOAD` only the bundled sample is measured;
-//! `LATENCY_SAMPLES` (default 20) sets the samples per interaction.
+//! `LATENCY_SAMPLES` (default 20) sets the samples per interaction, and
+//! `LATENCY_PAUSE_MS` a pause after each (the Problems panel's checks start
+//! 250 ms after the last edit: a pause of 300 ms has them running when the
+//! next keystroke comes).
 //!
 //! Each sample types one character at the field's end by script, with the
 //! browser's own text insertion (`execCommand('insertText')`, which fires
@@ -210,6 +213,9 @@ impl Session<'_> {
             };
             times.push([ms, at(1).unwrap_or(0.0), at(2).unwrap_or(0.0)]);
             self.settle();
+            if let Some(p) = pause() {
+                std::thread::sleep(p);
+            }
         }
         times
     }
@@ -524,6 +530,16 @@ fn samples() -> usize {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(20)
+}
+
+/// `LATENCY_PAUSE_MS`: a pause after each sample (none by default), so the
+/// Problems panel's checks, which start a quarter of a second after the
+/// last edit, are running when the next keystroke comes.
+fn pause() -> Option<Duration> {
+    std::env::var("LATENCY_PAUSE_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map(Duration::from_millis)
 }
 
 /// The workload's chat as pasted text, one `User:`/`Tam:` line a message.

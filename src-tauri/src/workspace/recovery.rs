@@ -545,6 +545,13 @@ mod tests {
     /// copies left), and the next run starts on the same folder.
     fn after_crash(rec: &mut Recovery, dir: &Path) -> Recovery {
         rec.lock = None;
+        // A process another test spawns holds a copy of every descriptor
+        // between its fork and its exec, this run's lock with them: wait
+        // until the lock is free, as it is once a crashed process is gone.
+        let start = Instant::now();
+        while claim(&rec.dir, &rec.run).is_none() && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         Recovery::new(dir)
     }
 

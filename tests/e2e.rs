@@ -465,8 +465,10 @@ impl Drop for Session<'_> {
         // Bounded: a failed test may leave the app asking about unsaved
         // changes, and deleting the session then waits for a window that
         // never closes; the driver's processes are killed on drop anyway.
-        let close = tokio::time::timeout(Duration::from_secs(15), self.client.clone().close());
-        let _ = self.rt.block_on(close);
+        let client = self.client.clone();
+        let _ = self.rt.block_on(async move {
+            tokio::time::timeout(Duration::from_secs(15), client.close()).await
+        });
     }
 }
 
@@ -656,8 +658,10 @@ impl Session<'_> {
     }
 
     fn save_screenshot(&self) {
-        let shot = tokio::time::timeout(Duration::from_secs(15), self.client.screenshot());
-        let Ok(Ok(png)) = self.rt.block_on(shot) else {
+        let shot = self.rt.block_on(async {
+            tokio::time::timeout(Duration::from_secs(15), self.client.screenshot()).await
+        });
+        let Ok(Ok(png)) = shot else {
             return;
         };
         let dir = Path::new(ROOT).join("target/e2e-failures");

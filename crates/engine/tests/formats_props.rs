@@ -470,3 +470,21 @@ fn png_with_card(card: &Value) -> Vec<u8> {
     chunk(b"IEND", &[]);
     out
 }
+
+/// A number the fastest float parser rounds differently on a second read
+/// (found by the round_trip fuzzer: a 71-digit SillyTavern `groupWeight`):
+/// JSON numbers are parsed exactly, so the native file keeps it.
+#[test]
+fn a_long_number_survives_the_native_file() {
+    let digits = format!("1{}00", "8".repeat(68));
+    let text = format!(
+        r#"{{"entries": {{"0": {{"uid": 0, "key": ["a"], "content": "A.", "groupWeight": {digits}}}}}}}"#
+    );
+    let book = lorebook_engine::formats::import(text.as_bytes())
+        .unwrap()
+        .book;
+    let (back, _) =
+        lorebook_engine::formats::native::load(&lorebook_engine::formats::native::to_bytes(&book))
+            .unwrap();
+    assert_eq!(back, book);
+}

@@ -12,7 +12,7 @@
 //! after each edit and says the list is out of date until the answer
 //! arrives.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lorebook_engine::chat::Message;
 use lorebook_engine::lint::{
@@ -165,13 +165,24 @@ impl LintJob {
                 .into_iter()
                 .filter(|p| p.entry.book == self.position)
                 .collect();
+        // One map of every entry, not a search per named entry: a big book
+        // has thousands of problems naming thousands of entries.
+        let entries: HashMap<EntryRef, &lorebook_engine::model::Entry> = self
+            .books
+            .iter()
+            .enumerate()
+            .flat_map(|(book, b)| {
+                b.entries
+                    .iter()
+                    .map(move |e| (EntryRef { book, id: e.id }, e))
+            })
+            .collect();
         let mut names: BTreeMap<EntryRef, String> = BTreeMap::new();
         for p in &problems {
             for r in std::iter::once(p.entry).chain(referenced(&p.finding)) {
                 names.entry(r).or_insert_with(|| {
-                    self.books
-                        .get(r.book)
-                        .and_then(|b| b.entry(r.id))
+                    entries
+                        .get(&r)
                         .map(|e| e.display_name().to_string())
                         .unwrap_or_default()
                 });

@@ -71,6 +71,8 @@ export class Problems {
   marks = $derived(marks(this.view?.problems ?? []));
   shown = $derived(filtered(this.view?.problems ?? [], this.severity, this.code, this.showHints));
   counts = $derived(tally(this.view?.problems ?? []));
+  /** The entries' names by `book:id`. */
+  private names = $derived(new Map((this.view?.names ?? []).map((n) => [`${n.entry.book}:${n.entry.id}`, n.name])));
   /** The codes present, for the check filter. */
   codes = $derived([...new Set((this.view?.problems ?? []).map((p) => p.code))].sort());
 
@@ -118,7 +120,7 @@ export class Problems {
    *  with its book's name when it is in another attached book. */
   nameOf(ref: LintEntryRef, untitled: (id: number) => string, inBook: (entry: string, book: string) => string): string {
     const v = this.view;
-    const found = v?.names.find((n) => n.entry.book === ref.book && n.entry.id === ref.id)?.name ?? '';
+    const found = this.names.get(`${ref.book}:${ref.id}`) ?? '';
     const entry = found || untitled(ref.id);
     const own = v?.books.findIndex((b) => b.doc === v.doc) ?? 0;
     return ref.book === own ? entry : inBook(entry, v?.books[ref.book]?.name ?? '');

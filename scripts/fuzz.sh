@@ -11,7 +11,7 @@
 #   scripts/fuzz.sh --list             the target names
 #
 # One libFuzzer process at a time (one core), at the lowest priority. A
-# crash, a timeout (10 s on one input) or running out of memory (2 GB)
+# crash, a timeout (30 s on one input) or running out of memory (2 GB)
 # stops the run with the input saved in fuzz/artifacts/<target>/; copy it
 # to fuzz/regressions/<target>/ once fixed, so `cargo test` replays it.
 set -euo pipefail
@@ -65,7 +65,7 @@ for t in "${targets[@]}"; do
   log="fuzz/logs/$t.log"
   echo "== fuzz $t (${seconds}s, log in $log)"
   if ! nice -n 19 "$bin/$t" "$corpus/$t" -artifact_prefix="fuzz/artifacts/$t/" \
-      -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+      -max_total_time="$seconds" -max_len="$max_len" -timeout=30 -rss_limit_mb=2048 \
       -print_final_stats=1 >"$log" 2>&1; then
     tail -n 60 "$log" >&2
     echo "fuzz.sh: $t failed; the input is in fuzz/artifacts/$t/" >&2

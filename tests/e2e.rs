@@ -2653,3 +2653,6 @@ fn budget_advice_names_the_budget_that_keeps_every_entry() {
     });
     app.assert_no_errors();
 }
+
+#[path = "e2e/nothing_lost.rs"]
+mod nothing_lost;

@@ -149,11 +149,52 @@ pub fn render() -> String {
     }
     out.push_str(";\n\n");
     out.push_str(&crate::menu::typescript());
+    out.push_str(
+        "\n// Every report note code, in the order of the variants (Note::examples).\n\
+         export const NOTE_CODES = [",
+    );
+    for note in lorebook_engine::formats::report::Note::examples() {
+        out.push_str(&format!("\n  '{}',", note.code()));
+    }
+    out.push_str("\n] as const satisfies readonly Note['code'][];\n");
     out
+}
+
+/// The `code` tags of a ts-rs declaration of a tagged enum, in order.
+#[cfg(test)]
+fn tags_of(decl: &str) -> Vec<String> {
+    decl.split("\"code\": \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use ts_rs::TS;
+
+    /// `Note::examples` has one note of every variant, in order: the list
+    /// the UI's `NOTE_CODES` and so its catalogs are checked against.
+    #[test]
+    fn the_note_examples_cover_every_variant() {
+        use lorebook_engine::formats::report::Note;
+        let variants = super::tags_of(&Note::decl());
+        assert!(variants.len() > 50, "{variants:?}");
+        let examples: Vec<String> = Note::examples().iter().map(Note::code).collect();
+        assert_eq!(examples, variants);
+    }
+
+    /// The check above reads every tag of a declaration, so a variant
+    /// missing from the examples is seen.
+    #[test]
+    fn a_variant_missing_from_the_examples_is_seen() {
+        let decl = r#"type Note = { "code": "clamped", field: string, } | { "code": "no_id" } | { "code": "risu_folder" };"#;
+        let tags = super::tags_of(decl);
+        assert_eq!(tags, ["clamped", "no_id", "risu_folder"]);
+        assert_ne!(tags, ["clamped", "risu_folder"]);
+    }
+
     #[test]
     fn bindings_are_up_to_date() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/lib/bindings.ts");

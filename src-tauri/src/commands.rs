@@ -3,8 +3,13 @@
 //!
 //! A command's name is also written once in `command_list.rs`, which the
 //! invoke handler and the build script's app manifest are built from.
+//!
+//! Above the usual 600 lines: every command of the IPC surface, with recent
+//! files, the catalog's assembly, the recovery state and the SillyTavern
+//! settings file; to be split by domain (issue 18).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use lorebook_engine::decorators::{ArgKind, KNOWN};
@@ -32,31 +37,63 @@ pub struct AppState {
     /// The workspace's interrupt, raised without its lock by whoever is
     /// about to wait for it (see `workspace::interrupt`).
     pub interrupt: crate::workspace::interrupt::Interrupt,
+    /// [`Workspace::edit_mark`] as the last command left it, read by
+    /// autosave without the lock: while long work holds the workspace,
+    /// autosave stops it only when a copy may be due.
+    edit_mark: AtomicU64,
+    /// [`Workspace::state`] as the last command left it, which `app_state`
+    /// answers while long work holds the workspace: the UI reads the state
+    /// after every edit, and its Save waits for that read.
+    shown: Mutex<AppStateView>,
 }
 
 impl AppState {
     pub fn new(ws: Workspace, notices: Vec<Notice>) -> AppState {
         AppState {
             interrupt: ws.interrupt.clone(),
+            edit_mark: AtomicU64::new(ws.edit_mark()),
+            shown: Mutex::new(ws.state()),
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         }
     }
 
     /// The workspace, after asking long work holding it to give way (the
-    /// request logs stop between requests), so a save, an autosave or a
-    /// newer preview waits milliseconds, not for a whole log. A poisoned
-    /// lock is taken as it is: it may hold the only copy of the user's work.
+    /// request logs stop between requests), so a newer preview or an edit
+    /// waits milliseconds, not for a whole log. A poisoned lock is taken as
+    /// it is: it may hold the only copy of the user's work.
     pub fn lock_soon(&self) -> std::sync::MutexGuard<'_, Workspace> {
         let _want = self.interrupt.want();
+        self.ws.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// [`AppState::lock_soon`] for those who keep the user's work (a save,
+    /// closing a book, autosave, the exit path): a build of the preview
+    /// stops too.
+    pub fn lock_urgently(&self) -> std::sync::MutexGuard<'_, Workspace> {
+        let _want = self.interrupt.want_urgently();
         self.ws.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// [`crate::workspace::recovery::has_unsaved`] after asking long work
     /// to give way (off the main thread: the quit command, the app's exit).
     pub fn has_unsaved_soon(&self) -> bool {
-        let _want = self.interrupt.want();
+        let _want = self.interrupt.want_urgently();
         crate::workspace::recovery::has_unsaved(&self.ws)
+    }
+
+    /// [`Workspace::edit_mark`] after the last command, without the lock.
+    pub fn edit_mark(&self) -> u64 {
+        self.edit_mark.load(Ordering::SeqCst)
+    }
+
+    /// Keeps what readers that do not wait for the workspace are answered
+    /// ([`AppState::edit_mark`], the state `app_state` answers while the
+    /// workspace is busy). Every command calls it as it ends, holding the
+    /// workspace, and so does whatever changes the workspace outside one.
+    pub fn remember(&self, ws: &Workspace) {
+        self.edit_mark.store(ws.edit_mark(), Ordering::SeqCst);
+        *self.shown.lock().unwrap_or_else(|p| p.into_inner()) = ws.state();
     }
 }
 
@@ -84,6 +121,10 @@ const URGENT: &[&str] = &[
     "undo",
     "redo",
 ];
+
+/// Among [`URGENT`], the commands that keep the user's work: a build of
+/// the preview gives way to them too (see `workspace::interrupt`).
+const KEEPS_WORK: &[&str] = &["save", "save_as", "close_doc"];
 
 type R<T> = Result<T, AppError>;
 
@@ -132,7 +173,9 @@ fn lock<'a>(s: &'a State<'_, AppState>) -> std::sync::MutexGuard<'a, Workspace> 
 pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace) -> R<T>) -> R<T> {
     let asked = std::time::Instant::now();
     catch(command, || {
-        let mut ws = if URGENT.contains(&command) {
+        let mut ws = if KEEPS_WORK.contains(&command) {
+            state.lock_urgently()
+        } else if URGENT.contains(&command) {
             state.lock_soon()
         } else {
             state.ws.lock().unwrap_or_else(|p| p.into_inner())
@@ -140,6 +183,7 @@ pub fn guarded<T>(state: &AppState, command: &str, f: impl FnOnce(&mut Workspace
         let locked = std::time::Instant::now();
         crate::fault::check(command, crate::fault::When::Before);
         let out = f(&mut ws);
+        state.remember(&ws);
         crate::fault::check(command, crate::fault::When::After);
         crate::trace::command(command, asked, locked);
         out
@@ -160,7 +204,15 @@ pub fn caught<T>(command: &str, f: impl FnOnce() -> R<T>) -> R<T> {
 }
 
 fn catch<T>(command: &str, f: impl FnOnce() -> R<T>) -> R<T> {
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    // A command's body blocks (waiting for the workspace, long work). The
+    // app's async commands run on the async runtime's worker threads, one
+    // per core: on two cores, a long build and one command waiting for it
+    // left no thread for a Save, which then never got to raise the
+    // interrupt. Declared blocking, the body leaves the runtime free to run
+    // the other commands on another thread (outside the runtime, on the
+    // main thread or a thread of the app's own, it simply runs).
+    let caught =
+        tokio::task::block_in_place(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
     caught.unwrap_or_else(|payload| {
         let why = payload
             .downcast_ref::<&str>()
@@ -231,6 +283,14 @@ pub fn catalog() -> R<Catalog> {
 
 #[tauri::command(async)]
 pub fn app_state(s: State<'_, AppState>) -> R<AppStateView> {
+    // While long work (a preview's build or log) holds the workspace, the
+    // state as the last command left it: the one holding it changes no
+    // book until it ends, and then it is read anew.
+    if let Err(std::sync::TryLockError::WouldBlock) = s.ws.try_lock() {
+        return caught("app_state", || {
+            Ok(s.shown.lock().unwrap_or_else(|p| p.into_inner()).clone())
+        });
+    }
     guarded(&s, "app_state", |ws| Ok(ws.state()))
 }
 
@@ -244,8 +304,9 @@ pub fn take_notices(s: State<'_, AppState>) -> R<Vec<Notice>> {
     })
 }
 
-/// A new, empty book; `name` is the UI's word for an untitled book.
-#[tauri::command]
+/// A new, empty book; `name` is the UI's word for an untitled book. Off
+/// the main thread, as every command that waits for the workspace.
+#[tauri::command(async)]
 pub fn new_book(s: State<'_, AppState>, name: String) -> R<u32> {
     guarded(&s, "new_book", |ws| Ok(ws.new_book_named(&name)))
 }
@@ -593,7 +654,7 @@ fn store_preview_settings(app: &AppHandle, ws: &Workspace) {
 #[tauri::command(async)]
 pub fn preview(s: State<'_, AppState>, request: Option<u32>, have: Option<u32>) -> R<PreviewView> {
     guarded(&s, "preview", |ws| {
-        Ok(ws.preview_since(request.map(|r| r as usize), have))
+        ws.preview_since(request.map(|r| r as usize), have)
     })
 }
 
@@ -701,7 +762,8 @@ pub fn set_window_title(
 /// answers yes even when every flag reads clean.
 #[tauri::command(async)]
 pub fn has_unsaved(s: State<'_, AppState>) -> bool {
-    s.has_unsaved_soon()
+    // Blocking, as every command body (see `catch`).
+    tokio::task::block_in_place(|| s.has_unsaved_soon())
 }
 
 /// Closes the window even with unsaved changes (after the UI asked).

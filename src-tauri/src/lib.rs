@@ -89,15 +89,33 @@ pub(crate) fn data_dir(app: &AppHandle) -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("lorebook-studio"))
 }
 
-/// One autosave pass: copies the dirty books unchanged for `delay`.
+/// One autosave pass: copies the dirty books unchanged for `delay`
+/// (`Duration::ZERO`: every dirty book, at once, for the exit paths).
 fn autosave_pass(app: &AppHandle, delay: Duration) {
     let state = app.state::<AppState>();
     let Some(rec_state) = app.try_state::<RecoveryState>() else {
         return;
     };
     // A poisoned workspace is still worth copying: it may hold the only
-    // copy of the user's work. Long work holding it gives way at once.
-    let ws = state.lock_soon();
+    // copy of the user's work. Long work holding it gives way at once
+    // when a copy is due; a pass with nothing due leaves it running (a
+    // build stopped every half second would never end).
+    let ws = match state.ws.try_lock() {
+        Ok(ws) => ws,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            let due = delay.is_zero()
+                || rec_state
+                    .0
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .due_while_busy(state.edit_mark(), Instant::now(), delay);
+            if !due {
+                return;
+            }
+            state.lock_urgently()
+        }
+    };
     let mut rec = rec_state.0.lock().unwrap_or_else(|p| p.into_inner());
     let plan = rec.plan(&ws, Instant::now(), delay);
     drop(ws);
@@ -221,11 +239,16 @@ pub fn run() {
             let recent = commands::load_recent(app.handle());
             commands::load_st_settings(app.handle());
             let state = app.state::<AppState>();
+            let dir = data_dir(app.handle());
+            let mut rec = Recovery::new(&dir);
             if let Ok(mut ws) = state.ws.lock() {
                 ws.add_recent(recent);
+                state.remember(&ws);
+                // So autosave does not stop the build below for books that
+                // need no copy yet.
+                rec.look(&ws, Instant::now(), recovery::AUTOSAVE_DELAY);
             }
-            let dir = data_dir(app.handle());
-            app.manage(RecoveryState(Mutex::new(Recovery::new(&dir))));
+            app.manage(RecoveryState(Mutex::new(rec)));
             // The attached books' index is built now, while the window
             // and its page load, not when the page first asks for the
             // list (10,000 entries: a second or more).

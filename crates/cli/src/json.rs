@@ -18,9 +18,14 @@ pub struct Listing {
 }
 
 impl Listing {
-    /// Whether `d` is listed; the others are counted in [`Unlisted`].
+    /// Whether `d` is listed; the others are counted in [`Unlisted`]. An
+    /// entry whose key the scan gave up on is always listed.
     pub fn lists(self, d: &Dropped) -> bool {
-        self.unmatched || !matches!(d.reason, DropReason::NoMatch { .. } | DropReason::Disabled)
+        self.unmatched
+            || !matches!(
+                d.reason,
+                DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled
+            )
     }
 }
 

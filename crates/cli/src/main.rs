@@ -372,6 +372,12 @@ fn describe_drop(d: &DropReason, books: &Names, chat: &[Message]) -> String {
         DropReason::Gated { decorator, detail } => format!("gated by @@{decorator}: {detail}"),
         DropReason::NoMatch { no_keys: true, .. } => "no match: the entry has no keys".into(),
         DropReason::NoMatch {
+            gave_up: Some(key), ..
+        } => format!(
+            "no match: the scan gave up on key {key:?} (the text's matching work ran out, \
+             so it counts as not matching)"
+        ),
+        DropReason::NoMatch {
             recursion_stopped: true,
             ..
         } => "no match: its key is only in a body from the last recursion pass (recursion stopped)"

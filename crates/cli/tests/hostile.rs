@@ -296,3 +296,91 @@ fn a_settings_file_of_millions_of_empty_arrays_is_refused_within_memory() {
     refused(path.to_str().unwrap(), "more than 8000000 values", true);
     std::fs::remove_file(path).ok();
 }
+
+/// A native book of `entries`.
+fn native_book(name: &str, entries: Vec<Value>) -> String {
+    let path = tmp(name);
+    let file = json!({"spec": "lorebook_v3", "data": {"entries": entries}});
+    std::fs::write(&path, file.to_string()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Overlapping whole-word keys `a` … `a`×2,000 over two megabytes of `a`
+/// under the guide's rules: the scan gives up within its budget, and the
+/// JSON lists each given-up entry with the key (without
+/// `--list-unmatched`), while the entry with an ordinary key activates.
+#[test]
+fn overlapping_keys_over_megabytes_end_in_time_under_the_guide_s_rules() {
+    let entries: Vec<Value> = (1..=2_000)
+        .map(|n| {
+            json!({"id": n, "keys": ["a".repeat(n)], "content": "A.",
+                       "extensions": {"match_whole_words": true}})
+        })
+        .chain([json!({"id": 0, "keys": ["lamp"], "content": "Lamp."})])
+        .collect();
+    let book = native_book("overlapping.json", entries);
+    let chat = chat(
+        "overlapping.txt",
+        &format!("User: the lamp {}\n", "a".repeat(2 << 20)),
+    );
+    let out = preview(&["preview", &book, "--chat", &chat, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let injected: Vec<u64> = v["injected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(injected, [0]);
+    let given_up: Vec<&Value> = v["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["reason"]["gave_up"].is_string())
+        .collect();
+    assert_eq!(given_up.len(), 2_000);
+    let text = preview(&["preview", &book, "--chat", &chat]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("the scan gave up on key \"aaa\""),
+        "{}",
+        &text[..text.len().min(2000)]
+    );
+}
+
+/// 2,000 regex keys with a Unicode `\b` over a megabyte of Cyrillic under
+/// the guide's rules end in time: the first are decided, the rest given up
+/// on by name.
+#[test]
+fn unicode_word_boundary_keys_over_a_megabyte_of_cyrillic_end_in_time() {
+    let entries: Vec<Value> = (0..2_000)
+        .map(|i| json!({"id": i, "keys": [format!("/\\b\\w+ой{i}?\\b/")], "content": "R."}))
+        .collect();
+    let book = native_book("unicode-b.json", entries);
+    let unit = "Привет, мир! Драконы летят над горой. ";
+    let chat = chat(
+        "unicode-b.txt",
+        &format!("User: {}\n", unit.repeat((1 << 20) / unit.len())),
+    );
+    let out = preview(&["preview", &book, "--chat", &chat, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let injected = v["injected"].as_array().unwrap().len();
+    let given_up = v["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["reason"]["gave_up"].is_string())
+        .count();
+    assert!(injected >= 1, "the first keys are decided");
+    assert!((1_000..2_000).contains(&given_up), "{given_up}");
+}

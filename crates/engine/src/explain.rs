@@ -91,6 +91,10 @@ pub enum DropReason {
         recursion_stopped: bool,
         /// The entry has no usable primary key at all.
         no_keys: bool,
+        /// A primary key the scan gave up on in a text within the entry's
+        /// reach (the text's work budget ran out, `matcher::scan_budget`):
+        /// it counts as not matching, though it might have matched.
+        gave_up: Option<String>,
     },
     /// A primary key matched but the secondary logic failed.
     Secondary {

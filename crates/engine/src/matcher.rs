@@ -14,6 +14,14 @@
 //! returns every key that matches a text, with the byte range of its first
 //! match in the original text, so one scan of a message serves every entry.
 //!
+//! A scan is bounded ([`scan_budget`]): overlapping keys (`a`, `aa`, …
+//! `a`×2,000 over megabytes of `a`) report every key at every position, and
+//! a regex key with a Unicode word boundary leaves the lazy DFA for a much
+//! slower engine on a text that is not ASCII. Each costs the scan work in
+//! units of about one overlapping match; once the text's budget is spent,
+//! the keys not decided yet are given up on ([`Hit::gave_up`]) and count as
+//! not matching, and the preview says which.
+//!
 //! The activation index keeps one large matcher over every entry as last
 //! built and a small one for entries edited since; [`MatcherBuilder::add_from`]
 //! lets the small one be rebuilt without compiling its regexes again.
@@ -48,7 +56,10 @@ enum KeyKind {
         right: bool,
         case_sensitive: bool,
     },
-    Regex(Regex),
+    /// A compiled pattern, and whether it has a Unicode word boundary
+    /// (`\b`, `\B`): the lazy DFA cannot decide those past ASCII, so on a
+    /// text that is not ASCII the search runs on the slower PikeVM.
+    Regex(Regex, bool),
     /// An invalid pattern: never matches.
     Invalid,
 }
@@ -60,12 +71,68 @@ struct Key {
     kind: KeyKind,
 }
 
-/// One key matching a text: the byte range of its first match.
+/// One key matching a text: the byte range of its first match, or
+/// [`GAVE_UP`] for both when the scan's budget ran out before the key was
+/// decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Hit {
     pub key: KeyId,
     pub start: u32,
     pub end: u32,
+}
+
+/// The `start` and `end` of a hit the scan gave up on.
+pub const GAVE_UP: u32 = u32::MAX;
+
+impl Hit {
+    /// Whether the scan gave up on this key (it counts as not matching).
+    pub fn gave_up(&self) -> bool {
+        self.start == GAVE_UP
+    }
+
+    fn given_up(key: KeyId) -> Hit {
+        Hit {
+            key,
+            start: GAVE_UP,
+            end: GAVE_UP,
+        }
+    }
+}
+
+/// Work units every scan may spend whatever its text's length (one unit is
+/// about one overlapping match, some 15 ns).
+pub const SCAN_BASE: u64 = 16 << 20;
+/// Work units a scan may spend per byte of its text.
+pub const SCAN_PER_BYTE: u64 = 16;
+/// What a regex key costs per byte of a text when the lazy DFA serves it.
+pub const REGEX_FAST_BYTES_PER_UNIT: u64 = 8;
+/// What a regex key with a Unicode word boundary costs per byte of a text
+/// that is not ASCII (the PikeVM: about 100 ns a byte on a key like
+/// `\b\w+ой\b`).
+pub const REGEX_SLOW_UNITS_PER_BYTE: u64 = 4;
+
+/// The work a scan of a text of `len` bytes may do: [`SCAN_BASE`] and
+/// [`SCAN_PER_BYTE`] per byte. A megabyte takes about a second at most;
+/// a chat message, a few milliseconds unless its keys are hostile.
+pub fn scan_budget(len: usize) -> u64 {
+    SCAN_BASE.saturating_add(SCAN_PER_BYTE.saturating_mul(len as u64))
+}
+
+/// What is left of one scan's budget.
+#[derive(Debug)]
+struct Budget(u64);
+
+impl Budget {
+    /// Takes `cost` units; false (and nothing taken) when fewer are left.
+    fn take(&mut self, cost: u64) -> bool {
+        match self.0.checked_sub(cost) {
+            Some(left) => {
+                self.0 = left;
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 /// The flags that decide how an entry's keys match.
@@ -91,9 +158,19 @@ pub struct KeyError {
 #[derive(Debug, Default)]
 pub struct Matcher {
     keys: Vec<Key>,
-    folded: Option<(AhoCorasick, Vec<Groups>)>,
-    raw: Option<(AhoCorasick, Vec<Groups>)>,
+    folded: Option<Automaton>,
+    raw: Option<Automaton>,
     regexes: Vec<KeyId>,
+}
+
+/// The plain keys of one case mode: the automaton over their distinct
+/// patterns, the groups of keys that share each pattern, and how many
+/// groups there are in all (a scan stops once each has its match).
+#[derive(Debug)]
+struct Automaton {
+    ac: AhoCorasick,
+    groups: Vec<Groups>,
+    group_count: usize,
 }
 
 /// The keys that share one pattern, grouped by the word boundaries their
@@ -138,11 +215,7 @@ impl PatternSet {
     }
 
     /// Builds the automaton; `edges` tells the boundaries a key needs.
-    fn build(
-        self,
-        quick: bool,
-        edges: impl Fn(KeyId) -> Edges,
-    ) -> Option<(AhoCorasick, Vec<Groups>)> {
+    fn build(self, quick: bool, edges: impl Fn(KeyId) -> Edges) -> Option<Automaton> {
         if self.patterns.is_empty() {
             return None;
         }
@@ -154,7 +227,7 @@ impl PatternSet {
             .kind(kind)
             .build(&self.patterns)
             .ok()?;
-        let groups = self
+        let groups: Vec<Groups> = self
             .keys
             .into_iter()
             .map(|keys| {
@@ -172,7 +245,12 @@ impl PatternSet {
                     .collect()
             })
             .collect();
-        Some((ac, groups))
+        let group_count = groups.iter().map(|g| g.len()).sum();
+        Some(Automaton {
+            ac,
+            groups,
+            group_count,
+        })
     }
 }
 
@@ -272,12 +350,6 @@ fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, Stri
     if let Some((limit, max)) = regex_too_large(pattern) {
         return Err(format!("the pattern is past its limit of {max} {limit}"));
     }
-    let syntax = syntax::Config::new()
-        .utf8(true)
-        .case_insensitive(flags.contains('i'))
-        .multi_line(flags.contains('m'))
-        .dot_matches_new_line(flags.contains('s'))
-        .ignore_whitespace(flags.contains('x'));
     let config = meta::Config::new()
         .match_kind(regex_automata::MatchKind::LeftmostFirst)
         .utf8_empty(true)
@@ -286,7 +358,7 @@ fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, Stri
         .onepass(false)
         .backtrack(false);
     Regex::builder()
-        .syntax(syntax)
+        .syntax(regex_syntax_config(flags))
         .configure(config)
         .build(pattern)
         .map_err(|e| match (e.syntax_error(), e.size_limit()) {
@@ -294,6 +366,23 @@ fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, Stri
             (None, Some(_)) => "the pattern is too large".to_string(),
             (None, None) => e.to_string(),
         })
+}
+
+/// Whether a regex key has a Unicode word boundary (`\b`, `\B` and their
+/// `\b{start}` kin), which the lazy DFA decides on ASCII only.
+fn has_unicode_word_boundary(pattern: &str, flags: &str) -> bool {
+    syntax::parse_with(pattern, &regex_syntax_config(flags))
+        .is_ok_and(|hir| hir.properties().look_set().contains_word_unicode())
+}
+
+/// The syntax of a regex key with its `/…/flags`.
+fn regex_syntax_config(flags: &str) -> syntax::Config {
+    syntax::Config::new()
+        .utf8(true)
+        .case_insensitive(flags.contains('i'))
+        .multi_line(flags.contains('m'))
+        .dot_matches_new_line(flags.contains('s'))
+        .ignore_whitespace(flags.contains('x'))
 }
 
 impl MatcherBuilder {
@@ -347,7 +436,7 @@ impl MatcherBuilder {
             Some((pattern, f)) => match self.compile(pattern, f) {
                 Ok(r) => {
                     self.regexes.push(id);
-                    KeyKind::Regex(r)
+                    KeyKind::Regex(r, has_unicode_word_boundary(pattern, f))
                 }
                 Err(message) => {
                     self.errors.push(KeyError {
@@ -393,7 +482,7 @@ impl MatcherBuilder {
             KeyKind::Plain { case_sensitive, .. } => {
                 self.add_pattern(&key.text, case_sensitive, new)
             }
-            KeyKind::Regex(ref r) => {
+            KeyKind::Regex(ref r, _) => {
                 self.regex_bytes += r.memory_usage();
                 self.regexes.push(new)
             }
@@ -417,7 +506,7 @@ impl MatcherBuilder {
         let keys = self.keys;
         let edges = |id: KeyId| match keys[id as usize].kind {
             KeyKind::Plain { left, right, .. } => (left, right),
-            KeyKind::Regex(_) | KeyKind::Invalid => (false, false),
+            KeyKind::Regex(..) | KeyKind::Invalid => (false, false),
         };
         let folded = self.folded.build(self.quick, edges);
         let raw = self.raw.build(self.quick, edges);
@@ -452,27 +541,43 @@ impl Matcher {
         self.regexes
             .iter()
             .map(|&k| match &self.keys[k as usize].kind {
-                KeyKind::Regex(r) => r.memory_usage(),
+                KeyKind::Regex(r, _) => r.memory_usage(),
                 _ => 0,
             })
             .sum()
     }
 
     /// Every key matching `text`, once each, with its first match; sorted by
-    /// key id.
+    /// key id. Within [`scan_budget`]: the keys still undecided when it runs
+    /// out are listed with [`Hit::gave_up`].
     pub fn scan(&self, text: &str) -> Vec<Hit> {
+        self.scan_within(text, scan_budget(text.len()))
+    }
+
+    /// [`Matcher::scan`] with a budget of `units`.
+    fn scan_within(&self, text: &str, units: u64) -> Vec<Hit> {
+        let mut budget = Budget(units);
         let mut hits = Vec::new();
-        if let Some((ac, groups)) = &self.raw {
-            first_matches(ac, groups, text, text, Some, &mut hits);
+        if let Some(a) = &self.raw {
+            first_matches(a, text, text, Some, &mut budget, &mut hits);
         }
-        if let Some((ac, groups)) = &self.folded {
+        if let Some(a) = &self.folded {
             let folded = Folded::new(text);
             let original = |i| folded.original(i);
-            first_matches(ac, groups, &folded.text, text, original, &mut hits);
+            first_matches(a, &folded.text, text, original, &mut budget, &mut hits);
         }
+        let ascii = text.is_ascii();
+        let len = text.len() as u64;
         for &key in &self.regexes {
-            if let KeyKind::Regex(r) = &self.keys[key as usize].kind {
-                if let Some(m) = r.find(text) {
+            if let KeyKind::Regex(r, unicode_word) = &self.keys[key as usize].kind {
+                let cost = if *unicode_word && !ascii {
+                    len.saturating_mul(REGEX_SLOW_UNITS_PER_BYTE)
+                } else {
+                    len.div_ceil(REGEX_FAST_BYTES_PER_UNIT)
+                };
+                if !budget.take(cost) {
+                    hits.push(Hit::given_up(key));
+                } else if let Some(m) = r.find(text) {
                     hits.push(Hit {
                         key,
                         start: m.start() as u32,
@@ -482,35 +587,45 @@ impl Matcher {
             }
         }
         // Each key lives in one automaton or is one regex, and each group of
-        // a pattern takes one match, so every key is here at most once.
+        // a pattern takes one match (or is given up on), so every key is
+        // here at most once.
         hits.sort_unstable_by_key(|h| h.key);
         hits
     }
 }
 
-/// Pushes to `hits` the first match in `text` of every key of `groups`
-/// whose pattern `ac` finds in `haystack` (`text` itself or its folding;
+/// Pushes to `hits` the first match in `text` of every key of automaton `a`
+/// whose pattern it finds in `haystack` (`text` itself or its folding;
 /// `original` maps a haystack offset back to `text`, `None` inside the
 /// folding of one character).
 ///
 /// Overlapping matches come in order of their end, and all matches of one
 /// pattern have one length, so the first match of a pattern that satisfies
 /// a group's edges is that group's earliest; later ones are skipped without
-/// looking at the group's keys.
+/// looking at the group's keys, and the search stops once every group has
+/// its match. Each match the search reports costs a unit of `budget`; when
+/// it runs out, every group still without a match is given up on.
 fn first_matches(
-    ac: &AhoCorasick,
-    groups: &[Groups],
+    a: &Automaton,
     haystack: &str,
     text: &str,
     original: impl Fn(usize) -> Option<usize>,
+    budget: &mut Budget,
     hits: &mut Vec<Hit>,
 ) {
-    // Per pattern seen: a bit per group that already has its match.
-    let mut done: std::collections::HashMap<usize, u64> = std::collections::HashMap::new();
-    for m in ac.find_overlapping_iter(haystack) {
+    // Per pattern: a bit per group that already has its match (a pattern
+    // has at most four groups, one per pair of edges).
+    let mut done = vec![0u8; a.groups.len()];
+    let mut left = a.group_count;
+    let mut spent = false;
+    for m in a.ac.find_overlapping_iter(haystack) {
+        if !budget.take(1) {
+            spent = true;
+            break;
+        }
         let pattern = m.pattern().as_usize();
-        let groups = &groups[pattern];
-        let done = done.entry(pattern).or_default();
+        let groups = &a.groups[pattern];
+        let done = &mut done[pattern];
         if done.count_ones() as usize == groups.len() {
             continue;
         }
@@ -518,16 +633,29 @@ fn first_matches(
             // The match starts or ends inside one character's folding.
             continue;
         };
-        for (i, ((left, right), keys)) in groups.iter().enumerate() {
-            if *done & (1 << i) != 0 || !edges_hold(text, start, end, *left, *right) {
+        for (i, ((left_edge, right_edge), keys)) in groups.iter().enumerate() {
+            if *done & (1 << i) != 0 || !edges_hold(text, start, end, *left_edge, *right_edge) {
                 continue;
             }
             *done |= 1 << i;
+            left -= 1;
             hits.extend(keys.iter().map(|&key| Hit {
                 key,
                 start: start as u32,
                 end: end as u32,
             }));
+        }
+        if left == 0 {
+            return;
+        }
+    }
+    if spent {
+        for (groups, &done) in a.groups.iter().zip(&done) {
+            for (i, (_, keys)) in groups.iter().enumerate() {
+                if done & (1 << i) == 0 {
+                    hits.extend(keys.iter().map(|&key| Hit::given_up(key)));
+                }
+            }
         }
     }
 }
@@ -903,6 +1031,105 @@ mod tests {
             find("\u{212A}elvin", WHOLE, "kelvin").as_deref(),
             Some("kelvin")
         );
+    }
+
+    /// A matcher over `keys`, each its own entry.
+    fn matcher(keys: &[(&str, KeyFlags)]) -> Matcher {
+        let mut b = MatcherBuilder::default();
+        for (i, (key, flags)) in keys.iter().enumerate() {
+            let owner = KeyOwner {
+                entry: i as u32,
+                secondary: false,
+                position: 0,
+            };
+            b.add(key, owner, *flags);
+        }
+        let (m, errors) = b.build();
+        assert!(errors.is_empty(), "{errors:?}");
+        m
+    }
+
+    /// (key, start) of each hit, `None` for a key given up on.
+    fn decided(hits: &[Hit]) -> Vec<(KeyId, Option<u32>)> {
+        hits.iter()
+            .map(|h| (h.key, (!h.gave_up()).then_some(h.start)))
+            .collect()
+    }
+
+    /// Each overlapping match the search reports costs one unit: a scan
+    /// with exactly the units it needs decides every key, one unit less
+    /// and the key still undecided is given up on (the decided one kept).
+    #[test]
+    fn the_scan_budget_just_under_and_just_over() {
+        let m = matcher(&[("a", PART), ("b", PART)]);
+        // Matches reported: a@0, a@1, a@2, b@3; the scan stops there.
+        let text = "aaab";
+        assert_eq!(
+            decided(&m.scan_within(text, 4)),
+            [(0, Some(0)), (1, Some(3))]
+        );
+        assert_eq!(decided(&m.scan_within(text, 3)), [(0, Some(0)), (1, None)]);
+        assert_eq!(decided(&m.scan_within(text, 0)), [(0, None), (1, None)]);
+        // A key that never matches is not given up on when the search
+        // reaches the end within the budget.
+        let m = matcher(&[("a", PART), ("z", PART)]);
+        assert_eq!(decided(&m.scan_within(text, 3)), [(0, Some(0))]);
+        assert!(m
+            .scan_within(text, 2)
+            .iter()
+            .any(|h| h.key == 1 && h.gave_up()));
+    }
+
+    /// The issue-17 shape: `a`, `aa`, … `a`×2,000 over two megabytes of
+    /// `a`. Partial keys all match early and the search stops there;
+    /// whole-word keys never match in one long word, and the scan gives up
+    /// on them once its budget is spent instead of reporting 4 × 10^9
+    /// overlapping matches.
+    #[test]
+    fn overlapping_keys_over_a_long_run_are_bounded() {
+        let keys: Vec<String> = (1..=2000).map(|n| "a".repeat(n)).collect();
+        let text = "a".repeat(2 << 20);
+        let part: Vec<(&str, KeyFlags)> = keys.iter().map(|k| (k.as_str(), PART)).collect();
+        let hits = matcher(&part).scan(&text);
+        assert_eq!(hits.len(), 2000);
+        assert!(hits.iter().all(|h| h.start == 0 && !h.gave_up()));
+        let mut whole: Vec<(&str, KeyFlags)> = keys.iter().map(|k| (k.as_str(), WHOLE)).collect();
+        whole.push(("b", PART));
+        let started = std::time::Instant::now();
+        let hits = matcher(&whole).scan(&text);
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(hits.len(), 2001);
+        assert!(hits.iter().all(Hit::gave_up));
+        // A whole word at the end is still found when the text is short.
+        let hits = matcher(&whole).scan("aaa aa");
+        assert_eq!(decided(&hits), [(1, Some(4)), (2, Some(0))]);
+    }
+
+    /// A regex key with a Unicode word boundary costs its text's length
+    /// times `REGEX_SLOW_UNITS_PER_BYTE` on a text that is not ASCII (the
+    /// PikeVM), an eighth of a unit per byte on ASCII (the lazy DFA), as
+    /// does a key without one.
+    #[test]
+    fn unicode_word_boundary_keys_cost_more_past_ascii() {
+        let m = matcher(&[("/\\bдракон\\w*/i", PART), ("/дракон/", PART)]);
+        let text = "Привет, мир! Драконы летят.";
+        let len = text.len() as u64;
+        let slow = len * REGEX_SLOW_UNITS_PER_BYTE;
+        let fast = len.div_ceil(REGEX_FAST_BYTES_PER_UNIT);
+        // The second key is case-sensitive and does not match `Драконы`.
+        assert_eq!(decided(&m.scan_within(text, slow + fast)), [(0, Some(22))]);
+        assert_eq!(
+            decided(&m.scan_within(text, slow + fast - 1)),
+            [(0, Some(22)), (1, None)]
+        );
+        let hits = m.scan_within(text, slow - 1);
+        assert!(hits[0].gave_up(), "{hits:?}");
+        let ascii = "the dragon flies";
+        let hits = matcher(&[("/\\bdragon\\b/", PART)]).scan_within(
+            ascii,
+            (ascii.len() as u64).div_ceil(REGEX_FAST_BYTES_PER_UNIT),
+        );
+        assert_eq!(decided(&hits), [(0, Some(4))]);
     }
 
     const OWNER: KeyOwner = KeyOwner {

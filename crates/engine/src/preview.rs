@@ -122,14 +122,39 @@ impl Preview {
     /// Replaces the attached books; caches of the old keys are dropped,
     /// token counts are kept.
     pub fn set_books(&mut self, books: &[Book]) {
+        self.set_books_while(books, || true);
+    }
+
+    /// [`Preview::set_books`] that asks `keep_going` while it compiles the
+    /// books (see [`Index::build_while`]) and stops when it says no: then
+    /// `false`, and the preview is as it was (the books it had, their
+    /// index and caches), so the caller gives it the books again later.
+    pub fn set_books_while(&mut self, books: &[Book], keep_going: impl Fn() -> bool) -> bool {
+        let Some(index) = Index::build_while(books, keep_going) else {
+            return false;
+        };
         self.books = books.to_vec();
-        self.rebuild();
+        self.install(index);
+        true
     }
 
     /// Replaces entry `entry.id` of attached book `book` (position among
     /// the attached books), or adds it as the book's last entry when absent.
     /// Nothing happens when `book` is not attached.
     pub fn upsert_entry(&mut self, book: usize, entry: &Entry) {
+        self.upsert_entry_while(book, entry, || true);
+    }
+
+    /// [`Preview::upsert_entry`] whose full rebuild, when one is due (see
+    /// [`OVERLAY_LIMIT`]), stops when `keep_going` says no: the edit then
+    /// goes on top of the index as the edits before it did, and the
+    /// rebuild waits for a later edit. The results are the same either way.
+    pub fn upsert_entry_while(
+        &mut self,
+        book: usize,
+        entry: &Entry,
+        keep_going: impl Fn() -> bool,
+    ) {
         let Some(b) = self.books.get_mut(book) else {
             return;
         };
@@ -139,9 +164,7 @@ impl Preview {
             Some(i) => b.entries[i] = entry.clone(),
             None => b.entries.push(entry.clone()),
         }
-        if self.worn() {
-            self.rebuild();
-        } else {
+        if !(self.worn() && self.rebuild_while(keep_going)) {
             self.states.clear();
             self.index.upsert(book, entry);
         }
@@ -149,6 +172,12 @@ impl Preview {
 
     /// Removes entry `id` of attached book `book` (no-op when absent).
     pub fn remove_entry(&mut self, book: usize, id: u64) {
+        self.remove_entry_while(book, id, || true);
+    }
+
+    /// [`Preview::remove_entry`] whose full rebuild, when one is due,
+    /// stops when `keep_going` says no (as [`Preview::upsert_entry_while`]).
+    pub fn remove_entry_while(&mut self, book: usize, id: u64, keep_going: impl Fn() -> bool) {
         let Some(b) = self.books.get_mut(book) else {
             return;
         };
@@ -156,9 +185,7 @@ impl Preview {
             return;
         };
         b.entries.remove(i);
-        if self.worn() {
-            self.rebuild();
-        } else {
+        if !(self.worn() && self.rebuild_while(keep_going)) {
             self.states.clear();
             self.index.remove(book, id);
         }
@@ -194,10 +221,20 @@ impl Preview {
         self.index.overlay_len() >= OVERLAY_LIMIT || self.index.dead_slots() >= DEAD_SLOT_LIMIT
     }
 
-    /// Compiles the books from scratch; caches of the old keys are dropped,
-    /// token counts are kept.
-    fn rebuild(&mut self) {
-        self.index = Index::build(&self.books);
+    /// Compiles the books from scratch unless `keep_going` stops it (then
+    /// `false`, nothing changed).
+    fn rebuild_while(&mut self, keep_going: impl Fn() -> bool) -> bool {
+        let Some(index) = Index::build_while(&self.books, keep_going) else {
+            return false;
+        };
+        self.install(index);
+        true
+    }
+
+    /// Puts a freshly built index in place; caches of the old keys are
+    /// dropped, token counts are kept.
+    fn install(&mut self, index: Index) {
+        self.index = index;
         self.hits.clear();
         self.states.clear();
     }

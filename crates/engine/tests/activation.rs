@@ -1,4 +1,4 @@
-//! SPEC.md made executable: one small case per rule of §3–§6.
+//! The guide's rules made executable (docs/semantics.md, cited as SPEC §3–§6): one small case per rule.
 //!
 //! Each test builds books with [`book`] / [`entry`], a chat in plain text,
 //! runs a request and checks who is in, who is out, and why.
@@ -275,7 +275,8 @@ fn entries_without_keys_never_match() {
         reason(&r, 0, 0),
         &DropReason::NoMatch {
             recursion_stopped: false,
-            no_keys: true
+            no_keys: true,
+            gave_up: None
         }
     );
 }
@@ -418,7 +419,8 @@ fn recursion_follows_bodies_for_at_most_three_passes() {
         reason(&r, 0, 4),
         &DropReason::NoMatch {
             recursion_stopped: true,
-            no_keys: false
+            no_keys: false,
+            gave_up: None
         },
         "its key is only in a body activated in the last pass"
     );
@@ -426,7 +428,8 @@ fn recursion_follows_bodies_for_at_most_three_passes() {
         reason(&r, 0, 5),
         &DropReason::NoMatch {
             recursion_stopped: false,
-            no_keys: false
+            no_keys: false,
+            gave_up: None
         }
     );
 }

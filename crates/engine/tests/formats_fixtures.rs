@@ -850,5 +850,18 @@ fn export_format_names_parse() {
     );
     let err = "docx".parse::<ExportFormat>().unwrap_err().to_string();
     assert!(err.contains("ccv3"), "{err}");
-    assert_eq!(serde_json::to_value(Format::NovelAi).unwrap(), "novel_ai");
+    // One spelling per format (issue 18): the id is what serde writes (the
+    // app's bindings), and an export format's id is its import format's.
+    for f in Format::ALL {
+        assert_eq!(serde_json::to_value(f).unwrap(), f.id(), "{f:?}");
+    }
+    for f in ExportFormat::ALL {
+        assert_eq!(
+            serde_json::to_value(f).unwrap(),
+            f.as_format().id(),
+            "{f:?}"
+        );
+    }
+    assert_eq!(Format::NovelAi.id(), "novelai");
+    assert_eq!(Format::SillyTavern.id(), "sillytavern");
 }

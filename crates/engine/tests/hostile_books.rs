@@ -422,3 +422,72 @@ fn a_settings_file_of_millions_of_empty_arrays_is_refused_before_parsing() {
     let ok = StSettings::from_json("\u{feff}{\"world_info_settings\": {\"world_info_depth\": 3}}");
     assert_eq!(ok.unwrap().depth, 3.0);
 }
+
+/// A guide's-rules preview of a native book of `entries`, run on one user
+/// message `text`; returns the result.
+fn studio_request(entries: Vec<Value>, text: String) -> lorebook_engine::explain::RequestResult {
+    let file = json!({"spec": "lorebook_v3", "data": {"entries": entries}});
+    let (book, _) = formats::native::load(file.to_string().as_bytes()).unwrap();
+    let mut preview = Preview::new(&[book], Settings::default());
+    preview.request(&user(&text), 1)
+}
+
+/// The key a dropped entry's scan gave up on, if it did.
+fn gave_up(r: &lorebook_engine::explain::RequestResult, id: u64) -> Option<String> {
+    let d = r.dropped.iter().find(|d| d.id == id)?;
+    match &d.reason {
+        lorebook_engine::explain::DropReason::NoMatch { gave_up, .. } => gave_up.clone(),
+        _ => None,
+    }
+}
+
+/// Overlapping keys under the guide's rules (issue 17): `a`, `aa`, …
+/// `a`×2,000 as whole words over two megabytes of `a` made the overlapping
+/// search report all 2,000 keys at every position (4 × 10^9 matches).
+/// The scan now gives up once its text's budget is spent; the entries say
+/// which key was given up on, and a key found before that still counts.
+#[test]
+fn overlapping_keys_over_megabytes_are_given_up_in_time() {
+    let _serial = serial();
+    let r = within(Duration::from_secs(20), || {
+        let entries: Vec<Value> = (1..=2_000)
+            .map(|n| {
+                json!({"id": n, "keys": ["a".repeat(n)], "content": "A.",
+                       "extensions": {"match_whole_words": true}})
+            })
+            .chain([json!({"id": 0, "keys": ["lamp"], "content": "Lamp."})])
+            .collect();
+        studio_request(entries, format!("the lamp {}", "a".repeat(2 << 20)))
+    });
+    assert_eq!(r.injected.iter().map(|i| i.id).collect::<Vec<_>>(), [0]);
+    for n in 1..=2_000u64 {
+        assert_eq!(
+            gave_up(&r, n).as_deref(),
+            Some("a".repeat(n as usize).as_str())
+        );
+    }
+}
+
+/// A regex key with a Unicode word boundary runs on the PikeVM over a
+/// text that is not ASCII (about 100 ns a byte): 2,000 of them over a
+/// megabyte of Cyrillic would take minutes. The scan's budget charges
+/// each its text's length, so the first keys are decided exactly and the
+/// rest given up on, by name.
+#[test]
+fn unicode_word_boundary_keys_over_a_long_cyrillic_chat_are_bounded() {
+    let _serial = serial();
+    let unit = "Привет, мир! Драконы летят над горой. ";
+    let text = unit.repeat((1 << 20) / unit.len());
+    let r = within(Duration::from_secs(30), move || {
+        let entries: Vec<Value> = (0..2_000)
+            .map(|i| json!({"id": i, "keys": [format!("/\\b\\w+ой{i}?\\b/")], "content": "R."}))
+            .collect();
+        studio_request(entries, text)
+    });
+    let given_up = (0..2_000).filter(|&i| gave_up(&r, i).is_some()).count();
+    eprintln!("{} keys decided, {given_up} given up on", 2_000 - given_up);
+    assert!(!r.injected.is_empty(), "the first keys are decided");
+    assert!((1_000..2_000).contains(&given_up), "{given_up}");
+    assert!(gave_up(&r, 0).is_none());
+    assert!(gave_up(&r, 1_999).unwrap().starts_with("/\\b\\w+ой"));
+}

@@ -119,7 +119,9 @@ impl Workspace {
         &mut self,
         entry: Option<(u32, u64)>,
     ) -> Result<Option<AdviceView>, AppError> {
-        self.refresh();
+        if !self.refresh() {
+            return Err(super::interrupt::gave_way());
+        }
         if self.rules() != Rules::Studio || !self.docs.iter().any(|d| d.attached) {
             return Ok(None);
         }

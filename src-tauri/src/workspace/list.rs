@@ -123,8 +123,10 @@ impl Workspace {
 
     /// The entry list, filtered and sorted.
     pub fn list(&mut self, doc: u32, q: &ListQuery) -> Result<Vec<EntryRow>, AppError> {
-        self.refresh();
-        let book = self.attached_position(doc);
+        // An index whose build stopped for a save is not used: each entry
+        // is then checked on its own, as an unattached book's are.
+        let built = self.refresh();
+        let book = self.attached_position(doc).filter(|_| built);
         // Disjoint borrows: the documents are read while the preview counts.
         let d = self
             .docs

@@ -154,11 +154,15 @@ impl Workspace {
             // A rebuild is due anyway and will read the current books.
             return;
         }
+        // A full rebuild that falls due here waits for a later edit when a
+        // save waits (see `interrupt`); the results are the same.
+        let interrupt = self.interrupt.clone();
+        let keep_going = || !interrupt.urgently_wanted();
         for c in changes {
             match c {
                 Change::Entry { before, after, .. } => match (before, after) {
-                    (_, Some(e)) => self.preview.upsert_entry(book, e),
-                    (Some(e), None) => self.preview.remove_entry(book, e.id),
+                    (_, Some(e)) => self.preview.upsert_entry_while(book, e, keep_going),
+                    (Some(e), None) => self.preview.remove_entry_while(book, e.id, keep_going),
                     (None, None) => {}
                 },
                 Change::Settings { after: s, .. } => self.preview.set_book_settings(
@@ -226,7 +230,10 @@ impl Workspace {
     /// index of a big book is built while the window and its page load.
     /// Under SillyTavern's rules its preview is built here too.
     pub fn prepare(&mut self) {
-        self.refresh();
+        // Stopped for a save, it is built by the first view instead.
+        if !self.refresh() {
+            return;
+        }
         if self.rules() == Rules::Sillytavern {
             // An error (a book SillyTavern's form cannot hold) is reported
             // by the first view that needs the preview.
@@ -241,13 +248,26 @@ impl Workspace {
         self.books_gen += 1;
     }
 
-    /// Rebuilds the preview's index when the attached books changed.
-    fn refresh(&mut self) {
+    /// Rebuilds the preview's index when the attached books changed, unless
+    /// a save, an autosave or the exit path waits for the workspace (see
+    /// [`interrupt`]): then the build stops, the index stays stale for the
+    /// next view to build, and the answer is `false`.
+    fn refresh(&mut self) -> bool {
+        let interrupt = self.interrupt.clone();
+        self.refresh_while(|| !interrupt.urgently_wanted())
+    }
+
+    /// [`Workspace::refresh`] that asks `keep_going` instead; `false` when
+    /// it stopped the build.
+    fn refresh_while(&mut self, keep_going: impl Fn() -> bool) -> bool {
         if self.stale {
             let books = self.attached_books();
-            self.preview.set_books(&books);
+            if !self.preview.set_books_while(&books, keep_going) {
+                return false;
+            }
             self.stale = false;
         }
+        true
     }
 }
 

@@ -34,6 +34,9 @@
 //!
 //! **Invariant:** an internal failure never reads as "no unsaved changes":
 //! [`has_unsaved`] answers "dirty" for a poisoned workspace lock.
+//!
+//! Above the usual 600 lines: autosave, the instance lock and restoring share
+//! the copy's format and are tested together in this file.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -108,6 +111,10 @@ pub struct Plan {
     /// Whether any open book has unsaved changes (when none has, no copy is
     /// missing, and a past failure no longer matters).
     any_dirty: bool,
+    /// The workspace's [`Workspace::edit_mark`], and when the first book
+    /// left to copy becomes quiet (see [`Recovery::due_while_busy`]).
+    mark: u64,
+    next_due: Option<Instant>,
 }
 
 /// The recovery folder and what this run has written into it.
@@ -122,6 +129,10 @@ pub struct Recovery {
     lock: Option<std::fs::File>,
     /// The last failure to write a copy, until a copy is written again.
     failure: Option<AppError>,
+    /// The [`Workspace::edit_mark`] the last pass saw, and when a copy is
+    /// due next as far as it knows (see [`Recovery::due_while_busy`]).
+    seen: Option<u64>,
+    due: Option<Instant>,
 }
 
 /// The lock file of run `run` in `dir`.
@@ -197,6 +208,8 @@ impl Recovery {
             written: HashMap::new(),
             lock: None,
             failure: None,
+            seen: None,
+            due: None,
         };
         rec.take_lock();
         rec
@@ -250,6 +263,7 @@ impl Recovery {
     pub fn plan(&self, ws: &Workspace, now: Instant, delay: Duration) -> Plan {
         let mut plan = Plan {
             any_dirty: ws.any_dirty(),
+            mark: ws.edit_mark(),
             ..Plan::default()
         };
         for d in &ws.docs {
@@ -264,6 +278,10 @@ impl Recovery {
             let quiet = h
                 .changed_at()
                 .is_none_or(|t| now.saturating_duration_since(t) >= delay);
+            if let Some(at) = h.changed_at().filter(|_| !current && !quiet) {
+                let at = at + delay;
+                plan.next_due = Some(plan.next_due.map_or(at, |d| d.min(at)));
+            }
             if !current && quiet {
                 plan.write.push(Snapshot {
                     doc: d.id,
@@ -286,6 +304,11 @@ impl Recovery {
     /// pass tries again). The last failure is kept ([`Recovery::failure`])
     /// until a pass writes every copy it meant to.
     pub fn apply(&mut self, plan: Plan) -> Vec<String> {
+        // A copy that fails is tried again by the next pass that finds the
+        // workspace free, or after the next edit: not worth stopping long
+        // work for every half second.
+        self.seen = Some(plan.mark);
+        self.due = plan.next_due;
         let mut errors = Vec::new();
         let wrote = !plan.write.is_empty();
         let any_dirty = plan.any_dirty;
@@ -314,6 +337,38 @@ impl Recovery {
             self.failure = None;
         }
         errors
+    }
+
+    /// Whether a pass that finds the workspace busy with long work should
+    /// stop it (a request log, a preview's build; see `interrupt`) and
+    /// copy now: only when a copy is due. `mark` is the workspace's
+    /// [`Workspace::edit_mark`] after the last command; when it moved since
+    /// the last pass, a book may have changed, and its copy is due `delay`
+    /// from now at the latest (its change came before). Otherwise the last
+    /// pass knew when the next book becomes quiet. Long work is thus
+    /// stopped at most once per change, and never while nothing is left
+    /// to copy, however often autosave ticks.
+    pub fn due_while_busy(&mut self, mark: u64, now: Instant, delay: Duration) -> bool {
+        if self.seen != Some(mark) {
+            self.seen = Some(mark);
+            let at = now + delay;
+            self.due = Some(self.due.map_or(at, |d| d.min(at)));
+        }
+        self.due.is_some_and(|t| now >= t)
+    }
+
+    /// Learns what a pass would of `ws` (its [`Workspace::edit_mark`], when
+    /// a copy falls due) without writing anything, for
+    /// [`Recovery::due_while_busy`] before the first pass (at start, while
+    /// the preview of the books given is built).
+    pub fn look(&mut self, ws: &Workspace, now: Instant, delay: Duration) {
+        let plan = self.plan(ws, now, delay);
+        self.seen = Some(plan.mark);
+        self.due = if plan.write.is_empty() {
+            plan.next_due
+        } else {
+            Some(now)
+        };
     }
 
     fn write(&mut self, s: &Snapshot) -> std::io::Result<()> {
@@ -490,6 +545,21 @@ pub fn has_unsaved(ws: &Mutex<Workspace>) -> bool {
     ws.lock().map(|ws| ws.any_dirty()).unwrap_or(true)
 }
 
+impl Workspace {
+    /// A number that changes whenever a book is edited, undone, saved,
+    /// opened or closed (each open book's id, revision and unsaved state),
+    /// so autosave can tell, without the lock, that something may need a
+    /// copy (see [`Recovery::due_while_busy`]).
+    pub fn edit_mark(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for d in &self.docs {
+            (d.id, d.history.revision(), d.dirty()).hash(&mut h);
+        }
+        h.finish()
+    }
+}
+
 /// [`has_unsaved`] without waiting, for the main thread (the window's close
 /// request): a workspace busy with long work is in an unknown state, which
 /// counts as unsaved, so the UI is asked and the window never hangs.
@@ -570,6 +640,56 @@ mod tests {
         assert!(rec.apply(plan).is_empty());
         // Unchanged since: nothing more to write.
         assert!(rec.plan(&ws, later, AUTOSAVE_DELAY).write.is_empty());
+    }
+
+    /// Issue 17: a pass that finds the workspace busy (a request log, a
+    /// preview's build) stops that work only when a copy is due: once
+    /// `delay` after a change it had not seen, or when the book its last
+    /// pass saw changing becomes quiet; never while nothing is left to
+    /// copy (the autosave ticks twice a second, and a build stopped that
+    /// often would never end).
+    #[test]
+    fn autosave_stops_long_work_only_when_a_copy_is_due() {
+        let tmp = TempDir::new("busy");
+        let (mut ws, doc) = dirty_ws();
+        let mut rec = Recovery::new(&tmp.0);
+        let delay = AUTOSAVE_DELAY;
+        let t0 = Instant::now();
+        // A change the autosave has not seen: due `delay` later.
+        assert!(!rec.due_while_busy(ws.edit_mark(), t0, delay));
+        assert!(!rec.due_while_busy(ws.edit_mark(), t0 + delay / 2, delay));
+        assert!(rec.due_while_busy(ws.edit_mark(), t0 + delay, delay));
+        // Copied: nothing is due however long the work goes on.
+        let plan = rec.plan(&ws, t0 + delay, delay);
+        assert_eq!(plan.write.len(), 1);
+        assert!(rec.apply(plan).is_empty());
+        for s in 1..100 {
+            let later = t0 + delay + Duration::from_secs(s);
+            assert!(!rec.due_while_busy(ws.edit_mark(), later, delay));
+        }
+        // A pass that sees a book still changing knows when it is due.
+        let mut s = ws.book_settings(doc).unwrap();
+        s.name = "Edited again".into();
+        ws.set_book_settings(doc, s).unwrap();
+        let changed = ws.docs[0].history.changed_at().unwrap();
+        let plan = rec.plan(&ws, changed, delay);
+        assert!(plan.write.is_empty());
+        rec.apply(plan);
+        assert!(!rec.due_while_busy(ws.edit_mark(), changed, delay));
+        assert!(rec.due_while_busy(ws.edit_mark(), changed + delay, delay));
+        // Saving, closing or opening a book moves the mark too.
+        let before = ws.edit_mark();
+        ws.new_book();
+        assert_ne!(ws.edit_mark(), before);
+        // At start, before any pass: nothing due for books that need no
+        // copy, at once for a book that does.
+        let mut fresh = Recovery::new(&tmp.0);
+        let clean = Workspace::with_sample();
+        fresh.look(&clean, t0, delay);
+        assert!(!fresh.due_while_busy(clean.edit_mark(), t0 + delay * 10, delay));
+        let mut fresh = Recovery::new(&tmp.0);
+        fresh.look(&ws, t0 + delay * 10, delay);
+        assert!(fresh.due_while_busy(ws.edit_mark(), t0 + delay * 10, delay));
     }
 
     #[test]

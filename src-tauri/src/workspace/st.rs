@@ -15,6 +15,9 @@
 //! only when that differs. With it the request log's timed states are kept
 //! ([`TimedLog`]), so a change of the chat at message j runs only requests
 //! j… again, and the log view's rows before j are kept too.
+//!
+//! Above the usual 600 lines: four jobs (the rules choice, SillyTavern's
+//! settings, results and log, field edits); to be split (issue 18).
 
 use std::path::Path;
 
@@ -295,14 +298,19 @@ impl Workspace {
     }
 
     /// Builds the SillyTavern preview unless the kept one was built from
-    /// what it would be built from now.
+    /// what it would be built from now. The build stops when a save, an
+    /// autosave or the exit path waits for the workspace (see
+    /// [`super::interrupt`]): then `cancelled`, and no preview is kept, so
+    /// the next view builds it.
     pub(super) fn st_ready(&mut self) -> Result<(), AppError> {
         let key = self.st_key();
         if self.st.as_ref().is_some_and(|c| c.key == key) {
             return Ok(());
         }
         self.st = None;
-        let preview = self.st_preview_engine()?;
+        let Some(preview) = self.st_preview_engine()? else {
+            return Err(super::interrupt::gave_way());
+        };
         self.st_builds += 1;
         self.st = Some(Box::new(StCache {
             key,
@@ -361,7 +369,9 @@ impl Workspace {
         self.st_builds
     }
 
-    fn st_preview_engine(&self) -> Result<StPreview, AppError> {
+    /// The SillyTavern preview of the attached books; `None` when its
+    /// build stopped for someone waiting urgently.
+    fn st_preview_engine(&self) -> Result<Option<StPreview>, AppError> {
         let books: Vec<(String, &Book)> = self
             .docs
             .iter()
@@ -386,8 +396,11 @@ impl Workspace {
             // scan (st_inputs.rs).
             sources: self.st_match_sources(),
         };
-        StPreview::new(&books, engine_settings(&self.st_settings), options)
-            .map_err(AppError::format)
+        let interrupt = &self.interrupt;
+        StPreview::new_while(&books, engine_settings(&self.st_settings), options, || {
+            !interrupt.urgently_wanted()
+        })
+        .map_err(AppError::format)
     }
 
     fn attached_views(&self) -> Vec<AttachedBook> {

@@ -235,6 +235,48 @@ fn the_view_counts_what_it_does_not_list() {
     );
 }
 
+/// A hostile book through the app's preview (issue 17): whole-word keys
+/// `a` … `a`×2,000 over a chat of two megabytes of `a`. The preview answers
+/// in seconds, and every entry whose key the scan gave up on is listed
+/// with the key, past the view's cap on "no match" entries.
+#[test]
+fn overlapping_keys_preview_in_time_and_name_the_keys_given_up_on() {
+    use lorebook_engine::explain::DropReason;
+    let dir = std::env::temp_dir().join(format!("lbs-ws-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("overlapping.json");
+    let entries: Vec<serde_json::Value> = (1..=2_000)
+        .map(|n| {
+            serde_json::json!({"id": n, "keys": ["a".repeat(n)], "content": "A.",
+                               "extensions": {"match_whole_words": true}})
+        })
+        .collect();
+    let file = serde_json::json!({"spec": "lorebook_v3", "data": {"entries": entries}});
+    std::fs::write(&path, file.to_string()).unwrap();
+    let mut ws = Workspace::default();
+    ws.open_path(&path).unwrap();
+    ws.set_chat(format!("User: {}", "a".repeat(2 << 20)));
+    let started = std::time::Instant::now();
+    let p = ws.preview(None);
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let given_up = p
+        .result
+        .dropped
+        .iter()
+        .filter(|d| {
+            matches!(
+                &d.reason,
+                DropReason::NoMatch {
+                    gave_up: Some(_),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(given_up, 2_000, "listed past SHOWN_PER_KIND");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn detaching_a_book_removes_it_from_the_preview() {
     let (mut ws, doc) = ws();
@@ -912,7 +954,7 @@ fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
         out
     }
     let (mut ws, _) = ws();
-    let first = ws.preview_since(None, None);
+    let first = ws.preview_since(None, None).unwrap();
     assert_eq!(first.prompt.base, None);
     assert!(
         first.result.messages.is_empty(),
@@ -922,7 +964,7 @@ fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
     // Typing at the end of the chat changes its last message only.
     let text = format!("{}zz", ws.chat_text.trim_end());
     ws.set_chat(text);
-    let next = ws.preview_since(None, Some(first.prompt.rev));
+    let next = ws.preview_since(None, Some(first.prompt.rev)).unwrap();
     assert_eq!(next.prompt.base, Some(first.prompt.rev));
     assert_eq!(
         next.prompt.middle.len(),
@@ -934,7 +976,7 @@ fn a_preview_after_typing_sends_only_the_changed_prompt_messages() {
     let whole = ws.preview(None).prompt.middle;
     assert_eq!(apply(&held, &next.prompt), whole);
     // A UI holding another prompt (an answer it dropped) gets it whole.
-    let stale = ws.preview_since(None, Some(first.prompt.rev));
+    let stale = ws.preview_since(None, Some(first.prompt.rev)).unwrap();
     assert_eq!(stale.prompt.base, None);
     assert_eq!(stale.prompt.middle, whole);
 }
@@ -1325,4 +1367,159 @@ fn a_save_and_an_autosave_during_a_long_log_do_not_wait_for_it() {
     let mut ws = state.ws.lock().unwrap();
     assert!(ws.log().is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A workspace whose one attached book has `n` entries and whose preview
+/// is still to be built (as after opening it).
+fn big_book_workspace(n: u64) -> (Workspace, u32) {
+    let mut ws = Workspace::default();
+    let book = Book {
+        name: "Big".into(),
+        entries: (0..n)
+            .map(|i| lorebook_engine::model::Entry {
+                id: i,
+                comment: format!("Entry {i}"),
+                keys: vec![format!("place{i}"), format!("person{i} of place{i}")],
+                content: format!("Lore of place{} and person{}.", i + 1, i + 2),
+                whole_words: i % 2 == 0,
+                ..Default::default()
+            })
+            .collect(),
+        ..Book::default()
+    };
+    let doc = ws.add_doc(book, None);
+    ws.set_chat("User: we met person7 near place9\nAssistant: place9 it was".into());
+    (ws, doc)
+}
+
+/// Issue 17: building the preview of a big book (the guide's index, the
+/// SillyTavern preview) held the workspace to its end, so a save or the
+/// exit-signal handler waited for the whole build. With a save waiting,
+/// the build now stops, the view answers `cancelled`, the preview stays
+/// due, and the next view builds it as if nothing had stopped it. A newer
+/// preview does not stop a build (it needs the same one).
+#[test]
+fn a_save_during_a_first_build_of_a_big_book_does_not_wait_for_it() {
+    use crate::commands::AppState;
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    for rules in [Rules::Studio, Rules::Sillytavern] {
+        let build = move |ws: &mut Workspace| match rules {
+            Rules::Studio => ws
+                .preview_since(None, None)
+                .map(|v| v.result.injected.len()),
+            Rules::Sillytavern => ws.st_preview(None).map(|v| v.injected.len()),
+        };
+        let (mut whole_ws, _) = big_book_workspace(20_000);
+        whole_ws.set_rules(rules);
+        let started = Instant::now();
+        let expected = build(&mut whole_ws).unwrap();
+        let whole = started.elapsed();
+        eprintln!("{rules:?}: the first build and view take {whole:?}");
+        assert!(expected > 0, "the chat activates entries");
+
+        // Asked to give way before it starts, the build stops at once.
+        let (mut ws, doc) = big_book_workspace(20_000);
+        ws.set_rules(rules);
+        let interrupt = ws.interrupt.clone();
+        {
+            let _save = interrupt.want_urgently();
+            let asked = Instant::now();
+            let err = build(&mut ws).unwrap_err();
+            assert_eq!(err.kind, ErrorKind::Cancelled, "{err:?}");
+            assert!(
+                asked.elapsed() < whole / 4,
+                "stopped after {:?} of a {whole:?} build",
+                asked.elapsed()
+            );
+        }
+        // A newer request does not stop it.
+        {
+            let _newer = interrupt.want();
+            assert_eq!(build(&mut ws).unwrap(), expected);
+        }
+        let all = ListQuery {
+            search: String::new(),
+            filter: EntryFilter::All,
+            sort: SortKey::Id,
+            descending: false,
+        };
+        assert_eq!(ws.list(doc, &all).unwrap().len(), 20_000);
+
+        // The same with the save on another thread, as the app waits.
+        let (mut ws, doc) = big_book_workspace(20_000);
+        ws.set_rules(rules);
+        let mut e = ws.entry(doc, 3).unwrap().entry;
+        e.comment = "edited".into();
+        ws.update_entry(doc, e).unwrap();
+        let state = Arc::new(AppState::new(ws, Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = {
+            let state = state.clone();
+            std::thread::spawn(move || {
+                let mut ws = state.ws.lock().unwrap();
+                tx.send(()).unwrap();
+                build(&mut ws)
+            })
+        };
+        rx.recv().unwrap();
+        std::thread::sleep(whole / 10);
+        let asked = Instant::now();
+        {
+            let mut ws = state.lock_urgently();
+            let waited = asked.elapsed();
+            eprintln!("{rules:?}: a save during the build waited {waited:?}");
+            assert!(
+                waited < whole / 2,
+                "{rules:?}: the save waited {waited:?} (the build takes {whole:?})"
+            );
+            let dir = scratch("build-interrupt");
+            ws.save(doc, Some(dir.join("big.json")), false).unwrap();
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        let err = worker.join().unwrap().unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Cancelled, "{err:?}");
+        let mut ws = state.ws.lock().unwrap();
+        assert_eq!(build(&mut ws).unwrap(), expected);
+        if rules == Rules::Sillytavern {
+            assert_eq!(ws.st_builds(), 1, "only the build that ended is kept");
+        }
+    }
+}
+
+/// An edit whose full rebuild of the index falls due while a save waits
+/// is applied on top of the index instead (see `Preview::upsert_entry_while`):
+/// the edit is never lost or refused, and the preview shows it.
+#[test]
+fn an_edit_whose_rebuild_gives_way_to_a_save_is_still_applied() {
+    use lorebook_engine::preview::OVERLAY_LIMIT;
+    let (mut ws, doc) = big_book_workspace(400);
+    ws.preview(None);
+    let interrupt = ws.interrupt.clone();
+    let edit = |ws: &mut Workspace, id: u64| {
+        let mut e = ws.entry(doc, id).unwrap().entry;
+        e.keys = vec![format!("edited{id}")];
+        ws.update_entry(doc, e).unwrap();
+    };
+    {
+        let _save = interrupt.want_urgently();
+        // Past the overlay's limit, each edit's rebuild is due and stops.
+        for id in 0..OVERLAY_LIMIT as u64 + 2 {
+            edit(&mut ws, id);
+        }
+        assert_eq!(ws.preview.index().overlay_len(), OVERLAY_LIMIT + 2);
+    }
+    ws.set_chat("User: edited3 and place300".into());
+    let seen = ws.preview(None).result;
+    let ids: Vec<u64> = seen.injected.iter().map(|i| i.id).collect();
+    assert!(ids.contains(&3) && ids.contains(&300), "{ids:?}");
+    // As a preview built from the edited book says.
+    let mut fresh = Workspace::default();
+    fresh.add_doc(ws.docs[0].book.clone(), None);
+    fresh.set_chat(ws.chat_text.clone());
+    assert_eq!(fresh.preview(None).result, seen);
+    // With nobody waiting, the next edit rebuilds.
+    edit(&mut ws, 399);
+    assert_eq!(ws.preview.index().overlay_len(), 0);
 }

@@ -132,15 +132,30 @@ impl Workspace {
     }
 
     /// The preview of request `k` (default: the last), with the whole
-    /// final prompt.
+    /// final prompt; the index is built whoever waits.
     pub fn preview(&mut self, k: Option<usize>) -> PreviewView {
-        self.preview_since(k, None)
+        self.refresh_while(|| true);
+        self.view_of(k, None)
     }
 
     /// The preview of request `k`, its final prompt as a change to prompt
-    /// number `have` when that is the last one sent (else whole).
-    pub fn preview_since(&mut self, k: Option<usize>, have: Option<u32>) -> PreviewView {
-        self.refresh();
+    /// number `have` when that is the last one sent (else whole). When the
+    /// index had to be built and a save or an autosave came to wait for
+    /// the workspace, the build stops and the answer is `cancelled` (see
+    /// [`super::interrupt`]).
+    pub fn preview_since(
+        &mut self,
+        k: Option<usize>,
+        have: Option<u32>,
+    ) -> Result<PreviewView, AppError> {
+        if !self.refresh() {
+            return Err(super::interrupt::gave_way());
+        }
+        Ok(self.view_of(k, have))
+    }
+
+    /// The view of request `k` of the built index.
+    fn view_of(&mut self, k: Option<usize>, have: Option<u32>) -> PreviewView {
         let attached: Vec<(u32, String)> = self
             .docs
             .iter()
@@ -155,7 +170,15 @@ impl Workspace {
         let mut seen: Vec<(&'static str, u32)> = Vec::new();
         result.dropped.retain(|d| {
             let kind = d.reason.kind();
-            if kind != "no_match" && kind != "disabled" {
+            // An entry whose key the scan gave up on is always shown.
+            let gave_up = matches!(
+                &d.reason,
+                DropReason::NoMatch {
+                    gave_up: Some(_),
+                    ..
+                }
+            );
+            if gave_up || (kind != "no_match" && kind != "disabled") {
                 return true;
             }
             let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
@@ -254,7 +277,9 @@ impl Workspace {
     /// The request log's rows. Stops, answering `cancelled`, when someone
     /// waits for the workspace (see [`super::interrupt`]).
     pub fn log(&mut self) -> Result<Vec<LogRow>, AppError> {
-        self.refresh();
+        if !self.refresh() {
+            return Err(super::interrupt::gave_way());
+        }
         let interrupt = self.interrupt.clone();
         let mut rows = Vec::with_capacity(self.chat.len());
         let whole = self.preview.log_each_while(

@@ -169,7 +169,13 @@ recursion_stopped: boolean,
 /**
  * The entry has no usable primary key at all.
  */
-no_keys: boolean, } | { "kind": "secondary", logic: string, primary: KeyMatch, 
+no_keys: boolean, 
+/**
+ * A primary key the scan gave up on in a text within the entry's
+ * reach (the text's work budget ran out, `matcher::scan_budget`):
+ * it counts as not matching, though it might have matched.
+ */
+gave_up: string | null, } | { "kind": "secondary", logic: string, primary: KeyMatch, 
 /**
  * The secondary keys that did match.
  */
@@ -406,9 +412,9 @@ approximate_models: Array<string>,
  */
 families: Array<FamilyView>, };
 
-export type Format = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novel_ai" | "agnai";
+export type Format = "native" | "sillytavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novelai" | "agnai";
 
-export type ExportFormat = "native" | "silly_tavern" | "card_v2" | "card_v3" | "character_book" | "risu" | "novel_ai" | "agnai";
+export type ExportFormat = "native" | "sillytavern" | "card_v2" | "card_v3" | "character_book" | "risu" | "novelai" | "agnai";
 
 export type Direction = "import" | "export";
 
@@ -904,3 +910,64 @@ export const ACTIONS = [
 ] as const;
 
 export type ActionId = (typeof ACTIONS)[number]['id'];
+
+// Every report note code, in the order of the variants (Note::examples).
+export const NOTE_CODES = [
+  'clamped',
+  'id_used_twice',
+  'id_not_whole',
+  'no_id',
+  'uid_used_twice',
+  'no_usable_uid',
+  'uid_not_whole',
+  'read_as',
+  'not_number_ignored',
+  'not_number_default',
+  'not_bool',
+  'logic_unknown',
+  'role_unknown',
+  'scan_depth_clamped',
+  'whole_words_global',
+  'st_use_regex_ignored',
+  'risu_constant',
+  'risu_folder',
+  'no_book_settings',
+  'written_as',
+  'disabled_as_decorator',
+  'regex_as_literals',
+  'key_has_comma',
+  'patterns_joined',
+  'risu_priority',
+  'st_priority',
+  'novel_ai_order',
+  'position_unknown',
+  'st_book_settings',
+  'unknown_spec',
+  'source_spelling',
+  'decorator_in_content',
+  'decorator_unknown_to_v3',
+  'no_decorators_v2',
+  'no_decorators',
+  'no_secondary_keys',
+  'only_and_any',
+  'inside_words',
+  'case_insensitive',
+  'no_regex',
+  'no_constant',
+  'no_role',
+  'no_extensions',
+  'source_field_no_place',
+  'book_field_no_place',
+  'set_per_chat',
+  'no_book_name',
+  'no_spec_in_bare_book',
+  'read_from_chunk',
+  'chunk_not_read',
+  'chunk_skipped',
+  'chunk_added',
+  'charx_assets',
+  'novel_ai_story_read',
+  'novel_ai_story_written',
+  'card_from_import',
+  'minimal_card',
+] as const satisfies readonly Note['code'][];

@@ -27,6 +27,7 @@ import type {
   StPromptSourceView,
   StReason,
 } from './bindings';
+import { NOTE_CODES } from './bindings';
 import { fileName } from './path';
 import type { MessageKey, PluralKey } from './i18n';
 
@@ -82,66 +83,7 @@ const chatWarningCodes = {
   not_a_message: 0,
 } satisfies Record<ChatWarning['code'], 0>;
 
-// The notes of import and export reports (crates/engine/src/formats/note.rs).
-export const noteCodes = {
-  clamped: 0,
-  id_used_twice: 0,
-  id_not_whole: 0,
-  no_id: 0,
-  uid_used_twice: 0,
-  no_usable_uid: 0,
-  uid_not_whole: 0,
-  read_as: 0,
-  not_number_ignored: 0,
-  not_number_default: 0,
-  not_bool: 0,
-  logic_unknown: 0,
-  role_unknown: 0,
-  scan_depth_clamped: 0,
-  whole_words_global: 0,
-  st_use_regex_ignored: 0,
-  risu_constant: 0,
-  risu_folder: 0,
-  no_book_settings: 0,
-  written_as: 0,
-  disabled_as_decorator: 0,
-  regex_as_literals: 0,
-  key_has_comma: 0,
-  patterns_joined: 0,
-  risu_priority: 0,
-  st_priority: 0,
-  novel_ai_order: 0,
-  position_unknown: 0,
-  st_book_settings: 0,
-  unknown_spec: 0,
-  source_spelling: 0,
-  decorator_in_content: 0,
-  decorator_unknown_to_v3: 0,
-  no_decorators_v2: 0,
-  no_decorators: 0,
-  no_secondary_keys: 0,
-  only_and_any: 0,
-  inside_words: 0,
-  case_insensitive: 0,
-  no_regex: 0,
-  no_constant: 0,
-  no_role: 0,
-  no_extensions: 0,
-  source_field_no_place: 0,
-  book_field_no_place: 0,
-  set_per_chat: 0,
-  no_book_name: 0,
-  no_spec_in_bare_book: 0,
-  read_from_chunk: 0,
-  chunk_not_read: 0,
-  chunk_skipped: 0,
-  chunk_added: 0,
-  charx_assets: 0,
-  novel_ai_story_read: 0,
-  novel_ai_story_written: 0,
-  card_from_import: 0,
-  minimal_card: 0,
-} satisfies Record<Note['code'], 0>;
+
 
 // The errors a user can meet (src-tauri/src/error.rs), and the reasons a
 // file is not a book (`ImportError::code` in crates/engine/src/formats/error.rs).
@@ -181,14 +123,14 @@ export const importReasons = [
 // The formats by id (`Format` in crates/engine/src/formats/format.rs).
 const formatIds = {
   native: 0,
-  silly_tavern: 0,
+  sillytavern: 0,
   card_v2: 0,
   card_v3: 0,
   character_book: 0,
   png_card: 0,
   charx: 0,
   risu: 0,
-  novel_ai: 0,
+  novelai: 0,
   agnai: 0,
 } satisfies Record<Format, 0>;
 
@@ -204,7 +146,7 @@ export const codeKeys: MessageKey[] = [
   ...Object.keys(diagnosticCodes).map((c) => `diag.${c}` as MessageKey),
   ...Object.keys(argCodes).map((c) => `arg.${c}` as MessageKey),
   ...Object.keys(gateCodes).map((c) => `gate.${c}` as MessageKey),
-  ...Object.keys(noteCodes).map((c) => `note.${c}` as MessageKey),
+  ...NOTE_CODES.map((c) => `note.${c}` as MessageKey),
   ...Object.keys(errorCodes).map((c) => `appError.${c}` as MessageKey),
   ...importReasons.map((r) => `notABook.${r}` as MessageKey),
   ...exportReasons.map((r) => `notExported.${r}` as MessageKey),

@@ -94,7 +94,19 @@ export class Preview {
     return this.rules?.rules === 'sillytavern';
   }
 
+  /** Asks for the preview. A preview whose build gave way to a save, an
+   *  autosave or closing a book answers `cancelled`: it is asked again
+   *  shortly, not reported. */
   async refresh() {
+    try {
+      await this.refreshOnce();
+    } catch (e) {
+      if (toIpcError(e).kind !== 'cancelled') throw e;
+      setTimeout(this.schedule, 100);
+    }
+  }
+
+  private async refreshOnce() {
     const ticket = this.answers.issue();
     // The rules follow the attached books until chosen: asked again only
     // when the books changed, so a keystroke costs no extra command.

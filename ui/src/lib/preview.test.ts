@@ -2,12 +2,12 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AppStateView, PreviewView } from './bindings';
 
 // Each `preview` command waits until the test answers it, in any order.
-const asked: Array<{ answer: (v: unknown) => void }> = [];
+const asked: Array<{ answer: (v: unknown) => void; fail: (e: unknown) => void }> = [];
 const sent: Array<{ cmd: string; args: unknown }> = [];
 vi.mock('@tauri-apps/api/core', () => ({
   invoke: (cmd: string, args: unknown) => {
     sent.push({ cmd, args });
-    if (cmd === 'preview') return new Promise((answer) => asked.push({ answer }));
+    if (cmd === 'preview') return new Promise((answer, fail) => asked.push({ answer, fail }));
     if (cmd === 'rules_view') return Promise.resolve({ rules: 'studio', chosen: false, st: {} });
     if (cmd === 'set_chat' || cmd === 'edit_chat') return Promise.resolve({ chat_error: { line: 2, problem: { code: 'line_not_object' } }, chat_warnings: [] });
     if (cmd === 'chat_text') return Promise.resolve('User: hello');
@@ -34,6 +34,21 @@ describe('preview', () => {
     asked[0].answer(view(1));
     await old;
     expect(p.view?.result.request).toBe(2);
+  });
+
+  it('asks again, without reporting it, for a preview that gave way to a save', async () => {
+    asked.length = 0;
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    const first = p.refresh();
+    await settle();
+    asked[0].fail({ kind: 'cancelled', message: 'gave way' });
+    await first;
+    expect(p.view).toBeNull();
+    await new Promise((r) => setTimeout(r, 150));
+    expect(asked.length).toBe(2);
+    asked[1].answer(view(3));
+    await settle();
+    expect(p.view?.result.request).toBe(3);
   });
 
   it('asks once more after a burst of edits, with none in between', async () => {

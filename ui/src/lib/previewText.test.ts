@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { entryName, sourceText } from './previewText';
+import { dropText, entryName, sourceText } from './previewText';
+import { format, type Locale } from './i18n';
 import { applyPrompt, nameMap } from './preview.svelte';
 import type { KeyMatch, PreviewView, PromptMessage } from './bindings';
 
@@ -32,6 +33,18 @@ describe('preview wording', () => {
     expect(sourceText(view, at({ kind: 'entry', book: 0, id: 7 }))).toBe('');
     expect(sourceText(view, at({ kind: 'message', index: 0 }))).toBe('');
     expect(sourceText(null, at({ kind: 'message', index: 3 }))).toBe('');
+  });
+});
+
+describe('drop reasons', () => {
+  const t = (locale: Locale) => (key: Parameters<typeof format>[1], params = {}) => format(locale, key, params);
+  const noMatch = (gave_up: string | null, recursion_stopped = false) =>
+    ({ kind: 'no_match', recursion_stopped, no_keys: false, gave_up }) as const;
+  it('name the key the scan gave up on, in both languages', () => {
+    expect(dropText(t('en'), noMatch('/\\bдракон\\b/'))).toContain('gave up on key “/\\bдракон\\b/”');
+    expect(dropText(t('pt-BR'), noMatch('aaa'))).toContain('desistiu da chave “aaa”');
+    expect(dropText(t('en'), noMatch(null))).toBe('No key matched');
+    expect(dropText(t('en'), noMatch(null, true))).toContain('last recursion pass');
   });
 });
 

@@ -41,7 +41,9 @@ export function dropText(t: T, d: DropReason): string {
     case 'gated':
       return t('drop.gated', { decorator: d.decorator, detail: gateText(t, d.detail) });
     case 'no_match':
-      return d.no_keys ? t('drop.no_keys') : d.recursion_stopped ? t('drop.recursion_stopped') : t('drop.no_match');
+      if (d.no_keys) return t('drop.no_keys');
+      if (d.gave_up !== null) return t('drop.gave_up', { key: d.gave_up });
+      return d.recursion_stopped ? t('drop.recursion_stopped') : t('drop.no_match');
     case 'secondary':
       return t('drop.secondary', { logic: d.logic });
     case 'probability':

@@ -366,7 +366,7 @@ export class Studio {
     if (doc !== null) await this.afterOpen([doc], []);
   }
 
-  async startExport(format: ExportFormat = 'silly_tavern') {
+  async startExport(format: ExportFormat = 'sillytavern') {
     if (this.docs.doc === null) return;
     await this.entry.flush();
     await this.dialogs.startExport(this.docs.doc, format);

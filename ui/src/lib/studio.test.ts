@@ -108,7 +108,7 @@ describe('studio', () => {
   it('shows a foreign import with its report until confirmed', async () => {
     const s = new Studio();
     const pending = {
-      id: 7, file: '/books/eldoria.json', format: 'silly_tavern', name: 'Eldoria', entries: 4,
+      id: 7, file: '/books/eldoria.json', format: 'sillytavern', name: 'Eldoria', entries: 4,
       report: { direction: 'import', format: 'SillyTavern world info', book: { carried: [], approximated: [], not_carried: [] }, entries: [], notes: [] },
     };
     let waiting = [pending];

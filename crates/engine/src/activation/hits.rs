@@ -84,6 +84,9 @@ pub(super) struct LiveHit {
     /// The byte range of the key's first match in the text.
     pub(super) start: u32,
     pub(super) end: u32,
+    /// The scan gave up on the key in this text ([`Hit::gave_up`]): it
+    /// did not match, and `start`/`end` mean nothing.
+    pub(super) gave_up: bool,
 }
 
 impl Index {
@@ -104,6 +107,7 @@ impl Index {
                     secondary: owner.secondary,
                     start: h.start,
                     end: h.end,
+                    gave_up: h.gave_up(),
                 });
             }
         };

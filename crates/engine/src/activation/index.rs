@@ -104,6 +104,12 @@ pub struct CompiledEntry {
 /// this many distinct entries edited.
 pub const RECENT_LIMIT: usize = 8;
 
+/// How many entries [`Index::build_while`] compiles between two questions
+/// whether to go on (the first is asked before the first entry): well
+/// under a millisecond of plain keys, a few tens of milliseconds when
+/// each entry has a regex key to compile.
+pub const BUILD_CHECK_EVERY: usize = 128;
+
 /// Keys of some edited entries, owned by slots.
 #[derive(Debug, Default)]
 pub(super) struct Layer {
@@ -158,6 +164,18 @@ pub struct Index {
 impl Index {
     /// Compiles `books` (in attachment order).
     pub fn build(books: &[Book]) -> Index {
+        // Never stopped, so never `None`; the empty index is only a type's
+        // answer.
+        Index::build_while(books, || true).unwrap_or_default()
+    }
+
+    /// [`Index::build`] that asks `keep_going` every [`BUILD_CHECK_EVERY`]
+    /// entries and between the phases that cost time (compiling the
+    /// entries, building the key matcher), and stops when it says no: then
+    /// `None`, and nothing was kept. The app builds with it while holding
+    /// its workspace, so a save or the exit-signal handler waiting for the
+    /// workspace does not wait for a whole build of a big book.
+    pub fn build_while(books: &[Book], keep_going: impl Fn() -> bool) -> Option<Index> {
         let settings: Vec<BookSettings> = books
             .iter()
             .map(|b| BookSettings {
@@ -171,6 +189,9 @@ impl Index {
         let mut by_id = HashMap::new();
         for (bi, book) in books.iter().enumerate() {
             for (position, e) in book.entries.iter().enumerate() {
+                if entries.len() % BUILD_CHECK_EVERY == 0 && !keep_going() {
+                    return None;
+                }
                 // At build time an entry's slot is its position in `entries`.
                 let slot = Slot(entries.len() as u32);
                 by_id.insert((bi, e.id), slot);
@@ -184,6 +205,11 @@ impl Index {
                     settings[bi],
                 ));
             }
+        }
+        // Building the matcher's automata is one step that cannot stop
+        // half-way; what follows it is quick, so it is kept once begun.
+        if !keep_going() {
+            return None;
         }
         let (matcher, errors) = builder.build();
         for err in errors {
@@ -206,7 +232,7 @@ impl Index {
             by_id,
         };
         index.summarize();
-        index
+        Some(index)
     }
 
     /// Replaces entry `e.id` of attached book `book`, or adds it as the

@@ -48,6 +48,6 @@ mod request;
 mod studio;
 
 pub use hits::HitCache;
-pub use index::{CompiledEntry, Index, KeyIx, RECENT_LIMIT};
+pub use index::{CompiledEntry, Index, KeyIx, BUILD_CHECK_EVERY, RECENT_LIMIT};
 pub use request::{roll, Activated, Rules, State};
 pub use studio::{Studio, RECURSION_LIMIT};

@@ -85,12 +85,20 @@ struct Loc {
 pub(super) struct Found {
     primary: HashMap<EntryIx, Loc>,
     secondary: HashMap<EntryIx, Vec<Loc>>,
+    /// Per entry, the first primary key a scan gave up on.
+    gave_up: HashMap<EntryIx, KeyIx>,
 }
 
 impl Found {
     /// Records `hit`, found in `source` during scan pass `pass`: an entry's
     /// first primary match is the one kept, and each secondary key once.
     fn add(&mut self, hit: LiveHit, source: Source, pass: u8) {
+        if hit.gave_up {
+            if !hit.secondary {
+                self.gave_up.entry(hit.entry).or_insert(hit.key);
+            }
+            return;
+        }
         let loc = Loc {
             key: hit.key,
             source,
@@ -206,6 +214,10 @@ impl Index {
             return Err(DropReason::NoMatch {
                 recursion_stopped: false,
                 no_keys: e.primary.is_empty(),
+                gave_up: found
+                    .gave_up
+                    .get(&at)
+                    .map(|&k| self.key_text(k).to_string()),
             });
         };
         let primary = self.key_match(primary);

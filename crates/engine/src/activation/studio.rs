@@ -13,7 +13,7 @@ use crate::explain::{Activation, DropReason, GateDetail};
 /// How many recursion passes a request runs at most (SPEC §6 step 3).
 pub const RECURSION_LIMIT: u8 = 3;
 
-/// The rules of the guide (SPEC.md), the one [`Rules`] the studio runs.
+/// The rules of the guide (docs/semantics.md), the one [`Rules`] the studio runs.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Studio;
 

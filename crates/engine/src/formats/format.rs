@@ -18,6 +18,7 @@ pub enum Format {
     /// The project's own `{"spec": "lorebook_v3", …}` file.
     Native,
     /// SillyTavern world info (`{"entries": {"<uid>": …}}`).
+    #[serde(rename = "sillytavern")]
     SillyTavern,
     /// Character card v2 JSON (`spec: chara_card_v2`).
     CardV2,
@@ -32,6 +33,7 @@ pub enum Format {
     /// RisuAI lorebook export (`{"type": "risu", …}`).
     Risu,
     /// NovelAI `.lorebook` (or a `.story` holding one).
+    #[serde(rename = "novelai")]
     NovelAi,
     /// Agnai memory book (`kind: "memory"`).
     Agnai,
@@ -68,7 +70,9 @@ impl Format {
         }
     }
 
-    /// The snake_case id (as serialized).
+    /// The id, one spelling everywhere: as serialized (the app's bindings),
+    /// in the CLI's `--json` and in the docs; `sillytavern` and `novelai`
+    /// as the extension namespaces and the CLI's `--to` spell them.
     pub fn id(self) -> &'static str {
         match self {
             Format::Native => "native",
@@ -97,12 +101,14 @@ impl fmt::Display for Format {
 #[serde(rename_all = "snake_case")]
 pub enum ExportFormat {
     Native,
+    #[serde(rename = "sillytavern")]
     SillyTavern,
     CardV2,
     CardV3,
     /// A bare v3 `character_book` object.
     CharacterBook,
     Risu,
+    #[serde(rename = "novelai")]
     NovelAi,
     Agnai,
 }

@@ -664,6 +664,42 @@ fn book_top(book: &Book, sec: &mut Section) -> Object {
     top
 }
 
+/// The `entries` of [`export_value`], asking `keep_going` every `every`
+/// entries and stopping when it says no (`None`): the SillyTavern preview
+/// reads a big book's entries this way, without the document around them
+/// or a round trip through its text (`sillytavern::entry::load_while`).
+pub(crate) fn entries_while(
+    book: &Book,
+    every: usize,
+    keep_going: impl Fn() -> bool,
+) -> Option<Object> {
+    let mut report = Report::new(super::report::Direction::Export, "");
+    entries_of(book, &mut report, every, keep_going)
+}
+
+fn entries_of(
+    book: &Book,
+    report: &mut Report,
+    every: usize,
+    keep_going: impl Fn() -> bool,
+) -> Option<Object> {
+    let mut entries = Object::new();
+    for (i, e) in book.entries.iter().enumerate() {
+        if (i + 1) % every == 0 && !keep_going() {
+            return None;
+        }
+        let sec = report.entry(e.id, e.display_name());
+        let mut o = entry_to_st(e, sec);
+        shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
+        let mut key = e.id.to_string();
+        if entries.contains_key(&key) {
+            key = format!("{}_{}", e.id, entries.len());
+        }
+        entries.insert(key, Value::Object(o));
+    }
+    Some(entries)
+}
+
 /// One entry as a SillyTavern export writes it, source spellings restored
 /// (what [`super::st_fields`] reads).
 pub(crate) fn entry_value(e: &Entry) -> Object {
@@ -675,17 +711,7 @@ pub(crate) fn entry_value(e: &Entry) -> Object {
 
 /// Writes a book as a SillyTavern world info document.
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
-    let mut entries = Object::new();
-    for e in &book.entries {
-        let sec = report.entry(e.id, e.display_name());
-        let mut o = entry_to_st(e, sec);
-        shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
-        let mut key = e.id.to_string();
-        if entries.contains_key(&key) {
-            key = format!("{}_{}", e.id, entries.len());
-        }
-        entries.insert(key, Value::Object(o));
-    }
+    let entries = entries_of(book, report, usize::MAX, || true).unwrap_or_default();
     let mut top = Object::new();
     top.insert("entries".into(), Value::Object(entries));
     let mut rest = book_top(book, &mut report.book);

@@ -49,7 +49,7 @@ pub fn check_chat(cx: &LintContext, books: &[Book], chat: &[Message]) -> Vec<Pro
         let (matcher, _) = b.build();
         let mut counts = vec![0usize; matcher.key_count()];
         for m in chat {
-            for h in matcher.scan(&m.text) {
+            for h in matcher.scan(&m.text).iter().filter(|h| !h.gave_up()) {
                 counts[h.key as usize] += 1;
             }
         }

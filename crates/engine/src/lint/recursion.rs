@@ -59,6 +59,7 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
         let mut to: Vec<u32> = matcher
             .scan(&item.body)
             .iter()
+            .filter(|h| !h.gave_up())
             .map(|h| matcher.owner(h.key).entry)
             .filter(|&t| t as usize != i)
             .collect();

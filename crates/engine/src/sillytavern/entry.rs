@@ -9,8 +9,9 @@
 
 use serde_json::Value;
 
+use super::keys::CHECK_EVERY;
 use super::settings::{js_number, js_truthy};
-use crate::formats::{self, ExportFormat};
+use crate::formats::sillytavern;
 use crate::model::Book;
 
 /// One entry with the fields SillyTavern's scan reads.
@@ -77,19 +78,31 @@ pub struct CharacterFilter {
 /// is a global book (in the given order) and the merged list is stably
 /// sorted by `order`, highest first (world-info.js: `getSortedEntries`).
 pub fn load(books: &[(String, &Book)]) -> Result<Vec<StEntry>, String> {
+    Ok(load_while(books, || true)?.unwrap_or_default())
+}
+
+/// [`load`] that asks `keep_going` every [`CHECK_EVERY`] entries as it
+/// writes each book in its SillyTavern form and as it reads the entries
+/// back, and stops when it says no (`Ok(None)`).
+pub fn load_while(
+    books: &[(String, &Book)],
+    keep_going: impl Fn() -> bool,
+) -> Result<Option<Vec<StEntry>>, String> {
     let mut all = Vec::new();
     for (index, (name, book)) in books.iter().enumerate() {
-        let (bytes, _report) =
-            formats::export(book, ExportFormat::SillyTavern).map_err(|e| e.to_string())?;
-        let value: Value = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
-        let Some(Value::Object(entries)) = value.get("entries") else {
-            return Err(format!("book {name}: no entries in its SillyTavern form"));
+        // The exporter's `entries`, as the world file it writes holds them
+        // (the document's text would be read back into the same values).
+        let Some(entries) = sillytavern::entries_while(book, CHECK_EVERY, &keep_going) else {
+            return Ok(None);
         };
         let mut keyed: Vec<(&String, &Value)> = entries.iter().collect();
         // JavaScript object-key order: canonical array indices ascending,
         // then the other keys in file order.
         keyed.sort_by_key(|(k, _)| array_index(k).unwrap_or(u64::MAX));
-        for (map_key, v) in keyed {
+        for (i, (map_key, v)) in keyed.into_iter().enumerate() {
+            if i % CHECK_EVERY == 0 && !keep_going() {
+                return Ok(None);
+            }
             let Value::Object(_) = v else { continue };
             all.push(read_entry(index, name, map_key, v));
         }
@@ -99,7 +112,7 @@ pub fn load(books: &[(String, &Book)]) -> Result<Vec<StEntry>, String> {
             .partial_cmp(&a.order)
             .unwrap_or(std::cmp::Ordering::Equal)
     });
-    Ok(all)
+    Ok(Some(all))
 }
 
 fn array_index(key: &str) -> Option<u64> {
@@ -310,5 +323,52 @@ mod tests {
         let uids: Vec<u64> = entries.iter().map(|e| e.uid).collect();
         assert_eq!(uids, [1, 2, 3, 0]);
         assert_eq!(entries[0].key, "world.1");
+    }
+
+    /// The entries are read from the exporter's values, not from the text
+    /// of the world file it writes: the same values, in the same order,
+    /// for every format's fixture, the SillyTavern reference worlds, and
+    /// entries sharing an id or holding odd numbers.
+    #[test]
+    fn the_exporter_s_entries_equal_those_of_its_written_file() {
+        use crate::formats::{self, ExportFormat};
+        use crate::model::Entry;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut books: Vec<Book> = Vec::new();
+        for dir in ["fixtures/formats", "sillytavern"] {
+            let mut files: Vec<_> = std::fs::read_dir(root.join(dir))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            files.sort();
+            for f in files {
+                let f = if f.is_dir() { f.join("world.json") } else { f };
+                if let Ok(imported) = formats::import(&std::fs::read(&f).unwrap()) {
+                    books.push(imported.book);
+                }
+            }
+        }
+        assert!(books.len() > 20, "{} books", books.len());
+        let mut odd = Book::default();
+        for (id, order) in [(7, 0.1 + 0.2), (7, -0.0), (u64::MAX >> 11, 1e300)] {
+            let mut e = Entry {
+                id,
+                keys: vec!["a".into()],
+                ..Entry::default()
+            };
+            e.extensions
+                .insert("weight".into(), serde_json::json!(order));
+            odd.entries.push(e);
+        }
+        books.push(odd);
+        for book in &books {
+            let (bytes, _) = formats::export(book, ExportFormat::SillyTavern).unwrap();
+            let written: Value = serde_json::from_slice(&bytes).unwrap();
+            let written = written["entries"].as_object().unwrap();
+            let direct = sillytavern::entries_while(book, 2, || true).unwrap();
+            assert!(direct.keys().eq(written.keys()), "{:?}", book.name);
+            assert!(direct.values().eq(written.values()), "{:?}", book.name);
+        }
     }
 }

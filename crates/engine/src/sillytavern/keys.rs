@@ -9,6 +9,9 @@
 //! empty key) and regex keys take the one-key path. A regex key whose
 //! matches all start with a literal runs only when the automata saw that
 //! literal in the text.
+//!
+//! Above the usual 600 lines: the compiled keys and the single-pass scan
+//! share their hit bookkeeping and are tested together.
 
 use std::collections::HashMap;
 
@@ -194,9 +197,24 @@ fn words(key: &str) -> usize {
     key.split(is_js_ws).filter(|w| !w.is_empty()).count()
 }
 
+/// How many entries [`KeySet::new_while`] (and the entries' reading,
+/// `entry::load_while`) take between two questions whether to go on.
+pub const CHECK_EVERY: usize = 128;
+
 impl KeySet {
     /// Compiles the keys of `entries` with `names` expanded.
     pub fn new(entries: &[StEntry], names: &Names) -> Self {
+        Self::new_while(entries, names, || true).expect("a build that always goes on ends")
+    }
+
+    /// [`KeySet::new`] that asks `keep_going` every [`CHECK_EVERY`] entries
+    /// and before each automaton is built, and stops when it says no
+    /// (`None`).
+    pub fn new_while(
+        entries: &[StEntry],
+        names: &Names,
+        keep_going: impl Fn() -> bool,
+    ) -> Option<Self> {
         let mut exact = Patterns::default();
         let mut folded = Patterns::default();
         let mut regexes = RegexCache::default();
@@ -231,7 +249,10 @@ impl KeySet {
             (!k.is_empty()).then(|| compile(js_trim(&k)))
         };
         let mut compiled = Vec::with_capacity(entries.len());
-        for e in entries {
+        for (i, e) in entries.iter().enumerate() {
+            if i % CHECK_EVERY == 0 && !keep_going() {
+                return None;
+            }
             let primary = e.keys.iter().map(|k| prepared(k)).collect();
             let secondary = e.secondary.iter().map(|k| prepared(k)).collect();
             compiled.push(EntryKeys {
@@ -241,11 +262,21 @@ impl KeySet {
                 raw_secondary: Vec::new(),
             });
         }
-        for (e, c) in entries.iter().zip(&mut compiled) {
+        for (i, (e, c)) in entries.iter().zip(&mut compiled).enumerate() {
+            if i % CHECK_EVERY == 0 && !keep_going() {
+                return None;
+            }
             c.raw_primary = e.keys.iter().map(|k| compile(k)).collect();
             c.raw_secondary = e.secondary.iter().map(|k| compile(k)).collect();
         }
+        // Each automaton is built in one step that cannot stop half-way.
+        if !keep_going() {
+            return None;
+        }
         let (exact, exact_len) = exact.build();
+        if !keep_going() {
+            return None;
+        }
         let (folded, folded_len) = folded.build();
         let mut seen: HashMap<&str, usize> = HashMap::new();
         let identities = entries
@@ -255,7 +286,7 @@ impl KeySet {
                 *seen.entry(e.key.as_str()).or_insert(next)
             })
             .collect();
-        KeySet {
+        Some(KeySet {
             loose: vec![false; compiled.len()],
             loose_count: 0,
             identities,
@@ -268,7 +299,7 @@ impl KeySet {
             exact_len,
             folded_len,
             regexes,
-        }
+        })
     }
 
     /// Lists each entry whose primary keys are all plain under the

@@ -2,6 +2,9 @@
 //! (world-info.js: `WorldInfoBuffer.matchKeys`, `parseRegexFromString`),
 //! and the `{{user}}`/`{{char}}` macros applied to keys and content
 //! (macros.js: `evaluateMacros`).
+//!
+//! Above the usual 600 lines: SillyTavern's one-key rule, its regex parsing
+//! and the regex step budget are one rule, tested together.
 
 use std::collections::HashMap;
 

@@ -183,10 +183,29 @@ impl StPreview {
         settings: StSettings,
         options: StOptions,
     ) -> Result<Self, String> {
-        let entries = entry::load(books)?;
-        let mut keys = keys::KeySet::new(&entries, &options.names);
+        Self::new_while(books, settings, options, || true)?
+            .ok_or_else(|| "the SillyTavern preview's build was stopped".to_string())
+    }
+
+    /// [`StPreview::new`] that asks `keep_going` while it reads the books
+    /// and compiles their keys (every [`keys::CHECK_EVERY`] entries and
+    /// between those steps) and stops when it says no: then `Ok(None)`.
+    /// The app builds with it while holding its workspace, so a save or
+    /// the exit-signal handler does not wait for a whole build.
+    pub fn new_while(
+        books: &[(String, &Book)],
+        settings: StSettings,
+        options: StOptions,
+        keep_going: impl Fn() -> bool,
+    ) -> Result<Option<Self>, String> {
+        let Some(entries) = entry::load_while(books, &keep_going)? else {
+            return Ok(None);
+        };
+        let Some(mut keys) = keys::KeySet::new_while(&entries, &options.names, &keep_going) else {
+            return Ok(None);
+        };
         keys.prefilter(|e| entries[e].case_sensitive.unwrap_or(settings.case_sensitive));
-        Ok(StPreview {
+        Ok(Some(StPreview {
             id: next_id(),
             keys,
             comments: entries
@@ -199,7 +218,7 @@ impl StPreview {
             settings,
             counter: TokenCounter::with_tokenizer(options.tokenizer.clone()),
             options,
-        })
+        }))
     }
 
     /// The entries in master order.

@@ -17,6 +17,9 @@
 //! preview does not drop old messages to fit the context.
 //!
 //! The rules are described in docs/sillytavern-rules.md §8.
+//!
+//! Above the usual 600 lines: the prompt manager's order is followed block by
+//! block, as one function does it in SillyTavern.
 
 mod inputs;
 mod text;

@@ -114,6 +114,8 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::GroupLoss,
         lorebook_engine::sillytavern::StDetail,
         lorebook_engine::formats::report::Note,
+        lorebook_engine::sillytavern::StRanged,
+        lorebook_engine::sillytavern::StRange,
         crate::error::ErrorCode,
         SavedSetting,
         RowTokens,
@@ -157,6 +159,27 @@ pub fn render() -> String {
         out.push_str(&format!("\n  '{}',", note.code()));
     }
     out.push_str("\n] as const satisfies readonly Note['code'][];\n");
+    // Rules the UI shows or checks, decided in the engine.
+    out.push_str(
+        "\n// The ranges of SillyTavern's World Info settings (sillytavern::ST_RANGES).\n\
+         export const ST_RANGES: readonly StRange[] = [",
+    );
+    for r in lorebook_engine::sillytavern::ST_RANGES {
+        let setting = serde_json::to_value(r.setting).unwrap_or_default();
+        out.push_str(&format!(
+            "\n  {{ setting: {setting}, min: {}, max: {} }},",
+            r.min, r.max
+        ));
+    }
+    out.push_str("\n];\n");
+    out.push_str(&format!(
+        "\n// The deepest in-chat injection SillyTavern makes (MAX_INJECTION_DEPTH).\n\
+         export const MAX_INJECTION_DEPTH = {};\n\
+         \n// The guide's recursion passes at most (activation::RECURSION_LIMIT).\n\
+         export const RECURSION_LIMIT = {};\n",
+        lorebook_engine::sillytavern::prompt::MAX_INJECTION_DEPTH,
+        lorebook_engine::activation::RECURSION_LIMIT,
+    ));
     out
 }
 

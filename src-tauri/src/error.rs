@@ -68,6 +68,13 @@ pub enum ErrorCode {
     /// A quick fix of the Problems panel that no longer fits its entry
     /// (the key or the text it changes was edited since the check ran).
     FixOutdated,
+    /// A SillyTavern setting sent out of the range its panel allows (the
+    /// engine's `ST_RANGES`).
+    OutOfRange {
+        setting: lorebook_engine::sillytavern::StRanged,
+        min: u32,
+        max: u32,
+    },
     /// Read, but not a book the engine understands. `reason` is
     /// [`ImportError::code`]; `detail` the engine's English sentence,
     /// shown for the reasons whose facts it holds (a field's path).
@@ -213,6 +220,27 @@ impl AppError {
              the Problems panel checks it again"
                 .to_string(),
             ErrorCode::FixOutdated,
+        )
+    }
+
+    /// A setting out of its range: `range` says which and what it allows.
+    pub fn out_of_range(range: lorebook_engine::sillytavern::StRange) -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            format!(
+                "{} must be a whole number from {} to {}",
+                serde_json::to_value(range.setting)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                range.min,
+                range.max
+            ),
+            ErrorCode::OutOfRange {
+                setting: range.setting,
+                min: range.min as u32,
+                max: range.max as u32,
+            },
         )
     }
 

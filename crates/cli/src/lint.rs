@@ -17,7 +17,7 @@ use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::{books, emit, emit_json, load_chat, sillytavern::DEFAULT_MAX_CONTEXT};
+use crate::{books, emit, emit_json, load_chat};
 
 #[derive(clap::Args)]
 pub struct LintArgs {
@@ -108,7 +108,9 @@ pub fn run(args: &LintArgs) -> ExitCode {
             Some(path) => match crate::read_text(path).and_then(|t| {
                 let v: Value = serde_json::from_str(t.strip_prefix('\u{feff}').unwrap_or(&t))
                     .map_err(|e| format!("{}: {e}", path.display()))?;
-                StSettings::from_value(&v).map_err(|e| format!("{}: {e}", path.display()))
+                StSettings::from_value(&v)
+                    .map(StSettings::clamped)
+                    .map_err(|e| format!("{}: {e}", path.display()))
             }) {
                 Ok(s) => s,
                 Err(e) => return usage(e),
@@ -117,7 +119,10 @@ pub fn run(args: &LintArgs) -> ExitCode {
         };
         LintRules::SillyTavern {
             settings,
-            max_context: args.max_context.unwrap_or(DEFAULT_MAX_CONTEXT),
+            max_context: match crate::sillytavern::max_context_of(args.max_context) {
+                Ok(n) => n,
+                Err(e) => return usage(e),
+            },
         }
     } else {
         LintRules::Studio

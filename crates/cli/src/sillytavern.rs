@@ -34,7 +34,27 @@ fn settings_of(path: Option<&Path>) -> Result<StSettings, String> {
         return Ok(StSettings::default());
     };
     let text = read_text(path)?;
-    StSettings::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    // Out-of-range numbers are clamped to what SillyTavern's panel allows,
+    // as the app reads a settings file (the engine's `ST_RANGES`).
+    StSettings::from_json(&text)
+        .map(StSettings::clamped)
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `--max-context N` within the range the app takes (`ST_RANGES`).
+pub fn max_context_of(given: Option<u32>) -> Result<u32, String> {
+    let n = given.unwrap_or(DEFAULT_MAX_CONTEXT);
+    let r = lorebook_engine::sillytavern::StRange::of(
+        lorebook_engine::sillytavern::StRanged::MaxContext,
+    );
+    if r.holds(f64::from(n)) {
+        Ok(n)
+    } else {
+        Err(format!(
+            "--max-context must be from {} to {} tokens",
+            r.min, r.max
+        ))
+    }
 }
 
 /// The match sources and the prompt's card fields: from a character card
@@ -247,7 +267,7 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             seed: args.seed,
         },
     )?;
-    let max_context = args.max_context.unwrap_or(DEFAULT_MAX_CONTEXT);
+    let max_context = max_context_of(args.max_context)?;
     // Each request's prompt is built from the messages it saw.
     let print = |p: &mut StPreview, r: &StResult| {
         let prompt = p.prompt(r, &chat[..r.request.min(chat.len())], &inputs);

@@ -337,3 +337,50 @@ fn counts_use_the_chosen_models_tokenizer_of_any_family() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("(mistral-7b, mistral-v1)"), "{text}");
 }
+
+/// The CLI applies the app's ranges of SillyTavern's settings (the engine's
+/// `ST_RANGES`): a settings file's out-of-range numbers are clamped as the
+/// app clamps them on loading (a budget cap of 100,000 tokens is 65,536), and a
+/// `--max-context` past its range is an error.
+#[test]
+fn settings_take_the_engine_s_ranges_as_in_the_app() {
+    let dir = &cases()[15];
+    let scratch = std::env::temp_dir().join(format!("lbs-cli-ranges-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let settings = scratch.join("settings.json");
+    std::fs::write(&settings, r#"{"world_info_budget_cap": 100000}"#).unwrap();
+    let v = st_json(
+        dir,
+        &[
+            "--st-settings",
+            settings.to_str().unwrap(),
+            "--max-context",
+            "200",
+        ],
+    );
+    assert_eq!(v[0]["budget"]["cap"], 65536, "{}", v[0]["budget"]);
+    for (n, ok) in [
+        ("1", true),
+        ("2000000", true),
+        ("0", false),
+        ("2000001", false),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lorebook"))
+            .current_dir(dir)
+            .args(["preview", "world.json", "--chat", "chat.jsonl"])
+            .args(["--rules", "sillytavern", "--json", "--max-context", n])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        if ok {
+            assert!(out.status.success(), "{n}: {err}");
+        } else {
+            assert!(!out.status.success(), "{n}: {err}");
+            assert!(
+                err.contains("--max-context must be from 1 to 2000000"),
+                "{err}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+}

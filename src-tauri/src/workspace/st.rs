@@ -24,8 +24,8 @@ use std::path::Path;
 use lorebook_engine::formats::{self, Format};
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
-    DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StResult,
-    StSettings, TimedLog,
+    DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StRange,
+    StRanged, StResult, StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
@@ -145,34 +145,17 @@ pub(super) fn engine_settings(v: &StSettingsView) -> StSettings {
     }
 }
 
-/// Checks the ranges SillyTavern's own settings panel allows.
+/// Checks the ranges SillyTavern's own settings panel allows (the engine's
+/// `ST_RANGES`).
 fn check(v: &StSettingsView) -> Result<(), AppError> {
-    let whole = |name: &str, x: f64, lo: f64, hi: f64| {
-        if x.fract() == 0.0 && (lo..=hi).contains(&x) {
-            Ok(())
-        } else {
-            Err(AppError::invalid(format!(
-                "{name} must be a whole number from {lo} to {hi}"
-            )))
-        }
-    };
-    whole("scan depth", v.depth, 0.0, 1000.0)?;
-    whole("budget percent", v.budget_percent, 1.0, 100.0)?;
-    whole("budget cap", v.budget_cap, 0.0, 65536.0)?;
-    whole("max recursion steps", v.max_recursion_steps, 0.0, 10.0)?;
-    whole("min activations", v.min_activations, 0.0, 100.0)?;
-    whole(
-        "min activations max depth",
-        v.min_activations_depth_max,
-        0.0,
-        100.0,
-    )?;
-    if !(1..=2_000_000).contains(&v.max_context) {
-        return Err(AppError::invalid(
-            "max context must be from 1 to 2000000 tokens",
-        ));
+    let context = StRange::of(StRanged::MaxContext);
+    let bad = engine_settings(v)
+        .out_of_range()
+        .or_else(|| (!context.holds(f64::from(v.max_context))).then_some(context));
+    match bad {
+        Some(r) => Err(AppError::out_of_range(r)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 impl Doc {
@@ -251,25 +234,17 @@ impl Workspace {
         let bytes = formats::read_limited(path).map_err(AppError::io)?;
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        // Numbers a hand-edited file has out of range are clamped to what
+        // the panel accepts, so the loaded settings can be edited further.
         let s = StSettings::from_json(text)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?;
+            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?
+            .clamped();
         let v = view_of(
             &s,
             self.st_settings.max_context,
             &self.st_settings.user_name,
             &self.st_settings.char_name,
         );
-        // Numbers a hand-edited file has out of range are clamped to what
-        // the panel accepts, so the loaded settings can be edited further.
-        let v = StSettingsView {
-            depth: clamp(v.depth, 0.0, 1000.0),
-            budget_percent: clamp(v.budget_percent, 1.0, 100.0),
-            budget_cap: clamp(v.budget_cap, 0.0, 65536.0),
-            max_recursion_steps: clamp(v.max_recursion_steps, 0.0, 10.0),
-            min_activations: clamp(v.min_activations, 0.0, 100.0),
-            min_activations_depth_max: clamp(v.min_activations_depth_max, 0.0, 100.0),
-            ..v
-        };
         self.st_settings = v.clone();
         Ok(v)
     }
@@ -628,14 +603,6 @@ impl Workspace {
         };
         self.bulk(doc, &[id], &patch)?;
         self.entry(doc, id)
-    }
-}
-
-fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
-    if x.is_nan() {
-        lo
-    } else {
-        x.round().clamp(lo, hi)
     }
 }
 

@@ -26,8 +26,8 @@ use crate::views::{
 /// The key of the inputs in the settings file.
 const INPUTS_KEY: &str = "inputs";
 
-/// The deepest in-chat injection SillyTavern makes (`MAX_INJECTION_DEPTH`).
-const MAX_DEPTH: f64 = 10_000.0;
+/// The deepest in-chat injection SillyTavern makes, decided in the engine.
+const MAX_DEPTH: f64 = lorebook_engine::sillytavern::prompt::MAX_INJECTION_DEPTH;
 
 fn role_number(r: StRole) -> i64 {
     match r {

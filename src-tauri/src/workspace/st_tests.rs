@@ -522,3 +522,48 @@ fn settings_load_from_a_settings_json_or_its_object_and_are_checked() {
     ws.set_st_settings(good).unwrap();
     assert_eq!(ws.st_preview(None).unwrap().budget, 50);
 }
+
+/// The ranges of SillyTavern's settings are the engine's (`ST_RANGES`):
+/// each setting just at its bounds is taken, just past them refused with
+/// the coded error naming the setting and its range; nothing changes then.
+#[test]
+fn settings_out_of_the_engine_s_ranges_are_refused_with_their_range() {
+    use crate::error::ErrorCode;
+    use lorebook_engine::sillytavern::{StRanged, ST_RANGES};
+    let mut ws = Workspace::default();
+    let set = |v: &mut StSettingsView, s: StRanged, x: f64| match s {
+        StRanged::Depth => v.depth = x,
+        StRanged::BudgetPercent => v.budget_percent = x,
+        StRanged::BudgetCap => v.budget_cap = x,
+        StRanged::MaxContext => v.max_context = x as u32,
+        StRanged::MaxRecursionSteps => v.max_recursion_steps = x,
+        StRanged::MinActivations => v.min_activations = x,
+        StRanged::MinActivationsDepthMax => v.min_activations_depth_max = x,
+    };
+    for r in ST_RANGES {
+        for x in [r.min, r.max] {
+            let mut v = ws.st_settings.clone();
+            set(&mut v, r.setting, x);
+            ws.set_st_settings(v).unwrap();
+        }
+        let before = ws.st_settings.clone();
+        for x in [r.min - 1.0, r.max + 1.0] {
+            if x < 0.0 {
+                continue; // max_context is a u32: 0 is its "just under"
+            }
+            let mut v = before.clone();
+            set(&mut v, r.setting, x);
+            let err = ws.set_st_settings(v).unwrap_err();
+            assert_eq!(
+                err.code,
+                Some(ErrorCode::OutOfRange {
+                    setting: r.setting,
+                    min: r.min as u32,
+                    max: r.max as u32
+                }),
+                "{r:?} at {x}"
+            );
+            assert_eq!(ws.st_settings, before);
+        }
+    }
+}

@@ -662,7 +662,11 @@ export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: 
 
 export type Note = { "code": "clamped", field: string, value: number, min: number, max: number, clamped: number, } | { "code": "id_used_twice", index: number, old: number, new: number, } | { "code": "id_not_whole", index: number, value: string, new: number, } | { "code": "no_id", index: number, new: number, } | { "code": "uid_used_twice", old: number, new: number, } | { "code": "no_usable_uid", new: number, } | { "code": "uid_not_whole", value: string, } | { "code": "read_as", value: string, read: number, } | { "code": "not_number_ignored", value: string, } | { "code": "not_number_default", value: string, default: number, } | { "code": "not_bool", value: string, read: boolean, } | { "code": "logic_unknown", value: string, } | { "code": "role_unknown", value: string, } | { "code": "scan_depth_clamped", value: string, read: number, } | { "code": "whole_words_global" } | { "code": "st_use_regex_ignored" } | { "code": "risu_constant" } | { "code": "risu_folder" } | { "code": "no_book_settings", tool: string, } | { "code": "written_as", target: string, value: string, } | { "code": "disabled_as_decorator" } | { "code": "regex_as_literals", tool: string, } | { "code": "key_has_comma", key: string, } | { "code": "patterns_joined" } | { "code": "risu_priority", priority: number, } | { "code": "st_priority", priority: number, order: number, } | { "code": "novel_ai_order", order: number, priority: number, } | { "code": "position_unknown", value: string, } | { "code": "st_book_settings" } | { "code": "unknown_spec", old: string, new: string, } | { "code": "source_spelling", was: string, shown: string, } | { "code": "decorator_in_content", tool: string, } | { "code": "decorator_unknown_to_v3" } | { "code": "no_decorators_v2" } | { "code": "no_decorators", tool: string, } | { "code": "no_secondary_keys", tool: string, } | { "code": "only_and_any", tool: string, logic: string, } | { "code": "inside_words", tool: string, } | { "code": "case_insensitive", tool: string, } | { "code": "no_regex", tool: string, } | { "code": "no_constant", tool: string, } | { "code": "no_role", tool: string, } | { "code": "no_extensions", tool: string, } | { "code": "source_field_no_place", tool: string, } | { "code": "book_field_no_place", tool: string, } | { "code": "set_per_chat", tool: string, } | { "code": "no_book_name", tool: string, } | { "code": "no_spec_in_bare_book" } | { "code": "read_from_chunk", chunk: string, spec: string | null, } | { "code": "chunk_not_read", chunk: string, used: string, } | { "code": "chunk_skipped", chunk: string, error: string, } | { "code": "chunk_added", chunk: string, from: string, } | { "code": "charx_assets" } | { "code": "novel_ai_story_read" } | { "code": "novel_ai_story_written" } | { "code": "card_from_import" } | { "code": "minimal_card", name: string, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "not_a_book", file: string, reason: string, detail: string, } | { "code": "cannot_export", file: string, reason: string, detail: string, } | { "code": "internal", command: string, detail: string, };
+export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context" | "max_recursion_steps" | "min_activations" | "min_activations_depth_max";
+
+export type StRange = { setting: StRanged, min: number, max: number, };
+
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: string, detail: string, } | { "code": "cannot_export", file: string, reason: string, detail: string, } | { "code": "internal", command: string, detail: string, };
 
 export type SavedSetting = "model" | "tokenizer_file";
 
@@ -971,3 +975,20 @@ export const NOTE_CODES = [
   'card_from_import',
   'minimal_card',
 ] as const satisfies readonly Note['code'][];
+
+// The ranges of SillyTavern's World Info settings (sillytavern::ST_RANGES).
+export const ST_RANGES: readonly StRange[] = [
+  { setting: "depth", min: 0, max: 1000 },
+  { setting: "budget_percent", min: 1, max: 100 },
+  { setting: "budget_cap", min: 0, max: 65536 },
+  { setting: "max_context", min: 1, max: 2000000 },
+  { setting: "max_recursion_steps", min: 0, max: 10 },
+  { setting: "min_activations", min: 0, max: 100 },
+  { setting: "min_activations_depth_max", min: 0, max: 100 },
+];
+
+// The deepest in-chat injection SillyTavern makes (MAX_INJECTION_DEPTH).
+export const MAX_INJECTION_DEPTH = 10000;
+
+// The guide's recursion passes at most (activation::RECURSION_LIMIT).
+export const RECURSION_LIMIT = 3;

@@ -296,5 +296,8 @@ describe('lint problems', () => {
 
   it('words the outdated-fix error', () => {
     expect(errorText(t('en'), { message: 'x', code: { code: 'fix_outdated' } })).toContain('fix was not applied');
+    const range = { code: 'out_of_range', setting: 'max_recursion_steps', min: 0, max: 10 } as const;
+    expect(errorText(t('en'), { message: 'x', code: range })).toBe('Max recursion steps (0 = no limit) must be a whole number from 0 to 10');
+    expect(errorText(t('pt-BR'), { message: 'x', code: range })).toContain('deve ser um número inteiro de 0 a 10');
   });
 });

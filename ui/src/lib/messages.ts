@@ -99,6 +99,7 @@ const errorCodes = {
   read_only: 0,
   export_over_book: 0,
   fix_outdated: 0,
+  out_of_range: 0,
   not_a_book: 0,
   cannot_export: 0,
   internal: 0,
@@ -175,6 +176,7 @@ export function errorText(t: Translate, e: { message: string; code: ErrorCode | 
   if (c === null) return e.message;
   if (c.code === 'internal') return t('appError.internal', { command: c.command, detail: c.detail });
   if (c.code === 'fix_outdated') return t('appError.fix_outdated');
+  if (c.code === 'out_of_range') return t('appError.out_of_range', { setting: t(`stSettings.${c.setting}`), min: c.min, max: c.max });
   const file = fileName(c.file);
   if (c.code === 'cannot_export') {
     const known = (exportReasons as readonly string[]).includes(c.reason);

@@ -3,7 +3,7 @@
 // is `null` follows the attached card (its text shown, marked as the
 // card's); typing replaces it, even with nothing; "use the card's text"
 // sets it back to `null`. Rust resolves the same way (st_inputs.rs).
-import type { StCardView, StCharacterNoteView, StInputsView } from './bindings';
+import { MAX_INJECTION_DEPTH, type StCardView, type StCharacterNoteView, type StInputsView } from './bindings';
 
 /** The card's text fields, in the order the panel shows them. */
 export const CARD_TEXTS = ['description', 'personality', 'scenario', 'examples', 'creator_notes'] as const;
@@ -62,5 +62,5 @@ export function wholeIn(text: string, lo: number, hi: number): number | null {
 }
 
 /** The deepest in-chat injection SillyTavern makes, and the largest
- *  Author's Note frequency the app takes. */
-export const MAX_DEPTH = 10000;
+ *  Author's Note frequency the app takes (decided in the engine). */
+export const MAX_DEPTH = MAX_INJECTION_DEPTH;

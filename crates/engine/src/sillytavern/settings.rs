@@ -138,6 +138,133 @@ impl Default for StSettings {
     }
 }
 
+/// A setting of SillyTavern's World Info panel that takes a number in a
+/// range (the max context is the chat completion preset's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum StRanged {
+    Depth,
+    BudgetPercent,
+    BudgetCap,
+    MaxContext,
+    MaxRecursionSteps,
+    MinActivations,
+    MinActivationsDepthMax,
+}
+
+/// The whole numbers a setting takes: `min..=max`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct StRange {
+    pub setting: StRanged,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// The ranges SillyTavern's own settings panel allows, the one table the
+/// app (its settings panel and the check of what it is sent), the loading
+/// of a settings file and the CLI apply.
+pub const ST_RANGES: [StRange; 7] = [
+    StRange {
+        setting: StRanged::Depth,
+        min: 0.0,
+        max: 1000.0,
+    },
+    StRange {
+        setting: StRanged::BudgetPercent,
+        min: 1.0,
+        max: 100.0,
+    },
+    StRange {
+        setting: StRanged::BudgetCap,
+        min: 0.0,
+        max: 65536.0,
+    },
+    StRange {
+        setting: StRanged::MaxContext,
+        min: 1.0,
+        max: 2_000_000.0,
+    },
+    StRange {
+        setting: StRanged::MaxRecursionSteps,
+        min: 0.0,
+        max: 10.0,
+    },
+    StRange {
+        setting: StRanged::MinActivations,
+        min: 0.0,
+        max: 100.0,
+    },
+    StRange {
+        setting: StRanged::MinActivationsDepthMax,
+        min: 0.0,
+        max: 100.0,
+    },
+];
+
+impl StRange {
+    /// The range of `setting`.
+    pub fn of(setting: StRanged) -> StRange {
+        ST_RANGES
+            .into_iter()
+            .find(|r| r.setting == setting)
+            .expect("every setting has its range")
+    }
+
+    /// Whether `x` is a whole number in the range.
+    pub fn holds(&self, x: f64) -> bool {
+        x.fract() == 0.0 && (self.min..=self.max).contains(&x)
+    }
+
+    /// `x` rounded to a whole number in the range (`NaN` to its minimum).
+    pub fn clamp(&self, x: f64) -> f64 {
+        if x.is_nan() {
+            self.min
+        } else {
+            x.round().clamp(self.min, self.max)
+        }
+    }
+}
+
+impl StSettings {
+    /// The settings' ranged numbers (all but the max context), mutable.
+    fn ranged(&mut self) -> [(StRanged, &mut f64); 6] {
+        [
+            (StRanged::Depth, &mut self.depth),
+            (StRanged::BudgetPercent, &mut self.budget_percent),
+            (StRanged::BudgetCap, &mut self.budget_cap),
+            (StRanged::MaxRecursionSteps, &mut self.max_recursion_steps),
+            (StRanged::MinActivations, &mut self.min_activations),
+            (
+                StRanged::MinActivationsDepthMax,
+                &mut self.min_activations_depth_max,
+            ),
+        ]
+    }
+
+    /// The first setting out of its range ([`ST_RANGES`]), if any.
+    pub fn out_of_range(&self) -> Option<StRange> {
+        let mut copy = self.clone();
+        let found = copy
+            .ranged()
+            .into_iter()
+            .map(|(s, x)| (StRange::of(s), *x))
+            .find(|(r, x)| !r.holds(*x))
+            .map(|(r, _)| r);
+        found
+    }
+
+    /// The settings with every ranged number clamped into its range, as a
+    /// hand-edited settings file is read (so it can be edited further).
+    pub fn clamped(mut self) -> Self {
+        for (s, x) in self.ranged() {
+            *x = StRange::of(s).clamp(*x);
+        }
+        self
+    }
+}
+
 /// JavaScript `Number(value)` for a JSON value.
 pub(crate) fn js_number(v: &Value) -> f64 {
     match v {
@@ -172,6 +299,27 @@ pub(crate) fn js_truthy(v: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_hold_whole_numbers_just_inside_and_not_just_outside() {
+        for r in ST_RANGES {
+            assert!(r.holds(r.min) && r.holds(r.max), "{r:?}");
+            assert!(!r.holds(r.min - 1.0) && !r.holds(r.max + 1.0), "{r:?}");
+            assert!(!r.holds(r.min + 0.5), "{r:?}");
+            assert_eq!(r.clamp(r.max + 7.0), r.max);
+            assert_eq!(r.clamp(f64::NAN), r.min);
+        }
+        let mut s = StSettings::default();
+        assert_eq!(s.out_of_range(), None);
+        s.max_recursion_steps = 11.0;
+        assert_eq!(
+            s.out_of_range().map(|r| r.setting),
+            Some(StRanged::MaxRecursionSteps)
+        );
+        let s = s.clamped();
+        assert_eq!(s.max_recursion_steps, 10.0);
+        assert_eq!(s.out_of_range(), None);
+    }
     use serde_json::json;
 
     // world-info.js: checkWorldInfo (budget = round(% × context / 100), ≥ 1, capped).

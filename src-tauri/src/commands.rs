@@ -551,8 +551,15 @@ pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
 }
 
 #[tauri::command(async)]
-pub fn duplicate_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<Vec<u64>> {
-    guarded(&s, "duplicate_entries", |ws| ws.duplicate(doc, &ids))
+pub fn duplicate_entries(
+    s: State<'_, AppState>,
+    doc: u32,
+    ids: Vec<u64>,
+    copy_name: String,
+) -> R<Vec<u64>> {
+    guarded(&s, "duplicate_entries", |ws| {
+        ws.duplicate(doc, &ids, &copy_name)
+    })
 }
 
 #[tauri::command(async)]

@@ -90,7 +90,18 @@ impl Workspace {
         Ok(id)
     }
 
-    pub fn duplicate(&mut self, doc: u32, ids: &[u64]) -> Result<Vec<u64>, AppError> {
+    /// Copies entries `ids` to the end of the book as one step. A copy's
+    /// name is `copy_name` with `{name}` replaced by the original's (the UI
+    /// words it, "{name} (copy)" in English): no English enters the book.
+    pub fn duplicate(
+        &mut self,
+        doc: u32,
+        ids: &[u64],
+        copy_name: &str,
+    ) -> Result<Vec<u64>, AppError> {
+        if !copy_name.contains("{name}") {
+            return Err(AppError::invalid("a copy's name must contain {name}"));
+        }
         let d = self.doc_mut(doc)?;
         let fresh = d.book.fresh_ids(ids.len());
         let first_index = d.book.entries.len();
@@ -107,7 +118,7 @@ impl Workspace {
                 comment: if src.comment.is_empty() {
                     String::new()
                 } else {
-                    format!("{} (copy)", src.comment)
+                    copy_name.replace("{name}", &src.comment)
                 },
                 ..src
             };

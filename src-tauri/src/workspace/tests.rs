@@ -68,7 +68,11 @@ fn add_duplicate_delete_and_bulk_undo() {
         ws.entry(doc, id).unwrap().entry.whole_words,
         "new entries have whole words on"
     );
-    let copies = ws.duplicate(doc, &[1, 2]).unwrap();
+    assert!(
+        ws.duplicate(doc, &[1], "copy").is_err(),
+        "no {{name}}: refused"
+    );
+    let copies = ws.duplicate(doc, &[1, 2], "{name} (copy)").unwrap();
     assert_eq!(ws.doc(doc).unwrap().book.entries.len(), n + 3);
     assert_eq!(
         ws.entry(doc, copies[0]).unwrap().entry.comment,
@@ -527,7 +531,7 @@ fn every_edit_updates_the_preview_incrementally() {
     }
     ws.redo(doc).unwrap();
     assert_fresh(&mut ws);
-    ws.duplicate(doc, &[1]).unwrap();
+    ws.duplicate(doc, &[1], "{name} (copy)").unwrap();
     assert_fresh(&mut ws);
 }
 

@@ -101,7 +101,8 @@ export const api = {
   getEntry: (doc: number, id: number) => call<EntryDetail>('get_entry', { doc, id }),
   updateEntry: (doc: number, entry: Entry) => call<EntryDetail>('update_entry', { doc, entry }),
   addEntry: (doc: number) => call<number>('add_entry', { doc }),
-  duplicateEntries: (doc: number, ids: number[]) => call<number[]>('duplicate_entries', { doc, ids }),
+  /** `copyName` words a copy's name, with `{name}` for the original's. */
+  duplicateEntries: (doc: number, ids: number[], copyName: string) => call<number[]>('duplicate_entries', { doc, ids, copyName }),
   deleteEntries: (doc: number, ids: number[]) => call<void>('delete_entries', { doc, ids }),
   bulkUpdate: (doc: number, ids: number[], patch: BulkPatch) => call<void>('bulk_update', { doc, ids, patch }),
   undo: (doc: number) => call<boolean>('undo', { doc }),

@@ -197,7 +197,8 @@ export class Studio {
   async duplicate() {
     if (this.docs.doc === null || this.docs.selected.length === 0) return;
     await this.entry.flush();
-    const ids = await api.duplicateEntries(this.docs.doc, this.docs.selected);
+    // The copy's name is worded here: `{name}` stays for Rust to fill.
+    const ids = await api.duplicateEntries(this.docs.doc, this.docs.selected, this.t('entry.copyName', { name: '{name}' }));
     await this.afterEdit();
     if (ids.length > 0) await this.select(ids[0]);
   }

@@ -25,6 +25,18 @@ describe('studio', () => {
     responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } });
   });
 
+  it('words the name of a duplicate in the UI language, leaving {name} for Rust', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    s.docs.selected = [1];
+    responses.duplicate_entries = () => [];
+    await s.duplicate();
+    s.locale = 'pt-BR';
+    await s.duplicate();
+    const sent = calls.filter((c) => c.cmd === 'duplicate_entries').map((c) => (c.args as { copyName: string }).copyName);
+    expect(sent).toEqual(['{name} (copy)', '{name} (cópia)']);
+  });
+
   it('sends edits of the selected entry to Rust', async () => {
     const s = new Studio();
     s.docs.doc = 1;

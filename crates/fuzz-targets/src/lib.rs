@@ -47,14 +47,23 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("preview_sillytavern", preview_sillytavern),
 ];
 
-/// Runs target `name` on `data`. Panics on an unknown name, so a fuzz
-/// target file and this table cannot drift apart silently.
-pub fn run(name: &str, data: &[u8]) {
-    let (_, body) = TARGETS
+/// The body of target `name`, or an error naming it when there is none.
+pub fn target(name: &str) -> Result<Body, String> {
+    TARGETS
         .iter()
         .find(|(n, _)| *n == name)
-        .unwrap_or_else(|| panic!("no fuzz target named {name}"));
-    body(data);
+        .map(|(_, body)| *body)
+        .ok_or_else(|| format!("no fuzz target named {name}"))
+}
+
+/// Runs target `name` on `data`. Panics on an unknown name (the fuzz
+/// target files call it, and a panic is how libFuzzer hears of it), so a
+/// fuzz target file and this table cannot drift apart silently.
+pub fn run(name: &str, data: &[u8]) {
+    match target(name) {
+        Ok(body) => body(data),
+        Err(e) => panic!("{e}"),
+    }
 }
 
 /// Chat messages a preview target runs at most (each is one request).

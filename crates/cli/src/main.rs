@@ -366,38 +366,15 @@ fn describe_activation(a: &Activation, books: &Names, chat: &[Message]) -> Strin
     }
 }
 
+/// A drop reason: the engine's English, and for a budget cut how the
+/// entry activated, with the speaker and entry names only the CLI knows.
 fn describe_drop(d: &DropReason, books: &Names, chat: &[Message]) -> String {
     match d {
-        DropReason::Disabled => "disabled".into(),
-        DropReason::Gated { decorator, detail } => format!("gated by @@{decorator}: {detail}"),
-        DropReason::NoMatch { no_keys: true, .. } => "no match: the entry has no keys".into(),
-        DropReason::NoMatch {
-            gave_up: Some(key), ..
-        } => format!(
-            "no match: the scan gave up on key {key:?} (the text's matching work ran out, \
-             so it counts as not matching)"
-        ),
-        DropReason::NoMatch {
-            recursion_stopped: true,
-            ..
-        } => "no match: its key is only in a body from the last recursion pass (recursion stopped)"
-            .into(),
-        DropReason::NoMatch { .. } => "no match".into(),
-        DropReason::Secondary { logic, matched, .. } => format!(
-            "secondary logic {logic} failed ({} secondary key(s) matched)",
-            matched.len()
-        ),
-        DropReason::Probability { roll, chance, .. } => {
-            format!("probability: rolled {roll}, needed below {chance}")
-        }
-        DropReason::Budget {
-            needed,
-            left,
-            activation,
-        } => format!(
-            "budget: needs {needed} tokens, {left} left (activated: {})",
+        DropReason::Budget { activation, .. } => format!(
+            "{d} (activated: {})",
             describe_activation(activation, books, chat)
         ),
+        _ => d.to_string(),
     }
 }
 

@@ -166,6 +166,49 @@ impl fmt::Display for GateDetail {
     }
 }
 
+/// A drop reason in English, for the CLI (the app words the same data
+/// through its catalog). A budget cut names its numbers, not how the entry
+/// activated: whoever shows it words the activation with its context.
+impl fmt::Display for DropReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DropReason::Disabled => f.write_str("disabled"),
+            DropReason::Gated { decorator, detail } => {
+                write!(f, "gated by @@{decorator}: {detail}")
+            }
+            DropReason::NoMatch { no_keys: true, .. } => {
+                f.write_str("no match: the entry has no keys")
+            }
+            DropReason::NoMatch {
+                gave_up: Some(key), ..
+            } => write!(
+                f,
+                "no match: the scan gave up on key {key:?} (the text's matching work ran out, \
+                 so it counts as not matching)"
+            ),
+            DropReason::NoMatch {
+                recursion_stopped: true,
+                ..
+            } => f.write_str(
+                "no match: its key is only in a body from the last recursion pass \
+                 (recursion stopped)",
+            ),
+            DropReason::NoMatch { .. } => f.write_str("no match"),
+            DropReason::Secondary { logic, matched, .. } => write!(
+                f,
+                "secondary logic {logic} failed ({} secondary key(s) matched)",
+                matched.len()
+            ),
+            DropReason::Probability { roll, chance, .. } => {
+                write!(f, "probability: rolled {roll}, needed below {chance}")
+            }
+            DropReason::Budget { needed, left, .. } => {
+                write!(f, "budget: needs {needed} tokens, {left} left")
+            }
+        }
+    }
+}
+
 impl DropReason {
     /// The `kind` tag as the JSON output spells it.
     pub fn kind(&self) -> &'static str {

@@ -114,6 +114,7 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::GroupLoss,
         lorebook_engine::sillytavern::StDetail,
         lorebook_engine::formats::report::Note,
+        lorebook_engine::sillytavern::DropKind,
         lorebook_engine::sillytavern::StRanged,
         lorebook_engine::sillytavern::StRange,
         crate::error::ErrorCode,

@@ -442,11 +442,8 @@ pub struct StDroppedView {
     pub book: u32,
     pub id: u64,
     pub name: String,
-    /// The rule, as a code: `disabled`, `trigger`, `character_filter`,
-    /// `delay`, `cooldown`, `recursion`, `decorator`, `no_keys`,
-    /// `no_match`, `secondary`, `group`, `probability`, `budget`,
-    /// `not_placed`.
-    pub kind: String,
+    /// The rule, as the engine's typed code.
+    pub kind: lorebook_engine::sillytavern::DropKind,
     /// The rule's particulars, as a code with parameters.
     pub detail: StDetail,
 }

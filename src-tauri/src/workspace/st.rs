@@ -498,12 +498,11 @@ impl Workspace {
                     continue;
                 }
             }
-            let kind = code(&d.kind);
             dropped.push(StDroppedView {
                 book: d.book as u32,
                 id: d.id,
                 name: name_of(&d.comment, d.id),
-                kind,
+                kind: d.kind,
                 detail: (*d.detail).clone(),
             });
         }

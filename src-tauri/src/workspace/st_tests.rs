@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::error::ErrorKind;
 use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit, StPromptSourceView};
-use lorebook_engine::sillytavern::{GroupLoss, StDetail, StReason};
+use lorebook_engine::sillytavern::{DropKind, GroupLoss, StDetail, StReason};
 
 /// A folder of this test's own: tests run in parallel, and two writing the
 /// same file read each other's half-written world.
@@ -122,7 +122,7 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
     let group = p
         .dropped
         .iter()
-        .find(|d| d.kind == "group")
+        .find(|d| d.kind == DropKind::Group)
         .expect("group drop");
     let StDetail::Group { group, loss } = &group.detail else {
         panic!("{:?}", group.detail);
@@ -132,7 +132,7 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
     assert_eq!(group, "weather");
     assert_eq!(*loss, GroupLoss::AlreadyActivated);
     let lamp = p.dropped.iter().find(|d| d.id == 2).expect("lamp dropped");
-    assert_eq!(lamp.kind, "cooldown");
+    assert_eq!(lamp.kind, DropKind::Cooldown);
     assert!(
         matches!(lamp.detail, StDetail::Cooldown { left } if left > 0.0),
         "{:?}",
@@ -146,7 +146,10 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
             widened: None
         }
     );
-    assert!(p.dropped.iter().any(|d| d.id == 4 && d.kind == "no_match"));
+    assert!(p
+        .dropped
+        .iter()
+        .any(|d| d.id == 4 && d.kind == DropKind::NoMatch));
     // Request 1: the lamp is in, nothing is cooling down yet.
     let first = ws.st_preview(Some(1)).unwrap();
     assert!(first.injected.iter().any(|i| i.id == 2));

@@ -5,6 +5,7 @@
 
 import type {
   ArgProblem,
+  DropKind,
   ChatError,
   ChatProblem,
   ChatWarning,
@@ -255,23 +256,24 @@ export function roleText(t: Translate, role: string): string {
 }
 
 export const stPositions = ['before', 'after', 'an_top', 'an_bottom', 'at_depth', 'em_top', 'em_bottom', 'outlet'] as const;
-export const stDropKinds = [
-  'disabled',
-  'trigger',
-  'character_filter',
-  'delay',
-  'cooldown',
-  'recursion',
-  'decorator',
-  'no_keys',
-  'no_match',
-  'secondary',
-  'group',
-  'probability',
-  'budget',
-  'not_placed',
-] as const;
-export type StDropKind = (typeof stDropKinds)[number];
+// The compiler checks the list covers the engine's DropKind.
+const stDropKindSet = {
+  disabled: 0,
+  trigger: 0,
+  character_filter: 0,
+  delay: 0,
+  cooldown: 0,
+  recursion: 0,
+  decorator: 0,
+  no_keys: 0,
+  no_match: 0,
+  secondary: 0,
+  group: 0,
+  probability: 0,
+  budget: 0,
+  not_placed: 0,
+} satisfies Record<DropKind, 0>;
+export const stDropKinds = Object.keys(stDropKindSet) as DropKind[];
 
 // The final prompt under SillyTavern's rules: its blocks (SillyTavern's
 // prompt manager identifiers), what a message is made of, and why an
@@ -360,8 +362,8 @@ export function stPositionText(t: Translate, i: Pick<StInjectedView, 'position' 
 }
 
 /** The SillyTavern rule that dropped an entry, in the current language. */
-export function stRuleText(t: Translate, kind: string): string {
-  return (stDropKinds as readonly string[]).includes(kind) ? t(`stDrop.${kind}` as MessageKey) : kind;
+export function stRuleText(t: Translate, kind: DropKind): string {
+  return t(`stDrop.${kind}`);
 }
 
 /** The budget line: "25% of 8,192 = 2,048 tokens" (and the cap when it

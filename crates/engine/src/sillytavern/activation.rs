@@ -23,6 +23,7 @@ use crate::tokenizer::TokenCounter;
 
 /// Why an entry did not activate, in the order SillyTavern tests it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DropKind {
     Disabled,

@@ -2,7 +2,7 @@
 //! worded in the UI's language.
 //!
 //! The words live in the UI's message catalog (`dialog.*` keys of
-//! `ui/src/lib/i18n.ts`), as the menu's do: the UI sends them with the menu
+//! `ui/src/lib/locales/`), as the menu's do: the UI sends them with the menu
 //! labels (`set_menu_labels`), [`NativeLabels`] keeps them (and
 //! [`LABELS_FILE`] for the next start), and every dialog takes its title
 //! and filter names from there. Until any run's UI has sent them (or for a
@@ -214,16 +214,18 @@ pub fn file_dialog<R: Runtime>(app: &AppHandle<R>, dialog: Dialog) -> FileDialog
 }
 
 /// The UI's catalog of `locale` (`en` or `pt-BR`) read from
-/// `ui/src/lib/i18n.ts`, for tests that check the native words against it.
+/// `ui/src/lib/locales/<locale>.ts`, for tests that check the native words
+/// against it.
 #[cfg(test)]
 pub(crate) fn catalog(locale: &str) -> HashMap<String, String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("ui/src/lib/i18n.ts")).unwrap();
     let start = match locale {
-        "en" => "const en = {",
-        "pt-BR" => "const ptBR: Record<MessageKey, string> = {",
+        "en" => "export const en = {",
+        "pt-BR" => "export const ptBR: Record<MessageKey, string> = {",
         other => panic!("no catalog for {other}"),
     };
+    let file = root.join(format!("ui/src/lib/locales/{locale}.ts"));
+    let text = std::fs::read_to_string(&file).unwrap();
     let block = &text[text.find(start).expect("catalog block")..];
     let block = &block[..block.find("\n}").expect("end of the catalog block")];
     let mut out = HashMap::new();

@@ -340,7 +340,7 @@ mod tests {
     }
 
     /// Each export failure has a code the UI words in both languages
-    /// (`notExported.<code>` in ui/src/lib/i18n.ts), and the error keeps the
+    /// (`notExported.<code>` in ui/src/lib/locales/), and the error keeps the
     /// file and the engine's detail.
     #[test]
     fn export_errors_get_a_code_worded_in_both_languages() {

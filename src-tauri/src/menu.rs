@@ -270,7 +270,11 @@ mod tests {
     #[test]
     fn every_menu_item_is_translated_and_listed() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let catalog = std::fs::read_to_string(root.join("ui/src/lib/i18n.ts")).unwrap();
+        let catalog = ["en", "pt-BR"]
+            .map(|l| {
+                std::fs::read_to_string(root.join(format!("ui/src/lib/locales/{l}.ts"))).unwrap()
+            })
+            .join("\n");
         let ids = ACTIONS
             .iter()
             .map(|a| a.id)
@@ -282,7 +286,7 @@ mod tests {
         }
         for a in ACTIONS {
             let english = format!("'menu.{}': '{}'", a.id, a.label);
-            assert!(catalog.contains(&english), "{english} in i18n.ts");
+            assert!(catalog.contains(&english), "{english} in locales/en.ts");
         }
     }
 

@@ -2,7 +2,7 @@
 //! leaf module beside `report.rs`: the formats say *what* happened with a
 //! [`Note`]; English exists only in its [`Display`](fmt::Display) (what the
 //! CLI prints), and the app words each code through its catalog
-//! (`note.<code>` in `ui/src/lib/i18n.ts`).
+//! (`note.<code>` in `ui/src/lib/locales/`).
 //!
 //! Parameters are values and names, never sentences: `value` is the source
 //! file's JSON text, `tool` a program's name, `field` and `target` field

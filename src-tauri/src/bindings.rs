@@ -80,6 +80,8 @@ pub fn render() -> String {
         PreviewView,
         PromptPatch,
         OmittedDropped,
+        StOmittedDropped,
+        explain::DropReasonKind,
         LogRow,
         DecoratorInfo,
         Catalog,
@@ -110,6 +112,11 @@ pub fn render() -> String {
         StPromptMessageView,
         StPromptSourceView,
         StAbsentView,
+        lorebook_engine::sillytavern::Position,
+        lorebook_engine::sillytavern::PromptBlock,
+        lorebook_engine::sillytavern::AbsentReason,
+        lorebook_engine::formats::ImportReason,
+        lorebook_engine::formats::ExportReason,
         lorebook_engine::sillytavern::StReason,
         lorebook_engine::sillytavern::GroupLoss,
         lorebook_engine::sillytavern::StDetail,
@@ -118,10 +125,11 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::StRanged,
         lorebook_engine::sillytavern::StRange,
         crate::error::ErrorCode,
+        crate::error::BookSetting,
+        crate::error::NoteNumber,
         SavedSetting,
         RowTokens,
         TokenStep,
-        StRole,
         StNotePosition,
         StCharacterNoteView,
         StAuthorsNoteView,
@@ -173,6 +181,29 @@ pub fn render() -> String {
         ));
     }
     out.push_str("\n];\n");
+    // SillyTavern's numbered fields, in its number order: the UI's
+    // choices send the index.
+    st_numbered(
+        &mut out,
+        "ST_POSITIONS",
+        "Position",
+        "SillyTavern's `position` numbers (sillytavern::Position::from_st)",
+        |n| lorebook_engine::sillytavern::Position::from_st(n as i64).map(|p| p.as_str()),
+    );
+    st_numbered(
+        &mut out,
+        "ST_ROLES",
+        "Role",
+        "SillyTavern's `role` numbers (model::Role::from_st)",
+        |n| lorebook_engine::model::Role::from_st(n).map(|r| r.as_str()),
+    );
+    st_numbered(
+        &mut out,
+        "ST_LOGICS",
+        "SecondaryLogic",
+        "SillyTavern's `selectiveLogic` numbers (model::SecondaryLogic::from_st)",
+        |n| lorebook_engine::model::SecondaryLogic::from_st(n).map(|l| l.as_str()),
+    );
     out.push_str(&format!(
         "\n// The deepest in-chat injection SillyTavern makes (MAX_INJECTION_DEPTH).\n\
          export const MAX_INJECTION_DEPTH = {};\n\
@@ -182,6 +213,24 @@ pub fn render() -> String {
         lorebook_engine::activation::RECURSION_LIMIT,
     ));
     out
+}
+
+/// A list `name` of the codes of `ty` in SillyTavern's number order: the
+/// code of number n at index n, up to the first number without one.
+fn st_numbered(
+    out: &mut String,
+    name: &str,
+    ty: &str,
+    what: &str,
+    code: impl Fn(u64) -> Option<&'static str>,
+) {
+    out.push_str(&format!(
+        "\n// {what}: the code of number n at index n.\nexport const {name} = ["
+    ));
+    for c in (0..).map_while(&code) {
+        out.push_str(&format!("\n  '{c}',"));
+    }
+    out.push_str(&format!("\n] as const satisfies readonly {ty}[];\n"));
 }
 
 /// The `code` tags of a ts-rs declaration of a tagged enum, in order.
@@ -217,6 +266,28 @@ mod tests {
         let tags = super::tags_of(decl);
         assert_eq!(tags, ["clamped", "no_id", "risu_folder"]);
         assert_ne!(tags, ["clamped", "risu_folder"]);
+    }
+
+    /// Every position, role and logic has a SillyTavern number, so the
+    /// generated lists hold every code and the UI's choices miss none.
+    #[test]
+    fn the_numbered_lists_hold_every_variant() {
+        use lorebook_engine::model::{Role, SecondaryLogic};
+        use lorebook_engine::sillytavern::Position;
+        let rendered = super::render();
+        for (name, decl) in [
+            ("ST_POSITIONS", Position::decl()),
+            ("ST_ROLES", Role::decl()),
+            ("ST_LOGICS", SecondaryLogic::decl()),
+        ] {
+            let start = rendered.find(&format!("export const {name} = [")).unwrap();
+            let list = &rendered[start..start + rendered[start..].find("] as const").unwrap()];
+            let variants: Vec<&str> = decl.split('"').skip(1).step_by(2).collect();
+            assert!(variants.len() >= 3, "{decl}");
+            for v in variants {
+                assert!(list.contains(&format!("'{v}'")), "{name} lacks {v}");
+            }
+        }
     }
 
     #[test]

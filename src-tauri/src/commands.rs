@@ -21,7 +21,7 @@ use lorebook_engine::tokenizer::{resources, suggested_for, tokenizer_for_model, 
 use tauri::{AppHandle, Manager, State};
 
 use crate::dialogs::{file_dialog, Dialog, NativeLabels};
-use crate::error::{AppError, ErrorKind};
+use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::*;
 use crate::workspace::recovery::{RecoveredBook, Recovery};
 use crate::workspace::Workspace;
@@ -317,7 +317,7 @@ pub fn new_book(s: State<'_, AppState>, name: String) -> R<u32> {
 pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> {
     let dialog = file_dialog(&app, if import { Dialog::Import } else { Dialog::Open });
     let Some(paths) = dialog.blocking_pick_files() else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let paths: Vec<PathBuf> = paths
         .into_iter()
@@ -359,7 +359,7 @@ pub async fn export_dialog(
         let picked = file_dialog(&app, Dialog::ExportCard).blocking_pick_file();
         match picked.and_then(|p| p.into_path().ok()) {
             Some(p) => Some(p),
-            None => return Err(AppError::cancelled("no card chosen")),
+            None => return Err(AppError::nothing_chosen()),
         }
     } else {
         None
@@ -381,7 +381,7 @@ pub async fn export_dialog(
         .blocking_save_file()
         .and_then(|p| p.into_path().ok())
     else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let state = app.state::<AppState>();
     guarded(&state, "export_dialog", |ws| {
@@ -443,7 +443,7 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
         .set_file_name(&name)
         .blocking_save_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let state = app.state::<AppState>();
     guarded(&state, "save_as", |ws| {
@@ -620,7 +620,7 @@ pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
 pub async fn open_chat_dialog(app: AppHandle) -> R<AppStateView> {
     let picked = file_dialog(&app, Dialog::OpenChat).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let text = lorebook_engine::io::read_text_capped(&path, lorebook_engine::io::MAX_CHAT_BYTES)
         .map_err(AppError::read)?;
@@ -641,7 +641,8 @@ pub fn set_preview_settings(app: AppHandle, settings: Settings) -> R<()> {
     // A family read from its file loads here, once per process and off the
     // UI thread, before the workspace is locked (up to two seconds for the
     // largest vocabularies).
-    tokenizer_for_model(&settings.model).map_err(AppError::invalid)?;
+    tokenizer_for_model(&settings.model)
+        .map_err(|e| AppError::tokenizer_unavailable(&settings.model, e))?;
     let state = app.state::<AppState>();
     guarded(&state, "set_preview_settings", |ws| {
         ws.set_settings(settings)?;
@@ -697,12 +698,21 @@ pub fn set_menu_labels(
             }
             *kept = labels.clone();
         }
-        let menu = crate::menu::build_labeled(&app, &labels)
-            .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
-        app.set_menu(menu)
-            .map_err(|e| AppError::new(ErrorKind::Menu, e.to_string()))?;
+        let menu = crate::menu::build_labeled(&app, &labels).map_err(menu_failed)?;
+        app.set_menu(menu).map_err(menu_failed)?;
         Ok(())
     })
+}
+
+/// The native menu that could not be built or set.
+fn menu_failed(e: tauri::Error) -> AppError {
+    AppError::coded(
+        ErrorKind::Menu,
+        format!("the menu could not be rebuilt: {e}"),
+        ErrorCode::MenuFailed {
+            detail: e.to_string(),
+        },
+    )
 }
 
 /// The recovery folder and this run's copies in it, beside the workspace.
@@ -759,7 +769,7 @@ pub fn set_window_title(
     })?;
     if let Some(w) = app.get_webview_window("main") {
         w.set_title(&title)
-            .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?;
+            .map_err(|e| AppError::internal("set_window_title", &e.to_string()))?;
     }
     Ok(title)
 }
@@ -793,8 +803,13 @@ pub fn load_prefs(app: AppHandle) -> R<crate::prefs::Prefs> {
 #[tauri::command]
 pub fn save_prefs(app: AppHandle, prefs: crate::prefs::Prefs) -> R<()> {
     caught("save_prefs", || {
-        crate::prefs::store(&crate::data_dir(&app), prefs)
-            .map_err(|e| AppError::new(ErrorKind::Io, e))
+        crate::prefs::store(&crate::data_dir(&app), prefs).map_err(|e| {
+            AppError::coded(
+                ErrorKind::Io,
+                format!("the preferences were not saved: {e}"),
+                ErrorCode::PrefsNotSaved { detail: e },
+            )
+        })
     })
 }
 
@@ -862,7 +877,7 @@ pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView>
 pub async fn load_st_settings_dialog(app: AppHandle) -> R<RulesView> {
     let picked = file_dialog(&app, Dialog::StSettings).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let state = app.state::<AppState>();
     guarded(&state, "load_st_settings_dialog", |ws| {
@@ -945,13 +960,13 @@ pub fn edit_chat(
 pub async fn pick_tokenizer_file(app: AppHandle) -> R<AppStateView> {
     let picked = file_dialog(&app, Dialog::Tokenizer).blocking_pick_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
-        return Err(AppError::cancelled("no file chosen"));
+        return Err(AppError::nothing_chosen());
     };
     let read = path.clone();
     let tokenizer = tauri::async_runtime::spawn_blocking(move || resources::load_file(&read))
         .await
-        .map_err(|e| AppError::new(ErrorKind::Internal, e.to_string()))?
-        .map_err(AppError::invalid)?;
+        .map_err(|e| AppError::internal("pick_tokenizer_file", &e.to_string()))?
+        .map_err(|e| AppError::bad_tokenizer_file(&path, e))?;
     let state = app.state::<AppState>();
     guarded(&state, "pick_tokenizer_file", |ws| {
         ws.set_tokenizer_file(Some((path, tokenizer)));

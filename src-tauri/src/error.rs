@@ -1,12 +1,14 @@
 //! The one error type at the app boundary: `{kind, message, code}`, where
 //! `kind` is an [`ErrorKind`] the UI can act on (a union type in
-//! TypeScript), `code` an [`ErrorCode`] the UI words in its language for
-//! the errors a user can meet (a missing file, a full disk, a file that is
-//! not a book), and `message` the English fallback for the rest.
+//! TypeScript), `code` an [`ErrorCode`] with its parameters that the UI
+//! words in its language (every error has one: the compiler checks the
+//! catalogs cover them, see `ui/src/lib/messages.ts`), and `message` the
+//! English sentence for the CLI and the logs.
 
 use std::path::Path;
 
-use lorebook_engine::formats::{ExportError, ImportError};
+use lorebook_engine::formats::st_fields::StField;
+use lorebook_engine::formats::{ExportError, ExportReason, ImportError, ImportReason};
 use lorebook_engine::io::ReadError;
 use serde::Serialize;
 use ts_rs::TS;
@@ -80,7 +82,7 @@ pub enum ErrorCode {
     /// shown for the reasons whose facts it holds (a field's path).
     NotABook {
         file: String,
-        reason: String,
+        reason: ImportReason,
         detail: String,
     },
     /// A book that cannot be written as asked. `reason` is
@@ -89,36 +91,101 @@ pub enum ErrorCode {
     /// into or the file exported to, empty before one was chosen.
     CannotExport {
         file: String,
-        reason: String,
+        reason: ExportReason,
         detail: String,
     },
     /// A command failed inside the app (a bug): `command` names it and
     /// `detail` is the panic's own words. Unsaved changes are kept.
     Internal { command: String, detail: String },
+    /// A file dialog closed without a choice (the UI says nothing).
+    NothingChosen,
+    /// A preview stopped to let a save or a newer request go first (the
+    /// UI asks again).
+    GaveWay,
+    /// No open book has this id (it was closed).
+    BookNotOpen { doc: u32 },
+    /// The book has no entry with this id (it was deleted).
+    EntryNotFound { id: u64 },
+    /// No import waits under this id (it was confirmed or dismissed).
+    ImportNotPending { id: u32 },
+    /// No recovered book has this id (it was restored or discarded).
+    RecoveredBookGone { id: String },
+    /// Save of a book that has no file yet: the UI asks where.
+    NeedsPath,
+    /// The book's file changed on disk since it was opened or saved
+    /// (`gone`: it was moved or deleted).
+    ChangedOnDisk { file: String, gone: bool },
+    /// Reload of a book that was never saved.
+    NeverSaved,
+    /// Only the files of the recent list reopen by path.
+    NotRecent { file: String },
+    /// A book setting out of the range the engine allows.
+    BookSettingOutOfRange {
+        setting: BookSetting,
+        min: u32,
+        max: u32,
+    },
+    /// A number of the SillyTavern notes that is not a whole number from 0
+    /// to `max`.
+    NoteNumberOutOfRange { setting: NoteNumber, max: u32 },
+    /// A pattern for the copies' names without `{name}`.
+    CopyNameWithoutName,
+    /// An edit of the chat that does not fit the chat the app holds (the
+    /// UI then sends the chat whole); `detail` says how.
+    ChatOutOfStep { detail: String },
+    /// Preview settings the engine refused; `detail` is its sentence.
+    BadPreviewSettings { detail: String },
+    /// The tokenizer of `model` cannot be loaded; `detail` says why (its
+    /// files are missing, or damaged).
+    TokenizerUnavailable { model: String, detail: String },
+    /// The chosen tokenizer file cannot be used; `detail` says why.
+    BadTokenizerFile { file: String, detail: String },
+    /// A SillyTavern field value the field does not take.
+    BadStField { field: StField, detail: String },
+    /// A file read as SillyTavern settings that holds none.
+    NotStSettings { file: String, detail: String },
+    /// The SillyTavern preview could not be built; `detail` says why.
+    StPreviewFailed { detail: String },
+    /// The SillyTavern preview is not built yet (its build gave way).
+    StPreviewNotBuilt,
+    /// The native menu could not be rebuilt; `detail` is the system's
+    /// words.
+    MenuFailed { detail: String },
+    /// The interface preferences could not be saved.
+    PrefsNotSaved { detail: String },
+}
+
+/// A book setting with a range (`ErrorCode::BookSettingOutOfRange`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum BookSetting {
+    ScanDepth,
+    TokenBudget,
+}
+
+/// A number of the SillyTavern notes (`ErrorCode::NoteNumberOutOfRange`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum NoteNumber {
+    CharacterNoteDepth,
+    AuthorsNoteDepth,
+    AuthorsNoteInterval,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct AppError {
     pub kind: ErrorKind,
-    /// English, for the CLI, logs and errors without a code.
+    /// English, for the CLI and the logs.
     pub message: String,
-    pub code: Option<ErrorCode>,
+    pub code: ErrorCode,
 }
 
 impl AppError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub fn coded(kind: ErrorKind, message: impl Into<String>, code: ErrorCode) -> Self {
         AppError {
             kind,
             message: message.into(),
-            code: None,
-        }
-    }
-
-    fn coded(kind: ErrorKind, message: impl Into<String>, code: ErrorCode) -> Self {
-        AppError {
-            kind,
-            message: message.into(),
-            code: Some(code),
+            code,
         }
     }
 
@@ -157,7 +224,7 @@ impl AppError {
         };
         let code = ErrorCode::NotABook {
             file: file.clone(),
-            reason: e.code().into(),
+            reason: e.code(),
             detail,
         };
         Self::coded(ErrorKind::Format, format!("{file}: {e}"), code)
@@ -179,7 +246,7 @@ impl AppError {
         };
         let code = ErrorCode::CannotExport {
             file,
-            reason: e.code().into(),
+            reason: e.code(),
             detail,
         };
         Self::coded(ErrorKind::Format, message, code)
@@ -257,24 +324,112 @@ impl AppError {
         Self::coded(ErrorKind::Internal, message, code)
     }
 
-    pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::NotFound, message)
+    /// A file dialog closed without a choice.
+    pub fn nothing_chosen() -> Self {
+        Self::coded(
+            ErrorKind::Cancelled,
+            "no file chosen",
+            ErrorCode::NothingChosen,
+        )
     }
 
-    pub fn invalid(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Invalid, message)
+    /// A preview that stopped for a save or a newer request.
+    pub fn gave_way() -> Self {
+        Self::coded(
+            ErrorKind::Cancelled,
+            "the preview gave way to a save or a newer request",
+            ErrorCode::GaveWay,
+        )
     }
 
-    pub fn io(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Io, message)
+    pub fn book_not_open(doc: u32) -> Self {
+        Self::coded(
+            ErrorKind::NotFound,
+            format!("no open book with id {doc}"),
+            ErrorCode::BookNotOpen { doc },
+        )
     }
 
-    pub fn format(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Format, message)
+    pub fn entry_not_found(id: u64) -> Self {
+        Self::coded(
+            ErrorKind::NotFound,
+            format!("entry {id} is not in this book"),
+            ErrorCode::EntryNotFound { id },
+        )
     }
 
-    pub fn cancelled(message: impl Into<String>) -> Self {
-        Self::new(ErrorKind::Cancelled, message)
+    pub fn import_not_pending(id: u32) -> Self {
+        Self::coded(
+            ErrorKind::NotFound,
+            format!("no pending import {id}"),
+            ErrorCode::ImportNotPending { id },
+        )
+    }
+
+    pub fn recovered_book_gone(id: &str) -> Self {
+        Self::coded(
+            ErrorKind::NotFound,
+            format!("no recovered book \"{id}\""),
+            ErrorCode::RecoveredBookGone { id: id.into() },
+        )
+    }
+
+    /// Save of a book without a file.
+    pub fn needs_path() -> Self {
+        Self::coded(
+            ErrorKind::NeedsPath,
+            "this book has no file yet: use Save As",
+            ErrorCode::NeedsPath,
+        )
+    }
+
+    /// Save over `path`, which changed on disk (or is `gone`).
+    pub fn changed_on_disk(path: &Path, gone: bool) -> Self {
+        let what = if gone {
+            "was moved or deleted"
+        } else {
+            "was changed by another program"
+        };
+        Self::coded(
+            ErrorKind::ChangedOnDisk,
+            format!(
+                "{} {what} since it was opened or last saved",
+                path.display()
+            ),
+            ErrorCode::ChangedOnDisk {
+                file: shown(path),
+                gone,
+            },
+        )
+    }
+
+    /// The tokenizer of `model` that cannot be loaded.
+    pub fn tokenizer_unavailable(model: &str, detail: String) -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            detail.clone(),
+            ErrorCode::TokenizerUnavailable {
+                model: model.into(),
+                detail,
+            },
+        )
+    }
+
+    /// A tokenizer file chosen by the user that cannot be used.
+    pub fn bad_tokenizer_file(path: &Path, detail: String) -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            format!("{}: {detail}", path.display()),
+            ErrorCode::BadTokenizerFile {
+                file: shown(path),
+                detail,
+            },
+        )
+    }
+
+    /// An edit or setting refused, with its code.
+    pub fn invalid(message: impl Into<String>, code: ErrorCode) -> Self {
+        Self::coded(ErrorKind::Invalid, message, code)
     }
 }
 
@@ -354,28 +509,29 @@ mod tests {
             assert!(en.contains_key(key) && pt.contains_key(key), "{key}");
         }
         for e in export_errors() {
-            let key = format!("notExported.{}", e.code());
+            let code = serde_json::to_value(e.code()).unwrap();
+            let key = format!("notExported.{}", code.as_str().unwrap());
             assert!(en.contains_key(&key), "{key} in en");
             assert!(pt.contains_key(&key), "{key} in pt-BR");
             assert_ne!(en[&key], pt[&key], "{key} not translated");
             let err = AppError::cannot_export(Some(Path::new("/d/card.png")), &e);
             assert_eq!(err.kind, ErrorKind::Format);
-            let Some(ErrorCode::CannotExport {
+            let ErrorCode::CannotExport {
                 file,
                 reason,
                 detail,
-            }) = err.code
+            } = err.code
             else {
                 panic!("{err:?}")
             };
-            assert_eq!((file.as_str(), reason.as_str()), ("/d/card.png", e.code()));
+            assert_eq!((file.as_str(), reason), ("/d/card.png", e.code()));
             assert!(!detail.is_empty());
             assert!(err.message.starts_with("/d/card.png: "), "{}", err.message);
         }
         let damaged = AppError::cannot_export(None, &ExportError::BadPng("bad CRC".into()));
         assert!(matches!(
             damaged.code,
-            Some(ErrorCode::CannotExport { ref file, ref detail, .. }) if file.is_empty() && detail == "bad CRC"
+            ErrorCode::CannotExport { ref file, ref detail, .. } if file.is_empty() && detail == "bad CRC"
         ));
     }
 
@@ -386,10 +542,10 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Internal);
         assert_eq!(
             e.code,
-            Some(ErrorCode::Internal {
+            ErrorCode::Internal {
                 command: "save".into(),
                 detail: "index out of bounds".into()
-            })
+            }
         );
         assert!(e.message.contains("unsaved changes are kept"));
     }
@@ -401,18 +557,18 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Io);
         assert_eq!(
             e.code,
-            Some(ErrorCode::FileNotFound {
+            ErrorCode::FileNotFound {
                 file: "/nowhere/at/all/book.json".into()
-            })
+            }
         );
         assert!(e.message.contains("book.json"), "{}", e.message);
         let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
         let e = AppError::write(Path::new("/x/b.json"), "save", full);
         assert_eq!(
             e.code,
-            Some(ErrorCode::DiskFull {
+            ErrorCode::DiskFull {
                 file: "/x/b.json".into()
-            })
+            }
         );
         assert!(
             e.message.starts_with("cannot save /x/b.json"),
@@ -421,10 +577,10 @@ mod tests {
         );
         let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
         let e = AppError::write(Path::new("/x/b.json"), "write", denied);
-        assert!(matches!(e.code, Some(ErrorCode::PermissionDenied { .. })));
+        assert!(matches!(e.code, ErrorCode::PermissionDenied { .. }));
         let dir = std::env::temp_dir();
         let e = AppError::read(lorebook_engine::io::read_capped(&dir, 10).unwrap_err());
-        assert!(matches!(e.code, Some(ErrorCode::NotAFile { .. })), "{e:?}");
+        assert!(matches!(e.code, ErrorCode::NotAFile { .. }), "{e:?}");
     }
 
     #[test]
@@ -432,12 +588,12 @@ mod tests {
         let err = lorebook_engine::formats::import(b"{\"hello\": 1}").unwrap_err();
         let e = AppError::not_a_book(Path::new("/d/x.json"), &err);
         assert_eq!(e.kind, ErrorKind::Format);
-        let Some(ErrorCode::NotABook { file, reason, .. }) = e.code else {
+        let ErrorCode::NotABook { file, reason, .. } = e.code else {
             panic!("{e:?}")
         };
         assert_eq!(
-            (file.as_str(), reason.as_str()),
-            ("/d/x.json", "unknown_format")
+            (file.as_str(), reason),
+            ("/d/x.json", ImportReason::UnknownFormat)
         );
     }
 }

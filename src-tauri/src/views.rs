@@ -10,10 +10,10 @@ use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::{RequestResult, Source};
 use lorebook_engine::formats::report::Note;
 use lorebook_engine::formats::{Format, Report};
-use lorebook_engine::model::Entry;
+use lorebook_engine::model::{Entry, Role};
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;
-use lorebook_engine::sillytavern::{StDetail, StReason};
+use lorebook_engine::sillytavern::{AbsentReason, Position, PromptBlock, StDetail, StReason};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -239,7 +239,15 @@ pub struct PromptPatch {
 /// Dropped entries of one kind left out of a preview view.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct OmittedDropped {
-    pub kind: String,
+    pub kind: lorebook_engine::explain::DropReasonKind,
+    pub count: u32,
+}
+
+/// Dropped entries of one kind left out of a preview view under
+/// SillyTavern's rules.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct StOmittedDropped {
+    pub kind: lorebook_engine::sillytavern::DropKind,
     pub count: u32,
 }
 
@@ -421,11 +429,9 @@ pub struct StInjectedView {
     pub book: u32,
     pub id: u64,
     pub name: String,
-    /// `before`, `after`, `an_top`, `an_bottom`, `at_depth`, `em_top`,
-    /// `em_bottom` or `outlet`.
-    pub position: String,
+    pub position: Position,
     pub depth: Option<f64>,
-    pub role: Option<String>,
+    pub role: Option<Role>,
     pub outlet: Option<String>,
     pub order: f64,
     /// 1-based place within its position (its depth and role, its outlet).
@@ -465,7 +471,7 @@ pub struct StPreviewView {
     pub passes: u32,
     pub injected: Vec<StInjectedView>,
     pub dropped: Vec<StDroppedView>,
-    pub omitted: Vec<OmittedDropped>,
+    pub omitted: Vec<StOmittedDropped>,
     /// The final prompt, only when asked for (its panel is open).
     pub prompt: Option<StPromptPatch>,
 }
@@ -493,15 +499,12 @@ pub struct StPromptPatch {
 /// One message of SillyTavern's final prompt.
 #[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct StPromptMessageView {
-    /// `system`, `user` or `assistant`.
-    pub role: String,
+    pub role: Role,
     /// `example_user` / `example_assistant` on dialogue examples.
     pub name: Option<String>,
     pub content: String,
-    /// SillyTavern's prompt manager block: `main`, `worldInfoBefore`,
-    /// `personaDescription`, `charDescription`, `charPersonality`,
-    /// `scenario`, `worldInfoAfter`, `dialogueExamples`, `chatHistory`.
-    pub block: String,
+    /// SillyTavern's prompt manager block.
+    pub block: PromptBlock,
     /// What the content is made of, in order.
     pub sources: Vec<StPromptSourceView>,
     pub tokens: u32,
@@ -516,12 +519,11 @@ pub enum StPromptSourceView {
     Description,
     Personality,
     Scenario,
-    /// An injected entry, with its position code (as in
-    /// [`StInjectedView::position`]).
+    /// An injected entry, with its position.
     Entry {
         book: u32,
         id: u64,
-        position: String,
+        position: Position,
     },
     NewExampleChat,
     Example {
@@ -541,11 +543,9 @@ pub enum StPromptSourceView {
 pub struct StAbsentView {
     pub book: u32,
     pub id: u64,
-    pub position: String,
-    /// Why, as a code: `note_not_due`, `note_position`,
-    /// `note_depth_or_role`, `example_without_speakers`, `depth`,
-    /// `outlet_unused`.
-    pub reason: String,
+    pub position: Position,
+    /// Why, as a code.
+    pub reason: AbsentReason,
 }
 
 /// One line of the request log under SillyTavern's rules.
@@ -557,16 +557,6 @@ pub struct StLogRow {
     pub injected: Vec<EntryRef>,
     /// Entries on cooldown or delayed in this request.
     pub timed: Vec<EntryRef>,
-}
-
-/// A role of SillyTavern's in-chat injections (`extension_prompt_roles`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum StRole {
-    #[default]
-    System,
-    User,
-    Assistant,
 }
 
 /// Where the Author's Note goes (its `note_position`).
@@ -589,7 +579,7 @@ pub struct StCharacterNoteView {
     pub text: String,
     /// Chat depth, a whole number 0–10000.
     pub depth: f64,
-    pub role: StRole,
+    pub role: Role,
 }
 
 impl Default for StCharacterNoteView {
@@ -598,7 +588,7 @@ impl Default for StCharacterNoteView {
         StCharacterNoteView {
             text: String::new(),
             depth: 4.0,
-            role: StRole::System,
+            role: Role::System,
         }
     }
 }
@@ -614,7 +604,7 @@ pub struct StAuthorsNoteView {
     pub position: StNotePosition,
     /// Chat depth when in the chat, a whole number 0–10000.
     pub depth: f64,
-    pub role: StRole,
+    pub role: Role,
 }
 
 impl Default for StAuthorsNoteView {
@@ -626,7 +616,7 @@ impl Default for StAuthorsNoteView {
             interval: 1.0,
             position: StNotePosition::InChat,
             depth: 4.0,
-            role: StRole::System,
+            role: Role::System,
         }
     }
 }

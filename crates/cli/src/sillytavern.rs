@@ -416,7 +416,7 @@ fn render(
     );
     for (n, i) in r.injected.iter().enumerate() {
         let place = match (i.depth, i.role, &i.outlet) {
-            (Some(d), Some(role), _) => format!("at depth {d} as {role}"),
+            (Some(d), Some(role), _) => format!("at depth {d} as {}", role.as_str()),
             (_, _, Some(o)) => format!("outlet \"{o}\""),
             _ => i.position.as_str().to_string(),
         };
@@ -487,7 +487,7 @@ fn render_prompt(out: &mut String, prompt: &StPrompt) {
         let _ = writeln!(
             out,
             "  {:>9} [{}] {}: {}",
-            m.role,
+            m.role.as_str(),
             block.as_str().unwrap_or_default(),
             from.join(", "),
             m.content.replace('\n', "\n             ")

@@ -209,17 +209,51 @@ impl fmt::Display for DropReason {
     }
 }
 
+/// The rule that left an entry out: [`DropReason`]'s `kind` tag as a
+/// code of its own, for views that count or group dropped entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum DropReasonKind {
+    Disabled,
+    Gated,
+    NoMatch,
+    Secondary,
+    Probability,
+    Budget,
+}
+
+impl DropReasonKind {
+    /// The code as the JSON output spells it (the `kind` tag of
+    /// [`DropReason`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReasonKind::Disabled => "disabled",
+            DropReasonKind::Gated => "gated",
+            DropReasonKind::NoMatch => "no_match",
+            DropReasonKind::Secondary => "secondary",
+            DropReasonKind::Probability => "probability",
+            DropReasonKind::Budget => "budget",
+        }
+    }
+}
+
 impl DropReason {
+    /// The rule, as a code.
+    pub fn reason_kind(&self) -> DropReasonKind {
+        match self {
+            DropReason::Disabled => DropReasonKind::Disabled,
+            DropReason::Gated { .. } => DropReasonKind::Gated,
+            DropReason::NoMatch { .. } => DropReasonKind::NoMatch,
+            DropReason::Secondary { .. } => DropReasonKind::Secondary,
+            DropReason::Probability { .. } => DropReasonKind::Probability,
+            DropReason::Budget { .. } => DropReasonKind::Budget,
+        }
+    }
+
     /// The `kind` tag as the JSON output spells it.
     pub fn kind(&self) -> &'static str {
-        match self {
-            DropReason::Disabled => "disabled",
-            DropReason::Gated { .. } => "gated",
-            DropReason::NoMatch { .. } => "no_match",
-            DropReason::Secondary { .. } => "secondary",
-            DropReason::Probability { .. } => "probability",
-            DropReason::Budget { .. } => "budget",
-        }
+        self.reason_kind().as_str()
     }
 }
 
@@ -331,6 +365,51 @@ mod tests {
             assert_eq!(detail.decorator(), decorator);
             assert_eq!(serde_json::to_value(&detail).unwrap(), value);
             assert_eq!(detail.to_string(), english);
+        }
+    }
+
+    /// `DropReasonKind` is the `kind` tag the whole reason serializes with,
+    /// for every reason: one spelling on both sides of the boundary.
+    #[test]
+    fn drop_reason_kind_is_the_reasons_own_tag() {
+        let activation = Activation::Constant;
+        let reasons = [
+            DropReason::Disabled,
+            DropReason::Gated {
+                decorator: "activate_only_after".into(),
+                detail: GateDetail::TooFewMessages { needed: 2, has: 1 },
+            },
+            DropReason::NoMatch {
+                recursion_stopped: false,
+                no_keys: true,
+                gave_up: None,
+            },
+            DropReason::Secondary {
+                logic: "and_any".into(),
+                primary: KeyMatch {
+                    key: "moon".into(),
+                    source: Source::Message { index: 0 },
+                    start: 0,
+                    end: 4,
+                    pass: 0,
+                },
+                matched: vec![],
+            },
+            DropReason::Probability {
+                roll: 50,
+                chance: 10,
+                activation: activation.clone(),
+            },
+            DropReason::Budget {
+                needed: 9,
+                left: 1,
+                activation,
+            },
+        ];
+        for r in reasons {
+            let tag = serde_json::to_value(&r).unwrap()["kind"].clone();
+            assert_eq!(serde_json::to_value(r.reason_kind()).unwrap(), tag);
+            assert_eq!(r.kind(), tag.as_str().unwrap());
         }
     }
 }

@@ -196,6 +196,12 @@ pub enum Role {
     Assistant,
 }
 
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl Role {
     /// SillyTavern's numeric role (0 system, 1 user, 2 assistant).
     pub fn to_st(self) -> u8 {

@@ -1,663 +1,977 @@
 //! The guide's rules made executable (docs/semantics.md, cited as SPEC §3–§6): one small case per rule.
 //!
-//! Each test builds books with [`book`] / [`entry`], a chat in plain text,
-//! runs a request and checks who is in, who is out, and why.
+//! Each test is `check(case, expected)`. The case is JSON: `books` (each a list
+//! of entries in the model's fields, ids by position, or a book object),
+//! `chat` as plain text, and optionally `at` (the requests shown; the last by
+//! default), `edits` (later chats asked of the same preview) and `lorebook_at`.
+//! `check` renders each request as text, compared line by line with `expected`:
+//! `request k: used/limit tokens`, then `in book/id how` per injected entry in
+//! placement order and `out book/id why` per dropped one, values at their
+//! default left out; a match reads `"key" msg i start..end` (`body book/id` when
+//! found in an activated entry's body). `check_prompt` renders the messages sent
+//! instead, `check_seeds` each entry's outcomes over many seeds; all three assert
+//! what every request keeps (each entry once, a log equal to its single requests).
+//!
+//! Over 600 lines: the cases with their expected text are most of it; the
+//! helpers that read, run and render them come first.
 
-use lorebook_engine::explain::{Activation, DropReason, RequestResult, Source};
-use lorebook_engine::model::{Book, Role, SecondaryLogic};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+use std::ops::Range;
+
+use lorebook_engine::diagnostic::{DiagnosticMessage, Severity};
+use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, Source};
+use lorebook_engine::model::{Book, Role};
 use lorebook_engine::preview::{Preview, Settings};
-use lorebook_engine::prompt::{Block, Origin};
-use lorebook_engine::tokenizer::Encoding;
+use lorebook_engine::prompt::{Origin, DEFAULT_SYSTEM_PROMPT};
+use serde_json::{json, Value};
 
 mod common;
-use common::{book, chat, entry};
+use common::chat;
 
-fn run(books: &[Book], chat_text: &str) -> RequestResult {
-    let c = chat(chat_text);
-    Preview::new(books, Settings::default()).request(&c, c.len())
+#[derive(Clone)]
+struct Case {
+    books: Vec<Book>,
+    chats: Vec<String>,
+    at: Vec<usize>,
+    settings: Settings,
 }
 
-fn run_k(books: &[Book], chat_text: &str, k: usize) -> RequestResult {
-    let c = chat(chat_text);
-    Preview::new(books, Settings::default()).request(&c, k)
+/// Reads a case; a field the model does not have fails the test instead of
+/// being ignored.
+fn read(case: Value) -> Case {
+    let mut out = Case {
+        books: Vec::new(),
+        chats: Vec::new(),
+        at: Vec::new(),
+        settings: Settings::default(),
+    };
+    let text = |v: &Value| v.as_str().expect("a text").to_string();
+    for (field, value) in case.as_object().unwrap() {
+        match field.as_str() {
+            "books" => out.books = value.as_array().unwrap().iter().map(read_book).collect(),
+            "chat" => out.chats.insert(0, text(value)),
+            "edits" => out.chats.extend(value.as_array().unwrap().iter().map(text)),
+            "at" => out.at = serde_json::from_value(value.clone()).unwrap(),
+            "lorebook_at" => (out.settings.template).move_lorebook(value.as_u64().unwrap() as _),
+            _ => panic!("unknown case field {field}"),
+        }
+    }
+    assert!(case.get("chat").is_some() && case.get("books").is_some());
+    out
 }
 
-/// `(book, id)` of the injected entries, in placement order.
-fn injected(r: &RequestResult) -> Vec<(usize, u64)> {
-    r.injected.iter().map(|i| (i.book, i.id)).collect()
+fn read_book(given: &Value) -> Book {
+    let mut given = match given {
+        Value::Array(_) => json!({ "entries": given }),
+        _ => given.clone(),
+    };
+    let entries = given.get_mut("entries").and_then(Value::as_array_mut);
+    for (i, e) in entries.into_iter().flatten().enumerate() {
+        e.as_object_mut().unwrap().entry("id").or_insert(json!(i));
+    }
+    let book: Book = serde_json::from_value(given.clone()).unwrap();
+    let known = |given: &Value, read: Value| {
+        for field in given.as_object().unwrap().keys() {
+            assert!(read.get(field).is_some(), "unknown field {field}");
+        }
+    };
+    known(&given, serde_json::to_value(&book).unwrap());
+    let entries = given.get("entries").and_then(Value::as_array);
+    for (e, entry) in entries.into_iter().flatten().zip(&book.entries) {
+        known(e, serde_json::to_value(entry).unwrap());
+    }
+    book
 }
 
-fn ids(r: &RequestResult) -> Vec<u64> {
-    r.injected.iter().map(|i| i.id).collect()
+/// Runs the shown requests of each chat and asserts what every request
+/// keeps, whatever the case.
+fn run(case: &Case) -> Vec<Vec<RequestResult>> {
+    let all: BTreeSet<(usize, u64)> = (case.books.iter().enumerate())
+        .flat_map(|(b, book)| book.entries.iter().map(move |e| (b, e.id)))
+        .collect();
+    let mut kept = Preview::new(&case.books, case.settings.clone());
+    let mut out = Vec::new();
+    for text in &case.chats {
+        let c = chat(text);
+        let log = kept.log(&c);
+        assert_eq!(log.len(), c.len(), "one result per request");
+        let at = if case.at.is_empty() {
+            vec![c.len()]
+        } else {
+            case.at.clone()
+        };
+        let mut results = Vec::new();
+        for k in at {
+            let r = Preview::new(&case.books, case.settings.clone()).request(&c, k);
+            assert_eq!(r.request, k);
+            assert_eq!(kept.request(&c, k), r, "request {k} of a kept preview");
+            if k > 0 {
+                assert_eq!(log[k - 1], r, "request {k} of the log");
+            }
+            let seen: Vec<_> = (r.injected.iter().map(|i| (i.book, i.id)))
+                .chain(r.dropped.iter().map(|d| (d.book, d.id)))
+                .collect();
+            assert_eq!(seen.len(), all.len(), "every entry once");
+            assert_eq!(seen.into_iter().collect::<BTreeSet<_>>(), all);
+            for roll in r.injected.iter().filter_map(|i| i.roll) {
+                assert!(roll.roll < roll.chance, "{roll:?}");
+            }
+            for d in &r.dropped {
+                match &d.reason {
+                    DropReason::Probability { roll, chance, .. } => assert!(roll >= chance),
+                    DropReason::Gated { decorator, detail } => {
+                        assert_eq!(decorator, detail.decorator())
+                    }
+                    _ => {}
+                }
+            }
+            results.push(r);
+        }
+        out.push(results);
+    }
+    out
 }
 
-fn reason(r: &RequestResult, book: usize, id: u64) -> &DropReason {
-    &r.dropped
-        .iter()
-        .find(|d| d.book == book && d.id == id)
-        .unwrap_or_else(|| panic!("entry {book}/{id} is not dropped: {r:#?}"))
-        .reason
+/// Renders the entries' diagnostics, then each shown request (after an
+/// `edit n` line for the n-th edit).
+fn check(case: Value, expected: &str) {
+    let case = read(case);
+    let mut out = String::new();
+    let p = Preview::new(&case.books, case.settings.clone());
+    for e in &p.index().entries {
+        for d in &e.diagnostics {
+            let severity = match d.severity {
+                Severity::Hint => "hint",
+                Severity::Warning => "warning",
+                Severity::Error => "error",
+            };
+            let mut text = d.message.to_string();
+            if let DiagnosticMessage::InvalidRegex { error, .. } = &d.message {
+                text = text.replace(error.as_str(), "…");
+            }
+            let line = d.line.map(|n| format!(" line {n}")).unwrap_or_default();
+            writeln!(out, "{severity} {}/{}{line}: {text}", e.book, e.id).unwrap();
+        }
+    }
+    for (edit, results) in run(&case).iter().enumerate() {
+        if edit > 0 {
+            writeln!(out, "edit {edit}").unwrap();
+        }
+        for r in results {
+            render(r, &mut out);
+        }
+    }
+    compare(&out, expected);
 }
 
-fn kind(r: &RequestResult, id: u64) -> &'static str {
-    reason(r, 0, id).kind()
+/// The messages the model receives, per shown request: `role origin: text`.
+fn check_prompt(case: Value, expected: &str) {
+    let mut out = String::new();
+    for r in run(&read(case)).concat() {
+        writeln!(out, "request {}", r.request).unwrap();
+        for m in &r.messages {
+            let origin = match m.origin {
+                Origin::SystemPrompt => "prompt".to_string(),
+                Origin::Entry { book, id } => format!("entry {book}/{id}"),
+                Origin::Chat { index } => format!("msg {index}"),
+            };
+            let text = match &*m.content {
+                DEFAULT_SYSTEM_PROMPT => "(the default system prompt)".to_string(),
+                text => format!("{text:?}"),
+            };
+            writeln!(out, "{} {origin}: {text}", m.role).unwrap();
+        }
+    }
+    compare(&out, expected);
 }
 
-fn every_entry_once(books: &[Book], r: &RequestResult) {
-    let total: usize = books.iter().map(|b| b.entries.len()).sum();
-    assert_eq!(r.injected.len() + r.dropped.len(), total);
+/// Every distinct `in`/`out` line over the seeds, sorted.
+fn check_seeds(case: Value, seeds: Range<u64>, expected: &str) {
+    let case = read(case);
+    let mut lines = BTreeSet::new();
+    for seed in seeds {
+        let mut seeded = case.clone();
+        seeded.settings.seed = seed;
+        for r in run(&seeded).concat() {
+            let mut out = String::new();
+            render(&r, &mut out);
+            lines.extend(out.lines().skip(1).map(String::from));
+        }
+    }
+    compare(&lines.into_iter().collect::<Vec<_>>().join("\n"), expected);
+}
+
+/// One request: its header line, an `in` line per injected entry in
+/// placement order, an `out` line per dropped entry by book and id.
+fn render(r: &RequestResult, out: &mut String) {
+    let b = &r.budget;
+    write!(out, "request {}: {}/{} tokens", r.request, b.used, b.limit).unwrap();
+    if r.passes > 0 {
+        write!(out, ", {} passes", r.passes).unwrap();
+    }
+    if b.constants > 0 {
+        write!(out, ", constants {}", b.constants).unwrap();
+    }
+    if b.over_by_constants {
+        out.push_str(", over by constants");
+    }
+    if let Some(cut) = b.first_cut {
+        write!(out, ", first cut {}/{}", cut.book, cut.id).unwrap();
+    }
+    out.push('\n');
+    for i in &r.injected {
+        write!(out, "in {}/{} {}", i.book, i.id, activation(&i.reason)).unwrap();
+        if i.order != 100 {
+            write!(out, ", order {}", i.order).unwrap();
+        }
+        if i.priority != 100 {
+            write!(out, ", priority {}", i.priority).unwrap();
+        }
+        if i.role != Role::System {
+            write!(out, ", role {}", i.role.as_str()).unwrap();
+        }
+        if let Some(roll) = i.roll {
+            write!(out, ", chance {}%", roll.chance).unwrap();
+        }
+        out.push('\n');
+    }
+    for d in &r.dropped {
+        let why = match &d.reason {
+            DropReason::Disabled => "disabled".to_string(),
+            DropReason::Gated { decorator, detail } => format!("gated by @@{decorator}: {detail}"),
+            DropReason::NoMatch {
+                recursion_stopped,
+                no_keys,
+                gave_up,
+            } => {
+                let mut s = "no match".to_string();
+                if *no_keys {
+                    s += ", no keys";
+                }
+                if *recursion_stopped {
+                    s += ", recursion stopped";
+                }
+                if let Some(key) = gave_up {
+                    s += &format!(", gave up on {key:?}");
+                }
+                s
+            }
+            DropReason::Secondary {
+                logic,
+                primary,
+                matched,
+            } => {
+                let matched: String = matched.iter().map(|m| format!(" & {}", key(m))).collect();
+                format!("secondary {logic} failed: {}{matched}", key(primary))
+            }
+            DropReason::Probability {
+                chance,
+                activation: a,
+                ..
+            } => {
+                format!("probability {chance}% ({})", activation(a))
+            }
+            DropReason::Budget {
+                needed,
+                left,
+                activation: a,
+            } => format!("budget: needs {needed}, {left} left ({})", activation(a)),
+        };
+        writeln!(out, "out {}/{} {why}", d.book, d.id).unwrap();
+    }
+}
+
+fn activation(a: &Activation) -> String {
+    match a {
+        Activation::Constant => "constant".to_string(),
+        Activation::Kept { since_request } => format!("kept since request {since_request}"),
+        Activation::Key { primary, secondary } => {
+            let secondary: String = secondary.iter().map(|m| format!(" & {}", key(m))).collect();
+            format!("{}{secondary}", key(primary))
+        }
+    }
+}
+
+fn key(m: &KeyMatch) -> String {
+    let source = match m.source {
+        Source::Message { index } => format!("msg {index}"),
+        Source::Entry { book, id } => format!("body {book}/{id}"),
+    };
+    let pass = match m.pass {
+        0 => String::new(),
+        n => format!(" pass {n}"),
+    };
+    format!("{:?} {source} {}..{}{pass}", m.key, m.start, m.end)
+}
+
+/// Compares line by line, ignoring indentation and blank lines.
+fn compare(actual: &str, expected: &str) {
+    let lines = |s: &str| -> Vec<String> {
+        (s.lines().map(str::trim))
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let (actual, expected) = (lines(actual), lines(expected));
+    assert!(
+        actual == expected,
+        "\n--- expected\n{}\n--- actual\n{}\n",
+        expected.join("\n"),
+        actual.join("\n")
+    );
 }
 
 // §6 step 1.
 #[test]
 fn disabled_entries_never_fire() {
-    let mut e = entry(0, &["moon"], "Moon lore.");
-    e.enabled = false;
-    let mut c = entry(1, &[], "Constant lore.");
-    c.constant = true;
-    c.enabled = false;
-    let r = run(&[book(vec![e, c])], "User: the moon");
-    assert_eq!(kind(&r, 0), "disabled");
-    assert_eq!(kind(&r, 1), "disabled");
+    check(
+        json!({"chat": "User: the moon", "books": [[
+            {"keys": ["moon"], "content": "Moon lore.", "enabled": false},
+            {"content": "Constant lore.", "constant": true, "enabled": false}
+        ]]}),
+        r#"
+        request 1: 0/800 tokens
+        out 0/0 disabled
+        out 0/1 disabled
+        "#,
+    );
 }
 
 // §6 step 2 and §3: the gates.
 #[test]
 fn activate_only_after_counts_history_messages() {
-    let b = [book(vec![entry(
-        0,
-        &["moon"],
-        "@@activate_only_after 3\nLore.",
-    )])];
-    let text = "User: moon\nAria: moon\nUser: moon";
-    let r = run_k(&b, text, 2);
-    match reason(&r, 0, 0) {
-        DropReason::Gated { decorator, .. } => assert_eq!(decorator, "activate_only_after"),
-        other => panic!("{other:?}"),
-    }
-    assert_eq!(ids(&run_k(&b, text, 3)), vec![0]);
+    check(
+        json!({"chat": "User: moon\nAria: moon\nUser: moon", "at": [2, 3], "books": [[
+            {"keys": ["moon"], "content": "@@activate_only_after 3\nLore."}
+        ]]}),
+        r#"
+        request 2: 0/800 tokens
+        out 0/0 gated by @@activate_only_after: needs 3 messages in the history; it has 2
+        request 3: 2/800 tokens
+        in 0/0 "moon" msg 2 0..4
+        "#,
+    );
 }
 
 #[test]
 fn activate_only_every_needs_a_multiple() {
-    let b = [book(vec![entry(
-        0,
-        &["moon"],
-        "@@activate_only_every 2\nLore.",
-    )])];
-    let text = "User: moon\nAria: moon\nUser: moon\nAria: moon";
-    assert_eq!(kind(&run_k(&b, text, 1), 0), "gated");
-    assert_eq!(ids(&run_k(&b, text, 2)), vec![0]);
-    assert_eq!(kind(&run_k(&b, text, 3), 0), "gated");
-    assert_eq!(ids(&run_k(&b, text, 4)), vec![0]);
+    check(
+        json!({"chat": "User: moon\nAria: moon\nUser: moon\nAria: moon", "at": [1, 2, 3, 4],
+               "books": [[{"keys": ["moon"], "content": "@@activate_only_every 2\nLore."}]]}),
+        r#"
+        request 1: 0/800 tokens
+        out 0/0 gated by @@activate_only_every: the history has 1 messages, not a multiple of 2
+        request 2: 2/800 tokens
+        in 0/0 "moon" msg 1 0..4
+        request 3: 0/800 tokens
+        out 0/0 gated by @@activate_only_every: the history has 3 messages, not a multiple of 2
+        request 4: 2/800 tokens
+        in 0/0 "moon" msg 3 0..4
+        "#,
+    );
 }
 
 #[test]
 fn is_greeting_only_before_the_first_user_message() {
-    let b = [book(vec![entry(0, &["moon"], "@@is_greeting\nLore.")])];
-    let text = "Aria: the moon rises\nUser: the moon";
-    assert_eq!(ids(&run_k(&b, text, 1)), vec![0]);
-    assert_eq!(kind(&run_k(&b, text, 2), 0), "gated");
+    check(
+        json!({"chat": "Aria: the moon rises\nUser: the moon", "at": [1, 2],
+               "books": [[{"keys": ["moon"], "content": "@@is_greeting\nLore."}]]}),
+        r#"
+        request 1: 2/800 tokens
+        in 0/0 "moon" msg 0 4..8
+        request 2: 0/800 tokens
+        out 0/0 gated by @@is_greeting: the chat already has a user message
+        "#,
+    );
 }
 
+// `check` also asserts that each request equals the log's.
 #[test]
 fn dont_activate_after_match_carries_across_requests() {
-    let b = [book(vec![entry(
-        0,
-        &["moon"],
-        "@@dont_activate_after_match\nLore.",
-    )])];
-    let c = chat("User: hello\nAria: the moon\nUser: moon again");
-    let mut p = Preview::new(&b, Settings::default());
-    let log = p.log(&c);
-    assert_eq!(kind(&log[0], 0), "no_match");
-    assert_eq!(ids(&log[1]), vec![0]);
-    match reason(&log[2], 0, 0) {
-        DropReason::Gated { decorator, detail } => {
-            assert_eq!(decorator, "dont_activate_after_match");
-            assert!(detail.to_string().contains("request 2"), "{detail}");
-        }
-        other => panic!("{other:?}"),
-    }
-    // A single request computes the same state as the log.
-    assert_eq!(p.request(&c, 3), log[2]);
-    assert_eq!(Preview::new(&b, Settings::default()).request(&c, 3), log[2]);
+    check(
+        json!({"chat": "User: hello\nAria: the moon\nUser: moon again", "at": [1, 2, 3],
+               "books": [[{"keys": ["moon"], "content": "@@dont_activate_after_match\nLore."}]]}),
+        r#"
+        request 1: 0/800 tokens
+        out 0/0 no match
+        request 2: 2/800 tokens
+        in 0/0 "moon" msg 1 4..8
+        request 3: 0/800 tokens
+        out 0/0 gated by @@dont_activate_after_match: already matched in request 2
+        "#,
+    );
 }
 
-// §6 step 3.
+// §6 step 3. Request 0 is the empty chat.
 #[test]
 fn constants_skip_the_key_check() {
-    let mut c = entry(0, &[], "Always here.");
-    c.constant = true;
-    let r = run(&[book(vec![c])], "User: nothing relevant");
-    assert_eq!(r.injected[0].reason, Activation::Constant);
-    // Even with an empty chat (request 0).
-    assert_eq!(
-        ids(&run_k(&[book(vec![entry(0, &[], "x")])], "", 0)),
-        Vec::<u64>::new()
+    check(
+        json!({"chat": "User: nothing relevant", "at": [0, 1], "books": [[
+            {"content": "Always here.", "constant": true},
+            {"content": "x"}
+        ]]}),
+        r#"
+        warning 0/1: no keys: this entry can never activate (make it constant or add a key)
+        request 0: 3/800 tokens, constants 3
+        in 0/0 constant
+        out 0/1 no match, no keys
+        request 1: 3/800 tokens, constants 3
+        in 0/0 constant
+        out 0/1 no match, no keys
+        "#,
     );
 }
 
+// Depth 4: by request 6 the moon message is out of every window.
 #[test]
 fn keep_stays_active_without_its_keys() {
-    let b = [book(vec![
-        entry(0, &["moon"], "@@keep\nLore."),
-        entry(1, &["moon"], "Plain."),
-    ])];
-    let c = chat("User: the moon\nAria: hello\nUser: bye\nAria: ok\nUser: fine\nAria: yes");
-    let log = Preview::new(&b, Settings::default()).log(&c);
-    assert_eq!(ids(&log[0]), vec![0, 1]);
-    // Depth 4: by request 6 the moon message is out of every window.
-    assert_eq!(kind(&log[5], 1), "no_match");
-    assert_eq!(
-        log[5].injected[0].reason,
-        Activation::Kept { since_request: 1 }
+    check(
+        json!({"chat": "User: the moon\nAria: hello\nUser: bye\nAria: ok\nUser: fine\nAria: yes",
+               "at": [1, 6], "books": [[
+            {"keys": ["moon"], "content": "@@keep\nLore."},
+            {"keys": ["moon"], "content": "Plain."},
+            {"keys": ["moon"], "content": "@@keep_activate_after_match\nLore."}
+        ]]}),
+        r#"
+        request 1: 6/800 tokens
+        in 0/0 "moon" msg 0 4..8
+        in 0/1 "moon" msg 0 4..8
+        in 0/2 "moon" msg 0 4..8
+        request 6: 4/800 tokens
+        in 0/0 kept since request 1
+        in 0/2 kept since request 1
+        out 0/1 no match
+        "#,
     );
-    let alias = [book(vec![entry(
-        0,
-        &["moon"],
-        "@@keep_activate_after_match\nLore.",
-    )])];
-    let log = Preview::new(&alias, Settings::default()).log(&c);
-    assert_eq!(ids(&log[5]), vec![0]);
 }
 
+// Entry 1 is cut by the budget in request 1, but it matched, so
+// @@dont_activate_after_match gates it in request 2.
 #[test]
 fn a_budget_cut_does_not_undo_a_match() {
-    // Entry 1 is cut by the budget in request 1, but it matched, so
-    // @@dont_activate_after_match gates it in request 2.
-    let big = "word ".repeat(150);
-    let mut b = book(vec![
-        entry(0, &["moon"], &format!("@@priority 200\n{big}")),
-        entry(1, &["moon"], "@@dont_activate_after_match\nSmall."),
-    ]);
-    b.token_budget = 100;
-    b.entries[0].constant = true;
-    let c = chat("User: moon\nAria: moon");
-    let log = Preview::new(&[b], Settings::default()).log(&c);
-    assert_eq!(kind(&log[0], 1), "budget");
-    assert_eq!(kind(&log[1], 1), "gated");
+    check(
+        json!({"chat": "User: moon\nAria: moon", "at": [1, 2],
+               "books": [{"token_budget": 100, "entries": [
+            {"keys": ["moon"], "content": format!("@@priority 200\n{}", "word ".repeat(150)),
+             "constant": true},
+            {"keys": ["moon"], "content": "@@dont_activate_after_match\nSmall."}
+        ]}]}),
+        r#"
+        request 1: 151/100 tokens, constants 151, over by constants, first cut 0/1
+        in 0/0 constant, priority 200
+        out 0/1 budget: needs 2, 0 left ("moon" msg 0 0..4)
+        request 2: 151/100 tokens, constants 151, over by constants
+        in 0/0 constant, priority 200
+        out 0/1 gated by @@dont_activate_after_match: already matched in request 1
+        "#,
+    );
 }
 
-// §5 and §6 step 4: the chat window.
+// §5 and §6 step 4: the chat window. Three books of depth 4, 5 and 0
+// (nothing, not even the last message).
 #[test]
 fn scan_depth_window() {
-    let text = "User: the moon\nAria: a\nUser: b\nAria: c\nUser: d";
-    let mut b = book(vec![entry(0, &["moon"], "Lore.")]);
-    b.scan_depth = 4;
-    assert_eq!(kind(&run(&[b.clone()], text), 0), "no_match");
-    b.scan_depth = 5;
-    assert_eq!(ids(&run(&[b.clone()], text)), vec![0]);
-    b.scan_depth = 0;
-    assert_eq!(
-        kind(&run(&[b], "User: moon"), 0),
-        "no_match",
-        "depth 0 scans nothing"
+    let depth =
+        |d: u32| json!({"scan_depth": d, "entries": [{"keys": ["moon"], "content": "Lore."}]});
+    check(
+        json!({"chat": "User: the moon\nAria: a\nUser: b\nAria: c\nUser: d", "at": [1, 5],
+               "books": [depth(4), depth(5), depth(0)]}),
+        r#"
+        request 1: 4/800 tokens
+        in 0/0 "moon" msg 0 4..8
+        in 1/0 "moon" msg 0 4..8
+        out 2/0 no match
+        request 5: 2/800 tokens
+        in 1/0 "moon" msg 0 4..8
+        out 0/0 no match
+        out 2/0 no match
+        "#,
     );
 }
 
 #[test]
 fn scan_depth_decorator_overrides_the_book() {
-    let text = "User: the moon\nAria: a\nUser: b";
-    let mut b = book(vec![
-        entry(0, &["moon"], "@@scan_depth 3\nLore."),
-        entry(1, &["moon"], "x"),
-    ]);
-    b.scan_depth = 1;
-    let r = run(&[b], text);
-    assert_eq!(ids(&r), vec![0]);
-    let Activation::Key { primary, .. } = &r.injected[0].reason else {
-        panic!()
-    };
-    assert_eq!(primary.source, Source::Message { index: 0 });
-    assert_eq!((primary.start, primary.end), (4, 8));
-    assert_eq!(primary.pass, 0);
+    check(
+        json!({"chat": "User: the moon\nAria: a\nUser: b", "books": [{"scan_depth": 1, "entries": [
+            {"keys": ["moon"], "content": "@@scan_depth 3\nLore."},
+            {"keys": ["moon"], "content": "x"}
+        ]}]}),
+        r#"
+        request 3: 2/800 tokens
+        in 0/0 "moon" msg 0 4..8
+        out 0/1 no match
+        "#,
+    );
 }
 
 #[test]
 fn keys_never_match_across_messages_nor_speaker_names() {
-    let b = [book(vec![
-        entry(0, &["red moon"], "x"),
-        entry(1, &["Aria"], "y"),
-    ])];
-    let r = run(&b, "User: the red\nAria: moon rises");
-    assert_eq!(kind(&r, 0), "no_match");
-    assert_eq!(kind(&r, 1), "no_match", "speaker names are not scanned");
+    check(
+        json!({"chat": "User: the red\nAria: moon rises", "books": [[
+            {"keys": ["red moon"], "content": "x"},
+            {"keys": ["Aria"], "content": "y"}
+        ]]}),
+        r#"
+        request 2: 0/800 tokens
+        out 0/0 no match
+        out 0/1 no match
+        "#,
+    );
 }
 
 #[test]
 fn the_explanation_names_the_most_recent_message() {
-    let r = run(
-        &[book(vec![entry(0, &["moon"], "x")])],
-        "User: moon\nAria: a moon",
+    check(
+        json!({"chat": "User: moon\nAria: a moon",
+               "books": [[{"keys": ["moon"], "content": "x"}]]}),
+        r#"
+        request 2: 1/800 tokens
+        in 0/0 "moon" msg 1 2..6
+        "#,
     );
-    let Activation::Key { primary, .. } = &r.injected[0].reason else {
-        panic!()
-    };
-    assert_eq!(primary.source, Source::Message { index: 1 });
-    assert_eq!(primary.key, "moon");
-    assert_eq!((primary.start, primary.end), (2, 6));
 }
 
 #[test]
 fn whole_words_and_case_from_the_entry() {
-    let mut partial = entry(1, &["sol"], "y");
-    partial.whole_words = false;
-    let mut case = entry(2, &["Sol"], "z");
-    case.case_sensitive = true;
-    let r = run(
-        &[book(vec![entry(0, &["sol"], "x"), partial, case])],
-        "User: o soldado",
+    check(
+        json!({"chat": "User: o soldado", "books": [[
+            {"keys": ["sol"], "content": "x"},
+            {"keys": ["sol"], "content": "y", "whole_words": false},
+            {"keys": ["Sol"], "content": "z", "case_sensitive": true}
+        ]]}),
+        r#"
+        request 1: 1/800 tokens
+        in 0/1 "sol" msg 0 2..5
+        out 0/0 no match
+        out 0/2 no match
+        "#,
     );
-    assert_eq!(ids(&r), vec![1]);
-    assert_eq!(kind(&r, 0), "no_match");
-    assert_eq!(kind(&r, 2), "no_match");
 }
 
+// Depth 1: request 2 sees only "(bad".
 #[test]
 fn invalid_regex_is_a_diagnostic_and_other_keys_work() {
-    let b = [book(vec![entry(0, &["/(bad/", "moon"], "x")])];
-    let p = Preview::new(&b, Settings::default());
-    let diag = &p.index().entries[0].diagnostics;
-    assert!(
-        diag.iter()
-            .any(|d| d.message.to_string().contains("invalid regex")),
-        "{diag:?}"
+    check(
+        json!({"chat": "User: (bad moon\nAria: (bad", "at": [1, 2],
+               "books": [{"scan_depth": 1, "entries": [
+            {"keys": ["/(bad/", "moon"], "content": "x"}
+        ]}]}),
+        r#"
+        error 0/0: key "/(bad/" is an invalid regex: …
+        request 1: 1/800 tokens
+        in 0/0 "moon" msg 0 5..9
+        request 2: 0/800 tokens
+        out 0/0 no match
+        "#,
     );
-    assert_eq!(ids(&run(&b, "User: (bad moon")), vec![0]);
-    assert_eq!(kind(&run(&b, "User: (bad"), 0), "no_match");
 }
 
 #[test]
 fn entries_without_keys_never_match() {
-    let r = run(&[book(vec![entry(0, &["", "  "], "x")])], "User: anything");
-    assert_eq!(
-        reason(&r, 0, 0),
-        &DropReason::NoMatch {
-            recursion_stopped: false,
-            no_keys: true,
-            gave_up: None
-        }
+    check(
+        json!({"chat": "User: anything", "books": [[{"keys": ["", "  "], "content": "x"}]]}),
+        r#"
+        warning 0/0: no keys: this entry can never activate (make it constant or add a key)
+        request 1: 0/800 tokens
+        out 0/0 no match, no keys
+        "#,
     );
 }
 
-// §5: secondary logic.
+// §5: secondary logic, one entry per logic with the secondary keys "star"
+// and "sun". Depth 1, so request k sees message k alone.
 #[test]
 fn secondary_logic_table() {
-    // (logic, chat, activates)
-    let cases = [
-        (SecondaryLogic::AndAny, "User: moon and star", true),
-        (SecondaryLogic::AndAny, "User: moon alone", false),
-        (SecondaryLogic::AndAll, "User: moon star sun", true),
-        (SecondaryLogic::AndAll, "User: moon and star", false),
-        (SecondaryLogic::NotAny, "User: moon alone", true),
-        (SecondaryLogic::NotAny, "User: moon and sun", false),
-        (SecondaryLogic::NotAll, "User: moon and sun", true),
-        (SecondaryLogic::NotAll, "User: moon star sun", false),
-        (SecondaryLogic::NotAll, "User: moon alone", true),
-    ];
-    for (logic, text, activates) in cases {
-        let mut e = entry(0, &["moon"], "x");
-        e.selective = true;
-        e.secondary_keys = vec!["star".into(), "sun".into()];
-        e.secondary_logic = logic;
-        let r = run(&[book(vec![e])], text);
-        assert_eq!(!r.injected.is_empty(), activates, "{logic:?} on {text:?}");
-        if !activates {
-            assert_eq!(kind(&r, 0), "secondary", "{logic:?} on {text:?}");
-        }
-    }
+    let logic = |l: &str| {
+        json!({"keys": ["moon"], "content": "x", "selective": true,
+               "secondary_keys": ["star", "sun"], "secondary_logic": l})
+    };
+    check(
+        json!({"chat": "User: moon and star\nAria: moon alone\nUser: moon star sun\n\
+                         Aria: moon and sun",
+               "at": [1, 2, 3, 4], "books": [{"scan_depth": 1, "entries":
+               [logic("and_any"), logic("and_all"), logic("not_any"), logic("not_all")]}]}),
+        r#"
+        request 1: 2/800 tokens
+        in 0/0 "moon" msg 0 0..4 & "star" msg 0 9..13
+        in 0/3 "moon" msg 0 0..4 & "star" msg 0 9..13
+        out 0/1 secondary and_all failed: "moon" msg 0 0..4 & "star" msg 0 9..13
+        out 0/2 secondary not_any failed: "moon" msg 0 0..4 & "star" msg 0 9..13
+        request 2: 2/800 tokens
+        in 0/2 "moon" msg 1 0..4
+        in 0/3 "moon" msg 1 0..4
+        out 0/0 secondary and_any failed: "moon" msg 1 0..4
+        out 0/1 secondary and_all failed: "moon" msg 1 0..4
+        request 3: 2/800 tokens
+        in 0/0 "moon" msg 2 0..4 & "star" msg 2 5..9 & "sun" msg 2 10..13
+        in 0/1 "moon" msg 2 0..4 & "star" msg 2 5..9 & "sun" msg 2 10..13
+        out 0/2 secondary not_any failed: "moon" msg 2 0..4 & "star" msg 2 5..9 & "sun" msg 2 10..13
+        out 0/3 secondary not_all failed: "moon" msg 2 0..4 & "star" msg 2 5..9 & "sun" msg 2 10..13
+        request 4: 2/800 tokens
+        in 0/0 "moon" msg 3 0..4 & "sun" msg 3 9..12
+        in 0/3 "moon" msg 3 0..4 & "sun" msg 3 9..12
+        out 0/1 secondary and_all failed: "moon" msg 3 0..4 & "sun" msg 3 9..12
+        out 0/2 secondary not_any failed: "moon" msg 3 0..4 & "sun" msg 3 9..12
+        "#,
+    );
 }
 
 #[test]
 fn secondary_may_match_in_another_message_of_the_window() {
-    let mut e = entry(0, &["moon"], "x");
-    e.selective = true;
-    e.secondary_keys = vec!["star".into()];
-    let r = run(&[book(vec![e])], "User: a star\nAria: the moon");
-    let Activation::Key { secondary, .. } = &r.injected[0].reason else {
-        panic!()
-    };
-    assert_eq!(secondary[0].source, Source::Message { index: 0 });
+    check(
+        json!({"chat": "User: a star\nAria: the moon", "books": [[
+            {"keys": ["moon"], "content": "x", "selective": true, "secondary_keys": ["star"]}
+        ]]}),
+        r#"
+        request 2: 1/800 tokens
+        in 0/0 "moon" msg 1 4..8 & "star" msg 0 2..6
+        "#,
+    );
 }
 
 #[test]
 fn selective_without_secondary_keys_is_not_selective() {
-    let mut e = entry(0, &["moon"], "x");
-    e.selective = true;
-    e.secondary_keys = vec![" ".into()];
-    e.secondary_logic = SecondaryLogic::AndAll;
-    let b = [book(vec![e])];
-    assert_eq!(ids(&run(&b, "User: moon")), vec![0]);
-    let p = Preview::new(&b, Settings::default());
-    assert!(p.index().entries[0].diagnostics.iter().any(|d| d
-        .message
-        .to_string()
-        .contains("selective without secondary keys")));
+    check(
+        json!({"chat": "User: moon", "books": [[
+            {"keys": ["moon"], "content": "x", "selective": true,
+               "secondary_keys": [" "], "secondary_logic": "and_all"}]]}),
+        r#"
+        hint 0/0: selective without secondary keys: behaves as not selective
+        request 1: 1/800 tokens
+        in 0/0 "moon" msg 0 0..4
+        "#,
+    );
 }
 
-// §6 step 5 and §4: probability.
+// §6 step 5 and §4: probability. `check_seeds` also asserts that a seed
+// gives the same result every time, and each roll against its chance.
 #[test]
 fn probability_rolls_are_stable_and_bounded() {
-    let b = [book(vec![
-        entry(0, &["moon"], "@@probability 0\nnever"),
-        entry(1, &["moon"], "@@probability 100\nalways"),
-        entry(2, &["moon"], "@@probability 50\nsometimes"),
-    ])];
-    let c = chat("User: moon");
-    let mut outcomes = std::collections::HashSet::new();
-    for seed in 0..40 {
-        let settings = Settings {
-            seed,
-            ..Settings::default()
-        };
-        let r1 = Preview::new(&b, settings.clone()).request(&c, 1);
-        let r2 = Preview::new(&b, settings).request(&c, 1);
-        assert_eq!(r1, r2, "same seed, same result");
-        assert_eq!(kind(&r1, 0), "probability");
-        assert!(ids(&r1).contains(&1));
-        match r1.dropped.iter().find(|d| d.id == 2).map(|d| &d.reason) {
-            Some(DropReason::Probability { roll, chance, .. }) => {
-                assert!(*roll >= *chance);
-                outcomes.insert(false);
-            }
-            None => {
-                let i = r1.injected.iter().find(|i| i.id == 2).unwrap();
-                assert!(i.roll.unwrap().roll < 50);
-                outcomes.insert(true);
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-    assert_eq!(
-        outcomes.len(),
-        2,
-        "a 50% entry both passes and fails over 40 seeds"
+    check_seeds(
+        json!({"chat": "User: moon", "books": [[
+            {"keys": ["moon"], "content": "@@probability 0\nnever"},
+            {"keys": ["moon"], "content": "@@probability 100\nalways"},
+            {"keys": ["moon"], "content": "@@probability 50\nsometimes"}
+        ]]}),
+        0..40,
+        r#"
+        in 0/1 "moon" msg 0 0..4, chance 100%
+        in 0/2 "moon" msg 0 0..4, chance 50%
+        out 0/0 probability 0% ("moon" msg 0 0..4)
+        out 0/2 probability 50% ("moon" msg 0 0..4)
+        "#,
     );
 }
 
 #[test]
 fn a_failed_roll_is_not_scanned_by_recursion() {
-    let mut b = book(vec![
-        entry(0, &["moon"], "@@probability 0\nThe star shines."),
-        entry(1, &["star"], "Star lore."),
-    ]);
-    b.recursive_scanning = true;
-    let r = run(&[b], "User: moon");
-    assert_eq!(kind(&r, 0), "probability");
-    assert_eq!(kind(&r, 1), "no_match");
+    check(
+        json!({"chat": "User: moon", "books": [{"recursive_scanning": true, "entries": [
+            {"keys": ["moon"], "content": "@@probability 0\nThe star shines."},
+            {"keys": ["star"], "content": "Star lore."}
+        ]}]}),
+        r#"
+        request 1: 0/800 tokens
+        out 0/0 probability 0% ("moon" msg 0 0..4)
+        out 0/1 no match
+        "#,
+    );
 }
 
 // §6 step 6: recursion.
-fn chain(recursive: bool, n: u64) -> Book {
-    // Entry i is triggered by "k{i}" and its body says "k{i+1}".
-    let entries = (0..n)
-        .map(|i| entry(i, &[&format!("k{i}")], &format!("mentions k{}", i + 1)))
+/// A book whose entry i is triggered by "k{i}" and whose body says "k{i+1}".
+fn chain(recursive: bool, n: usize) -> Value {
+    let entries: Vec<Value> = (0..n)
+        .map(|i| json!({"keys": [format!("k{i}")], "content": format!("mentions k{}", i + 1)}))
         .collect();
-    Book {
-        recursive_scanning: recursive,
-        ..book(entries)
-    }
+    json!({"recursive_scanning": recursive, "entries": entries})
 }
 
+// 0/4's key is only in a body activated in the last pass.
 #[test]
 fn recursion_follows_bodies_for_at_most_three_passes() {
-    let r = run(&[chain(true, 6)], "User: k0");
-    assert_eq!(ids(&r), vec![0, 1, 2, 3]);
-    assert_eq!(r.passes, 3);
-    for (id, pass) in [(0, 0), (1, 1), (2, 2), (3, 3)] {
-        let i = r.injected.iter().find(|i| i.id == id).unwrap();
-        assert_eq!(i.reason.pass(), pass, "entry {id}");
-    }
-    let Activation::Key { primary, .. } = &r.injected.iter().find(|i| i.id == 2).unwrap().reason
-    else {
-        panic!()
-    };
-    assert_eq!(primary.source, Source::Entry { book: 0, id: 1 });
-    assert_eq!((primary.start, primary.end), (9, 11));
-    assert_eq!(
-        reason(&r, 0, 4),
-        &DropReason::NoMatch {
-            recursion_stopped: true,
-            no_keys: false,
-            gave_up: None
-        },
-        "its key is only in a body activated in the last pass"
-    );
-    assert_eq!(
-        reason(&r, 0, 5),
-        &DropReason::NoMatch {
-            recursion_stopped: false,
-            no_keys: false,
-            gave_up: None
-        }
+    check(
+        json!({"chat": "User: k0", "books": [chain(true, 6)]}),
+        r#"
+        request 1: 12/800 tokens, 3 passes
+        in 0/0 "k0" msg 0 0..2
+        in 0/1 "k1" body 0/0 9..11 pass 1
+        in 0/2 "k2" body 0/1 9..11 pass 2
+        in 0/3 "k3" body 0/2 9..11 pass 3
+        out 0/4 no match, recursion stopped
+        out 0/5 no match
+        "#,
     );
 }
 
+// Pass 2 activates nothing, so it stops; without a recursive book, no pass.
 #[test]
 fn recursion_stops_early_and_needs_a_recursive_book() {
-    let r = run(&[chain(true, 2)], "User: k0");
-    assert_eq!(r.passes, 2, "pass 2 activates nothing, so it stops");
-    let r = run(&[chain(false, 3)], "User: k0");
-    assert_eq!(ids(&r), vec![0]);
-    assert_eq!(r.passes, 0);
+    check(
+        json!({"chat": "User: k0", "books": [chain(true, 2)]}),
+        r#"
+        request 1: 6/800 tokens, 2 passes
+        in 0/0 "k0" msg 0 0..2
+        in 0/1 "k1" body 0/0 9..11 pass 1
+        "#,
+    );
+    check(
+        json!({"chat": "User: k0", "books": [chain(false, 3)]}),
+        r#"
+        request 1: 3/800 tokens
+        in 0/0 "k0" msg 0 0..2
+        out 0/1 no match
+        out 0/2 no match
+        "#,
+    );
 }
 
+// Book 0 recurses; book 1 does not. Book 1's body can feed book 0, but
+// book 1's entries never activate from a body.
 #[test]
 fn recursion_only_for_entries_whose_own_book_recurses() {
-    // Book 0 recurses; book 1 does not. Book 1's body can feed book 0, but
-    // book 1's entries never activate from a body.
-    let b0 = Book {
-        recursive_scanning: true,
-        ..book(vec![
-            entry(0, &["alpha"], "mentions beta"),
-            entry(1, &["gamma"], "g"),
-        ])
-    };
-    let b1 = book(vec![
-        entry(0, &["beta"], "mentions gamma"),
-        entry(1, &["zeta"], "z"),
-    ]);
-    let r = run(&[b0, b1], "User: alpha zeta");
-    assert_eq!(injected(&r), vec![(0, 0), (1, 1)]);
-    assert_eq!(reason(&r, 1, 0).kind(), "no_match");
+    check(
+        json!({"chat": "User: alpha zeta", "books": [
+            {"recursive_scanning": true, "entries": [
+                {"keys": ["alpha"], "content": "mentions beta"},
+                {"keys": ["gamma"], "content": "g"}
+            ]},
+            [{"keys": ["beta"], "content": "mentions gamma"}, {"keys": ["zeta"], "content": "z"}]
+        ]}),
+        r#"
+        request 1: 3/800 tokens, 1 passes
+        in 0/0 "alpha" msg 0 0..5
+        in 1/1 "zeta" msg 0 6..10
+        out 0/1 no match
+        out 1/0 no match
+        "#,
+    );
 }
 
 #[test]
 fn recursion_matches_secondary_keys_in_bodies() {
-    let mut e = entry(1, &["tower"], "Tower lore.");
-    e.selective = true;
-    e.secondary_keys = vec!["storm".into()];
-    let b = Book {
-        recursive_scanning: true,
-        ..book(vec![entry(0, &["sea"], "A storm gathers."), e])
-    };
-    let r = run(&[b], "User: the sea and the tower");
-    assert_eq!(ids(&r), vec![0, 1]);
-    let Activation::Key { secondary, .. } = &r.injected[1].reason else {
-        panic!()
-    };
-    assert_eq!(secondary[0].source, Source::Entry { book: 0, id: 0 });
-    assert_eq!(secondary[0].pass, 1);
+    check(
+        json!({"chat": "User: the sea and the tower",
+               "books": [{"recursive_scanning": true, "entries": [
+            {"keys": ["sea"], "content": "A storm gathers."},
+            {"keys": ["tower"], "content": "Tower lore.", "selective": true,
+             "secondary_keys": ["storm"]}
+        ]}]}),
+        r#"
+        request 1: 7/800 tokens, 2 passes
+        in 0/0 "sea" msg 0 4..7
+        in 0/1 "tower" msg 0 16..21 & "storm" body 0/0 2..7 pass 1
+        "#,
+    );
 }
 
-// §6 step 7: budget.
-fn tokens(text: &str) -> u32 {
-    Encoding::O200kBase.count(text)
-}
-
+// §6 step 7: budget. A body of 121 tokens: over the small book's budget
+// alone, within the large one's once both are attached.
 #[test]
 fn the_largest_budget_wins() {
-    let body = "word ".repeat(120);
-    let small = Book {
-        token_budget: 100,
-        ..book(vec![entry(0, &["moon"], &body)])
-    };
-    let large = Book {
-        token_budget: 500,
-        ..book(vec![])
-    };
-    assert_eq!(
-        kind(&run(std::slice::from_ref(&small), "User: moon"), 0),
-        "budget"
+    let small = json!({"token_budget": 100,
+                       "entries": [{"keys": ["moon"], "content": "word ".repeat(120)}]});
+    check(
+        json!({"chat": "User: moon", "books": [small]}),
+        r#"
+        request 1: 0/100 tokens, first cut 0/0
+        out 0/0 budget: needs 121, 100 left ("moon" msg 0 0..4)
+        "#,
     );
-    let r = run(&[small, large], "User: moon");
-    assert_eq!(r.budget.limit, 500);
-    assert_eq!(injected(&r), vec![(0, 0)]);
-    assert_eq!(r.budget.used, tokens(&body));
+    check(
+        json!({"chat": "User: moon", "books": [small, {"token_budget": 500}]}),
+        r#"
+        request 1: 121/500 tokens
+        in 0/0 "moon" msg 0 0..4
+        "#,
+    );
 }
 
+// Entry 2 would fit, but the cut is strict.
 #[test]
 fn budget_cut_reports_needed_and_left() {
-    let a = "alpha ".repeat(60);
-    let b = "beta ".repeat(60);
-    let c = "gamma ".repeat(10);
-    let mut bk = book(vec![
-        entry(0, &["moon"], &format!("@@priority 300\n{a}")),
-        entry(1, &["moon"], &format!("@@priority 200\n{b}")),
-        entry(2, &["moon"], &format!("@@priority 100\n{c}")),
-    ]);
-    bk.token_budget = 100;
-    let r = run(&[bk], "User: moon");
-    assert_eq!(ids(&r), vec![0]);
-    let left = 100 - tokens(&a);
-    assert_eq!(
-        reason(&r, 0, 1),
-        &DropReason::Budget {
-            needed: tokens(&b),
-            left,
-            activation: match reason(&r, 0, 1) {
-                DropReason::Budget { activation, .. } => activation.clone(),
-                _ => unreachable!(),
-            }
-        }
+    check(
+        json!({"chat": "User: moon", "books": [{"token_budget": 100, "entries": [
+            {"keys": ["moon"], "content": format!("@@priority 300\n{}", "alpha ".repeat(60))},
+            {"keys": ["moon"], "content": format!("@@priority 200\n{}", "beta ".repeat(60))},
+            {"keys": ["moon"], "content": format!("@@priority 100\n{}", "gamma ".repeat(10))}
+        ]}]}),
+        r#"
+        request 1: 61/100 tokens, first cut 0/1
+        in 0/0 "moon" msg 0 0..4, priority 300
+        out 0/1 budget: needs 61, 39 left ("moon" msg 0 0..4)
+        out 0/2 budget: needs 11, 39 left ("moon" msg 0 0..4)
+        "#,
     );
-    // Entry 2 would fit, but the cut is strict.
-    assert_eq!(kind(&r, 2), "budget");
 }
 
 #[test]
 fn constants_over_the_budget_are_kept_and_warned() {
-    let mut c = entry(0, &[], &"stone ".repeat(200));
-    c.constant = true;
-    let b = Book {
-        token_budget: 100,
-        ..book(vec![c, entry(1, &["moon"], "tiny")])
-    };
-    let r = run(&[b], "User: moon");
-    assert_eq!(ids(&r), vec![0]);
-    assert!(r.budget.over_by_constants);
-    assert_eq!(kind(&r, 1), "budget");
+    check(
+        json!({"chat": "User: moon", "books": [{"token_budget": 100, "entries": [
+            {"content": "stone ".repeat(200), "constant": true},
+            {"keys": ["moon"], "content": "tiny"}
+        ]}]}),
+        r#"
+        request 1: 201/100 tokens, constants 201, over by constants, first cut 0/1
+        in 0/0 constant
+        out 0/1 budget: needs 1, 0 left ("moon" msg 0 0..4)
+        "#,
+    );
 }
 
 #[test]
 fn decorators_replace_order_and_priority() {
-    let mut bk = book(vec![
-        entry(0, &["moon"], &format!("@@priority 1\n{}", "a ".repeat(80))),
-        entry(1, &["moon"], &format!("@@priority 2\n{}", "b ".repeat(80))),
-    ]);
-    bk.token_budget = 100;
-    assert_eq!(ids(&run(&[bk], "User: moon")), vec![1]);
+    check(
+        json!({"chat": "User: moon", "books": [{"token_budget": 100, "entries": [
+            {"keys": ["moon"], "content": format!("@@priority 1\n{}", "a ".repeat(80))},
+            {"keys": ["moon"], "content": format!("@@priority 2\n{}", "b ".repeat(80))}
+        ]}]}),
+        r#"
+        request 1: 81/100 tokens, first cut 0/0
+        in 0/1 "moon" msg 0 0..4, priority 2
+        out 0/0 budget: needs 81, 19 left ("moon" msg 0 0..4)
+        "#,
+    );
 }
 
 // §6 step 8: placement.
 #[test]
 fn placement_order_priority_book_id() {
-    let mut e0 = entry(0, &["moon"], "a");
-    e0.order = 10;
-    let mut e1 = entry(1, &["moon"], "b");
-    e1.order = 50;
-    let mut e2 = entry(2, &["moon"], "c");
-    e2.order = 10;
-    e2.priority = 500;
-    let e3 = entry(3, &["moon"], "@@order 50\nd");
-    let other = book(vec![entry(0, &["moon"], "@@order 50\ne")]);
-    let r = run(&[book(vec![e0, e1, e2, e3]), other], "User: moon");
-    assert_eq!(injected(&r), vec![(0, 1), (0, 3), (1, 0), (0, 2), (0, 0)]);
+    check(
+        json!({"chat": "User: moon", "books": [
+            [
+                {"keys": ["moon"], "content": "a", "order": 10},
+                {"keys": ["moon"], "content": "b", "order": 50},
+                {"keys": ["moon"], "content": "c", "order": 10, "priority": 500},
+                {"keys": ["moon"], "content": "@@order 50\nd"}
+            ],
+            [{"keys": ["moon"], "content": "@@order 50\ne"}]
+        ]}),
+        r#"
+        request 1: 5/800 tokens
+        in 0/1 "moon" msg 0 0..4, order 50
+        in 0/3 "moon" msg 0 0..4, order 50
+        in 1/0 "moon" msg 0 0..4, order 50
+        in 0/2 "moon" msg 0 0..4, order 10, priority 500
+        in 0/0 "moon" msg 0 0..4, order 10
+        "#,
+    );
 }
 
-// §6 step 9: injection.
+// §6 step 9: injection. The default template: system prompt, lorebook, chat.
+fn two_roles() -> Value {
+    json!([[
+        {"keys": ["moon"], "content": "@@role assistant\nFirst.", "order": 200},
+        {"keys": ["moon"], "content": "Second.", "role": "user"}
+    ]])
+}
+
 #[test]
 fn each_entry_is_its_own_message_with_its_role() {
-    let mut e0 = entry(0, &["moon"], "@@role assistant\nFirst.");
-    e0.order = 200;
-    let mut e1 = entry(1, &["moon"], "Second.");
-    e1.role = Role::User;
-    let b = [book(vec![e0, e1])];
-    let r = run(&b, "User: moon");
-    let lore: Vec<_> = r
-        .messages
-        .iter()
-        .filter(|m| matches!(m.origin, Origin::Entry { .. }))
-        .map(|m| (m.role, &*m.content))
-        .collect();
-    assert_eq!(lore, vec![("assistant", "First."), ("user", "Second.")]);
-    assert_eq!(r.messages[0].origin, Origin::SystemPrompt);
-    assert_eq!(&*r.messages.last().unwrap().content, "moon");
-    assert!(
-        !r.messages.iter().any(|m| m.content.contains("@@")),
-        "decorators never reach the model"
+    check_prompt(
+        json!({"chat": "User: moon", "books": two_roles()}),
+        r#"
+        request 1
+        system prompt: (the default system prompt)
+        assistant entry 0/0: "First."
+        user entry 0/1: "Second."
+        user msg 0: "moon"
+        "#,
     );
+}
 
-    let mut settings = Settings::default();
-    settings.template.move_lorebook(3);
-    let c = chat("User: moon");
-    let r = Preview::new(&b, settings).request(&c, 1);
-    assert!(matches!(
-        r.messages.last().unwrap().origin,
-        Origin::Entry { .. }
-    ));
-    assert!(matches!(
-        Settings::default().template.blocks[1],
-        Block::Lorebook
-    ));
+// Moved past the last block.
+#[test]
+fn the_lorebook_slot_can_move() {
+    check_prompt(
+        json!({"chat": "User: moon", "books": two_roles(), "lorebook_at": 3}),
+        r#"
+        request 1
+        system prompt: (the default system prompt)
+        user msg 0: "moon"
+        assistant entry 0/0: "First."
+        user entry 0/1: "Second."
+        "#,
+    );
 }
 
 #[test]
 fn comments_are_never_sent() {
-    let mut e = entry(0, &["moon"], "Body.");
-    e.comment = "SECRET NAME".into();
-    let r = run(&[book(vec![e])], "User: moon");
-    assert!(r.messages.iter().all(|m| !m.content.contains("SECRET")));
+    check_prompt(
+        json!({"chat": "User: moon", "books": [[
+            {"keys": ["moon"], "content": "Body.", "comment": "SECRET NAME"}
+        ]]}),
+        r#"
+        request 1
+        system prompt: (the default system prompt)
+        system entry 0/0: "Body."
+        user msg 0: "moon"
+        "#,
+    );
 }
 
 // §4: requests.
 #[test]
 fn request_k_sees_the_first_k_messages() {
-    let b = [book(vec![entry(0, &["moon"], "x")])];
-    let text = "User: hi\nAria: moon";
-    assert_eq!(kind(&run_k(&b, text, 1), 0), "no_match");
-    assert_eq!(ids(&run_k(&b, text, 2)), vec![0]);
-    let r = run_k(&b, text, 0);
-    assert_eq!(r.request, 0);
-    every_entry_once(&b, &r);
+    check(
+        json!({"chat": "User: hi\nAria: moon", "at": [0, 1, 2],
+               "books": [[{"keys": ["moon"], "content": "x"}]]}),
+        r#"
+        request 0: 0/800 tokens
+        out 0/0 no match
+        request 1: 0/800 tokens
+        out 0/0 no match
+        request 2: 1/800 tokens
+        in 0/0 "moon" msg 1 0..4
+        "#,
+    );
 }
 
+// `check` asserts one result per request, each equal to that request alone.
 #[test]
 fn the_log_has_one_result_per_request() {
-    let b = [chain(true, 4)];
-    let c = chat("User: a\nAria: k0\nUser: b");
-    let mut p = Preview::new(&b, Settings::default());
-    let log = p.log(&c);
-    assert_eq!(log.len(), 3);
-    for (i, r) in log.iter().enumerate() {
-        assert_eq!(r.request, i + 1);
-        every_entry_once(&b, r);
-        assert_eq!(r, &p.request(&c, i + 1));
-    }
+    check(
+        json!({"chat": "User: a\nAria: k0\nUser: b", "at": [1, 2, 3], "books": [chain(true, 4)]}),
+        r#"
+        request 1: 0/800 tokens
+        out 0/0 no match
+        out 0/1 no match
+        out 0/2 no match
+        out 0/3 no match
+        request 2: 12/800 tokens, 3 passes
+        in 0/0 "k0" msg 1 0..2
+        in 0/1 "k1" body 0/0 9..11 pass 1
+        in 0/2 "k2" body 0/1 9..11 pass 2
+        in 0/3 "k3" body 0/2 9..11 pass 3
+        request 3: 12/800 tokens, 3 passes
+        in 0/0 "k0" msg 1 0..2
+        in 0/1 "k1" body 0/0 9..11 pass 1
+        in 0/2 "k2" body 0/1 9..11 pass 2
+        in 0/3 "k3" body 0/2 9..11 pass 3
+        "#,
+    );
 }
 
 #[test]
 fn editing_a_message_changes_only_what_it_should() {
-    let b = [book(vec![
-        entry(0, &["moon"], "x"),
-        entry(1, &["sun"], "y"),
-    ])];
-    let mut p = Preview::new(&b, Settings::default());
-    let mut c = chat("User: moon\nAria: nothing");
-    assert_eq!(ids(&p.request(&c, 2)), vec![0]);
-    c[1].text = "the sun".into();
-    assert_eq!(ids(&p.request(&c, 2)), vec![0, 1]);
-    c[0].text = "no".into();
-    assert_eq!(ids(&p.request(&c, 2)), vec![1]);
+    check(
+        json!({"chat": "User: moon\nAria: nothing",
+               "edits": ["User: moon\nAria: the sun", "User: no\nAria: the sun"],
+               "books": [[{"keys": ["moon"], "content": "x"}, {"keys": ["sun"], "content": "y"}]]}),
+        r#"
+        request 2: 1/800 tokens
+        in 0/0 "moon" msg 0 0..4
+        out 0/1 no match
+        edit 1
+        request 2: 2/800 tokens
+        in 0/0 "moon" msg 0 0..4
+        in 0/1 "sun" msg 1 4..7
+        edit 2
+        request 2: 1/800 tokens
+        in 0/1 "sun" msg 1 4..7
+        out 0/0 no match
+        "#,
+    );
 }

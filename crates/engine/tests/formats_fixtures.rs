@@ -770,15 +770,26 @@ fn native_to_every_format_and_back_keeps_what_it_can_hold() {
 
 #[test]
 fn each_failure_has_its_own_error() {
+    // The code as it crosses to the UI.
+    let code_of = |e: &lorebook_engine::formats::ImportError| {
+        serde_json::to_value(e.code())
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let check = |bytes: &[u8], code: &str, text: &str| {
         let err = import(bytes).unwrap_err();
-        assert_eq!(err.code(), code, "{err}");
+        assert_eq!(code_of(&err), code, "{err}");
         assert!(
             err.to_string().contains(text),
             "{err:?} should contain {text:?}"
         );
         assert_eq!(
-            detect(bytes).map_err(|e| e.code()).err().unwrap_or(code),
+            detect(bytes)
+                .map_err(|e| code_of(&e))
+                .err()
+                .unwrap_or(code.to_string()),
             code
         );
     };

@@ -73,7 +73,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         .iter()
         .map(|i| {
             let group = match (i.depth, i.role, &i.outlet) {
-                (Some(d), Some(role), _) => format!("{d}/{role}"),
+                (Some(d), Some(role), _) => format!("{d}/{}", role.as_str()),
                 (_, _, Some(o)) => o.clone(),
                 _ => String::new(),
             };

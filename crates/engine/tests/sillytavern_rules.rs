@@ -368,7 +368,7 @@ fn placement_orders() {
         ]
     );
     assert_eq!(r.injected[2].depth, Some(2.0));
-    assert_eq!(r.injected[2].role, Some("user"));
+    assert_eq!(r.injected[2].role, Some(lorebook_engine::model::Role::User));
     let not_placed: Vec<u64> = r.not_placed.iter().map(|d| d.id).collect();
     assert_eq!(not_placed, [4, 6]);
 }

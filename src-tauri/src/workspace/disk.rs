@@ -3,7 +3,7 @@
 //! Each open book remembers what its file looked like when it was opened or
 //! last saved: size, modification time and a SHA-256 of its bytes. Saving
 //! over a file that no longer matches is refused with
-//! [`ErrorKind::ChangedOnDisk`] unless the user chose to overwrite, and
+//! [`crate::error::ErrorKind::ChangedOnDisk`] unless the user chose to overwrite, and
 //! [`Workspace::disk_changes`] tells the UI, when the window regains focus,
 //! which unmodified books it may offer to reload.
 //!
@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 
 use super::history::History;
 use super::Workspace;
-use crate::error::{read_book_file, AppError, ErrorKind};
+use crate::error::{read_book_file, AppError, ErrorCode};
 
 /// What a file looked like when the app last read or wrote it (kept in
 /// recovery sidecars, so a restored book still knows it).
@@ -88,18 +88,12 @@ impl Workspace {
         if overwrite {
             return Ok(());
         }
-        let what = match seen.changed(path) {
+        let gone = match seen.changed(path) {
             None => return Ok(()),
-            Some(Change::Gone) => "was moved or deleted",
-            Some(Change::Unreadable | Change::Edited(_)) => "was changed by another program",
+            Some(Change::Gone) => true,
+            Some(Change::Unreadable | Change::Edited(_)) => false,
         };
-        Err(AppError::new(
-            ErrorKind::ChangedOnDisk,
-            format!(
-                "{} {what} since it was opened or last saved",
-                path.display()
-            ),
-        ))
+        Err(AppError::changed_on_disk(path, gone))
     }
 
     /// The open, unmodified books whose files changed on disk since they
@@ -129,7 +123,10 @@ impl Workspace {
     /// history.
     pub fn reload(&mut self, doc: u32) -> Result<(), AppError> {
         let path = self.doc(doc)?.path.clone().ok_or_else(|| {
-            AppError::invalid("this book has no file to reload from: it was never saved")
+            AppError::invalid(
+                "this book has no file to reload from: it was never saved",
+                ErrorCode::NeverSaved,
+            )
         })?;
         let bytes = read_book_file(&path)?;
         let (book, _) = native::load(&bytes).map_err(|e| AppError::not_a_book(&path, &e))?;

@@ -10,7 +10,7 @@ use lorebook_engine::model::Book;
 use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
-use crate::error::{read_book_file, AppError, ErrorKind};
+use crate::error::{read_book_file, AppError, ErrorCode};
 use crate::views::{BookSettings, ImportOutcome, OpenResult};
 
 /// How many files the recent list remembers.
@@ -56,7 +56,7 @@ impl Doc {
             .entries
             .iter()
             .position(|e| e.id == id)
-            .ok_or_else(|| AppError::not_found(format!("entry {id} is not in this book")))
+            .ok_or_else(|| AppError::entry_not_found(id))
     }
 }
 
@@ -83,14 +83,14 @@ impl Workspace {
         self.docs
             .iter()
             .find(|d| d.id == id)
-            .ok_or_else(|| AppError::not_found(format!("no open book with id {id}")))
+            .ok_or_else(|| AppError::book_not_open(id))
     }
 
     pub(super) fn doc_mut(&mut self, id: u32) -> Result<&mut Doc, AppError> {
         self.docs
             .iter_mut()
             .find(|d| d.id == id)
-            .ok_or_else(|| AppError::not_found(format!("no open book with id {id}")))
+            .ok_or_else(|| AppError::book_not_open(id))
     }
 
     pub fn new_book(&mut self) -> u32 {
@@ -157,6 +157,7 @@ impl Workspace {
         if !known {
             return Err(AppError::invalid(
                 "only files from the recent list can be reopened this way",
+                ErrorCode::NotRecent { file: path.into() },
             ));
         }
         self.import_path(Path::new(path))
@@ -179,7 +180,7 @@ impl Workspace {
 
     /// Saves to the doc's path, or to `path` for Save As, atomically and
     /// keeping the previous version as `NAME.bak`. Saving over the doc's
-    /// own file is refused with [`ErrorKind::ChangedOnDisk`] when the file
+    /// own file is refused with [`crate::error::ErrorKind::ChangedOnDisk`] when the file
     /// changed since it was opened or saved, unless `overwrite`.
     pub fn save(
         &mut self,
@@ -190,12 +191,7 @@ impl Workspace {
         let d = self.doc(doc)?;
         let target = match path.or_else(|| d.path.clone()) {
             Some(p) => p,
-            None => {
-                return Err(AppError::new(
-                    ErrorKind::NeedsPath,
-                    "this book has no file yet: use Save As",
-                ))
-            }
+            None => return Err(AppError::needs_path()),
         };
         if d.path.as_ref() == Some(&target) {
             self.check_unchanged(doc, overwrite)?;

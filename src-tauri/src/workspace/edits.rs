@@ -8,7 +8,7 @@ use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 
 use super::history::Change;
 use super::Workspace;
-use crate::error::AppError;
+use crate::error::{AppError, BookSetting, ErrorCode};
 use crate::views::{BookSettings, BulkPatch, EntryDetail};
 
 impl Workspace {
@@ -19,15 +19,25 @@ impl Workspace {
     pub fn set_book_settings(&mut self, doc: u32, s: BookSettings) -> Result<(), AppError> {
         let (lo, hi) = SCAN_DEPTH_RANGE;
         if !(lo..=hi).contains(&s.scan_depth) {
-            return Err(AppError::invalid(format!(
-                "scan depth must be between {lo} and {hi}"
-            )));
+            return Err(AppError::invalid(
+                format!("scan depth must be between {lo} and {hi}"),
+                ErrorCode::BookSettingOutOfRange {
+                    setting: BookSetting::ScanDepth,
+                    min: lo as u32,
+                    max: hi as u32,
+                },
+            ));
         }
         let (lo, hi) = TOKEN_BUDGET_RANGE;
         if !(lo..=hi).contains(&s.token_budget) {
-            return Err(AppError::invalid(format!(
-                "token budget must be between {lo} and {hi}"
-            )));
+            return Err(AppError::invalid(
+                format!("token budget must be between {lo} and {hi}"),
+                ErrorCode::BookSettingOutOfRange {
+                    setting: BookSetting::TokenBudget,
+                    min: lo as u32,
+                    max: hi as u32,
+                },
+            ));
         }
         let d = self.doc_mut(doc)?;
         let before = d.settings();
@@ -100,7 +110,10 @@ impl Workspace {
         copy_name: &str,
     ) -> Result<Vec<u64>, AppError> {
         if !copy_name.contains("{name}") {
-            return Err(AppError::invalid("a copy's name must contain {name}"));
+            return Err(AppError::invalid(
+                "a copy's name must contain {name}",
+                ErrorCode::CopyNameWithoutName,
+            ));
         }
         let d = self.doc_mut(doc)?;
         let fresh = d.book.fresh_ids(ids.len());
@@ -175,7 +188,15 @@ impl Workspace {
                 after.priority = v;
             }
             for edit in &patch.st {
-                st_fields::set(&mut after, edit.field, &edit.value).map_err(AppError::invalid)?;
+                st_fields::set(&mut after, edit.field, &edit.value).map_err(|detail| {
+                    AppError::invalid(
+                        format!("{}: {detail}", edit.field.name()),
+                        ErrorCode::BadStField {
+                            field: edit.field,
+                            detail,
+                        },
+                    )
+                })?;
             }
             if after != before {
                 changes.push(Change::Entry {

@@ -26,7 +26,7 @@ use crate::error::AppError;
 /// What long work answers when it stopped for a waiter: `cancelled`, which
 /// the UI does not report and asks again for.
 pub fn gave_way() -> AppError {
-    AppError::cancelled("the preview gave way to a save or a newer request")
+    AppError::gave_way()
 }
 
 /// Shared by the workspace (which asks) and the app state (whose waiters

@@ -319,7 +319,7 @@ mod tests {
         };
         let before = ws.entry(doc, id).unwrap().entry;
         let err = ws.apply_fix(doc, id, &stale).unwrap_err();
-        assert_eq!(err.code, Some(ErrorCode::FixOutdated));
+        assert_eq!(err.code, ErrorCode::FixOutdated);
         assert_eq!(ws.entry(doc, id).unwrap().entry, before);
     }
 

@@ -132,7 +132,7 @@ impl Workspace {
             .docs
             .iter()
             .find(|d| d.id == doc)
-            .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
+            .ok_or_else(|| AppError::book_not_open(doc))?;
         let preview = &mut self.preview;
         // Sorting by tokens needs every count: those not counted yet are
         // counted at once, over every core.
@@ -207,7 +207,7 @@ impl Workspace {
             .docs
             .iter()
             .find(|d| d.id == doc)
-            .ok_or_else(|| AppError::not_found(format!("no open book with id {doc}")))?;
+            .ok_or_else(|| AppError::book_not_open(doc))?;
         let preview = &mut self.preview;
         let entries = &d.book.entries;
         let from = (from as usize).min(entries.len());
@@ -245,7 +245,7 @@ impl Workspace {
         let e = d
             .book
             .entry(id)
-            .ok_or_else(|| AppError::not_found(format!("entry {id} is not in this book")))?
+            .ok_or_else(|| AppError::entry_not_found(id))?
             .clone();
         let parsed = decorators::parse(&e.content);
         let decorator_lines = parsed.lines.clone();

@@ -499,7 +499,7 @@ impl Recovery {
         &self,
         id: &str,
     ) -> Result<(RecoveredBook, Option<Fingerprint>, Option<std::fs::File>), AppError> {
-        let refused = || AppError::not_found(format!("no recovered book \"{id}\""));
+        let refused = || AppError::recovered_book_gone(id);
         let run = run_of(id);
         if run == self.run || id.contains(['/', '\\']) {
             return Err(refused());
@@ -955,7 +955,15 @@ mod tests {
         let mut rec = Recovery::new(&blocked);
         assert!(!tick(&mut rec, &ws).is_empty());
         let failure = rec.failure().cloned().unwrap();
-        assert!(failure.code.is_some(), "{failure:?}");
+        assert!(
+            matches!(
+                failure.code,
+                crate::error::ErrorCode::Unwritable { .. }
+                    | crate::error::ErrorCode::DiskFull { .. }
+                    | crate::error::ErrorCode::PermissionDenied { .. }
+            ),
+            "{failure:?}"
+        );
         assert!(failure.message.contains("recovery"), "{failure:?}");
         // Nothing new to write while typing: the failure stays (the copy
         // is still missing).
@@ -987,7 +995,7 @@ mod tests {
             assert!(!tick(&mut rec, &ws).is_empty());
             let failure = rec.failure().cloned().expect("a kept failure");
             assert!(
-                matches!(failure.code, Some(crate::error::ErrorCode::DiskFull { .. })),
+                matches!(failure.code, crate::error::ErrorCode::DiskFull { .. }),
                 "{failure:?}"
             );
         }
@@ -996,7 +1004,11 @@ mod tests {
             let (ws, _) = dirty_ws();
             let mut rec = Recovery::new(&disk.0);
             assert!(!tick(&mut rec, &ws).is_empty());
-            assert!(rec.failure().is_some_and(|f| f.code.is_some()));
+            assert!(rec.failure().is_some_and(|f| matches!(
+                f.code,
+                crate::error::ErrorCode::PermissionDenied { .. }
+                    | crate::error::ErrorCode::Unwritable { .. }
+            )));
         }
         if !ran {
             eprintln!("skipped: mounting a tmpfs needs permission");

@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use lorebook_engine::formats::{self, Format};
+use lorebook_engine::formats::Format;
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
     DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StRange,
@@ -33,10 +33,10 @@ use super::documents::Doc;
 use super::history::Change;
 use super::view::diff;
 use super::{Workspace, SHOWN_PER_KIND};
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
-    AttachedBook, BulkPatch, EntryDetail, EntryRef, OmittedDropped, Rules, RulesView, StAbsentView,
-    StDroppedView, StEdit, StInjectedView, StLogRow, StPreviewView, StPromptMessageView,
+    AttachedBook, BulkPatch, EntryDetail, EntryRef, Rules, RulesView, StAbsentView, StDroppedView,
+    StEdit, StInjectedView, StLogRow, StOmittedDropped, StPreviewView, StPromptMessageView,
     StPromptPatch, StPromptSourceView, StSettingsView,
 };
 
@@ -231,13 +231,22 @@ impl Workspace {
     /// that object alone; keys it lacks take SillyTavern's defaults. The
     /// context size and the names are not in that object and stay.
     pub fn load_st_settings(&mut self, path: &Path) -> Result<StSettingsView, AppError> {
-        let bytes = formats::read_limited(path).map_err(AppError::io)?;
+        let bytes = crate::error::read_book_file(path)?;
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         // Numbers a hand-edited file has out of range are clamped to what
         // the panel accepts, so the loaded settings can be edited further.
         let s = StSettings::from_json(text)
-            .map_err(|e| AppError::format(format!("{}: {e}", path.display())))?
+            .map_err(|detail| {
+                AppError::coded(
+                    ErrorKind::Format,
+                    format!("{}: {detail}", path.display()),
+                    ErrorCode::NotStSettings {
+                        file: path.display().to_string(),
+                        detail,
+                    },
+                )
+            })?
             .clamped();
         let v = view_of(
             &s,
@@ -364,7 +373,8 @@ impl Workspace {
             // guide's preview counts with (loaded once per process).
             tokenizer: match self.preview.custom_tokenizer() {
                 Some(t) => t.clone(),
-                None => tokenizer_for_model(&settings.model).map_err(AppError::invalid)?,
+                None => tokenizer_for_model(&settings.model)
+                    .map_err(|e| AppError::tokenizer_unavailable(&settings.model, e))?,
             },
             seed: settings.seed,
             // The persona and character fields the entries' match flags
@@ -375,7 +385,13 @@ impl Workspace {
         StPreview::new_while(&books, engine_settings(&self.st_settings), options, || {
             !interrupt.urgently_wanted()
         })
-        .map_err(AppError::format)
+        .map_err(|detail| {
+            AppError::coded(
+                ErrorKind::Format,
+                detail.clone(),
+                ErrorCode::StPreviewFailed { detail },
+            )
+        })
     }
 
     fn attached_views(&self) -> Vec<AttachedBook> {
@@ -410,7 +426,10 @@ impl Workspace {
         let inputs = self.st_prompt_inputs();
         let chat = &self.chat[..k];
         let Some(c) = self.st.as_deref_mut() else {
-            return Err(AppError::invalid("the SillyTavern preview is not built"));
+            return Err(AppError::invalid(
+                "the SillyTavern preview is not built",
+                ErrorCode::StPreviewNotBuilt,
+            ));
         };
         let prompt = c.preview.prompt(&r, chat, &inputs);
         let mut view = self.st_view(r);
@@ -432,8 +451,8 @@ impl Workspace {
                 .map(|a| StAbsentView {
                     book: a.book as u32,
                     id: a.id,
-                    position: a.position.as_str().to_string(),
-                    reason: code(&a.reason),
+                    position: a.position,
+                    reason: a.reason,
                 })
                 .collect(),
         });
@@ -448,7 +467,10 @@ impl Workspace {
         let context = self.st_settings.max_context;
         self.st_current()?;
         let Some(c) = self.st.as_deref_mut() else {
-            return Err(AppError::invalid("the SillyTavern preview is not built"));
+            return Err(AppError::invalid(
+                "the SillyTavern preview is not built",
+                ErrorCode::StPreviewNotBuilt,
+            ));
         };
         let r = c.preview.request_after(&self.chat, k, context, &mut c.log);
         Ok((r, k))
@@ -457,11 +479,10 @@ impl Workspace {
     fn st_view(&self, r: StResult) -> StPreviewView {
         let mut injected: Vec<StInjectedView> = Vec::with_capacity(r.injected.len());
         for i in &r.injected {
-            let position = i.position.as_str().to_string();
             let same_slot = |v: &StInjectedView| {
-                v.position == position
+                v.position == i.position
                     && v.depth == i.depth
-                    && v.role.as_deref() == i.role
+                    && v.role == i.role
                     && v.outlet == i.outlet
             };
             let rank = injected.iter().filter(|v| same_slot(v)).count() as u32 + 1;
@@ -469,9 +490,9 @@ impl Workspace {
                 book: i.book as u32,
                 id: i.id,
                 name: name_of(&i.comment, i.id),
-                position,
+                position: i.position,
                 depth: i.depth,
-                role: i.role.map(String::from),
+                role: i.role,
                 outlet: i.outlet.clone(),
                 order: i.order,
                 rank,
@@ -509,8 +530,8 @@ impl Workspace {
         let omitted = seen
             .into_iter()
             .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
-            .map(|(kind, n)| OmittedDropped {
-                kind: code(&kind),
+            .map(|(kind, n)| StOmittedDropped {
+                kind,
                 count: n - SHOWN_PER_KIND as u32,
             })
             .collect();
@@ -540,7 +561,10 @@ impl Workspace {
         let context = self.st_settings.max_context;
         self.st_current()?;
         let Some(c) = self.st.as_deref_mut() else {
-            return Err(AppError::invalid("the SillyTavern preview is not built"));
+            return Err(AppError::invalid(
+                "the SillyTavern preview is not built",
+                ErrorCode::StPreviewNotBuilt,
+            ));
         };
         let rows = &mut c.rows;
         let interrupt = self.interrupt.clone();
@@ -605,20 +629,12 @@ impl Workspace {
     }
 }
 
-/// A serialized enum's code (`note_not_due`…).
-fn code(value: &impl serde::Serialize) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
 fn message_view(m: &StPromptMessage) -> StPromptMessageView {
     StPromptMessageView {
-        role: m.role.to_string(),
+        role: m.role,
         name: m.name.map(String::from),
         content: m.content.clone(),
-        block: m.block.as_str().to_string(),
+        block: m.block,
         sources: m.sources.iter().map(source_view).collect(),
         tokens: m.tokens,
     }
@@ -634,7 +650,7 @@ fn source_view(s: &PromptSource) -> StPromptSourceView {
         PromptSource::Entry { book, id, position } => StPromptSourceView::Entry {
             book: *book as u32,
             id: *id,
-            position: position.as_str().to_string(),
+            position: *position,
         },
         PromptSource::NewExampleChat => StPromptSourceView::NewExampleChat,
         PromptSource::Example { block } => StPromptSourceView::Example {

@@ -11,6 +11,7 @@
 //! settings (`sillytavern-settings.json`), whose other keys are kept.
 
 use lorebook_engine::formats::card::CARD_KEY;
+use lorebook_engine::model::Role;
 use lorebook_engine::sillytavern::matching::{js_trim, substitute};
 use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, StPromptInputs,
@@ -18,10 +19,8 @@ use lorebook_engine::sillytavern::{
 use serde_json::{Map, Value};
 
 use super::Workspace;
-use crate::error::AppError;
-use crate::views::{
-    StCardView, StCharacterNoteView, StInputsView, StNotePosition, StRole, StSettingsView,
-};
+use crate::error::{AppError, ErrorCode, NoteNumber};
+use crate::views::{StCardView, StCharacterNoteView, StInputsView, StNotePosition, StSettingsView};
 
 /// The key of the inputs in the settings file.
 const INPUTS_KEY: &str = "inputs";
@@ -29,21 +28,17 @@ const INPUTS_KEY: &str = "inputs";
 /// The deepest in-chat injection SillyTavern makes, decided in the engine.
 const MAX_DEPTH: f64 = lorebook_engine::sillytavern::prompt::MAX_INJECTION_DEPTH;
 
-fn role_number(r: StRole) -> i64 {
-    match r {
-        StRole::System => 0,
-        StRole::User => 1,
-        StRole::Assistant => 2,
-    }
+fn role_number(r: Role) -> i64 {
+    i64::from(r.to_st())
 }
 
 /// A card's `depth_prompt.role` (a name; anything else is system, as
 /// SillyTavern reads it).
-fn role_of_name(v: Option<&Value>) -> StRole {
+fn role_of_name(v: Option<&Value>) -> Role {
     match v.and_then(Value::as_str) {
-        Some("user") => StRole::User,
-        Some("assistant") => StRole::Assistant,
-        _ => StRole::System,
+        Some("user") => Role::User,
+        Some("assistant") => Role::Assistant,
+        _ => Role::System,
     }
 }
 
@@ -97,13 +92,17 @@ fn card_view(doc: u32, name: String, card: &Value) -> Option<StCardView> {
 }
 
 /// A whole number from 0 to `hi`.
-fn whole(name: &str, x: f64, hi: f64) -> Result<(), AppError> {
+fn whole(setting: NoteNumber, name: &str, x: f64, hi: f64) -> Result<(), AppError> {
     if x.fract() == 0.0 && (0.0..=hi).contains(&x) {
         Ok(())
     } else {
-        Err(AppError::invalid(format!(
-            "{name} must be a whole number from 0 to {hi}"
-        )))
+        Err(AppError::invalid(
+            format!("{name} must be a whole number from 0 to {hi}"),
+            ErrorCode::NoteNumberOutOfRange {
+                setting,
+                max: hi as u32,
+            },
+        ))
     }
 }
 
@@ -120,10 +119,21 @@ impl Workspace {
     /// Replaces the inputs after checking the notes' numbers.
     pub fn set_st_inputs(&mut self, v: StInputsView) -> Result<(), AppError> {
         if let Some(n) = &v.character_note {
-            whole("character's note depth", n.depth, MAX_DEPTH)?;
+            whole(
+                NoteNumber::CharacterNoteDepth,
+                "character's note depth",
+                n.depth,
+                MAX_DEPTH,
+            )?;
         }
-        whole("Author's Note depth", v.authors_note.depth, MAX_DEPTH)?;
         whole(
+            NoteNumber::AuthorsNoteDepth,
+            "Author's Note depth",
+            v.authors_note.depth,
+            MAX_DEPTH,
+        )?;
+        whole(
+            NoteNumber::AuthorsNoteInterval,
             "Author's Note frequency",
             v.authors_note.interval,
             MAX_DEPTH,

@@ -5,12 +5,14 @@
 
 use std::path::PathBuf;
 
+use lorebook_engine::model::Role;
+use lorebook_engine::sillytavern::PromptBlock;
 use serde_json::{json, Value};
 
 use super::*;
 use crate::views::{
     ImportOutcome, StAuthorsNoteView, StCharacterNoteView, StInputsView, StNotePosition,
-    StPromptMessageView, StPromptSourceView, StRole,
+    StPromptMessageView, StPromptSourceView,
 };
 
 fn scratch(name: &str) -> PathBuf {
@@ -138,7 +140,9 @@ fn the_final_prompt_places_the_persona_card_fields_and_notes_where_sillytavern_d
     ws.set_chat("User: one\nCharacter: two\nUser: three\nCharacter: four\nUser: five".into());
     let before = prompt_lines(&mut ws);
     assert!(
-        before.iter().all(|m| m.block != "charDescription"),
+        before
+            .iter()
+            .all(|m| m.block != PromptBlock::CharDescription),
         "no card text by default"
     );
     ws.set_st_inputs(StInputsView {
@@ -151,7 +155,7 @@ fn the_final_prompt_places_the_persona_card_fields_and_notes_where_sillytavern_d
         character_note: Some(StCharacterNoteView {
             text: "Stay in character.".into(),
             depth: 2.0,
-            role: StRole::User,
+            role: Role::User,
         }),
         authors_note: StAuthorsNoteView {
             text: "Rainy evening.".into(),
@@ -163,7 +167,7 @@ fn the_final_prompt_places_the_persona_card_fields_and_notes_where_sillytavern_d
     let lines = prompt_lines(&mut ws);
     let text: Vec<String> = lines
         .iter()
-        .map(|m| format!("{} {}: {}", m.block, m.role, m.content))
+        .map(|m| format!("{} {}: {}", m.block.as_str(), m.role.as_str(), m.content))
         .collect();
     let at = |s: &str| {
         text.iter()
@@ -199,7 +203,7 @@ fn the_final_prompt_places_the_persona_card_fields_and_notes_where_sillytavern_d
     ws.set_st_inputs(v.clone()).unwrap();
     let text: Vec<String> = prompt_lines(&mut ws)
         .iter()
-        .map(|m| format!("{} {}: {}", m.block, m.role, m.content))
+        .map(|m| format!("{} {}: {}", m.block.as_str(), m.role.as_str(), m.content))
         .collect();
     assert!(text[0].ends_with(": Rainy evening."), "{text:#?}");
     assert!(text[1].starts_with("main system: Write"), "{text:#?}");
@@ -349,7 +353,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
             Some(StCharacterNoteView {
                 text: "Mira is wary.".into(),
                 depth: 3.0,
-                role: StRole::Assistant
+                role: Role::Assistant
             })
         );
         assert!(card.system_prompt);
@@ -359,7 +363,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
         assert_eq!(injected(&mut ws), [0], "{file:?}");
         let text: Vec<String> = prompt_lines(&mut ws)
             .iter()
-            .map(|m| format!("{}: {}", m.block, m.content))
+            .map(|m| format!("{}: {}", m.block.as_str(), m.content))
             .collect();
         assert_eq!(
             text[0],
@@ -384,7 +388,7 @@ fn a_cards_fields_fill_the_inputs_until_edited_from_json_and_png() {
         assert_eq!(injected(&mut ws), Vec::<u64>::new());
         assert!(!prompt_lines(&mut ws)
             .iter()
-            .any(|m| m.block == "charDescription"));
+            .any(|m| m.block == PromptBlock::CharDescription));
         assert_eq!(
             ws.rules_view().card.unwrap().description,
             "{{char}} rides a dragon.",
@@ -414,14 +418,14 @@ fn the_inputs_are_kept_with_the_settings_and_unknown_keys_survive() {
         character_note: Some(StCharacterNoteView {
             text: "Salt.".into(),
             depth: 0.0,
-            role: StRole::Assistant,
+            role: Role::Assistant,
         }),
         authors_note: StAuthorsNoteView {
             text: "Storm.".into(),
             interval: 3.0,
             position: StNotePosition::AfterMain,
             depth: 9.0,
-            role: StRole::User,
+            role: Role::User,
         },
     };
     ws.set_st_inputs(inputs.clone()).unwrap();

@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 use super::*;
 use crate::error::ErrorKind;
 use crate::views::{BulkPatch, ImportOutcome, Rules, StEdit, StPromptSourceView};
-use lorebook_engine::sillytavern::{DropKind, GroupLoss, StDetail, StReason};
+use lorebook_engine::model::Role;
+use lorebook_engine::sillytavern::{DropKind, GroupLoss, Position, StDetail, StReason};
 
 /// A folder of this test's own: tests run in parallel, and two writing the
 /// same file read each other's half-written world.
@@ -101,16 +102,16 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
         .iter()
         .find(|i| i.id == 3)
         .expect("tower at depth");
-    assert_eq!(tower.position, "at_depth");
+    assert_eq!(tower.position, Position::AtDepth);
     assert_eq!(
-        (tower.depth, tower.role.as_deref()),
-        (Some(1.0), Some("assistant"))
+        (tower.depth, tower.role),
+        (Some(1.0), Some(Role::Assistant))
     );
     assert_eq!(tower.rank, 1);
     let before: Vec<_> = p
         .injected
         .iter()
-        .filter(|i| i.position == "before")
+        .filter(|i| i.position == Position::Before)
         .collect();
     assert_eq!(
         before.iter().map(|i| i.rank).collect::<Vec<_>>(),
@@ -250,7 +251,7 @@ fn the_final_prompt_has_the_at_depth_entry_inside_the_chat() {
     let lines: Vec<String> = prompt
         .middle
         .iter()
-        .map(|m| format!("{} {}: {}", m.block, m.role, m.content))
+        .map(|m| format!("{} {}: {}", m.block.as_str(), m.role.as_str(), m.content))
         .collect();
     let at = |text: &str| lines.iter().position(|l| l.ends_with(text)).unwrap();
     let tower = at(": About tower.");
@@ -270,7 +271,7 @@ fn the_final_prompt_has_the_at_depth_entry_inside_the_chat() {
         [StPromptSourceView::Entry {
             book: 0,
             id: 3,
-            position: "at_depth".into()
+            position: Position::AtDepth
         }]
     );
     let sum: u32 = prompt.middle.iter().map(|m| m.tokens).sum();
@@ -559,11 +560,11 @@ fn settings_out_of_the_engine_s_ranges_are_refused_with_their_range() {
             let err = ws.set_st_settings(v).unwrap_err();
             assert_eq!(
                 err.code,
-                Some(ErrorCode::OutOfRange {
+                ErrorCode::OutOfRange {
                     setting: r.setting,
                     min: r.min as u32,
                     max: r.max as u32
-                }),
+                },
                 "{r:?} at {x}"
             );
             assert_eq!(ws.st_settings, before);

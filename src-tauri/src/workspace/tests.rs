@@ -4,7 +4,7 @@
 use super::*;
 use crate::error::ErrorKind;
 use crate::views::{BulkPatch, EntryFilter, ImportOutcome, ListQuery, PromptPatch, SortKey};
-use lorebook_engine::formats::{self, ExportFormat, Format};
+use lorebook_engine::formats::{self, ExportFormat, ExportReason, Format};
 
 fn ws() -> (Workspace, u32) {
     let ws = Workspace::with_sample();
@@ -424,24 +424,27 @@ fn export_failures_carry_codes() {
         .unwrap_err()
         .code
     {
-        Some(ErrorCode::CannotExport { file, reason, .. }) => {
+        ErrorCode::CannotExport { file, reason, .. } => {
             assert_eq!(file, card.display().to_string());
             reason
         }
         other => panic!("{other:?}"),
     };
-    assert_eq!(reason(ExportFormat::CardV3, &plain), "png_without_card");
-    assert_eq!(reason(ExportFormat::CardV2, &damaged), "bad_png");
+    assert_eq!(
+        reason(ExportFormat::CardV3, &plain),
+        ExportReason::PngWithoutCard
+    );
+    assert_eq!(reason(ExportFormat::CardV2, &damaged), ExportReason::BadPng);
     assert_eq!(
         reason(ExportFormat::SillyTavern, &plain),
-        "not_a_card_format"
+        ExportReason::NotACardFormat
     );
     let gone = dir.join("gone.png");
     let err = ws
         .export_to(doc, ExportFormat::CardV3, &out, Some(&gone))
         .unwrap_err();
     assert!(
-        matches!(err.code, Some(ErrorCode::FileNotFound { ref file }) if *file == gone.display().to_string()),
+        matches!(err.code, ErrorCode::FileNotFound { ref file } if *file == gone.display().to_string()),
         "{err:?}"
     );
     let nowhere = dir.join("no-such-folder/book.json");
@@ -449,7 +452,7 @@ fn export_failures_carry_codes() {
         .export_to(doc, ExportFormat::SillyTavern, &nowhere, None)
         .unwrap_err();
     assert!(
-        matches!(err.code, Some(ErrorCode::FileNotFound { .. })),
+        matches!(err.code, ErrorCode::FileNotFound { .. }),
         "{err:?}"
     );
     assert!(!out.exists(), "a failed export wrote nothing");
@@ -1047,7 +1050,7 @@ fn saving_over_a_read_only_book_is_refused_clearly() {
     ws.add_entry(doc).unwrap();
     let err = ws.save(doc, None, false).unwrap_err();
     assert!(
-        matches!(err.code, Some(crate::error::ErrorCode::ReadOnly { .. })),
+        matches!(err.code, crate::error::ErrorCode::ReadOnly { .. }),
         "{err:?}"
     );
     assert!(err.message.contains("read-only"), "{}", err.message);
@@ -1075,10 +1078,7 @@ fn exports_never_replace_an_open_book_or_their_source_and_keep_a_backup() {
         .export_to(doc, ExportFormat::SillyTavern, &own, None)
         .unwrap_err();
     assert!(
-        matches!(
-            err.code,
-            Some(crate::error::ErrorCode::ExportOverBook { .. })
-        ),
+        matches!(err.code, crate::error::ErrorCode::ExportOverBook { .. }),
         "{err:?}"
     );
     assert_eq!(std::fs::read(&own).unwrap(), saved);
@@ -1112,7 +1112,7 @@ fn exports_never_replace_an_open_book_or_their_source_and_keep_a_backup() {
         .unwrap_err();
     assert!(matches!(
         err.code,
-        Some(crate::error::ErrorCode::ExportOverBook { .. })
+        crate::error::ErrorCode::ExportOverBook { .. }
     ));
     assert_eq!(std::fs::read(&st).unwrap(), source);
     // Any other file is replaced, and kept as NAME.bak.

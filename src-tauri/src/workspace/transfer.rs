@@ -68,7 +68,7 @@ impl Workspace {
             .pending
             .iter()
             .position(|p| p.view.id == id)
-            .ok_or_else(|| AppError::not_found(format!("no pending import {id}")))?;
+            .ok_or_else(|| AppError::import_not_pending(id))?;
         let pending = self.pending.remove(at);
         if !accept {
             return Ok(None);

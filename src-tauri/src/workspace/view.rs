@@ -3,7 +3,7 @@
 //! whole chat that the preview pane renders.
 
 use lorebook_engine::chat;
-use lorebook_engine::explain::{Activation, DropReason, Source};
+use lorebook_engine::explain::{Activation, DropReason, DropReasonKind, Source};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use lorebook_engine::tokenizer::registry::family_of;
 use lorebook_engine::tokenizer::{FileTokenizer, Tokenizer};
 
 use super::Workspace;
-use crate::error::AppError;
+use crate::error::{AppError, ErrorCode};
 use crate::views::{
     AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
     PromptPatch, SourceText,
@@ -55,7 +55,7 @@ impl Workspace {
         // chat walked char by char in unoptimized code cost milliseconds.
         let units = chat::utf16_len(&self.chat_text);
         if units != len as usize {
-            return Err(AppError::invalid(format!(
+            return Err(out_of_step(format!(
                 "the chat has {units} characters, not {len}: send it whole"
             )));
         }
@@ -63,13 +63,13 @@ impl Workspace {
         // Checked: the webview sends these numbers, and a sum past u32 (or
         // past the chat) is a refused edit, not a wrap or a panic.
         let Some(end) = at.checked_add(remove) else {
-            return Err(AppError::invalid(format!(
+            return Err(out_of_step(format!(
                 "the chat edit at {at} removing {remove} characters goes past the chat's end"
             )));
         };
         let (Some(from), Some(to)) = (byte_at(at as usize), byte_at(end as usize)) else {
-            return Err(AppError::invalid(
-                "the chat edit is not at a character boundary",
+            return Err(out_of_step(
+                "the chat edit is not at a character boundary".into(),
             ));
         };
         let mut text = String::with_capacity(self.chat_text.len() + insert.len());
@@ -95,9 +95,9 @@ impl Workspace {
     }
 
     pub fn set_settings(&mut self, settings: Settings) -> Result<(), AppError> {
-        self.preview
-            .set_settings(settings)
-            .map_err(AppError::invalid)
+        self.preview.set_settings(settings).map_err(|detail| {
+            AppError::invalid(detail.clone(), ErrorCode::BadPreviewSettings { detail })
+        })
     }
 
     pub fn settings(&self) -> &Settings {
@@ -167,9 +167,9 @@ impl Workspace {
         // On a 10,000-entry book nearly every entry is "no match": the view
         // lists the first few of the plentiful kinds and counts the rest, so
         // a keystroke does not ship megabytes to the webview.
-        let mut seen: Vec<(&'static str, u32)> = Vec::new();
+        let mut seen: Vec<(DropReasonKind, u32)> = Vec::new();
         result.dropped.retain(|d| {
-            let kind = d.reason.kind();
+            let kind = d.reason.reason_kind();
             // An entry whose key the scan gave up on is always shown.
             let gave_up = matches!(
                 &d.reason,
@@ -178,7 +178,7 @@ impl Workspace {
                     ..
                 }
             );
-            if gave_up || (kind != "no_match" && kind != "disabled") {
+            if gave_up || !matches!(kind, DropReasonKind::NoMatch | DropReasonKind::Disabled) {
                 return true;
             }
             let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
@@ -195,7 +195,7 @@ impl Workspace {
             .into_iter()
             .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
             .map(|(kind, n)| OmittedDropped {
-                kind: kind.to_string(),
+                kind,
                 count: n - SHOWN_PER_KIND as u32,
             })
             .collect();
@@ -374,4 +374,9 @@ pub(super) fn diff<T: Clone + PartialEq>(
     };
     *sent = (rev, messages);
     d
+}
+
+/// A chat edit refused because it does not fit the chat held.
+fn out_of_step(detail: String) -> AppError {
+    AppError::invalid(detail.clone(), ErrorCode::ChatOutOfStep { detail })
 }

@@ -8,9 +8,9 @@ export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path"
 
 export type AppError = { kind: ErrorKind, 
 /**
- * English, for the CLI, logs and errors without a code.
+ * English, for the CLI and the logs.
  */
-message: string, code: ErrorCode | null, };
+message: string, code: ErrorCode, };
 
 export type Book = { name: string, description: string, 
 /**
@@ -387,7 +387,11 @@ keep_head: number, keep_tail: number,
  */
 middle: Array<PromptMessage>, };
 
-export type OmittedDropped = { kind: string, count: number, };
+export type OmittedDropped = { kind: DropReasonKind, count: number, };
+
+export type StOmittedDropped = { kind: DropKind, count: number, };
+
+export type DropReasonKind = "disabled" | "gated" | "no_match" | "secondary" | "probability" | "budget";
 
 export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
 /**
@@ -546,12 +550,7 @@ export type StField = "position" | "depth" | "role" | "outletName" | "order" | "
 
 export type StEdit = { field: StField, value: JsonValue, };
 
-export type StInjectedView = { book: number, id: number, name: string, 
-/**
- * `before`, `after`, `an_top`, `an_bottom`, `at_depth`, `em_top`,
- * `em_bottom` or `outlet`.
- */
-position: string, depth: number | null, role: string | null, outlet: string | null, order: number, 
+export type StInjectedView = { book: number, id: number, name: string, position: Position, depth: number | null, role: Role | null, outlet: string | null, order: number, 
 /**
  * 1-based place within its position (its depth and role, its outlet).
  */
@@ -576,7 +575,7 @@ export type StPreviewView = { books: Array<AttachedBook>, requests: number, requ
  * Budget in tokens, what the injected text used, and where it came
  * from: `percent` of `context`, capped at `cap` when above 0.
  */
-budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<OmittedDropped>, 
+budget: number, used: number, overflowed: boolean, percent: number, context: number, cap: number, passes: number, injected: Array<StInjectedView>, dropped: Array<StDroppedView>, omitted: Array<StOmittedDropped>, 
 /**
  * The final prompt, only when asked for (its panel is open).
  */
@@ -621,35 +620,37 @@ authors_note_due: boolean,
  */
 absent: Array<StAbsentView>, };
 
-export type StPromptMessageView = { 
-/**
- * `system`, `user` or `assistant`.
- */
-role: string, 
+export type StPromptMessageView = { role: Role, 
 /**
  * `example_user` / `example_assistant` on dialogue examples.
  */
 name: string | null, content: string, 
 /**
- * SillyTavern's prompt manager block: `main`, `worldInfoBefore`,
- * `personaDescription`, `charDescription`, `charPersonality`,
- * `scenario`, `worldInfoAfter`, `dialogueExamples`, `chatHistory`.
+ * SillyTavern's prompt manager block.
  */
-block: string, 
+block: PromptBlock, 
 /**
  * What the content is made of, in order.
  */
 sources: Array<StPromptSourceView>, tokens: number, };
 
-export type StPromptSourceView = { "kind": "main" } | { "kind": "persona" } | { "kind": "description" } | { "kind": "personality" } | { "kind": "scenario" } | { "kind": "entry", book: number, id: number, position: string, } | { "kind": "new_example_chat" } | { "kind": "example", block: number, } | { "kind": "new_chat" } | { "kind": "chat", index: number, } | { "kind": "authors_note" } | { "kind": "character_note" };
+export type StPromptSourceView = { "kind": "main" } | { "kind": "persona" } | { "kind": "description" } | { "kind": "personality" } | { "kind": "scenario" } | { "kind": "entry", book: number, id: number, position: Position, } | { "kind": "new_example_chat" } | { "kind": "example", block: number, } | { "kind": "new_chat" } | { "kind": "chat", index: number, } | { "kind": "authors_note" } | { "kind": "character_note" };
 
-export type StAbsentView = { book: number, id: number, position: string, 
+export type StAbsentView = { book: number, id: number, position: Position, 
 /**
- * Why, as a code: `note_not_due`, `note_position`,
- * `note_depth_or_role`, `example_without_speakers`, `depth`,
- * `outlet_unused`.
+ * Why, as a code.
  */
-reason: string, };
+reason: AbsentReason, };
+
+export type Position = "before" | "after" | "an_top" | "an_bottom" | "at_depth" | "em_top" | "em_bottom" | "outlet";
+
+export type PromptBlock = "main" | "worldInfoBefore" | "personaDescription" | "charDescription" | "charPersonality" | "scenario" | "worldInfoAfter" | "dialogueExamples" | "chatHistory";
+
+export type AbsentReason = "note_not_due" | "note_position" | "note_depth_or_role" | "example_without_speakers" | "depth" | "outlet_unused";
+
+export type ImportReason = "malformed_json" | "unknown_format" | "png_without_card" | "bad_png" | "bad_card_chunk" | "card_without_book" | "bad_charx" | "bad_shape" | "bad_field";
+
+export type ExportReason = "not_a_card_format" | "no_writer" | "bad_png" | "png_without_card" | "bad_card_chunk";
 
 export type StReason = { "code": "activate" } | { "code": "constant" } | { "code": "sticky", left: number, } | { "code": "key", key: string, pass: number, widened: number | null, };
 
@@ -665,7 +666,11 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: string, detail: string, } | { "code": "cannot_export", file: string, reason: string, detail: string, } | { "code": "internal", command: string, detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "st_preview_failed", detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+
+export type BookSetting = "scan_depth" | "token_budget";
+
+export type NoteNumber = "character_note_depth" | "authors_note_depth" | "authors_note_interval";
 
 export type SavedSetting = "model" | "tokenizer_file";
 
@@ -673,15 +678,13 @@ export type RowTokens = { id: number, tokens: number, };
 
 export type TokenStep = { counts: Array<RowTokens>, next: number | null, };
 
-export type StRole = "system" | "user" | "assistant";
-
 export type StNotePosition = "after_main" | "in_chat" | "before_main";
 
 export type StCharacterNoteView = { text: string, 
 /**
  * Chat depth, a whole number 0–10000.
  */
-depth: number, role: StRole, };
+depth: number, role: Role, };
 
 export type StAuthorsNoteView = { text: string, 
 /**
@@ -692,7 +695,7 @@ interval: number, position: StNotePosition,
 /**
  * Chat depth when in the chat, a whole number 0–10000.
  */
-depth: number, role: StRole, };
+depth: number, role: Role, };
 
 export type StInputsView = { 
 /**
@@ -985,6 +988,33 @@ export const ST_RANGES: readonly StRange[] = [
   { setting: "min_activations", min: 0, max: 100 },
   { setting: "min_activations_depth_max", min: 0, max: 100 },
 ];
+
+// SillyTavern's `position` numbers (sillytavern::Position::from_st): the code of number n at index n.
+export const ST_POSITIONS = [
+  'before',
+  'after',
+  'an_top',
+  'an_bottom',
+  'at_depth',
+  'em_top',
+  'em_bottom',
+  'outlet',
+] as const satisfies readonly Position[];
+
+// SillyTavern's `role` numbers (model::Role::from_st): the code of number n at index n.
+export const ST_ROLES = [
+  'system',
+  'user',
+  'assistant',
+] as const satisfies readonly Role[];
+
+// SillyTavern's `selectiveLogic` numbers (model::SecondaryLogic::from_st): the code of number n at index n.
+export const ST_LOGICS = [
+  'and_any',
+  'not_all',
+  'not_any',
+  'and_all',
+] as const satisfies readonly SecondaryLogic[];
 
 // The deepest in-chat injection SillyTavern makes (MAX_INJECTION_DEPTH).
 export const MAX_INJECTION_DEPTH = 10000;

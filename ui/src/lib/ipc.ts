@@ -40,9 +40,10 @@ import type {
   AdviceView,
 } from './bindings';
 
-/** An error from a command, as `{kind, message, code}`: `code` words the
- *  errors a user can meet in the UI's language (`errorText`). */
-export class IpcError extends Error implements AppError {
+/** An error from a command, as `{kind, message, code}`: `code` words it in
+ *  the UI's language (`errorText`). Every error from Rust has one (AppError);
+ *  `null` is for a failure of the invoke itself, which has only a message. */
+export class IpcError extends Error implements Omit<AppError, 'code'> {
   kind: ErrorKind;
   code: ErrorCode | null;
   constructor(kind: ErrorKind, message: string, code: ErrorCode | null = null) {

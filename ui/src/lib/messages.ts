@@ -3,7 +3,9 @@
 // message catalog, so each language shows its own sentence. A code's message
 // is the catalog key `<prefix>.<code>` with the same parameter names.
 
+import { ST_POSITIONS } from './bindings';
 import type {
+  AbsentReason,
   ArgProblem,
   DropKind,
   ChatError,
@@ -13,15 +15,18 @@ import type {
   Contradiction,
   DiagnosticMessage,
   ErrorCode,
+  ExportReason,
   Finding,
   Fix,
   Format,
   GateDetail,
   GroupLoss,
+  ImportReason,
   LintEntryRef,
   NeverReason,
   NoEffectReason,
   Note,
+  PromptBlock,
   SavedSetting,
   StDetail,
   StInjectedView,
@@ -104,23 +109,55 @@ const errorCodes = {
   not_a_book: 0,
   cannot_export: 0,
   internal: 0,
+  nothing_chosen: 0,
+  gave_way: 0,
+  book_not_open: 0,
+  entry_not_found: 0,
+  import_not_pending: 0,
+  recovered_book_gone: 0,
+  needs_path: 0,
+  changed_on_disk: 0,
+  never_saved: 0,
+  not_recent: 0,
+  book_setting_out_of_range: 0,
+  note_number_out_of_range: 0,
+  copy_name_without_name: 0,
+  chat_out_of_step: 0,
+  bad_preview_settings: 0,
+  tokenizer_unavailable: 0,
+  bad_tokenizer_file: 0,
+  bad_st_field: 0,
+  not_st_settings: 0,
+  st_preview_failed: 0,
+  st_preview_not_built: 0,
+  menu_failed: 0,
+  prefs_not_saved: 0,
 } satisfies Record<ErrorCode['code'], 0>;
 
-// Why a book could not be exported (`ExportError::code` in
-// crates/engine/src/formats/error.rs).
-export const exportReasons = ['not_a_card_format', 'no_writer', 'bad_png', 'png_without_card', 'bad_card_chunk'] as const;
+// Why a book could not be exported or imported (`ExportReason` and
+// `ImportReason` in crates/engine/src/formats/error.rs); the compiler checks
+// the lists cover every code.
+const exportReasonSet = {
+  not_a_card_format: 0,
+  no_writer: 0,
+  bad_png: 0,
+  png_without_card: 0,
+  bad_card_chunk: 0,
+} satisfies Record<ExportReason, 0>;
+export const exportReasons = Object.keys(exportReasonSet) as ExportReason[];
 
-export const importReasons = [
-  'malformed_json',
-  'unknown_format',
-  'png_without_card',
-  'bad_png',
-  'bad_card_chunk',
-  'card_without_book',
-  'bad_charx',
-  'bad_shape',
-  'bad_field',
-] as const;
+const importReasonSet = {
+  malformed_json: 0,
+  unknown_format: 0,
+  png_without_card: 0,
+  bad_png: 0,
+  bad_card_chunk: 0,
+  card_without_book: 0,
+  bad_charx: 0,
+  bad_shape: 0,
+  bad_field: 0,
+} satisfies Record<ImportReason, 0>;
+export const importReasons = Object.keys(importReasonSet) as ImportReason[];
 
 // The formats by id (`Format` in crates/engine/src/formats/format.rs).
 const formatIds = {
@@ -170,28 +207,47 @@ export function noteText(t: Translate, n: Note): string {
   return t(`note.${n.code}` as MessageKey, params);
 }
 
-/** What went wrong, in the UI's language when the error has a code; the
- *  file is named by its name (the message keeps the whole path). */
+/** What went wrong, in the UI's language: every error from Rust has a code
+ *  (an error raised in the UI itself may not); a file is named by its name
+ *  (the message keeps the whole path). */
 export function errorText(t: Translate, e: { message: string; code: ErrorCode | null }): string {
   const c = e.code;
   if (c === null) return e.message;
-  if (c.code === 'internal') return t('appError.internal', { command: c.command, detail: c.detail });
-  if (c.code === 'fix_outdated') return t('appError.fix_outdated');
-  if (c.code === 'out_of_range') return t('appError.out_of_range', { setting: t(`stSettings.${c.setting}`), min: c.min, max: c.max });
-  const file = fileName(c.file);
-  if (c.code === 'cannot_export') {
-    const known = (exportReasons as readonly string[]).includes(c.reason);
-    const reason = known ? t(`notExported.${c.reason}` as MessageKey, { detail: c.detail }) : c.detail;
-    return file ? t('appError.cannot_export', { file, reason }) : t('appError.cannot_export_book', { reason });
+  switch (c.code) {
+    case 'internal':
+      return t('appError.internal', { command: c.command, detail: c.detail });
+    case 'out_of_range':
+      return t('appError.out_of_range', { setting: t(`stSettings.${c.setting}`), min: c.min, max: c.max });
+    case 'book_setting_out_of_range':
+      return t('appError.book_setting_out_of_range', {
+        setting: t(c.setting === 'scan_depth' ? 'book.scanDepth' : 'book.tokenBudget'),
+        min: c.min,
+        max: c.max,
+      });
+    case 'note_number_out_of_range':
+      return t('appError.note_number_out_of_range', { setting: t(`noteNumber.${c.setting}`), max: c.max });
+    case 'cannot_export': {
+      const reason = t(`notExported.${c.reason}`, { detail: c.detail });
+      const file = fileName(c.file);
+      return file ? t('appError.cannot_export', { file, reason }) : t('appError.cannot_export_book', { reason });
+    }
+    case 'not_a_book':
+      return t('appError.not_a_book', { file: fileName(c.file), reason: t(`notABook.${c.reason}`, { detail: c.detail }) });
+    case 'too_large':
+      return t('appError.too_large', { file: fileName(c.file), mb: Math.round(c.limit / (1024 * 1024)) });
+    case 'changed_on_disk':
+      return t(c.gone ? 'appError.changed_on_disk_gone' : 'appError.changed_on_disk', { file: fileName(c.file) });
+    // Ids are shown verbatim, without digit grouping.
+    case 'entry_not_found':
+    case 'book_not_open':
+    case 'import_not_pending':
+      return t(`appError.${c.code}`, { id: String('id' in c ? c.id : c.doc) });
+    default: {
+      const { code, ...params } = c;
+      const named = 'file' in params ? { ...params, file: fileName(params.file) } : params;
+      return t(`appError.${code}`, named);
+    }
   }
-  if (c.code === 'not_a_book') {
-    const known = (importReasons as readonly string[]).includes(c.reason);
-    const reason = known ? t(`notABook.${c.reason}` as MessageKey, { detail: c.detail }) : c.detail;
-    return t('appError.not_a_book', { file, reason });
-  }
-  if (c.code === 'too_large') return t('appError.too_large', { file, mb: Math.round(c.limit / (1024 * 1024)) });
-  const { code, ...params } = c;
-  return t(`appError.${code}`, { ...params, file });
 }
 
 /** Why a preview setting of the last run was dropped as the app started. */
@@ -255,7 +311,6 @@ export function roleText(t: Translate, role: string): string {
   return role === 'system' || role === 'user' || role === 'assistant' ? t(`role.${role}`) : role;
 }
 
-export const stPositions = ['before', 'after', 'an_top', 'an_bottom', 'at_depth', 'em_top', 'em_bottom', 'outlet'] as const;
 // The compiler checks the list covers the engine's DropKind.
 const stDropKindSet = {
   disabled: 0,
@@ -278,17 +333,18 @@ export const stDropKinds = Object.keys(stDropKindSet) as DropKind[];
 // The final prompt under SillyTavern's rules: its blocks (SillyTavern's
 // prompt manager identifiers), what a message is made of, and why an
 // injected entry is absent from it.
-export const stBlocks = [
-  'main',
-  'worldInfoBefore',
-  'personaDescription',
-  'charDescription',
-  'charPersonality',
-  'scenario',
-  'worldInfoAfter',
-  'dialogueExamples',
-  'chatHistory',
-] as const;
+const stBlockSet = {
+  main: 0,
+  worldInfoBefore: 0,
+  personaDescription: 0,
+  charDescription: 0,
+  charPersonality: 0,
+  scenario: 0,
+  worldInfoAfter: 0,
+  dialogueExamples: 0,
+  chatHistory: 0,
+} satisfies Record<PromptBlock, 0>;
+export const stBlocks = Object.keys(stBlockSet) as PromptBlock[];
 const stSourceKinds: Record<StPromptSourceView['kind'], 0> = {
   main: 0,
   persona: 0,
@@ -303,17 +359,18 @@ const stSourceKinds: Record<StPromptSourceView['kind'], 0> = {
   authors_note: 0,
   character_note: 0,
 };
-export const stAbsentReasons = [
-  'note_not_due',
-  'note_position',
-  'note_depth_or_role',
-  'example_without_speakers',
-  'depth',
-  'outlet_unused',
-] as const;
+const stAbsentReasonSet = {
+  note_not_due: 0,
+  note_position: 0,
+  note_depth_or_role: 0,
+  example_without_speakers: 0,
+  depth: 0,
+  outlet_unused: 0,
+} satisfies Record<AbsentReason, 0>;
+export const stAbsentReasons = Object.keys(stAbsentReasonSet) as AbsentReason[];
 
 export const stKeys: MessageKey[] = [
-  ...stPositions.map((p) => `stPos.${p}` as MessageKey),
+  ...ST_POSITIONS.map((p) => `stPos.${p}` as MessageKey),
   ...stDropKinds.map((k) => `stDrop.${k}` as MessageKey),
   ...stBlocks.map((b) => `stBlock.${b}` as MessageKey),
   ...Object.keys(stSourceKinds).map((k) => `stSource.${k}` as MessageKey),
@@ -321,19 +378,16 @@ export const stKeys: MessageKey[] = [
 ];
 
 /** A prompt manager block's name (`worldInfoBefore` → "world info (before)"). */
-export function stBlockText(t: Translate, block: string): string {
-  return (stBlocks as readonly string[]).includes(block) ? t(`stBlock.${block}` as MessageKey) : block;
+export function stBlockText(t: Translate, block: PromptBlock): string {
+  return t(`stBlock.${block}`);
 }
 
 /** One piece of a prompt message: an entry by its name and position, a
  *  chat message by its 1-based number, or the part it names. */
 export function stSourceText(t: Translate, source: StPromptSourceView, name: (book: number, id: number) => string): string {
   switch (source.kind) {
-    case 'entry': {
-      const known = (stPositions as readonly string[]).includes(source.position);
-      const position = known ? t(`stPos.${source.position}` as MessageKey) : source.position;
-      return t('stSource.entry', { name: name(source.book, source.id), position });
-    }
+    case 'entry':
+      return t('stSource.entry', { name: name(source.book, source.id), position: t(`stPos.${source.position}`) });
     case 'chat':
       return t('stSource.chat', { n: source.index + 1 });
     case 'example':
@@ -344,18 +398,16 @@ export function stSourceText(t: Translate, source: StPromptSourceView, name: (bo
 }
 
 /** Why an injected entry is not in the final prompt. */
-export function stAbsentText(t: Translate, reason: string): string {
-  return (stAbsentReasons as readonly string[]).includes(reason) ? t(`stAbsent.${reason}` as MessageKey) : reason;
+export function stAbsentText(t: Translate, reason: AbsentReason): string {
+  return t(`stAbsent.${reason}`);
 }
 
 /** Where an injected entry goes: the position, with its depth and role or
  *  its outlet name. */
 export function stPositionText(t: Translate, i: Pick<StInjectedView, 'position' | 'depth' | 'role' | 'outlet'>): string {
-  const known = (stPositions as readonly string[]).includes(i.position);
-  const base = known ? t(`stPos.${i.position}` as MessageKey) : i.position;
+  const base = t(`stPos.${i.position}`);
   if (i.position === 'at_depth' && i.depth !== null) {
-    const role = i.role === 'user' || i.role === 'assistant' || i.role === 'system' ? t(`role.${i.role}`) : (i.role ?? '');
-    return t('stPos.atDepthDetail', { depth: i.depth, role });
+    return t('stPos.atDepthDetail', { depth: i.depth, role: i.role === null ? '' : t(`role.${i.role}`) });
   }
   if (i.position === 'outlet' && i.outlet) return t('stPos.outletDetail', { name: i.outlet });
   return base;

@@ -38,19 +38,36 @@ pub enum ImportError {
     Field { path: String, message: String },
 }
 
+/// Why a file could not be imported, as a stable code the UI words in its
+/// language ([`ImportError::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ImportReason {
+    MalformedJson,
+    UnknownFormat,
+    PngWithoutCard,
+    BadPng,
+    BadCardChunk,
+    CardWithoutBook,
+    BadCharx,
+    BadShape,
+    BadField,
+}
+
 impl ImportError {
     /// A stable code the UI can act on.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ImportReason {
         match self {
-            ImportError::Json { .. } => "malformed_json",
-            ImportError::UnknownFormat { .. } => "unknown_format",
-            ImportError::PngWithoutCard => "png_without_card",
-            ImportError::BadPng(_) => "bad_png",
-            ImportError::BadCardChunk { .. } => "bad_card_chunk",
-            ImportError::CardWithoutBook { .. } => "card_without_book",
-            ImportError::BadCharx(_) => "bad_charx",
-            ImportError::Shape { .. } => "bad_shape",
-            ImportError::Field { .. } => "bad_field",
+            ImportError::Json { .. } => ImportReason::MalformedJson,
+            ImportError::UnknownFormat { .. } => ImportReason::UnknownFormat,
+            ImportError::PngWithoutCard => ImportReason::PngWithoutCard,
+            ImportError::BadPng(_) => ImportReason::BadPng,
+            ImportError::BadCardChunk { .. } => ImportReason::BadCardChunk,
+            ImportError::CardWithoutBook { .. } => ImportReason::CardWithoutBook,
+            ImportError::BadCharx(_) => ImportReason::BadCharx,
+            ImportError::Shape { .. } => ImportReason::BadShape,
+            ImportError::Field { .. } => ImportReason::BadField,
         }
     }
 
@@ -157,15 +174,28 @@ pub enum ExportError {
     BadCardChunk { chunk: String, message: String },
 }
 
+/// Why a book could not be exported, as a stable code the UI words in its
+/// language ([`ExportError::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum ExportReason {
+    NotACardFormat,
+    NoWriter,
+    BadPng,
+    PngWithoutCard,
+    BadCardChunk,
+}
+
 impl ExportError {
     /// A stable code the UI can act on.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ExportReason {
         match self {
-            ExportError::NotACardFormat(_) => "not_a_card_format",
-            ExportError::NoWriter(_) => "no_writer",
-            ExportError::BadPng(_) => "bad_png",
-            ExportError::PngWithoutCard => "png_without_card",
-            ExportError::BadCardChunk { .. } => "bad_card_chunk",
+            ExportError::NotACardFormat(_) => ExportReason::NotACardFormat,
+            ExportError::NoWriter(_) => ExportReason::NoWriter,
+            ExportError::BadPng(_) => ExportReason::BadPng,
+            ExportError::PngWithoutCard => ExportReason::PngWithoutCard,
+            ExportError::BadCardChunk { .. } => ExportReason::BadCardChunk,
         }
     }
 }

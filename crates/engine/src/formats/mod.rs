@@ -55,7 +55,7 @@ pub mod st_fields;
 pub use convert::{
     detect, detect_value, export, export_into_card, import, import_as, import_value, Imported,
 };
-pub use error::{ExportError, ImportError};
+pub use error::{ExportError, ExportReason, ImportError, ImportReason};
 pub use format::{ExportFormat, Format, UnknownExportFormat};
 pub use json::parse_json;
 pub use report::Report;

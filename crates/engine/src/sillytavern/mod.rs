@@ -93,7 +93,7 @@ pub struct Injected {
     pub comment: String,
     pub position: Position,
     pub depth: Option<f64>,
-    pub role: Option<&'static str>,
+    pub role: Option<crate::model::Role>,
     pub outlet: Option<String>,
     pub order: f64,
     /// Tokens of the inserted text alone.

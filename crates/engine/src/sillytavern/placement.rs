@@ -9,9 +9,11 @@
 use serde::Serialize;
 
 use super::entry::StEntry;
+use crate::model::Role;
 
 /// SillyTavern's eight positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Position {
     Before,
@@ -54,12 +56,14 @@ impl Position {
     }
 }
 
-/// The role name of an at-depth entry's `role` number.
-pub fn role_name(role: i64) -> &'static str {
+/// The role of an at-depth entry's `role` number: 1 user, 2 assistant,
+/// any other number system (as SillyTavern's `getExtensionPrompt` falls
+/// back to system).
+pub fn role_of(role: i64) -> Role {
     match role {
-        1 => "user",
-        2 => "assistant",
-        _ => "system",
+        1 => Role::User,
+        2 => Role::Assistant,
+        _ => Role::System,
     }
 }
 
@@ -72,7 +76,7 @@ pub struct Placed {
     /// Chat depth, for at-depth entries.
     pub depth: Option<f64>,
     /// Role, for at-depth entries.
-    pub role: Option<&'static str>,
+    pub role: Option<Role>,
     /// Outlet name, for outlets.
     pub outlet: Option<String>,
 }
@@ -167,7 +171,7 @@ pub fn place(entries: &[StEntry], activated: &[(usize, &str)]) -> (Vec<Placed>, 
             entry,
             position: Position::AtDepth,
             depth: Some(*depth),
-            role: Some(role_name(*role)),
+            role: Some(role_of(*role)),
             outlet: None,
         }));
     }

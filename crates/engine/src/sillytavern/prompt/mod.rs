@@ -34,13 +34,15 @@ pub use text::{example_blocks, example_messages};
 use text::{expand, find_ci, outlet_names};
 
 use super::matching::{js_trim, Names};
-use super::placement::{role_name, Position};
+use super::placement::{role_of, Position};
 use super::{Injected, StResult};
 use crate::chat::{Message, Speaker};
+use crate::model::Role;
 
 /// The prompt manager block a message belongs to (SillyTavern's
 /// identifiers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub enum PromptBlock {
     Main,
@@ -88,8 +90,7 @@ pub enum PromptSource {
 /// One message of the final prompt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StPromptMessage {
-    /// `system`, `user` or `assistant`.
-    pub role: &'static str,
+    pub role: Role,
     /// `example_user` / `example_assistant` on dialogue examples.
     pub name: Option<&'static str>,
     pub content: String,
@@ -120,6 +121,7 @@ impl PromptBlock {
 /// Why an injected entry does not appear in the prompt: a code (the
 /// app words it in the UI's language); English only in `Display`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum AbsentReason {
     /// The Author's Note is not inserted in this request (its interval).
@@ -239,7 +241,7 @@ impl Expander<'_> {
 /// leaves empty messages out).
 fn push(
     messages: &mut Vec<StPromptMessage>,
-    role: &'static str,
+    role: Role,
     content: String,
     block: PromptBlock,
     sources: Vec<PromptSource>,
@@ -361,7 +363,7 @@ pub fn assemble(
             let content = ex.run(text, &mut sources);
             push(
                 messages,
-                role_name(note.role),
+                role_of(note.role),
                 content,
                 PromptBlock::Main,
                 sources,
@@ -373,7 +375,13 @@ pub fn assemble(
     }
     let mut sources = vec![PromptSource::Main];
     let content = ex.run(&inputs.main, &mut sources);
-    push(&mut messages, "system", content, PromptBlock::Main, sources);
+    push(
+        &mut messages,
+        Role::System,
+        content,
+        PromptBlock::Main,
+        sources,
+    );
     if note.position == NotePosition::AfterMain {
         relative_note(&mut messages, &mut ex);
     }
@@ -384,7 +392,7 @@ pub fn assemble(
     let (before, before_sources) = joined(&of(Position::Before));
     push(
         &mut messages,
-        "system",
+        Role::System,
         before,
         PromptBlock::WorldInfoBefore,
         before_sources,
@@ -413,12 +421,12 @@ pub fn assemble(
     ] {
         let mut sources = vec![source];
         let content = ex.run(js_trim(text), &mut sources);
-        push(&mut messages, "system", content, block, sources);
+        push(&mut messages, Role::System, content, block, sources);
     }
     let (after, after_sources) = joined(&of(Position::After));
     push(
         &mut messages,
-        "system",
+        Role::System,
         after,
         PromptBlock::WorldInfoAfter,
         after_sources,
@@ -462,7 +470,7 @@ pub fn assemble(
     for (block, source) in &blocks {
         push(
             &mut messages,
-            "system",
+            Role::System,
             expand(&inputs.new_example_chat, names, &[]),
             PromptBlock::DialogueExamples,
             vec![PromptSource::NewExampleChat],
@@ -470,7 +478,7 @@ pub fn assemble(
         for (name, content) in example_messages(block, names) {
             if !content.is_empty() {
                 messages.push(StPromptMessage {
-                    role: "system",
+                    role: Role::System,
                     name: Some(name),
                     content,
                     block: PromptBlock::DialogueExamples,
@@ -492,9 +500,9 @@ pub fn assemble(
         let content = ex.run(&m.text.replace('\r', ""), &mut sources);
         history.push(StPromptMessage {
             role: if m.role == Speaker::User {
-                "user"
+                Role::User
             } else {
-                "assistant"
+                Role::Assistant
             },
             name: None,
             content,
@@ -532,11 +540,7 @@ pub fn assemble(
     let mut groups: Vec<InChat> = Vec::new();
     for i in of(Position::AtDepth) {
         let depth = i.depth.unwrap_or(f64::NAN);
-        let role = match i.role {
-            Some("user") => 1,
-            Some("assistant") => 2,
-            _ => 0,
-        };
+        let role = i64::from(i.role.unwrap_or_default().to_st());
         match groups
             .iter_mut()
             .find(|g| g.depth.to_bits() == depth.to_bits() && g.role == role)
@@ -576,7 +580,8 @@ pub fn assemble(
     for depth in depths {
         let mut at_depth = Vec::new();
         // System first in the newest-first list: closest to the end.
-        for (role_n, role) in [(0, "system"), (1, "user"), (2, "assistant")] {
+        for role in [Role::System, Role::User, Role::Assistant] {
+            let role_n = i64::from(role.to_st());
             let mut sources = Vec::new();
             let mut texts = Vec::new();
             for p in in_chat
@@ -608,7 +613,7 @@ pub fn assemble(
     let content = expand(&inputs.new_chat, names, &[]);
     push(
         &mut messages,
-        "system",
+        Role::System,
         content,
         PromptBlock::ChatHistory,
         vec![PromptSource::NewChat],

@@ -971,12 +971,13 @@ fn entry_content_is_rendered_as_text() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn a_foreign_book_on_the_command_line_opens_with_its_report() {
     let _serial = serial();
-    // The shared corpus is optional: a plain clone skips this test.
-    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
-        return;
-    };
+    let corpus = lorebook_test_support::corpus();
     let eldoria = corpus.join("sillytavern/Eldoria.json");
     let path = eldoria.to_str().expect("utf-8 corpus path");
     let mut driver = Driver::start();
@@ -1339,7 +1340,7 @@ fn the_main_views_have_no_serious_accessibility_violations() {
 
     // An imported book shows its report as a notice; the shared corpus is
     // optional, so a plain clone checks the views above only.
-    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
+    let Some(corpus) = lorebook_test_support::corpus_root() else {
         return;
     };
     let eldoria = corpus.join("sillytavern/Eldoria.json");
@@ -1570,12 +1571,13 @@ fn pane_sizes_theme_and_language_persist_across_runs() {
 /// report summary, no warning badge for SillyTavern's defaults, and its
 /// summary in Portuguese once the language is switched.
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn the_corpus_zzz_book_opens_calmly_in_both_languages() {
     let _serial = serial();
-    let Some(corpus) = lorebook_engine::io::corpus_root(Path::new(ROOT)) else {
-        eprintln!("skipped: corpus e2e (no corpus folder; see LOREBOOK_CORPUS)");
-        return;
-    };
+    let corpus = lorebook_test_support::corpus();
     let zzz = corpus.join("sillytavern/Complete_ZZZ_Lorebook.json");
     let path = zzz.to_str().expect("utf-8 corpus path");
     let mut driver = Driver::start();

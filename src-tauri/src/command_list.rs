@@ -5,7 +5,7 @@
 // check the capability file and `ui/src/lib/ipc.ts` against `COMMANDS`, and
 // `ui/src/lib/bindings.ts` carries the names as the `Command` type.
 //
-// Adding a command: write it in `commands.rs`, add its name here, grant it
+// Adding a command: write it in its module of `commands/`, add its name here, grant it
 // in `capabilities/default.json` and wrap it in `ipc.ts` (the tests say
 // what is missing).
 

@@ -16,7 +16,7 @@ pub mod trace;
 pub mod views;
 pub mod workspace;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -191,6 +191,27 @@ fn watch_exit_signals(app: AppHandle) {
 /// resource folder (`bundle.resources` in `tauri.conf.json`).
 pub const TOKENIZER_RESOURCES: &str = "resources/tokenizers";
 
+/// The folders searched for the installed tokenizer files, in the engine's
+/// order (`resources::search_path_from`): `$LOREBOOK_TOKENIZERS`, the
+/// bundled resources under `resource_dir` (Tauri's resource folder), beside
+/// the executable, then this source tree's `resources/tokenizers`
+/// (development builds). `run` hands them to the engine once, before the
+/// first book is read.
+pub fn tokenizer_search_path(resource_dir: Option<&Path>) -> Vec<PathBuf> {
+    use lorebook_engine::tokenizer::resources;
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    resources::search_path_from(
+        std::env::var_os(resources::ENV_VAR)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        resource_dir.map(|d| d.join(TOKENIZER_RESOURCES)),
+        exe_dir.as_deref(),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(TOKENIZER_RESOURCES),
+    )
+}
+
 /// The value `WEBKIT_DISABLE_COMPOSITING_MODE` gets for the webview when the
 /// user has not set it (`current`): `Some("1")`, accelerated compositing
 /// off, unless `LOREBOOK_COMPOSITING=1` asks to keep it. The editor uses no
@@ -222,6 +243,18 @@ pub fn run() {
         std::env::set_var("WEBKIT_DISABLE_COMPOSITING_MODE", value);
     }
     fault::init();
+    // The installed tokenizer files' folders, bundled ones included, are
+    // given to the engine before anything can load a tokenizer (the books
+    // and settings read below). Tauri's resource folder depends only on
+    // the executable and the package, so it is known before the app is
+    // built. The first and only call, so always accepted.
+    let context = tauri::generate_context!();
+    let resource_dir =
+        tauri::utils::platform::resource_dir(context.package_info(), &tauri::Env::default()).ok();
+    lorebook_engine::tokenizer::resources::set_search_path(tokenizer_search_path(
+        resource_dir.as_deref(),
+    ))
+    .expect("the tokenizer search path is set once, here");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (ws, notices) = initial_workspace(&args);
     trace::mark("books read");
@@ -230,12 +263,6 @@ pub fn run() {
         .manage(AppState::new(ws, notices))
         .manage(dialogs::NativeLabels::default())
         .setup(|app| {
-            // Installed tokenizer files bundled with the app, if any.
-            if let Ok(dir) = app.path().resource_dir() {
-                lorebook_engine::tokenizer::resources::set_resource_dir(
-                    dir.join(TOKENIZER_RESOURCES),
-                );
-            }
             let recent = commands::load_recent(app.handle());
             commands::load_st_settings(app.handle());
             let state = app.state::<AppState>();
@@ -307,7 +334,7 @@ pub fn run() {
             _ => {}
         })
         .invoke_handler(with_command_names!(command_handler))
-        .build(tauri::generate_context!())
+        .build(context)
         .expect("error while building Lorebook Studio")
         .run(|app, event| {
             // Every change was saved or deliberately discarded (the user
@@ -354,6 +381,27 @@ mod tokenizer_bundle_tests {
             .join(super::TOKENIZER_RESOURCES)
             .join("README.md")
             .is_file());
+    }
+
+    /// The app searches its bundled resources before the folders beside
+    /// the executable, and the source tree's folder last.
+    #[test]
+    fn the_app_searches_its_resources_then_beside_itself_then_the_source() {
+        let app = std::path::Path::new("/opt/lorebook-studio");
+        let dirs = super::tokenizer_search_path(Some(app));
+        let bundled = app.join(super::TOKENIZER_RESOURCES);
+        let at = dirs.iter().position(|d| *d == bundled).expect("bundled");
+        assert!(at <= 1, "after $LOREBOOK_TOKENIZERS only: {dirs:?}");
+        let exe = std::env::current_exe().unwrap();
+        let beside = exe.parent().unwrap().join("tokenizers");
+        assert_eq!(dirs.get(at + 1), Some(&beside), "{dirs:?}");
+        assert_eq!(
+            dirs.last(),
+            Some(
+                &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(super::TOKENIZER_RESOURCES)
+            )
+        );
+        assert!(!super::tokenizer_search_path(None).contains(&bundled));
     }
 }
 

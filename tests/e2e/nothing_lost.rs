@@ -318,17 +318,22 @@ fn set_order(app: &Session<'_>, order: i64) -> f64 {
     .expect("a time")
 }
 
-/// Waits until a SillyTavern preview sent after page time `after` has been
-/// computing for `age` ms; answers how long ago (ms) the entry edit sent
-/// after `after` was answered.
+/// Waits until a SillyTavern preview asked for after page time `after` has
+/// been computing for `age` ms; answers how long ago (ms) the entry edit
+/// sent after `after` was stored. The edit's own answer carries the
+/// preview (`update_entry` with its `preview` ask), so the build runs in
+/// that command once the edit is stored; a preview asked for on its own
+/// (`st_preview`, after an edit answered without one) counts too.
 fn wait_for_long_preview(app: &Session<'_>, after: f64, age: f64) -> f64 {
     wait_until("a SillyTavern preview being computed", TIMEOUT, || {
         let seen = js(
             app,
             "const [after, age] = arguments; const now = performance.now();
-             const edit = window.__ipc.find((r) => r.cmd === 'update_entry' && r.t0 >= after && r.t1 !== null);
+             const edit = window.__ipc.find((r) => r.cmd === 'update_entry' && r.t0 >= after);
+             if (!edit) return null;
+             if (edit.t1 === null) return now - edit.t0 >= age ? now - edit.t0 : null;
              const busy = window.__ipc.some((r) => r.cmd === 'st_preview' && r.t0 >= after && r.t1 === null && now - r.t0 >= age);
-             return busy && edit ? now - edit.t1 : null;",
+             return busy ? now - edit.t1 : null;",
             vec![json!(after), json!(age)],
         );
         seen.as_f64()

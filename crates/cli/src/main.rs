@@ -172,6 +172,9 @@ struct PreviewArgs {
 }
 
 fn main() -> ExitCode {
+    // The first and only call, so always accepted.
+    lorebook_engine::tokenizer::resources::set_search_path(tokens::search_path())
+        .expect("the tokenizer search path is set once, here");
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Preview(args) => preview(*args),

@@ -1,12 +1,32 @@
-//! `lorebook tokens`, `lorebook models` and reading `--tokenizer FILE`.
+//! `lorebook tokens`, `lorebook models`, reading `--tokenizer FILE`, and
+//! where the installed tokenizer files are looked for.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lorebook_engine::formats::{self, Imported};
 use lorebook_engine::tokenizer::registry::{family_of, FAMILIES};
-use lorebook_engine::tokenizer::{tokenizer_for_model, FileTokenizer, Tokenizer};
+use lorebook_engine::tokenizer::{resources, tokenizer_for_model, FileTokenizer, Tokenizer};
 
 use crate::{books, emit};
+
+/// The folders searched for the installed tokenizer files, in the engine's
+/// order (`resources::search_path_from`): `$LOREBOOK_TOKENIZERS`, beside
+/// the executable, then this source tree's `resources/tokenizers` (a
+/// `cargo run` or a test from the source tree). `main` hands them to the
+/// engine once, before anything loads a tokenizer.
+pub fn search_path() -> Vec<PathBuf> {
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    resources::search_path_from(
+        std::env::var_os(resources::ENV_VAR)
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from),
+        None,
+        exe_dir.as_deref(),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/tokenizers"),
+    )
+}
 
 /// Reads a user's tokenizer file, telling on stderr how it was read.
 pub fn load_tokenizer(path: &Path) -> Result<Tokenizer, String> {

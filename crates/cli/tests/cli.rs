@@ -2,18 +2,11 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use common::{fails, lorebook, root, tmp};
 
 use serde_json::{json, Value};
-
-/// The corpus folder, or `None` when it is absent (a plain clone skips
-/// those tests).
-fn corpus_root() -> Option<PathBuf> {
-    lorebook_engine::io::corpus_root(&root())
-}
 
 fn ok(args: &[&str]) -> String {
     let out = lorebook(args);
@@ -267,10 +260,12 @@ fn convert_round_trips_through_every_format() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn convert_into_a_card_png_and_inspect_corpus_files() {
-    let Some(corpus_dir) = corpus_root() else {
-        return;
-    };
+    let corpus_dir = lorebook_test_support::corpus();
     let corpus = |rel: &str| corpus_dir.join(rel);
     let card = corpus("ccv3/default_Seraphina.png");
     let out = tmp("seraphina-saltmere.png");

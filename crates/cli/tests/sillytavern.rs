@@ -304,6 +304,9 @@ fn counts_use_the_chosen_models_tokenizer_of_any_family() {
     use lorebook_engine::tokenizer::{tokenizer_for_model, Encoding};
     use serde_json::json;
     let model = "mistral-7b";
+    // The folders the `lorebook` binary searches from the source tree.
+    lorebook_engine::tokenizer::resources::set_search_path(lorebook_test_support::tokenizer_dirs())
+        .unwrap();
     let mistral = match tokenizer_for_model(model) {
         Ok(t) => t,
         Err(e) if e.contains("is not installed") => {

@@ -84,6 +84,9 @@ fn rss_kib() -> u64 {
 }
 
 fn main() {
+    // The repository's folder (after `$LOREBOOK_TOKENIZERS`), as a program
+    // hands the engine its search path.
+    resources::set_search_path(lorebook_test_support::tokenizer_dirs()).unwrap();
     let only: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with('-'))

@@ -571,13 +571,12 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(corpus),
+        ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+    )]
     fn corpus_chats_parse() {
-        let Some(corpus) =
-            crate::io::corpus_root(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
-        else {
-            return;
-        };
-        let dir = corpus.join("chats");
+        let dir = lorebook_test_support::corpus().join("chats");
         let files = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("corpus chats at {}: {e}", dir.display()));
         for f in files {

@@ -157,31 +157,6 @@ pub fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, ReadError> {
     })
 }
 
-/// The shared real-world corpus that the test suites of every crate read:
-/// the folder named by `LOREBOOK_CORPUS`, else `../shared/corpus` beside the
-/// repository whose root is `repo_root`. `None` (after saying so once on
-/// stderr, past the test harness's capture, so the skip is visible) when it
-/// is absent, so a plain clone's tests pass without it.
-pub fn corpus_root(repo_root: &Path) -> Option<PathBuf> {
-    let root = match std::env::var_os("LOREBOOK_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => repo_root.join("../shared/corpus"),
-    };
-    if root.is_dir() {
-        return Some(root);
-    }
-    static SAID: std::sync::Once = std::sync::Once::new();
-    SAID.call_once(|| {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: corpus tests, {} not found (set LOREBOOK_CORPUS)",
-            root.display()
-        );
-    });
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,9 @@
 //! Round trips and mappings on every real file of the shared corpus
 //! (`../../../shared/corpus` or `LOREBOOK_CORPUS`, see its SOURCES.md for
-//! each file's quirks). Without the corpus these tests are skipped; the
-//! fixtures of `formats_fixtures.rs` cover every format on their own.
-
-use std::path::PathBuf;
+//! each file's quirks). Without the corpus these tests are ignored
+//! (`cfg(corpus)`, set by `build.rs`), so the test runner counts them as
+//! skipped; the fixtures of `formats_fixtures.rs` cover every format on
+//! their own.
 
 use lorebook_engine::decorators;
 use lorebook_engine::formats::{
@@ -12,15 +12,10 @@ use lorebook_engine::formats::{
 use lorebook_engine::model::{Book, Role};
 use serde_json::Value;
 
-/// The corpus folder, or `None` when it is absent (a plain clone skips
-/// these tests).
-fn corpus_root() -> Option<PathBuf> {
-    lorebook_engine::io::corpus_root(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
-}
-
-/// A corpus file's bytes; only called after [`corpus_root`] said it exists.
+/// A corpus file's bytes (the tests calling it are ignored without the
+/// corpus; run anyway, they fail naming where it was looked for).
 fn corpus(rel: &str) -> Vec<u8> {
-    let path = corpus_root().expect("corpus present").join(rel);
+    let path = lorebook_test_support::corpus().join(rel);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -62,10 +57,11 @@ fn check_round_trip(rel: &str, format: Format, to: ExportFormat) -> Book {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn sillytavern_files_round_trip() {
-    if corpus_root().is_none() {
-        return;
-    }
     for f in [
         "sillytavern/Eldoria.json",
         "sillytavern/Toaru.json",
@@ -79,10 +75,11 @@ fn sillytavern_files_round_trip() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn other_json_files_round_trip() {
-    if corpus_root().is_none() {
-        return;
-    }
     check_round_trip(
         "ccv2/nightreign_master_complete.json",
         Format::CharacterBook,
@@ -138,10 +135,11 @@ fn png_parts(png: &[u8]) -> (Vec<(String, Value)>, Vec<Vec<u8>>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn png_cards_round_trip_into_the_same_image() {
-    if corpus_root().is_none() {
-        return;
-    }
     for (rel, to, chunks) in [
         ("ccv2/contest_Assistant_Sakana.png", ExportFormat::CardV2, 1),
         ("ccv3/default_Seraphina.png", ExportFormat::CardV3, 2),
@@ -166,10 +164,11 @@ fn png_cards_round_trip_into_the_same_image() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn png_card_edits_reach_both_chunks() {
-    if corpus_root().is_none() {
-        return;
-    }
     let png = corpus("ccv3/default_Seraphina.png");
     let mut book = import(&png).unwrap().book;
     book.entries[0].comment = "Eldoria (edited)".into();
@@ -199,10 +198,11 @@ fn png_card_edits_reach_both_chunks() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn sillytavern_mapping_on_real_books() {
-    if corpus_root().is_none() {
-        return;
-    }
     // Eldoria: selective with no secondary keys, no selectiveLogic, null tri-states.
     let book = import(&corpus("sillytavern/Eldoria.json")).unwrap().book;
     assert_eq!(book.entries.len(), 4);
@@ -281,10 +281,11 @@ fn sillytavern_mapping_on_real_books() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn card_mapping_on_real_cards() {
-    if corpus_root().is_none() {
-        return;
-    }
     let imported = import(&corpus("ccv2/contest_Assistant_Sakana.png")).unwrap();
     let book = &imported.book;
     assert_eq!(book.name, "Sakana-WI");
@@ -339,10 +340,11 @@ fn card_mapping_on_real_cards() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn risu_novelai_mapping_on_real_files() {
-    if corpus_root().is_none() {
-        return;
-    }
     let book = import(&corpus("risu/rpg_module_cha1_lorebook_export.json"))
         .unwrap()
         .book;
@@ -384,10 +386,11 @@ fn risu_novelai_mapping_on_real_files() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn non_lorebook_corpus_files_are_refused_clearly() {
-    if corpus_root().is_none() {
-        return;
-    }
     for rel in [
         "kobold/create_character_20210621.json",
         "kobold/half_life_2_start_20210621.json",
@@ -413,10 +416,11 @@ fn non_lorebook_corpus_files_are_refused_clearly() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn every_corpus_book_survives_every_export() {
-    if corpus_root().is_none() {
-        return;
-    }
     for rel in [
         "sillytavern/Eldoria.json",
         "sillytavern/Toaru.json",
@@ -455,10 +459,11 @@ fn every_corpus_book_survives_every_export() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn sillytavern_through_a_card_and_back() {
-    if corpus_root().is_none() {
-        return;
-    }
     // ST → native → ccv3 → native → ST gives the world file back: the ST
     // fields travel in the card extensions under SillyTavern's own names.
     let bytes = corpus("sillytavern/Complete_ZZZ_Lorebook.json");

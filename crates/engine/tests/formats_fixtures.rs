@@ -11,6 +11,8 @@ use lorebook_engine::formats::{
 use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
 use serde_json::{json, Value};
 
+mod common;
+
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/formats")
@@ -290,31 +292,12 @@ fn native_fixture_imports_as_native() {
     assert_eq!((e.order, e.priority, e.role), (50, 60, Role::User));
 }
 
-/// A 1×1 PNG with the given tEXt chunks (base64 of the JSON) before IEND.
+/// A 1×1 PNG with an `IDAT` and the given tEXt chunks (base64 of the
+/// JSON) before IEND.
 fn png_with(chunks: &[(&str, &Value)]) -> Vec<u8> {
-    use base64::Engine;
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8], data: &[u8]| {
-        let mut body = kind.to_vec();
-        body.extend_from_slice(data);
-        out.extend((data.len() as u32).to_be_bytes());
-        out.extend(&body);
-        out.extend(crc32fast::hash(&body).to_be_bytes());
-    };
-    chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
-    chunk(b"IDAT", &[0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1]);
-    for (k, v) in chunks {
-        let mut data = k.as_bytes().to_vec();
-        data.push(0);
-        data.extend(
-            base64::engine::general_purpose::STANDARD
-                .encode(v.to_string())
-                .bytes(),
-        );
-        chunk(b"tEXt", &data);
-    }
-    chunk(b"IEND", &[]);
-    out
+    let mut all = vec![(b"IDAT" as &[u8], vec![0x78, 0x9c, 0x63, 0, 0, 0, 1, 0, 1])];
+    all.extend(chunks.iter().map(|(k, v)| common::card_chunk(k, v)));
+    common::png(&all)
 }
 
 /// The decoded card JSON of every tEXt chunk, by keyword.
@@ -738,16 +721,7 @@ fn portable_book() -> Book {
 #[test]
 fn native_to_every_format_and_back_keeps_what_it_can_hold() {
     let book = portable_book();
-    for to in [
-        ExportFormat::Native,
-        ExportFormat::SillyTavern,
-        ExportFormat::CardV2,
-        ExportFormat::CardV3,
-        ExportFormat::CharacterBook,
-        ExportFormat::Risu,
-        ExportFormat::NovelAi,
-        ExportFormat::Agnai,
-    ] {
+    for to in ExportFormat::ALL {
         let (out, report) = export(&book, to).unwrap();
         let back = import(&out).unwrap_or_else(|e| panic!("{to}: {e}")).book;
         assert_eq!(back.entries.len(), 2, "{to}");

@@ -8,6 +8,8 @@ use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
+mod common;
+
 // --- Generators -------------------------------------------------------------------
 
 fn text() -> impl Strategy<Value = String> {
@@ -109,21 +111,26 @@ fn any_book(entry: impl Strategy<Value = Entry>) -> impl Strategy<Value = Book> 
         proptest::collection::vec(entry, 0..5),
     )
         .prop_map(
-            |(name, description, scan_depth, token_budget, recursive_scanning, entries)| {
-                let mut book = Book {
-                    name,
-                    description,
-                    scan_depth,
-                    token_budget,
-                    recursive_scanning,
-                    ..Book::default()
-                };
-                for e in entries {
-                    book.add_entry(e);
-                }
-                book
+            |(name, description, scan_depth, token_budget, recursive_scanning, entries)| Book {
+                description,
+                scan_depth,
+                token_budget,
+                recursive_scanning,
+                ..book_of(name, entries)
             },
         )
+}
+
+/// A book named `name` holding `entries` (their ids given by the book).
+fn book_of(name: String, entries: Vec<Entry>) -> Book {
+    let mut book = Book {
+        name,
+        ..Book::default()
+    };
+    for e in entries {
+        book.add_entry(e);
+    }
+    book
 }
 
 fn back(book: &Book, to: ExportFormat) -> Book {
@@ -176,8 +183,7 @@ proptest! {
             e
         }), 0..5)
     ) {
-        let mut book = Book::default();
-        for e in entries { book.add_entry(e); }
+        let book = book_of(String::new(), entries);
         prop_assert_eq!(back(&book, ExportFormat::Risu).entries, book.entries);
     }
 
@@ -195,8 +201,7 @@ proptest! {
             ..Entry::default()
         }), 0..5)
     ) {
-        let mut book = Book::default();
-        for e in entries { book.add_entry(e); }
+        let book = book_of(String::new(), entries);
         prop_assert_eq!(back(&book, ExportFormat::NovelAi).entries, book.entries);
     }
 
@@ -214,8 +219,7 @@ proptest! {
             ..Entry::default()
         }), 0..5)
     ) {
-        let mut book = Book { name, ..Book::default() };
-        for e in entries { book.add_entry(e); }
+        let book = book_of(name, entries);
         let out = back(&book, ExportFormat::Agnai);
         prop_assert_eq!(out.name, book.name);
         prop_assert_eq!(out.entries, book.entries);
@@ -450,25 +454,7 @@ proptest! {
 }
 
 fn png_with_card(card: &Value) -> Vec<u8> {
-    use base64::Engine;
-    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8], data: &[u8]| {
-        let mut body = kind.to_vec();
-        body.extend_from_slice(data);
-        out.extend((data.len() as u32).to_be_bytes());
-        out.extend(&body);
-        out.extend(crc32fast::hash(&body).to_be_bytes());
-    };
-    chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
-    let mut text = b"chara\0".to_vec();
-    text.extend(
-        base64::engine::general_purpose::STANDARD
-            .encode(card.to_string())
-            .bytes(),
-    );
-    chunk(b"tEXt", &text);
-    chunk(b"IEND", &[]);
-    out
+    common::png(&[common::card_chunk("chara", card)])
 }
 
 /// A number the fastest float parser rounds differently on a second read

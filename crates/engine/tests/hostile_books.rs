@@ -16,9 +16,12 @@ use lorebook_engine::matcher::{self, MAX_REGEX_ALTERNATIVES, MAX_REGEX_GROUPS, M
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::sillytavern::matching::REGEX_STEPS_PER_REQUEST;
 use lorebook_engine::sillytavern::{
-    DropKind, Names, StOptions, StPreview, StPromptInputs, StResult, StSettings, TimedState,
+    DropKind, StPreview, StPromptInputs, StResult, StSettings, TimedState,
 };
 use serde_json::{json, Value};
+
+mod common;
+use common::{st_book, within};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -26,42 +29,9 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs `f` on a thread of its own (the default 2 MiB stack, as the app's
-/// worker threads); the test fails, instead of hanging, when `f` takes
-/// longer than `limit`.
-fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("did not finish within {limit:?}"))
-}
-
 /// A SillyTavern-rules preview of one book of `entries` (uid = position).
 fn st_preview(entries: Value) -> StPreview {
-    let mut map = serde_json::Map::new();
-    for (i, given) in entries.as_array().unwrap().iter().enumerate() {
-        let mut e = json!({"key": [], "keysecondary": [], "selective": true, "selectiveLogic": 0,
-            "order": 100, "position": 0, "probability": 100, "useProbability": true,
-            "depth": 4, "role": 0, "uid": i, "content": format!("Entry {i}.")});
-        for (k, v) in given.as_object().unwrap() {
-            e[k] = v.clone();
-        }
-        map.insert(i.to_string(), e);
-    }
-    let book = formats::import_value(json!({ "entries": map }))
-        .unwrap()
-        .book;
-    let options = StOptions {
-        names: Names {
-            user: "Tom".into(),
-            char: "Mira".into(),
-        },
-        ..StOptions::default()
-    };
-    let settings = StSettings::from_value(&json!({"world_info_depth": 2})).unwrap();
-    StPreview::new(&[("world".into(), &book)], settings, options).unwrap()
+    common::st_preview(&st_book(&entries, true), &json!({"world_info_depth": 2}), 0)
 }
 
 fn user(text: &str) -> Vec<Message> {

@@ -3,19 +3,16 @@
 //! naming the SillyTavern function whose behaviour it pins down.
 
 use lorebook_engine::chat::{Message, Speaker};
-use lorebook_engine::formats;
 use lorebook_engine::sillytavern::prompt::{example_blocks, example_messages};
 use lorebook_engine::sillytavern::{
-    AuthorsNote, Names, NotePosition, PromptBlock, PromptSource, StOptions, StPreview, StPrompt,
-    StPromptInputs, StSettings, TimedState,
+    AuthorsNote, Names, NotePosition, PromptBlock, PromptSource, StPreview, StPrompt,
+    StPromptInputs, TimedState,
 };
 use lorebook_engine::tokenizer::{Encoding, Tokenizer};
 use serde_json::{json, Value};
 
-fn template() -> Value {
-    json!({"key": [], "keysecondary": [], "selective": true, "selectiveLogic": 0, "order": 100,
-           "position": 0, "probability": 100, "useProbability": true, "depth": 4, "role": 0})
-}
+mod common;
+use common::{st_book, st_preview, tom_and_mira as chat};
 
 /// A preview over one book of SillyTavern entries (uid = index).
 fn preview(entries: Value) -> StPreview {
@@ -24,49 +21,12 @@ fn preview(entries: Value) -> StPreview {
 
 /// The same with more settings.
 fn preview_with(entries: Value, more: Value) -> StPreview {
-    let mut map = serde_json::Map::new();
-    for (i, given) in entries.as_array().unwrap().iter().enumerate() {
-        let mut e = template();
-        for (k, v) in given.as_object().unwrap() {
-            e[k] = v.clone();
-        }
-        e["uid"] = json!(i);
-        map.insert(i.to_string(), e);
-    }
-    let book = formats::import_value(json!({ "entries": map }))
-        .unwrap()
-        .book;
-    let options = StOptions {
-        names: Names {
-            user: "Tom".into(),
-            char: "Mira".into(),
-        },
-        ..StOptions::default()
-    };
     let mut settings = json!({"world_info_depth": 2,
         "world_info_recursive": false, "world_info_match_whole_words": true});
     for (k, v) in more.as_object().unwrap() {
         settings[k] = v.clone();
     }
-    let settings = StSettings::from_value(&settings).unwrap();
-    StPreview::new(&[("world".into(), &book)], settings, options).unwrap()
-}
-
-/// Messages alternating Tom (user) and Mira, oldest first.
-fn chat(texts: &[&str]) -> Vec<Message> {
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Message {
-            role: if i % 2 == 0 {
-                Speaker::User
-            } else {
-                Speaker::Assistant
-            },
-            name: Some(if i % 2 == 0 { "Tom" } else { "Mira" }.into()),
-            text: t.to_string(),
-        })
-        .collect()
+    st_preview(&st_book(&entries, false), &settings, 0)
 }
 
 fn build(p: &mut StPreview, chat: &[Message], inputs: &StPromptInputs) -> StPrompt {

@@ -5,20 +5,12 @@
 
 use std::collections::HashSet;
 
-use lorebook_engine::chat::{Message, Speaker};
-use lorebook_engine::formats;
 use lorebook_engine::sillytavern::groups::{self, GroupContext};
-use lorebook_engine::sillytavern::{
-    entry, DropKind, Names, StOptions, StPreview, StReason, StResult, StSettings, TimedState,
-};
+use lorebook_engine::sillytavern::{entry, DropKind, StPreview, StReason, StResult, TimedState};
 use serde_json::{json, Value};
 
-/// The fields SillyTavern's editor gives a new entry (the scan itself
-/// back-fills nothing: an entry without `position` is placed nowhere).
-fn template() -> Value {
-    json!({"key": [], "keysecondary": [], "selective": true, "selectiveLogic": 0, "order": 100,
-           "position": 0, "probability": 100, "useProbability": true, "depth": 4, "role": 0})
-}
+mod common;
+use common::{st_book, st_preview, tom_and_mira as chat, within};
 
 /// A preview over one book given as SillyTavern entries (uid = position
 /// in the list unless given; absent fields from the editor's template).
@@ -27,49 +19,7 @@ fn preview(entries: Value, settings: Value) -> StPreview {
 }
 
 fn seeded(entries: Value, settings: Value, seed: u64) -> StPreview {
-    let mut map = serde_json::Map::new();
-    for (i, given) in entries.as_array().unwrap().iter().enumerate() {
-        let mut e = template();
-        for (k, v) in given.as_object().unwrap() {
-            e[k] = v.clone();
-        }
-        let uid = e.get("uid").and_then(Value::as_u64).unwrap_or(i as u64);
-        e["uid"] = json!(uid);
-        if e.get("content").is_none() {
-            e["content"] = json!(format!("Entry {uid}."));
-        }
-        map.insert(uid.to_string(), e);
-    }
-    let book = formats::import_value(json!({ "entries": map }))
-        .unwrap()
-        .book;
-    let options = StOptions {
-        names: Names {
-            user: "Tom".into(),
-            char: "Mira".into(),
-        },
-        seed,
-        ..StOptions::default()
-    };
-    let settings = StSettings::from_value(&settings).unwrap();
-    StPreview::new(&[("world".into(), &book)], settings, options).unwrap()
-}
-
-/// Messages alternating Tom (user) and Mira, oldest first.
-fn chat(texts: &[&str]) -> Vec<Message> {
-    texts
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Message {
-            role: if i % 2 == 0 {
-                Speaker::User
-            } else {
-                Speaker::Assistant
-            },
-            name: Some(if i % 2 == 0 { "Tom" } else { "Mira" }.into()),
-            text: t.to_string(),
-        })
-        .collect()
+    st_preview(&st_book(&entries, true), &settings, seed)
 }
 
 fn ids(r: &StResult) -> Vec<u64> {
@@ -441,20 +391,6 @@ fn position_is_compared_strictly() {
     assert_eq!(ids(&r), [2]);
     let not_placed: Vec<u64> = r.not_placed.iter().map(|d| d.id).collect();
     assert_eq!(not_placed, [0, 1]);
-}
-
-/// Runs `f` on a thread of its own; the test fails, instead of hanging,
-/// when `f` takes longer than `limit`.
-fn within<T: Send + 'static>(
-    limit: std::time::Duration,
-    f: impl FnOnce() -> T + Send + 'static,
-) -> T {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = tx.send(f());
-    });
-    rx.recv_timeout(limit)
-        .unwrap_or_else(|_| panic!("did not finish within {limit:?}"))
 }
 
 // Issue 8: world-info.js matchKeys tests regex keys with JavaScript's

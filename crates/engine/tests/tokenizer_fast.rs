@@ -22,6 +22,9 @@ const FAST: [&str; 6] = [
 ];
 
 fn load(id: &str) -> Option<std::sync::Arc<FileTokenizer>> {
+    // The repository's folder (after `$LOREBOOK_TOKENIZERS`), as a program
+    // hands the engine its search path.
+    resources::set_search_path(lorebook_test_support::tokenizer_dirs()).unwrap();
     let family = family_of(id).unwrap();
     if resources::installed(family).is_none() {
         eprintln!(

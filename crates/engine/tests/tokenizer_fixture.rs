@@ -190,7 +190,15 @@ fn expected_families() -> BTreeMap<String, BTreeMap<String, u32>> {
         .collect()
 }
 
+/// Hands the engine the repository's tokenizer folder (after
+/// `$LOREBOOK_TOKENIZERS`), as a program hands it its search path; every
+/// test reading an installed file calls it first.
+fn search_the_repository() {
+    resources::set_search_path(lorebook_test_support::tokenizer_dirs()).unwrap();
+}
+
 fn installed(family: &str) -> Arc<FileTokenizer> {
+    search_the_repository();
     match tokenizer_for_model(family) {
         Ok(Tokenizer::File(f)) => f,
         Ok(other) => panic!("{family} is {other:?}, not read from its file"),
@@ -239,6 +247,7 @@ fn gemini_is_approximated_by_gemma_3() {
 
 #[test]
 fn installed_files_are_detected_by_content_when_brought_as_files() {
+    search_the_repository();
     for (family, format) in [
         ("llama-3", FileFormat::HuggingFace),
         ("mistral-v1", FileFormat::SentencePiece),
@@ -265,6 +274,7 @@ fn installed_files_are_detected_by_content_when_brought_as_files() {
 
 #[test]
 fn long_unbroken_runs_count_in_bounded_time_for_every_family() {
+    search_the_repository();
     let runs = [
         "A".repeat(200_000),
         " ".repeat(200_000),
@@ -298,6 +308,7 @@ fn long_unbroken_runs_count_in_bounded_time_for_every_family() {
 
 #[test]
 fn a_missing_family_file_names_the_fix() {
+    search_the_repository();
     // A family whose file no folder has.
     let ghost = registry::Family {
         file: Some("no-such-tokenizer.json.gz"),
@@ -307,4 +318,6 @@ fn a_missing_family_file_names_the_fix() {
     assert!(e.contains("is not installed"), "{e}");
     assert!(e.contains("scripts/fetch-tokenizers.sh"), "{e}");
     assert!(e.contains(resources::ENV_VAR), "{e}");
+    let repository = lorebook_test_support::tokenizers_dir();
+    assert!(e.contains(&repository.display().to_string()), "{e}");
 }

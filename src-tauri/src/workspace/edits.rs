@@ -9,7 +9,9 @@ use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use super::history::Change;
 use super::Workspace;
 use crate::error::{AppError, BookSetting, ErrorCode};
-use crate::views::{BookSettings, BulkPatch, EntryDetail};
+use crate::views::{
+    BookSettings, BulkPatch, EntryDetail, EntryEdited, PreviewAnswer, PreviewAsk, Rules, StEdit,
+};
 
 impl Workspace {
     pub fn book_settings(&self, doc: u32) -> Result<BookSettings, AppError> {
@@ -23,8 +25,8 @@ impl Workspace {
                 format!("scan depth must be between {lo} and {hi}"),
                 ErrorCode::BookSettingOutOfRange {
                     setting: BookSetting::ScanDepth,
-                    min: lo as u32,
-                    max: hi as u32,
+                    min: lo,
+                    max: hi,
                 },
             ));
         }
@@ -34,8 +36,8 @@ impl Workspace {
                 format!("token budget must be between {lo} and {hi}"),
                 ErrorCode::BookSettingOutOfRange {
                     setting: BookSetting::TokenBudget,
-                    min: lo as u32,
-                    max: hi as u32,
+                    min: lo,
+                    max: hi,
                 },
             ));
         }
@@ -76,6 +78,66 @@ impl Workspace {
             );
             self.sync(doc, &applied);
         }
+        self.entry(doc, id)
+    }
+
+    /// [`Workspace::update_entry`] answered with the workspace's state and
+    /// the preview `ask` names, computed under the same lock: a keystroke
+    /// in an entry is one round trip. The preview is left out (`None`)
+    /// when the rules in force are not the ones asked for or it gave way
+    /// or failed; the UI then asks for it with its own command, which
+    /// reports any error.
+    pub fn edit_entry(
+        &mut self,
+        doc: u32,
+        entry: Entry,
+        ask: Option<PreviewAsk>,
+    ) -> Result<EntryEdited, AppError> {
+        let detail = self.update_entry(doc, entry)?;
+        let preview = match (ask, self.rules()) {
+            (Some(PreviewAsk::Studio { request, have }), Rules::Studio) => self
+                .preview_since(request.map(|r| r as usize), have)
+                .ok()
+                .map(|view| PreviewAnswer::Studio { view }),
+            (
+                Some(PreviewAsk::Sillytavern {
+                    request,
+                    prompt,
+                    have,
+                }),
+                Rules::Sillytavern,
+            ) => {
+                let k = request.map(|r| r as usize);
+                let view = if prompt {
+                    self.st_preview_with_prompt(k, have)
+                } else {
+                    self.st_preview(k)
+                };
+                view.ok().map(|view| PreviewAnswer::Sillytavern { view })
+            }
+            _ => None,
+        };
+        Ok(EntryEdited {
+            detail,
+            state: self.state(),
+            preview,
+        })
+    }
+
+    /// One SillyTavern field of one entry, then the editor's view of it.
+    pub fn set_st_field(
+        &mut self,
+        doc: u32,
+        id: u64,
+        edit: StEdit,
+    ) -> Result<EntryDetail, AppError> {
+        let patch = BulkPatch {
+            enabled: None,
+            order: None,
+            priority: None,
+            st: vec![edit],
+        };
+        self.bulk(doc, &[id], &patch)?;
         self.entry(doc, id)
     }
 

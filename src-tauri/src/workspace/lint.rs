@@ -51,7 +51,7 @@ impl Workspace {
         match self.rules() {
             Rules::Studio => LintRules::Studio,
             Rules::Sillytavern => LintRules::SillyTavern {
-                settings: super::st::engine_settings(&self.st_settings),
+                settings: super::st_rules::engine_settings(&self.st_settings),
                 max_context: self.st_settings.max_context,
             },
         }

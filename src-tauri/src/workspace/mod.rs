@@ -30,6 +30,7 @@ mod list;
 pub mod recovery;
 mod st;
 mod st_inputs;
+mod st_rules;
 mod transfer;
 mod view;
 
@@ -118,7 +119,7 @@ impl Default for Workspace {
             pending: Vec::new(),
             next_pending: 1,
             rules: None,
-            st_settings: st::default_settings(),
+            st_settings: st_rules::default_settings(),
             st_inputs: crate::views::StInputsView::default(),
             sent_prompt: (0, Vec::new()),
             tokenizer_file: None,

@@ -1,80 +1,30 @@
-//! The preview under SillyTavern's rules: which rules the preview follows,
-//! SillyTavern's global settings, the results of a request and of the
-//! request log, and edits of the entries' SillyTavern fields.
-//!
-//! The rules follow the attached books until the user chooses: SillyTavern's
-//! when any attached book targets SillyTavern (imported from a SillyTavern
-//! world file or a character card, or carrying their fields), the guide's
-//! otherwise. SillyTavern's settings are global in SillyTavern, so they are
-//! one set for the whole app (the shell keeps them in the data folder), not
-//! a property of a book: a book exported to SillyTavern does not carry them
-//! either.
+//! The preview under SillyTavern's rules: the results of a request and of
+//! the request log. Which rules are in force and SillyTavern's settings are
+//! in `st_rules.rs`; edits of the entries' SillyTavern fields go through
+//! `edits.rs` like every edit.
 //!
 //! The preview ([`StPreview`], which compiles every book's keys) is kept
 //! between views with what it was built from ([`StKey`]) and built again
 //! only when that differs. With it the request log's timed states are kept
 //! ([`TimedLog`]), so a change of the chat at message j runs only requests
 //! j… again, and the log view's rows before j are kept too.
-//!
-//! Above the usual 600 lines: four jobs (the rules choice, SillyTavern's
-//! settings, results and log, field edits); to be split (issue 18).
 
-use std::path::Path;
-
-use lorebook_engine::formats::Format;
 use lorebook_engine::model::Book;
 use lorebook_engine::sillytavern::{
-    DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StRange,
-    StRanged, StResult, StSettings, TimedLog,
+    DropKind, MatchSources, Names, PromptSource, StOptions, StPreview, StPromptMessage, StResult,
+    StSettings, TimedLog,
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
-use super::documents::Doc;
 use super::history::Change;
+use super::st_rules::engine_settings;
 use super::view::diff;
 use super::{Workspace, SHOWN_PER_KIND};
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
-    AttachedBook, BulkPatch, EntryDetail, EntryRef, Rules, RulesView, StAbsentView, StDroppedView,
-    StEdit, StInjectedView, StLogRow, StOmittedDropped, StPreviewView, StPromptMessageView,
-    StPromptPatch, StPromptSourceView, StSettingsView,
+    AttachedBook, EntryRef, StAbsentView, StDroppedView, StInjectedView, StLogRow,
+    StOmittedDropped, StPreviewView, StPromptMessageView, StPromptPatch, StPromptSourceView,
 };
-
-/// The context size of a fresh SillyTavern chat completion preset minus its
-/// response length is about this; the CLI uses the same default.
-pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
-
-/// Extension keys only SillyTavern (or a card written by it) puts on an entry.
-const ST_MARKS: &[&str] = &["sillytavern", "display_index", "position", "depth"];
-
-/// A fresh SillyTavern install's settings.
-pub fn default_settings() -> StSettingsView {
-    view_of(
-        &StSettings::default(),
-        DEFAULT_MAX_CONTEXT,
-        "User",
-        "Character",
-    )
-}
-
-fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettingsView {
-    StSettingsView {
-        depth: s.depth,
-        budget_percent: s.budget_percent,
-        budget_cap: s.budget_cap,
-        max_context,
-        recursive: s.recursive,
-        max_recursion_steps: s.max_recursion_steps,
-        min_activations: s.min_activations,
-        min_activations_depth_max: s.min_activations_depth_max,
-        include_names: s.include_names,
-        case_sensitive: s.case_sensitive,
-        match_whole_words: s.match_whole_words,
-        use_group_scoring: s.use_group_scoring,
-        user_name: user.into(),
-        char_name: char.into(),
-    }
-}
 
 /// Everything the SillyTavern preview is built from: when any of it differs
 /// from what the kept preview was built from, it is built again. A new
@@ -128,136 +78,7 @@ impl StCache {
     }
 }
 
-pub(super) fn engine_settings(v: &StSettingsView) -> StSettings {
-    StSettings {
-        depth: v.depth,
-        budget_percent: v.budget_percent,
-        budget_cap: v.budget_cap,
-        min_activations: v.min_activations,
-        min_activations_depth_max: v.min_activations_depth_max,
-        include_names: v.include_names,
-        recursive: v.recursive,
-        max_recursion_steps: v.max_recursion_steps,
-        case_sensitive: v.case_sensitive,
-        match_whole_words: v.match_whole_words,
-        use_group_scoring: v.use_group_scoring,
-        ..StSettings::default()
-    }
-}
-
-/// Checks the ranges SillyTavern's own settings panel allows (the engine's
-/// `ST_RANGES`).
-fn check(v: &StSettingsView) -> Result<(), AppError> {
-    let context = StRange::of(StRanged::MaxContext);
-    let bad = engine_settings(v)
-        .out_of_range()
-        .or_else(|| (!context.holds(f64::from(v.max_context))).then_some(context));
-    match bad {
-        Some(r) => Err(AppError::out_of_range(r)),
-        None => Ok(()),
-    }
-}
-
-impl Doc {
-    /// Whether SillyTavern is this book's target: imported from a
-    /// SillyTavern world or a character card, or carrying their fields.
-    pub fn targets_sillytavern(&self) -> bool {
-        if let Some(f) = self.origin {
-            return matches!(
-                f,
-                Format::SillyTavern
-                    | Format::CardV2
-                    | Format::CardV3
-                    | Format::CharacterBook
-                    | Format::PngCard
-                    | Format::Charx
-            );
-        }
-        carries_st_fields(&self.book)
-    }
-}
-
-fn carries_st_fields(book: &Book) -> bool {
-    book.wrapper_extra.contains_key("character_card")
-        || book.extensions.contains_key("sillytavern")
-        || book
-            .entries
-            .iter()
-            .any(|e| ST_MARKS.iter().any(|k| e.extensions.contains_key(*k)))
-}
-
 impl Workspace {
-    /// The rules in force.
-    pub fn rules(&self) -> Rules {
-        self.rules.unwrap_or_else(|| {
-            let st = self
-                .docs
-                .iter()
-                .any(|d| d.attached && d.targets_sillytavern());
-            if st {
-                Rules::Sillytavern
-            } else {
-                Rules::Studio
-            }
-        })
-    }
-
-    pub fn rules_view(&self) -> RulesView {
-        RulesView {
-            rules: self.rules(),
-            chosen: self.rules.is_some(),
-            st: self.st_settings.clone(),
-            inputs: self.st_inputs.clone(),
-            card: self.st_card(),
-        }
-    }
-
-    pub fn set_rules(&mut self, rules: Rules) {
-        self.rules = Some(rules);
-        if rules == Rules::Studio {
-            // Its compiled books are as big as the guide's index: not kept
-            // while unused.
-            self.st = None;
-        }
-    }
-
-    pub fn set_st_settings(&mut self, v: StSettingsView) -> Result<(), AppError> {
-        check(&v)?;
-        self.st_settings = v;
-        Ok(())
-    }
-
-    /// Reads a SillyTavern `settings.json` (its `world_info_settings`) or
-    /// that object alone; keys it lacks take SillyTavern's defaults. The
-    /// context size and the names are not in that object and stay.
-    pub fn load_st_settings(&mut self, path: &Path) -> Result<StSettingsView, AppError> {
-        let bytes = crate::error::read_book_file(path)?;
-        let text = String::from_utf8_lossy(&bytes);
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        // Numbers a hand-edited file has out of range are clamped to what
-        // the panel accepts, so the loaded settings can be edited further.
-        let s = StSettings::from_json(text)
-            .map_err(|detail| {
-                AppError::coded(
-                    ErrorKind::Format,
-                    format!("{}: {detail}", path.display()),
-                    ErrorCode::NotStSettings {
-                        file: path.display().to_string(),
-                        detail,
-                    },
-                )
-            })?
-            .clamped();
-        let v = view_of(
-            &s,
-            self.st_settings.max_context,
-            &self.st_settings.user_name,
-            &self.st_settings.char_name,
-        );
-        self.st_settings = v.clone();
-        Ok(v)
-    }
-
     /// What the SillyTavern preview would be built from now.
     fn st_key(&self) -> StKey {
         let settings = self.settings();
@@ -609,23 +430,6 @@ impl Workspace {
             return Err(super::interrupt::gave_way());
         }
         Ok(c.rows.clone())
-    }
-
-    /// One SillyTavern field of one entry, then the editor's view of it.
-    pub fn set_st_field(
-        &mut self,
-        doc: u32,
-        id: u64,
-        edit: StEdit,
-    ) -> Result<EntryDetail, AppError> {
-        let patch = BulkPatch {
-            enabled: None,
-            order: None,
-            priority: None,
-            st: vec![edit],
-        };
-        self.bulk(doc, &[id], &patch)?;
-        self.entry(doc, id)
     }
 }
 

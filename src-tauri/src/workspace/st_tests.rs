@@ -187,6 +187,8 @@ fn the_log_carries_timed_effects_and_the_seed() {
 #[test]
 fn sillytavern_counts_use_the_chosen_models_tokenizer_of_any_family() {
     let model = "mistral-7b";
+    // The folders the app searches from the source tree.
+    resources::set_search_path(lorebook_test_support::tokenizer_dirs()).unwrap();
     let family = family_of(model).unwrap();
     if resources::installed(family).is_none() {
         eprintln!(

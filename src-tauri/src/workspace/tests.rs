@@ -46,6 +46,52 @@ fn editing_a_key_changes_the_preview_and_undo_restores_it() {
     assert!(ws.doc(doc).unwrap().dirty());
 }
 
+/// A keystroke in an entry is one round trip: the edit's answer carries
+/// the state and the preview the UI named, the same one the preview
+/// command gives; none when the rules in force are not the ones named.
+#[test]
+fn an_entry_edit_answers_with_the_state_and_the_preview_asked_for() {
+    use crate::views::{PreviewAnswer, PreviewAsk, Rules};
+    let (mut ws, doc) = ws();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.keys = vec!["zeppelin".into()];
+    let ask = PreviewAsk::Studio {
+        request: None,
+        have: None,
+    };
+    let edited = ws.edit_entry(doc, e.clone(), Some(ask)).unwrap();
+    assert_eq!(edited.detail.entry.keys, ["zeppelin"]);
+    assert!(edited.state.docs.iter().any(|d| d.id == doc && d.dirty));
+    let Some(PreviewAnswer::Studio { view }) = edited.preview else {
+        panic!("no preview in the answer")
+    };
+    assert!(view
+        .result
+        .dropped
+        .iter()
+        .any(|d| d.id == 1 && d.reason.kind() == "no_match"));
+    assert_eq!(
+        serde_json::to_value(&view.result).unwrap(),
+        serde_json::to_value(ws.preview(None).result).unwrap()
+    );
+    // Under SillyTavern's rules, an ask for the guide's preview is not
+    // answered, and one for SillyTavern's is.
+    ws.set_rules(Rules::Sillytavern);
+    e.keys = vec!["lighthouse".into()];
+    let edited = ws.edit_entry(doc, e.clone(), Some(ask)).unwrap();
+    assert!(edited.preview.is_none());
+    let st = PreviewAsk::Sillytavern {
+        request: None,
+        prompt: false,
+        have: None,
+    };
+    let edited = ws.edit_entry(doc, e, Some(st)).unwrap();
+    assert!(matches!(
+        edited.preview,
+        Some(PreviewAnswer::Sillytavern { .. })
+    ));
+}
+
 #[test]
 fn typing_coalesces_into_one_undo_step() {
     let (mut ws, doc) = ws();
@@ -296,11 +342,13 @@ fn detaching_a_book_removes_it_from_the_preview() {
 }
 
 #[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
 fn foreign_files_wait_for_confirmation_with_a_report() {
     let mut ws = Workspace::default();
-    let Some(corpus) = corpus_root() else {
-        return;
-    };
+    let corpus = lorebook_test_support::corpus();
     let st = corpus.join("sillytavern/Eldoria.json");
     let ImportOutcome::Pending(p) = ws.import_path(&st).unwrap() else {
         panic!("a SillyTavern file is not opened without confirmation")
@@ -350,7 +398,8 @@ fn export_reports_then_writes() {
         back.book.entries.len(),
         ws.doc(doc).unwrap().book.entries.len()
     );
-    let Some(corpus) = corpus_root() else {
+    // The rest needs a real card from the shared corpus, when present.
+    let Some(corpus) = lorebook_test_support::corpus_root() else {
         return;
     };
     let card = corpus.join("ccv3/default_Seraphina.png");
@@ -594,12 +643,6 @@ fn undo_and_redo_of_a_deletion_restore_order_and_preview() {
     ws.redo(doc).unwrap();
     assert_eq!(ids(&ws), deleted);
     assert_fresh(&mut ws);
-}
-
-/// The shared corpus, or `None` when it is absent (a plain clone skips
-/// those tests).
-fn corpus_root() -> Option<std::path::PathBuf> {
-    lorebook_engine::io::corpus_root(std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Regression: a confirmed native import kept its source path, so Ctrl+S

@@ -546,6 +546,12 @@ inputs: StInputsView,
  */
 card: StCardView | null, };
 
+export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, };
+
+export type PreviewAnswer = { "rules": "studio", view: PreviewView, } | { "rules": "sillytavern", view: StPreviewView, };
+
+export type EntryEdited = { detail: EntryDetail, state: AppStateView, preview: PreviewAnswer | null, };
+
 export type StField = "position" | "depth" | "role" | "outletName" | "order" | "probability" | "useProbability" | "scanDepth" | "caseSensitive" | "matchWholeWords" | "group" | "groupOverride" | "groupWeight" | "useGroupScoring" | "excludeRecursion" | "preventRecursion" | "delayUntilRecursion" | "sticky" | "cooldown" | "delay" | "ignoreBudget" | "matchPersonaDescription" | "matchCharacterDescription" | "matchCharacterPersonality" | "matchCharacterDepthPrompt" | "matchScenario" | "matchCreatorNotes" | "selectiveLogic";
 
 export type StEdit = { field: StField, value: JsonValue, };

@@ -37,9 +37,14 @@ export class Documents {
 
   /** Reloads the app state; a closed shown document gives way to the first. */
   async refresh() {
-    this.app = await api.appState();
-    if (this.doc !== null && !this.app.docs.some((d) => d.id === this.doc)) {
-      this.doc = this.app.docs[0]?.id ?? null;
+    this.take(await api.appState());
+  }
+
+  /** Takes the workspace's state from an answer that carries it. */
+  take(app: AppStateView) {
+    this.app = app;
+    if (this.doc !== null && !app.docs.some((d) => d.id === this.doc)) {
+      this.doc = app.docs[0]?.id ?? null;
     }
   }
 

@@ -4,14 +4,20 @@
 import { api } from './ipc';
 import { latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
-import type { Entry, EntryDetail, StEdit } from './bindings';
+import type { AppStateView, Entry, EntryDetail, PreviewAnswer, PreviewAsk, StEdit } from './bindings';
 
 export interface DraftHooks {
   /** The document the entry belongs to. */
   doc: () => number | null;
   run: Run;
-  /** Called after Rust accepted an edit, with its answer. */
-  saved: (detail: EntryDetail) => Promise<void>;
+  /** The preview to send with an edit, so its answer carries it, with the
+   *  ticket that answer is shown under; `null` when the preview cannot be
+   *  named now (it is then asked for on its own). */
+  previewAsk: () => { ask: PreviewAsk; ticket: number } | null;
+  /** Called after Rust accepted an edit, with its answer: for an edit of
+   *  the entry's fields also the workspace's state and the preview asked
+   *  for (`null` when it was not computed). */
+  saved: (detail: EntryDetail, edited?: { state: AppStateView; preview: PreviewAnswer | null; ticket: number | null }) => Promise<void>;
 }
 
 export class EntryDraft {
@@ -62,11 +68,12 @@ export class EntryDraft {
     // A plain copy for IPC. Typed as unknown first: the snapshot type of
     // an entry's free-form JSON extensions recurses without end.
     const sent = $state.snapshot(this.draft as unknown) as Entry;
+    const asked = this.hooks.previewAsk();
     await this.hooks.run(async () => {
-      const detail = await api.updateEntry(doc, sent);
+      const { detail, state, preview } = await api.updateEntry(doc, sent, asked?.ask ?? null);
       // Keep what the user typed since; take diagnostics and counts.
       if (this.draft && this.draft.id === detail.entry.id) this.detail = detail;
-      await this.hooks.saved(detail);
+      await this.hooks.saved(detail, { state, preview, ticket: asked?.ticket ?? null });
     });
   }
 

@@ -38,6 +38,8 @@ import type {
   ProblemsView,
   Fix,
   AdviceView,
+  EntryEdited,
+  PreviewAsk,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -100,7 +102,10 @@ export const api = {
   setBookSettings: (doc: number, settings: BookSettings) => call<void>('set_book_settings', { doc, settings }),
   listEntries: (doc: number, query: ListQuery) => call<EntryRow[]>('list_entries', { doc, query }),
   getEntry: (doc: number, id: number) => call<EntryDetail>('get_entry', { doc, id }),
-  updateEntry: (doc: number, entry: Entry) => call<EntryDetail>('update_entry', { doc, entry }),
+  /** Stores the edited entry; the answer carries the workspace's state and,
+   *  when `preview` names the one shown, that preview (one round trip). */
+  updateEntry: (doc: number, entry: Entry, preview: PreviewAsk | null = null) =>
+    call<EntryEdited>('update_entry', { doc, entry, preview }),
   addEntry: (doc: number) => call<number>('add_entry', { doc }),
   /** `copyName` words a copy's name, with `{name}` for the original's. */
   duplicateEntries: (doc: number, ids: number[], copyName: string) => call<number[]>('duplicate_entries', { doc, ids, copyName }),

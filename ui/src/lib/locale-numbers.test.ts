@@ -1,8 +1,8 @@
 // Numbers and dates shown to the user are written the way the UI's
 // language writes them (`1,234` in English, `1.234` in Portuguese). Counts
-// reach the screen through the catalog (`s.t` formats number params) or
-// `s.num`; this keeps a component from printing a raw count or a date in
-// the system's locale instead of the UI's.
+// reach the screen through the catalog (`t` formats number params) or
+// `num`, both from `getI18n()`; this keeps a component from printing a raw
+// count or a date in the system's locale instead of the UI's.
 import { describe, expect, it } from 'vitest';
 import { format, formatNumber } from './i18n';
 
@@ -27,7 +27,7 @@ describe('numbers and dates in the UI language', () => {
     expect(unformatted('<span>{r.tokens} tok</span>')).toEqual(['{r.tokens}']);
     expect(unformatted("tokens: `${approx}${i.tokens}`")).toEqual(['${i.tokens}']);
     expect(unformatted('{new Date(x).toLocaleString()}')).toEqual(['.toLocaleString()']);
-    expect(unformatted('<span>{s.num(r.tokens)}</span>{s.t("a", { n: r.count })}')).toEqual([]);
+    expect(unformatted('<span>{num(r.tokens)}</span>{t("a", { n: r.count })}')).toEqual([]);
     expect(unformatted('<input value={e.order} max={p.requests} />')).toEqual([]);
   });
 
@@ -58,6 +58,6 @@ describe('numbers and dates in the UI language', () => {
     expect(en).not.toBe(pt);
     // The recovery dialog, the one place a date is shown, names the locale.
     const recovery = Object.entries(components).find(([f]) => f.endsWith('RecoveryDialog.svelte'))?.[1] ?? '';
-    expect(recovery).toMatch(/toLocaleString\(s\.locale\)/);
+    expect(recovery).toMatch(/toLocaleString\(i18n\.locale\)/);
   });
 });

@@ -6,7 +6,7 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { AdviceView, LogRow, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
+import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
 export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
@@ -122,24 +122,55 @@ export class Preview {
       const st = await api.stPreview(this.request, this.showStPrompt, this.stPromptRev);
       if (!this.answers.take(ticket)) return;
       this.rules = rules;
-      const patch = st.prompt;
-      if (patch && patch.base !== null && patch.base !== this.stPromptRev) {
-        // A change to a prompt no longer held: ask for the whole one.
-        this.stPromptRev = null;
-        this.schedule();
-        return;
-      }
-      if (patch) {
-        this.stPrompt = applyPrompt(this.stPrompt, patch);
-        this.stPromptRev = patch.rev;
-      }
-      this.st = st;
-      if (this.showLog) await this.fetchLog();
+      await this.showSt(st);
       return;
     }
     const view = await api.preview(this.request, this.promptRev);
     if (!this.answers.take(ticket)) return;
     this.rules = rules;
+    await this.showStudio(view);
+  }
+
+  /** The preview to send with an edit of an entry (its answer then
+   *  carries it, see `take`) and the ticket it is shown under; `null` while
+   *  the rules are to be asked again (the preview is then asked for on its
+   *  own). */
+  ask(): { ask: PreviewAsk; ticket: number } | null {
+    const rules = this.rules;
+    if (rules === null || this.booksKey() !== this.rulesFor) return null;
+    const ask: PreviewAsk =
+      rules.rules === 'sillytavern'
+        ? { rules: 'sillytavern', request: this.request, prompt: this.showStPrompt, have: this.stPromptRev }
+        : { rules: 'studio', request: this.request, have: this.promptRev };
+    return { ask, ticket: this.answers.issue() };
+  }
+
+  /** Shows the preview an edit's answer carried, unless a newer one was
+   *  asked for since (`ticket`, from `ask`). */
+  async take(answer: PreviewAnswer, ticket: number) {
+    this.hooks.changed();
+    if (!this.answers.take(ticket)) return;
+    if (answer.rules === 'sillytavern') await this.showSt(answer.view);
+    else await this.showStudio(answer.view);
+  }
+
+  private async showSt(st: StPreviewView) {
+    const patch = st.prompt;
+    if (patch && patch.base !== null && patch.base !== this.stPromptRev) {
+      // A change to a prompt no longer held: ask for the whole one.
+      this.stPromptRev = null;
+      this.schedule();
+      return;
+    }
+    if (patch) {
+      this.stPrompt = applyPrompt(this.stPrompt, patch);
+      this.stPromptRev = patch.rev;
+    }
+    this.st = st;
+    if (this.showLog) await this.fetchLog();
+  }
+
+  private async showStudio(view: PreviewView) {
     const patch = view.prompt;
     if (patch.base !== null && patch.base !== this.promptRev) {
       // A change to a prompt no longer held: ask for the whole one.

@@ -64,7 +64,7 @@ describe('recovery and quitting', () => {
     let sent = false;
     responses.update_entry = (a) => {
       sent = true;
-      return { ...detail(1, 'x'), entry: a.entry };
+      return { detail: { ...detail(1, 'x'), entry: a.entry }, state: state(true), preview: null };
     };
     responses.app_state = () => state(sent);
     // The edit also refreshes the preview.
@@ -103,7 +103,7 @@ describe('recovery and quitting', () => {
       new Promise((resolve) =>
         setTimeout(() => {
           sent = true;
-          resolve({ ...detail(1, 'x'), entry: a.entry });
+          resolve({ detail: { ...detail(1, 'x'), entry: a.entry }, state: state(true), preview: null });
         }, ms),
       );
     responses.app_state = () => state(sent);

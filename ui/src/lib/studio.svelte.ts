@@ -45,7 +45,7 @@ export class Studio {
     // Whatever the preview is refreshed for (an edit, the chat, the
     // attached books, the rules) the checks read too.
     changed: () => this.problems.schedule(),
-    selected: () => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
+    selected: (): [number, number] | null => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
   });
   /** The span of the problem last clicked, for the editor to select once
    *  its entry is shown; `n` tells two clicks on the same problem apart. */
@@ -55,8 +55,17 @@ export class Studio {
   readonly entry = new EntryDraft({
     doc: () => this.docs.doc,
     run: this.run,
-    saved: async (detail) => {
+    previewAsk: (): ReturnType<Preview['ask']> => this.preview.ask(),
+    saved: async (detail, edited) => {
       this.docs.replaceRow(detail.row);
+      if (edited) {
+        // The edit's answer carries the state (dirty mark, undo) and, when
+        // it could, the preview: a keystroke is one round trip.
+        this.docs.take(edited.state);
+        if (edited.preview && edited.ticket !== null) await this.preview.take(edited.preview, edited.ticket);
+        else this.preview.schedule();
+        return;
+      }
       // The preview is asked first, so it is computed while the state
       // (dirty mark, undo) is fetched, not after it.
       this.preview.schedule();
@@ -494,5 +503,3 @@ export class Studio {
     this.preview.schedule();
   }
 }
-
-export const studio = new Studio();

@@ -22,7 +22,11 @@ describe('studio', () => {
     responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
     responses.list_entries = () => [];
     responses.get_entry = (a) => detail(a.id as number, 'Body');
-    responses.update_entry = (a) => ({ ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } });
+    responses.update_entry = (a) => ({
+      detail: { ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } },
+      state: responses.app_state({}),
+      preview: null,
+    });
   });
 
   it('words the name of a duplicate in the UI language, leaving {name} for Rust', async () => {
@@ -49,6 +53,30 @@ describe('studio', () => {
     expect(s.entry.draft?.content).toBe('@@keep\nBody');
     expect(s.docs.rows.find((r) => r.id === 1)?.tokens).toBe(42);
     expect(calls.filter((c) => c.cmd === 'list_entries').length).toBe(0);
+  });
+
+  it('a keystroke in an entry is one round trip: the edit answers with the state and the preview', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    s.docs.app = responses.app_state({}) as NonNullable<typeof s.docs.app>;
+    s.docs.rows = [detail(1, 'Body').row];
+    responses.rules_view = () => ({ rules: 'studio', chosen: false, st: {}, inputs: null });
+    const view = (request: number) => ({ result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
+    responses.preview = () => view(1);
+    await s.preview.refresh();
+    await s.select(1);
+    calls.length = 0;
+    responses.update_entry = (a) => ({
+      detail: { ...detail(1, 'x'), entry: a.entry },
+      state: { ...(responses.app_state({}) as object), recent: ['/edited.json'] },
+      preview: { rules: 'studio', view: view(2) },
+    });
+    s.entry.edit({ content: 'Body!' });
+    await s.entry.flush();
+    expect(calls.map((c) => c.cmd)).toEqual(['update_entry']);
+    expect(calls[0].args).toMatchObject({ preview: { rules: 'studio', request: null, have: 1 } });
+    expect(s.preview.view?.result.request).toBe(2);
+    expect(s.docs.app?.recent).toEqual(['/edited.json']);
   });
 
   it('picking a model stops a tokenizer file from counting, then recounts list and preview', async () => {

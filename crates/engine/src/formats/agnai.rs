@@ -22,18 +22,35 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    entries_are_a_list, finish_imported, lose_decorators, lose_leftovers, push_imported, put_ns,
-    take_ns,
+    entries_are_a_list, export_parts, fill_in, import_entries, inside_words_entry,
+    lose_book_extensions, lose_book_fields, lose_lacking, put_ns, split_extensions, Mapping,
+    Switch,
 };
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{take_bool, take_i64, take_keys, take_string};
 use super::report::{Note, Report, Section};
-use super::shadow;
-use crate::model::{Book, Entry, Object, Role};
+use crate::model::{Book, Entry, Object};
 
 pub const NS: &str = "agnai";
 const SOURCE: &str = "agnai";
+/// Agnai for the shared steps: its entry mapping and what it has no place
+/// for (secondary keys apart: [`entry_to_agnai`] reports them).
+const MAPPING: Mapping = Mapping {
+    tool: "Agnai",
+    lacks: &[
+        Switch::Constant,
+        Switch::CaseSensitive,
+        Switch::WholeWords,
+        Switch::Regex,
+        Switch::Role,
+    ],
+    lacks_decorators: true,
+    source: SOURCE,
+    read: entry_from_agnai,
+    write: entry_to_agnai,
+    top: book_top,
+};
 
 /// An Agnai memory book says `kind: "memory"` and has an entry list.
 pub(crate) fn detect(top: &Object) -> Detect {
@@ -62,50 +79,37 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     report.book.carry("description");
     top.remove("kind");
     put_ns(&mut book.extensions, NS, top);
-    for (i, raw) in entries.into_iter().enumerate() {
-        let path = format!("entries[{i}]");
-        let Value::Object(raw) = raw else {
-            return Err(ImportError::field(path, "must be an object"));
-        };
-        let mut o = raw.clone();
-        let mut e = Entry {
-            id: i as u64,
-            whole_words: false,
-            ..Entry::default()
-        };
-        e.comment = take_string(&mut o, "name", &path)?.unwrap_or_default();
-        e.content = take_string(&mut o, "entry", &path)?.unwrap_or_default();
-        e.keys = take_keys(&mut o, "keywords", &path)?;
-        e.priority = take_i64(&mut o, "priority", &path)?.unwrap_or(e.priority);
-        e.order = take_i64(&mut o, "weight", &path)?.unwrap_or(e.order);
-        e.enabled = take_bool(&mut o, "enabled", &path)?.unwrap_or(true);
-        let mut sec = Section::default();
-        for f in [
-            "name",
-            "entry",
-            "keywords",
-            "priority",
-            "weight (as order)",
-            "enabled",
-        ] {
-            sec.carry(f);
-        }
-        for k in o.keys() {
-            sec.carry(format!("{k} (kept in extensions.{NS})"));
-        }
-        put_ns(&mut e.extensions, NS, o);
-        let emitted = entry_to_agnai(&e, &mut Section::default());
-        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
+    let path = |i| format!("entries[{i}]");
+    import_entries(book, report, &MAPPING, entries, path, &raw_top)
+}
+
+fn entry_from_agnai(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, ImportError> {
+    let mut e = inside_words_entry();
+    e.comment = take_string(&mut o, "name", path)?.unwrap_or_default();
+    e.content = take_string(&mut o, "entry", path)?.unwrap_or_default();
+    e.keys = take_keys(&mut o, "keywords", path)?;
+    e.priority = take_i64(&mut o, "priority", path)?.unwrap_or(e.priority);
+    e.order = take_i64(&mut o, "weight", path)?.unwrap_or(e.order);
+    e.enabled = take_bool(&mut o, "enabled", path)?.unwrap_or(true);
+    for f in [
+        "name",
+        "entry",
+        "keywords",
+        "priority",
+        "weight (as order)",
+        "enabled",
+    ] {
+        sec.carry(f);
     }
-    let emitted_top = book_top(&book);
-    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
-    Ok(book)
+    for k in o.keys() {
+        sec.carry(format!("{k} (kept in extensions.{NS})"));
+    }
+    put_ns(&mut e.extensions, NS, o);
+    Ok(e)
 }
 
 fn entry_to_agnai(e: &Entry, sec: &mut Section) -> Object {
-    let mut ext = e.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let ns = take_ns(&mut ext, NS);
+    let (ext, ns) = split_extensions(&e.extensions, SOURCE, NS);
     let mut o = Object::new();
     o.insert("name".into(), json!(e.comment));
     o.insert("entry".into(), json!(e.content));
@@ -113,9 +117,7 @@ fn entry_to_agnai(e: &Entry, sec: &mut Section) -> Object {
     o.insert("priority".into(), json!(e.priority));
     o.insert("weight".into(), json!(e.order));
     o.insert("enabled".into(), json!(e.enabled));
-    for (k, v) in ns {
-        o.entry(k).or_insert(v);
-    }
+    fill_in(&mut o, ns);
     for f in [
         "comment",
         "content",
@@ -130,113 +132,34 @@ fn entry_to_agnai(e: &Entry, sec: &mut Section) -> Object {
         sec.lose(
             "secondary_keys",
             Note::NoSecondaryKeys {
-                tool: "Agnai".into(),
+                tool: MAPPING.tool.into(),
             },
         );
     }
-    if e.constant {
-        sec.lose(
-            "constant",
-            Note::NoConstant {
-                tool: "Agnai".into(),
-            },
-        );
-    }
-    if e.case_sensitive {
-        sec.lose(
-            "case_sensitive",
-            Note::CaseInsensitive {
-                tool: "Agnai".into(),
-            },
-        );
-    }
-    if e.whole_words {
-        sec.lose(
-            "whole_words",
-            Note::InsideWords {
-                tool: "Agnai".into(),
-            },
-        );
-    }
-    if e.use_regex {
-        sec.lose(
-            "use_regex",
-            Note::NoRegex {
-                tool: "Agnai".into(),
-            },
-        );
-    }
-    if e.role != Role::System {
-        sec.lose(
-            "role",
-            Note::NoRole {
-                tool: "Agnai".into(),
-            },
-        );
-    }
-    lose_decorators(sec, &e.content, "Agnai");
-    lose_leftovers(sec, &ext, &e.extra, "Agnai");
+    lose_lacking(sec, e, &ext, &MAPPING);
     o
 }
 
 fn book_top(book: &Book) -> Object {
-    let mut ext = book.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let ns = take_ns(&mut ext, NS);
+    let (_, ns) = split_extensions(&book.extensions, SOURCE, NS);
     let mut top = Object::new();
     top.insert("kind".into(), json!("memory"));
     top.insert("name".into(), json!(book.name));
     top.insert("description".into(), json!(book.description));
-    for (k, v) in ns {
-        top.entry(k).or_insert(v);
-    }
+    fill_in(&mut top, ns);
     top
 }
 
 /// Writes a book as an Agnai memory book.
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
-    let entries: Vec<Value> = book
-        .entries
-        .iter()
-        .map(|e| {
-            let sec = report.entry(e.id, e.display_name());
-            let mut o = entry_to_agnai(e, sec);
-            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
-            Value::Object(o)
-        })
-        .collect();
-    let mut top = book_top(book);
-    let mut ext = book.extensions.clone();
-    shadow::restore(&mut top, &shadow::take(&mut ext, SOURCE));
+    let (entries, mut top, ext) = export_parts(book, report, &MAPPING);
     report.book.carry("name");
     report.book.carry("description");
-    let d = Book::default();
-    for (f, differs) in [
-        ("scan_depth", book.scan_depth != d.scan_depth),
-        ("token_budget", book.token_budget != d.token_budget),
-        (
-            "recursive_scanning",
-            book.recursive_scanning != d.recursive_scanning,
-        ),
-    ] {
-        if differs {
-            report.book.lose(
-                f,
-                Note::SetPerChat {
-                    tool: "Agnai".into(),
-                },
-            );
-        }
-    }
-    let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
-    if !ext_keys.is_empty() {
-        report.book.lose(
-            format!("extensions ({})", ext_keys.join(", ")),
-            Note::BookFieldNoPlace {
-                tool: "Agnai".into(),
-            },
-        );
-    }
+    let per_chat = Note::SetPerChat {
+        tool: MAPPING.tool.into(),
+    };
+    lose_book_fields(report, book, &["name", "description"], &per_chat);
+    lose_book_extensions(report, &ext, NS, MAPPING.tool);
     top.insert("entries".into(), Value::Array(entries));
     Value::Object(top)
 }

@@ -26,12 +26,15 @@
 
 use serde_json::{json, Value};
 
-use super::common::{drop_decorator, rename_decorator, set_decorator};
+use super::common::{
+    decorator_to_field, drop_decorator, export_entry, file_imported, finish_imported,
+    rename_decorator, set_decorator, BOOK_FIELDS,
+};
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{bool_of, percent};
 use super::native;
-use super::report::{EntryReport, Note, Report, Section};
+use super::report::{Note, Report, Section};
 use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object};
@@ -172,14 +175,7 @@ pub(crate) fn import_book(
     for n in notes {
         report.book.approx("book", n);
     }
-    for f in [
-        "name",
-        "description",
-        "scan_depth",
-        "token_budget",
-        "recursive_scanning",
-        "extensions",
-    ] {
+    for f in BOOK_FIELDS {
         if raw.contains_key(f) {
             report.book.carry(f);
         }
@@ -195,22 +191,13 @@ pub(crate) fn import_book(
         let mut sec = Section::default();
         adapt_imported(e, raw_e, &mut sec);
         let emitted = entry_object(e, version, &mut Section::default());
-        shadow::store(&mut e.extensions, SOURCE, shadow::diff(raw_e, &emitted));
-        report.entries.push(EntryReport {
-            id: e.id,
-            name: e.display_name().to_string(),
-            fields: sec,
-        });
+        file_imported(report, SOURCE, raw_e, &emitted, e, sec);
     }
     let mut raw_top = raw;
     raw_top.remove("entries");
     let mut emitted = book_object(&book, version, &mut Report::new(report.direction, ""));
     emitted.remove("entries");
-    shadow::store(
-        &mut book.extensions,
-        SOURCE,
-        shadow::diff(&raw_top, &emitted),
-    );
+    finish_imported(&mut book, SOURCE, &raw_top, &emitted);
     Ok(book)
 }
 
@@ -236,13 +223,7 @@ fn adapt_imported(e: &mut Entry, raw: &Object, sec: &mut Section) {
         let raw_probability = e.extensions.get("probability").cloned();
         if let Some((n, changed)) = raw_probability.as_ref().and_then(percent) {
             if n < 100 {
-                if decorators::parse(&e.content)
-                    .decorators
-                    .probability
-                    .is_none()
-                {
-                    e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
-                }
+                set_unless_given(e, "probability", &n.to_string(), |d| d.probability);
                 e.extensions.remove("probability");
                 e.extensions.remove("useProbability");
                 sec.carry("extensions.probability (as @@probability)");
@@ -263,13 +244,7 @@ fn adapt_imported(e: &mut Entry, raw: &Object, sec: &mut Section) {
     if let Some(f) = e.extensions.get("scan_depth").and_then(Value::as_f64) {
         if f.is_finite() {
             let n = f.round().clamp(0.0, 100.0) as u32;
-            if decorators::parse(&e.content)
-                .decorators
-                .scan_depth
-                .is_none()
-            {
-                e.content = set_decorator(&e.content, "scan_depth", Some(&n.to_string()));
-            }
+            set_unless_given(e, "scan_depth", &n.to_string(), |d| d.scan_depth);
             e.extensions.remove("scan_depth");
             sec.carry("extensions.scan_depth (as @@scan_depth)");
         }
@@ -278,6 +253,20 @@ fn adapt_imported(e: &mut Entry, raw: &Object, sec: &mut Section) {
     // A position equal to what export derives is not stored.
     if e.extra.get("position") == Some(&derived_position(e)) {
         e.extra.remove("position");
+    }
+}
+
+/// Sets decorator `name` to `arg` unless the content already gives the
+/// value (`given` reads it from the content's decorators): the author's
+/// line wins over the extension field it would come from.
+fn set_unless_given<T>(
+    e: &mut Entry,
+    name: &str,
+    arg: &str,
+    given: impl Fn(&decorators::Decorators) -> Option<T>,
+) {
+    if given(&decorators::parse(&e.content).decorators).is_none() {
+        e.content = set_decorator(&e.content, name, Some(arg));
     }
 }
 
@@ -329,18 +318,15 @@ fn adapt_for_export(e: &Entry, version: Version, sec: &mut Section) -> Entry {
             }
             if let Some(n) = d.order {
                 e.order = n;
-                e.content = drop_decorator(&e.content, "order");
-                sec.approx("@@order", written_as("insertion_order", n));
+                decorator_to_field(&mut e.content, sec, "order", "insertion_order", n);
             }
             if let Some(n) = d.priority {
                 e.priority = n;
-                e.content = drop_decorator(&e.content, "priority");
-                sec.approx("@@priority", written_as("priority", n));
+                decorator_to_field(&mut e.content, sec, "priority", "priority", n);
             }
             if let Some(r) = d.role {
                 e.role = r;
-                e.content = drop_decorator(&e.content, "role");
-                sec.approx("@@role", written_as("extensions.role", r.to_st()));
+                decorator_to_field(&mut e.content, sec, "role", "extensions.role", r.to_st());
             }
             for l in &decorators::parse(&e.content).lines {
                 let name = decorators::lookup(&l.name).map(|s| s.name).unwrap_or("");
@@ -376,35 +362,33 @@ fn book_object(book: &Book, version: Version, report: &mut Report) -> Object {
     shadow::take(&mut b.extensions, SOURCE);
     b.entries.clear();
     let mut obj = native::book_to_object(&b);
+    let write = |e: &Entry, sec: &mut Section| {
+        for f in [
+            "id",
+            "keys",
+            "secondary_keys",
+            "selective",
+            "secondary_logic",
+            "constant",
+            "enabled",
+            "whole_words",
+            "case_sensitive",
+            "use_regex",
+            "order",
+            "priority",
+            "role",
+            "comment",
+            "content",
+            "extensions",
+        ] {
+            sec.carry(f);
+        }
+        entry_object(e, version, sec)
+    };
     let entries: Vec<Value> = book
         .entries
         .iter()
-        .map(|e| {
-            let sec = report.entry(e.id, e.display_name());
-            for f in [
-                "id",
-                "keys",
-                "secondary_keys",
-                "selective",
-                "secondary_logic",
-                "constant",
-                "enabled",
-                "whole_words",
-                "case_sensitive",
-                "use_regex",
-                "order",
-                "priority",
-                "role",
-                "comment",
-                "content",
-                "extensions",
-            ] {
-                sec.carry(f);
-            }
-            let mut o = entry_object(e, version, sec);
-            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
-            Value::Object(o)
-        })
+        .map(|e| Value::Object(export_entry(report, e, SOURCE, write)))
         .collect();
     obj.insert("entries".into(), Value::Array(entries));
     obj
@@ -412,14 +396,7 @@ fn book_object(book: &Book, version: Version, report: &mut Report) -> Object {
 
 /// Writes the `character_book` object of a book.
 pub fn export_book(book: &Book, version: Version, report: &mut Report) -> Object {
-    for f in [
-        "name",
-        "description",
-        "scan_depth",
-        "token_budget",
-        "recursive_scanning",
-        "extensions",
-    ] {
+    for f in BOOK_FIELDS {
         report.book.carry(f);
     }
     let mut obj = book_object(book, version, report);
@@ -429,14 +406,6 @@ pub fn export_book(book: &Book, version: Version, report: &mut Report) -> Object
         obj.insert("entries".into(), entries);
     }
     obj
-}
-
-/// A decorator written as the card's `target` field with `value`.
-fn written_as(target: &str, value: impl ToString) -> Note {
-    Note::WrittenAs {
-        target: target.into(),
-        value: value.to_string(),
-    }
 }
 
 /// A card JSON holding the book: the imported card if there was one (its

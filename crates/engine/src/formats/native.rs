@@ -11,6 +11,7 @@
 
 use serde_json::{json, Value};
 
+use super::common::BOOK_FIELDS;
 use super::error::ImportError;
 use super::format::Detect;
 use super::json::{
@@ -21,17 +22,6 @@ use crate::model::{Book, Entry, Object, Role, SecondaryLogic, MAX_ID};
 
 /// The `spec` value of the native file.
 pub const SPEC: &str = "lorebook_v3";
-
-/// Book-level fields the model owns.
-const BOOK_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "scan_depth",
-    "token_budget",
-    "recursive_scanning",
-    "extensions",
-    "entries",
-];
 
 /// Entry-level fields the model owns.
 const ENTRY_FIELDS: &[&str] = &[
@@ -198,26 +188,27 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
     if let Some(w) = take_bool(&mut ext, "match_whole_words", &xpath)? {
         e.whole_words = w;
     }
-    if let Some(r) = ext.get("role") {
-        if let Some(role) = r.as_u64().and_then(Role::from_st) {
-            e.role = role;
-            ext.remove("role");
-        } else if r.is_null() {
-            ext.remove("role");
-        }
-        // Any other value is not ours to interpret: it stays in extensions.
+    if let Some(role) = take_st_number(&mut ext, "role", Role::from_st) {
+        e.role = role;
     }
-    if let Some(l) = ext.get("selectiveLogic") {
-        if let Some(logic) = l.as_u64().and_then(SecondaryLogic::from_st) {
-            e.secondary_logic = logic;
-            ext.remove("selectiveLogic");
-        } else if l.is_null() {
-            ext.remove("selectiveLogic");
-        }
+    if let Some(logic) = take_st_number(&mut ext, "selectiveLogic", SecondaryLogic::from_st) {
+        e.secondary_logic = logic;
     }
     e.extensions = ext;
     e.extra = obj;
     Ok(e)
+}
+
+/// Takes `ext[key]`, a number SillyTavern writes there, when `from_st`
+/// reads it (or it is null). Any other value is not ours to interpret: it
+/// stays in extensions.
+fn take_st_number<T>(ext: &mut Object, key: &str, from_st: fn(u64) -> Option<T>) -> Option<T> {
+    let v = ext.get(key)?;
+    let read = v.as_u64().and_then(from_st);
+    if read.is_some() || v.is_null() {
+        ext.remove(key);
+    }
+    read
 }
 
 /// The field of [`Entry::extra`] holding a source id the editor could not
@@ -344,7 +335,7 @@ pub fn book_to_object(book: &Book) -> Object {
         ),
     );
     for (k, v) in &book.extra {
-        if !BOOK_FIELDS.contains(&k.as_str()) {
+        if k != "entries" && !BOOK_FIELDS.contains(&k.as_str()) {
             data.insert(k.clone(), v.clone());
         }
     }

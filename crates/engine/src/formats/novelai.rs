@@ -23,20 +23,31 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    as_regex_literal, entries_are_a_list, finish_imported, lose_decorators, lose_leftovers,
-    push_imported, put_ns, take_ns,
+    as_regex_literal, entries_are_a_list, export_parts, fill_in, import_entries,
+    inside_words_entry, lose_book_extensions, lose_book_fields, lose_lacking, put_ns,
+    split_extensions, Mapping, Switch,
 };
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{take_bool, take_keys, take_string};
 use super::report::{Note, Report, Section};
-use super::shadow;
-use crate::model::{Book, Entry, Object, Role};
+use crate::model::{Book, Entry, Object};
 
 pub const NS: &str = "novelai";
 /// `wrapper_extra` key for the `.story` container.
 pub const STORY_KEY: &str = "novelai_story";
 const SOURCE: &str = "novelai";
+/// NovelAI for the shared steps: its entry mapping and what it has no place
+/// for (secondary keys apart: [`entry_to_nai`] reports them).
+const MAPPING: Mapping = Mapping {
+    tool: "NovelAI",
+    lacks: &[Switch::CaseSensitive, Switch::WholeWords, Switch::Role],
+    lacks_decorators: true,
+    source: SOURCE,
+    read: entry_from_nai,
+    write: entry_to_nai,
+    top: book_top,
+};
 /// NovelAI's default `budgetPriority`.
 const DEFAULT_PRIORITY: i64 = 400;
 
@@ -112,29 +123,16 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
             .insert(STORY_KEY.into(), Value::Object(story));
     }
     put_ns(&mut book.extensions, NS, top);
-    for (i, raw) in entries.into_iter().enumerate() {
-        let epath = format!("{path}.entries[{i}]")
+    let epath = |i| {
+        format!("{path}.entries[{i}]")
             .trim_start_matches('.')
-            .to_string();
-        let Value::Object(raw) = raw else {
-            return Err(ImportError::field(epath, "must be an object"));
-        };
-        let mut sec = Section::default();
-        let mut e = entry_from_nai(raw.clone(), &epath, &mut sec)?;
-        e.id = i as u64;
-        let emitted = entry_to_nai(&e, &mut Section::default());
-        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
-    }
-    let emitted_top = book_top(&book);
-    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
-    Ok(book)
+            .to_string()
+    };
+    import_entries(book, report, &MAPPING, entries, epath, &raw_top)
 }
 
 fn entry_from_nai(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, ImportError> {
-    let mut e = Entry {
-        whole_words: false,
-        ..Entry::default()
-    };
+    let mut e = inside_words_entry();
     e.content = take_string(&mut o, "text", path)?.unwrap_or_default();
     e.comment = take_string(&mut o, "displayName", path)?.unwrap_or_default();
     e.keys = take_keys(&mut o, "keys", path)?;
@@ -210,9 +208,7 @@ fn default_context_config() -> Object {
 }
 
 fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
-    let mut ext = e.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let mut ns = take_ns(&mut ext, NS);
+    let (ext, mut ns) = split_extensions(&e.extensions, SOURCE, NS);
     let mut cc = match ns.remove("contextConfig") {
         Some(Value::Object(cc)) => cc,
         _ => default_context_config(),
@@ -222,7 +218,7 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
         sec.approx(
             "use_regex",
             Note::RegexAsLiterals {
-                tool: "NovelAI".into(),
+                tool: MAPPING.tool.into(),
             },
         );
         e.keys
@@ -265,9 +261,7 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
         "loreBiasGroups".into(),
         ns.remove("loreBiasGroups").unwrap_or(json!([])),
     );
-    for (k, v) in ns {
-        o.entry(k).or_insert(v);
-    }
+    fill_in(&mut o, ns);
     for f in [
         "comment", "content", "keys", "enabled", "constant", "priority",
     ] {
@@ -288,39 +282,12 @@ fn entry_to_nai(e: &Entry, sec: &mut Section) -> Object {
     if e.selective {
         sec.lose("selective", no_secondary());
     }
-    if e.case_sensitive {
-        sec.lose(
-            "case_sensitive",
-            Note::CaseInsensitive {
-                tool: "NovelAI".into(),
-            },
-        );
-    }
-    if e.whole_words {
-        sec.lose(
-            "whole_words",
-            Note::InsideWords {
-                tool: "NovelAI".into(),
-            },
-        );
-    }
-    if e.role != Role::System {
-        sec.lose(
-            "role",
-            Note::NoRole {
-                tool: "NovelAI".into(),
-            },
-        );
-    }
-    lose_decorators(sec, &e.content, "NovelAI");
-    lose_leftovers(sec, &ext, &e.extra, "NovelAI");
+    lose_lacking(sec, e, &ext, &MAPPING);
     o
 }
 
 fn book_top(book: &Book) -> Object {
-    let mut ext = book.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let mut ns = take_ns(&mut ext, NS);
+    let (_, mut ns) = split_extensions(&book.extensions, SOURCE, NS);
     let mut top = Object::new();
     top.insert(
         "lorebookVersion".into(),
@@ -335,27 +302,13 @@ fn book_top(book: &Book) -> Object {
         "categories".into(),
         ns.remove("categories").unwrap_or(json!([])),
     );
-    for (k, v) in ns {
-        top.entry(k).or_insert(v);
-    }
+    fill_in(&mut top, ns);
     top
 }
 
 /// Writes a book as a NovelAI lorebook (inside its story, if it came from one).
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
-    let entries: Vec<Value> = book
-        .entries
-        .iter()
-        .map(|e| {
-            let sec = report.entry(e.id, e.display_name());
-            let mut o = entry_to_nai(e, sec);
-            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
-            Value::Object(o)
-        })
-        .collect();
-    let mut top = book_top(book);
-    let mut ext = book.extensions.clone();
-    shadow::restore(&mut top, &shadow::take(&mut ext, SOURCE));
+    let (entries, top, ext) = export_parts(book, report, &MAPPING);
     // NovelAI files list entries after the version.
     let mut lorebook = Object::new();
     let mut rest = top.into_iter();
@@ -379,37 +332,15 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
         report.book.lose(
             "name",
             Note::NoBookName {
-                tool: "NovelAI".into(),
+                tool: MAPPING.tool.into(),
             },
         );
     }
-    for (f, differs) in [
-        ("description", book.description != d.description),
-        ("scan_depth", book.scan_depth != d.scan_depth),
-        ("token_budget", book.token_budget != d.token_budget),
-        (
-            "recursive_scanning",
-            book.recursive_scanning != d.recursive_scanning,
-        ),
-    ] {
-        if differs {
-            report.book.lose(
-                f,
-                Note::BookFieldNoPlace {
-                    tool: "NovelAI".into(),
-                },
-            );
-        }
-    }
-    let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
-    if !ext_keys.is_empty() {
-        report.book.lose(
-            format!("extensions ({})", ext_keys.join(", ")),
-            Note::BookFieldNoPlace {
-                tool: "NovelAI".into(),
-            },
-        );
-    }
+    let no_place = Note::BookFieldNoPlace {
+        tool: MAPPING.tool.into(),
+    };
+    lose_book_fields(report, book, &["name"], &no_place);
+    lose_book_extensions(report, &ext, NS, MAPPING.tool);
     match story {
         Some(mut s) => {
             report.notes.push(Note::NovelAiStoryWritten);
@@ -425,6 +356,6 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
 /// NovelAI has neither secondary keys nor a switch for them.
 fn no_secondary() -> Note {
     Note::NoSecondaryKeys {
-        tool: "NovelAI".into(),
+        tool: MAPPING.tool.into(),
     }
 }

@@ -26,19 +26,30 @@
 use serde_json::{json, Value};
 
 use super::common::{
-    drop_decorator, finish_imported, has_decorator_line, lose_leftovers, push_imported, put_ns,
-    rename_decorator, set_decorator, take_ns,
+    drop_decorator, export_parts, fill_in, has_decorator_line, import_entries, inside_words_entry,
+    lose_book_extensions, lose_book_fields, lose_lacking, probability_from, put_ns,
+    rename_decorator, split_extensions, Mapping, Switch,
 };
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::percent;
 use super::report::{Note, Report, Section};
-use super::shadow;
 use crate::decorators;
 use crate::model::{Book, Entry, Object, Role};
 
 pub const NS: &str = "risu";
 const SOURCE: &str = "risu";
+/// RisuAI for the shared steps: its entry mapping and what it has no place
+/// for (the v3 decorators it reads).
+const MAPPING: Mapping = Mapping {
+    tool: "RisuAI",
+    lacks: &[Switch::WholeWords],
+    lacks_decorators: false,
+    source: SOURCE,
+    read: entry_from_risu,
+    write: entry_to_risu,
+    top: book_top,
+};
 
 fn split(s: &str) -> Vec<String> {
     s.split(',')
@@ -94,30 +105,15 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     report.book.approx(
         "name, description, scan_depth, token_budget, recursive_scanning",
         Note::NoBookSettings {
-            tool: "RisuAI".into(),
+            tool: MAPPING.tool.into(),
         },
     );
-    for (i, raw) in data.into_iter().enumerate() {
-        let path = format!("data[{i}]");
-        let Value::Object(raw) = raw else {
-            return Err(ImportError::field(path, "must be an object"));
-        };
-        let mut sec = Section::default();
-        let mut e = entry_from_risu(raw.clone(), &path, &mut sec)?;
-        e.id = i as u64;
-        let emitted = entry_to_risu(&e, &mut Section::default());
-        push_imported(&mut book, report, SOURCE, &raw, &emitted, e, sec);
-    }
-    let emitted_top = book_top(&book);
-    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
-    Ok(book)
+    let path = |i| format!("data[{i}]");
+    import_entries(book, report, &MAPPING, data, path, &raw_top)
 }
 
 fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, ImportError> {
-    let mut e = Entry {
-        whole_words: false,
-        ..Entry::default()
-    };
+    let mut e = inside_words_entry();
     let use_regex = matches!(o.remove("useRegex"), Some(Value::Bool(true)));
     e.use_regex = use_regex;
     let key = string_field(&mut o, "key", path)?;
@@ -185,22 +181,7 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
     }
     if let Some(v) = o.remove("activationPercent") {
         match percent(&v) {
-            Some((n, changed)) => {
-                if n < 100 {
-                    e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
-                }
-                if changed {
-                    sec.approx(
-                        "activationPercent",
-                        Note::ReadAs {
-                            value: v.to_string(),
-                            read: n.into(),
-                        },
-                    );
-                } else {
-                    sec.carry("activationPercent (as @@probability)");
-                }
-            }
+            Some(read) => probability_from(&mut e.content, sec, "activationPercent", &v, read),
             None if v.is_null() => {}
             None => {
                 o.insert("activationPercent".into(), v);
@@ -272,9 +253,7 @@ fn prepend_line(content: &str, line: &str) -> String {
 }
 
 fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
-    let mut ext = e.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let mut ns = take_ns(&mut ext, NS);
+    let (ext, mut ns) = split_extensions(&e.extensions, SOURCE, NS);
     let mut content = e.content.clone();
     let parsed = decorators::parse(&content).decorators;
     let mut activation = None;
@@ -298,7 +277,7 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
             sec.lose(
                 format!("@@{}", l.name),
                 Note::DecoratorInContent {
-                    tool: "RisuAI".into(),
+                    tool: MAPPING.tool.into(),
                 },
             );
         }
@@ -359,9 +338,7 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     if !ns.contains_key("bookVersion") {
         o.insert("bookVersion".into(), json!(2));
     }
-    for (k, v) in ns {
-        o.entry(k).or_insert(v);
-    }
+    fill_in(&mut o, ns);
     if e.priority != e.order {
         sec.approx(
             "priority",
@@ -374,81 +351,32 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
         sec.lose(
             "secondary_logic",
             Note::OnlyAndAny {
-                tool: "RisuAI".into(),
+                tool: MAPPING.tool.into(),
                 logic: e.secondary_logic.as_str().into(),
             },
         );
     }
-    if e.whole_words {
-        sec.lose(
-            "whole_words",
-            Note::InsideWords {
-                tool: "RisuAI".into(),
-            },
-        );
-    }
-    lose_leftovers(sec, &ext, &e.extra, "RisuAI");
+    lose_lacking(sec, e, &ext, &MAPPING);
     o
 }
 
 fn book_top(book: &Book) -> Object {
-    let mut ext = book.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let ns = take_ns(&mut ext, NS);
+    let (_, ns) = split_extensions(&book.extensions, SOURCE, NS);
     let mut top = Object::new();
     top.insert("type".into(), json!("risu"));
     top.insert("ver".into(), json!(1));
-    for (k, v) in ns {
-        top.entry(k).or_insert(v);
-    }
+    fill_in(&mut top, ns);
     top
 }
 
 /// Writes a book as a RisuAI lorebook export.
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
-    let data: Vec<Value> = book
-        .entries
-        .iter()
-        .map(|e| {
-            let sec = report.entry(e.id, e.display_name());
-            let mut o = entry_to_risu(e, sec);
-            shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
-            Value::Object(o)
-        })
-        .collect();
-    let mut top = book_top(book);
-    let mut ext = book.extensions.clone();
-    shadow::restore(&mut top, &shadow::take(&mut ext, SOURCE));
-    let d = Book::default();
-    let lost = [
-        ("name", book.name != d.name),
-        ("description", book.description != d.description),
-        ("scan_depth", book.scan_depth != d.scan_depth),
-        ("token_budget", book.token_budget != d.token_budget),
-        (
-            "recursive_scanning",
-            book.recursive_scanning != d.recursive_scanning,
-        ),
-    ];
-    for (f, differs) in lost {
-        if differs {
-            report.book.lose(
-                f,
-                Note::BookFieldNoPlace {
-                    tool: "RisuAI".into(),
-                },
-            );
-        }
-    }
-    let ext_keys: Vec<String> = ext.keys().filter(|k| *k != NS).cloned().collect();
-    if !ext_keys.is_empty() {
-        report.book.lose(
-            format!("extensions ({})", ext_keys.join(", ")),
-            Note::BookFieldNoPlace {
-                tool: "RisuAI".into(),
-            },
-        );
-    }
+    let (data, mut top, ext) = export_parts(book, report, &MAPPING);
+    let no_place = Note::BookFieldNoPlace {
+        tool: MAPPING.tool.into(),
+    };
+    lose_book_fields(report, book, &[], &no_place);
+    lose_book_extensions(report, &ext, NS, MAPPING.tool);
     top.insert("data".into(), Value::Array(data));
     Value::Object(top)
 }

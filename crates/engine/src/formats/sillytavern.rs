@@ -40,7 +40,10 @@
 
 use serde_json::{json, Value};
 
-use super::common::{as_regex_literal, drop_decorator, put_ns, set_decorator, take_ns};
+use super::common::{
+    as_regex_literal, decorator_to_field, drop_decorator, export_entry, file_imported, fill_in,
+    finish_imported, probability_from, put_ns, set_decorator, split_extensions, BOOK_FIELDS,
+};
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{percent, take_bool, take_i64, take_keys, take_object, take_string, take_u64};
@@ -122,16 +125,6 @@ const MARKERS: &[&str] = &[
     "storyContainerVersion",
 ];
 
-/// Book fields the model owns.
-const BOOK_FIELDS: &[&str] = &[
-    "name",
-    "description",
-    "scan_depth",
-    "token_budget",
-    "recursive_scanning",
-    "extensions",
-];
-
 /// SillyTavern world info keeps its entries in an object keyed by uid.
 pub(crate) fn detect(top: &Object) -> Detect {
     Detect::sure_if(top.get("entries").is_some_and(Value::is_object))
@@ -208,19 +201,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
             section.approx("uid", n.1.clone());
         }
         let emitted = entry_to_st(entry, &mut Section::default());
-        shadow::store(&mut entry.extensions, SOURCE, shadow::diff(raw, &emitted));
-        report.entries.push(super::report::EntryReport {
-            id: entry.id,
-            name: entry.display_name().to_string(),
-            fields: section,
-        });
+        file_imported(report, SOURCE, raw, &emitted, entry, section);
     }
     let emitted_top = book_top(&book, &mut Section::default());
-    shadow::store(
-        &mut book.extensions,
-        SOURCE,
-        shadow::diff(&raw_top, &emitted_top),
-    );
+    finish_imported(&mut book, SOURCE, &raw_top, &emitted_top);
     Ok(book)
 }
 
@@ -282,20 +266,15 @@ fn entry_from_st(
     ] {
         sec.carry(f);
     }
-    match o.remove("selectiveLogic") {
-        None | Some(Value::Null) => {}
-        Some(v) => match v.as_u64().and_then(SecondaryLogic::from_st) {
-            Some(l) => {
-                e.secondary_logic = l;
-                sec.carry("selectiveLogic");
-            }
-            None => sec.approx(
-                "selectiveLogic",
-                Note::LogicUnknown {
-                    value: v.to_string(),
-                },
-            ),
-        },
+    let logic = |value| Note::LogicUnknown { value };
+    if let Some(l) = take_code(
+        &mut o,
+        "selectiveLogic",
+        SecondaryLogic::from_st,
+        logic,
+        sec,
+    ) {
+        e.secondary_logic = l;
     }
     let order = take_i64(&mut o, "order", path)?.unwrap_or(DEFAULT_ORDER);
     e.order = order;
@@ -309,22 +288,7 @@ fn entry_from_st(
     let p = o.remove("probability");
     if let (Some(Value::Bool(true)), Some(pv)) = (&use_p, &p) {
         match percent(pv) {
-            Some((n, changed)) => {
-                if n < 100 {
-                    e.content = set_decorator(&e.content, "probability", Some(&n.to_string()));
-                }
-                if changed {
-                    sec.approx(
-                        "probability",
-                        Note::ReadAs {
-                            value: pv.to_string(),
-                            read: n.into(),
-                        },
-                    );
-                } else {
-                    sec.carry("probability (as @@probability)");
-                }
-            }
+            Some(read) => probability_from(&mut e.content, sec, "probability", pv, read),
             None if pv.is_null() => {}
             None => sec.approx(
                 "probability",
@@ -391,20 +355,9 @@ fn entry_from_st(
             },
         ),
     }
-    match o.remove("role") {
-        None | Some(Value::Null) => {}
-        Some(v) => match v.as_u64().and_then(Role::from_st) {
-            Some(r) => {
-                e.role = r;
-                sec.carry("role");
-            }
-            None => sec.approx(
-                "role",
-                Note::RoleUnknown {
-                    value: v.to_string(),
-                },
-            ),
-        },
+    let role = |value| Note::RoleUnknown { value };
+    if let Some(r) = take_code(&mut o, "role", Role::from_st, role, sec) {
+        e.role = r;
     }
 
     let mut ext = Object::new();
@@ -442,6 +395,25 @@ fn entry_from_st(
     Ok(e)
 }
 
+/// Removes field `key`, a number SillyTavern gives a meaning (`from_st`
+/// reads it): carried when read, reported with `unknown` when not; none
+/// when absent or null.
+fn take_code<T>(
+    o: &mut Object,
+    key: &str,
+    from_st: fn(u64) -> Option<T>,
+    unknown: fn(String) -> Note,
+    sec: &mut Section,
+) -> Option<T> {
+    let v = o.remove(key).filter(|v| !v.is_null())?;
+    let read = v.as_u64().and_then(from_st);
+    match read {
+        Some(_) => sec.carry(key),
+        None => sec.approx(key, unknown(v.to_string())),
+    }
+    read
+}
+
 /// The decorator lines SillyTavern has no place for.
 const NO_ST_EQUIVALENT: &[&str] = &[
     "priority",
@@ -454,34 +426,18 @@ const NO_ST_EQUIVALENT: &[&str] = &[
 
 /// One entry as SillyTavern writes it (before shadows are restored).
 fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
-    let mut ext = e.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let mut ns = take_ns(&mut ext, NS);
+    let (mut ext, mut ns) = split_extensions(&e.extensions, SOURCE, NS);
     let mut content = e.content.clone();
     let parsed = decorators::parse(&content).decorators;
     let mut order = e.order;
     let mut role = e.role;
     if let Some(n) = parsed.order {
         order = n;
-        content = drop_decorator(&content, "order");
-        sec.approx(
-            "@@order",
-            Note::WrittenAs {
-                target: "order".into(),
-                value: n.to_string(),
-            },
-        );
+        decorator_to_field(&mut content, sec, "order", "order", n);
     }
     if let Some(r) = parsed.role {
         role = r;
-        content = drop_decorator(&content, "role");
-        sec.approx(
-            "@@role",
-            Note::WrittenAs {
-                target: "role".into(),
-                value: r.as_str().into(),
-            },
-        );
+        decorator_to_field(&mut content, sec, "role", "role", r.as_str());
     }
     let probability = parsed.probability.unwrap_or(100);
     if parsed.probability.is_some() {
@@ -601,13 +557,9 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
         Some(Value::Object(own)) => own,
         _ => Object::new(),
     };
-    for (k, v) in ns {
-        o.entry(k).or_insert(v);
-    }
+    fill_in(&mut o, ns);
     let mut own_ext = own;
-    for (k, v) in ext {
-        own_ext.entry(k).or_insert(v);
-    }
+    fill_in(&mut own_ext, ext);
     if !own_ext.is_empty() {
         o.insert("extensions".into(), Value::Object(own_ext));
     }
@@ -628,9 +580,7 @@ fn entry_to_st(e: &Entry, sec: &mut Section) -> Object {
 
 /// The top-level fields of the world file, without `entries`.
 fn book_top(book: &Book, sec: &mut Section) -> Object {
-    let mut ext = book.extensions.clone();
-    shadow::take(&mut ext, SOURCE);
-    let ns = take_ns(&mut ext, NS);
+    let (ext, ns) = split_extensions(&book.extensions, SOURCE, NS);
     let mut top = Object::new();
     top.insert("name".into(), json!(book.name));
     top.insert("description".into(), json!(book.description));
@@ -639,15 +589,13 @@ fn book_top(book: &Book, sec: &mut Section) -> Object {
     top.insert("recursive_scanning".into(), json!(book.recursive_scanning));
     top.insert("extensions".into(), Value::Object(ext));
     for f in BOOK_FIELDS {
-        sec.carry(*f);
+        sec.carry(f);
     }
     sec.approx(
         "scan_depth, token_budget, recursive_scanning",
         Note::StBookSettings,
     );
-    for (k, v) in ns {
-        top.entry(k).or_insert(v);
-    }
+    fill_in(&mut top, ns);
     for (k, v) in &book.extra {
         // Fields that would make the file look like another format.
         if MARKERS.contains(&k.as_str()) {
@@ -688,9 +636,7 @@ fn entries_of(
         if (i + 1) % every == 0 && !keep_going() {
             return None;
         }
-        let sec = report.entry(e.id, e.display_name());
-        let mut o = entry_to_st(e, sec);
-        shadow::restore_reported(&mut o, &e.extensions, SOURCE, sec);
+        let o = export_entry(report, e, SOURCE, entry_to_st);
         let mut key = e.id.to_string();
         if entries.contains_key(&key) {
             key = format!("{}_{}", e.id, entries.len());

@@ -2,7 +2,8 @@
 //!
 //! The OpenAI encodings ship inside the binary (`tiktoken-rs` embeds them);
 //! each loads on first use. The other families read their installed files
-//! ([`resources`]), each loaded once per process. [`registry`] lists every
+//! ([`resources`], in the folders the program hands it), each loaded once
+//! per process. [`registry`] lists every
 //! tokenizer family and resolves model names; [`file`] reads a tokenizer
 //! file (an installed one or one a user brings; [`spm`] counts
 //! SentencePiece models).

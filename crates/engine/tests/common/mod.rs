@@ -1,13 +1,20 @@
-//! Generators shared by the property tests: small books whose keys,
-//! flags and decorators cover every kind of key and rule, and short chats
-//! over the same words.
+//! Helpers shared by the engine's test binaries: generators for the
+//! property tests (small books whose keys, flags and decorators cover every
+//! kind of key and rule, and short chats over the same words), builders
+//! for the data-driven cases, SillyTavern-rules previews, a time limit and
+//! hand-made PNG cards.
 
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
+use std::time::Duration;
+
 use lorebook_engine::chat::{self, Message, Speaker};
+use lorebook_engine::formats;
 use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
+use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StSettings};
 use proptest::prelude::*;
+use serde_json::{json, Value};
 
 pub const WORDS: &[&str] = &[
     "moon", "sun", "star", "sea", "tower", "Lyra", "東京", "fire",
@@ -187,4 +194,116 @@ pub fn book(entries: Vec<Entry>) -> Book {
 
 pub fn chat(text: &str) -> Vec<Message> {
     chat::parse(text, &Default::default()).unwrap().messages
+}
+
+// SillyTavern-rules previews.
+
+/// The fields SillyTavern's editor gives a new entry (the scan itself
+/// back-fills nothing: an entry without `position` is placed nowhere).
+pub fn st_template() -> Value {
+    json!({"key": [], "keysecondary": [], "selective": true, "selectiveLogic": 0, "order": 100,
+           "position": 0, "probability": 100, "useProbability": true, "depth": 4, "role": 0})
+}
+
+/// A SillyTavern world of `entries` (a JSON list), read as a book: each
+/// entry is the editor's template with the given fields over it, its `uid`
+/// its place in the list unless given; with `numbered`, an entry without
+/// `content` reads "Entry {uid}.".
+pub fn st_book(entries: &Value, numbered: bool) -> Book {
+    let mut map = serde_json::Map::new();
+    for (i, given) in entries.as_array().unwrap().iter().enumerate() {
+        let mut e = st_template();
+        for (k, v) in given.as_object().unwrap() {
+            e[k] = v.clone();
+        }
+        let uid = e.get("uid").and_then(Value::as_u64).unwrap_or(i as u64);
+        e["uid"] = json!(uid);
+        if numbered && e.get("content").is_none() {
+            e["content"] = json!(format!("Entry {uid}."));
+        }
+        map.insert(uid.to_string(), e);
+    }
+    formats::import_value(json!({ "entries": map }))
+        .unwrap()
+        .book
+}
+
+/// A SillyTavern-rules preview of `book` alone, for Tom (the user) and
+/// Mira (the character), with `settings` (SillyTavern's names) and `seed`
+/// for the probability rolls.
+pub fn st_preview(book: &Book, settings: &Value, seed: u64) -> StPreview {
+    let options = StOptions {
+        names: Names {
+            user: "Tom".into(),
+            char: "Mira".into(),
+        },
+        seed,
+        ..StOptions::default()
+    };
+    let settings = StSettings::from_value(settings).unwrap();
+    StPreview::new(&[("world".into(), book)], settings, options).unwrap()
+}
+
+/// Messages alternating Tom (user) and Mira, oldest first.
+pub fn tom_and_mira(texts: &[&str]) -> Vec<Message> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Message {
+            role: if i % 2 == 0 {
+                Speaker::User
+            } else {
+                Speaker::Assistant
+            },
+            name: Some(if i % 2 == 0 { "Tom" } else { "Mira" }.into()),
+            text: t.to_string(),
+        })
+        .collect()
+}
+
+/// Runs `f` on a thread of its own (the default 2 MiB stack, as the app's
+/// worker threads); the test fails, instead of hanging, when `f` takes
+/// longer than `limit`.
+pub fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("did not finish within {limit:?}"))
+}
+
+// PNG cards.
+
+/// A PNG file: the signature, a 1×1 `IHDR`, the chunks `(kind, data)`
+/// given, and `IEND`, each with its length and CRC.
+pub fn png(chunks: &[(&[u8], Vec<u8>)]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], data: &[u8]| {
+        let mut body = kind.to_vec();
+        body.extend_from_slice(data);
+        out.extend((data.len() as u32).to_be_bytes());
+        out.extend(&body);
+        out.extend(crc32fast::hash(&body).to_be_bytes());
+    };
+    chunk(b"IHDR", &[0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0]);
+    for (kind, data) in chunks {
+        chunk(kind, data);
+    }
+    chunk(b"IEND", &[]);
+    out
+}
+
+/// A `tEXt` chunk holding `card` as a card reader finds it: `keyword`, a
+/// NUL, then the base64 of the JSON.
+pub fn card_chunk(keyword: &str, card: &Value) -> (&'static [u8], Vec<u8>) {
+    use base64::Engine;
+    let mut data = keyword.as_bytes().to_vec();
+    data.push(0);
+    data.extend(
+        base64::engine::general_purpose::STANDARD
+            .encode(card.to_string())
+            .bytes(),
+    );
+    (b"tEXt", data)
 }

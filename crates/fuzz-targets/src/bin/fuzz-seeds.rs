@@ -5,6 +5,11 @@
 
 use std::path::PathBuf;
 
+// Where the shared corpus is (`LOREBOOK_CORPUS`, else `../shared/corpus`
+// beside the repository): the tests' rule, included rather than depended
+// on, since `lorebook-test-support` is a dev-only crate.
+include!("../../../test-support/src/corpus_rule.rs");
+
 fn main() {
     let Some(out) = std::env::args_os().nth(1).map(PathBuf::from) else {
         eprintln!("usage: fuzz-seeds <out>");
@@ -12,7 +17,7 @@ fn main() {
     };
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let repo = repo.canonicalize().unwrap_or(repo);
-    let corpus = lorebook_engine::io::corpus_root(&repo);
+    let corpus = Some(corpus_dir_beside(&repo)).filter(|d| d.is_dir());
     let seeds = lorebook_fuzz_targets::seeds::all(&repo, corpus.as_deref());
     for (i, seed) in seeds.iter().enumerate() {
         let dir = out.join(seed.target);

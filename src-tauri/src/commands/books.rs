@@ -1,0 +1,207 @@
+//! Commands on whole books: new, open and import (with their pending
+//! confirmation), export, save, reload, close, the sample, and the recent-files
+//! list kept in the app's config folder.
+
+use super::*;
+
+/// The recent-files list lives in the app's config folder as JSON.
+fn recent_file(app: &AppHandle) -> Option<PathBuf> {
+    app.path()
+        .app_config_dir()
+        .ok()
+        .map(|d| d.join("recent.json"))
+}
+
+/// Reads the recent-files list saved by an earlier run (missing or broken
+/// files give an empty list: it is a convenience, not a document).
+pub fn load_recent(app: &AppHandle) -> Vec<PathBuf> {
+    recent_file(app)
+        .and_then(|f| std::fs::read(f).ok())
+        .and_then(|b| serde_json::from_slice::<Vec<PathBuf>>(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Persists the recent-files list after opens and saves.
+pub(crate) fn store_recent(app: &AppHandle, ws: &Workspace) {
+    let Some(file) = recent_file(app) else { return };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    if let Ok(bytes) = serde_json::to_vec_pretty(&ws.recent) {
+        let _ = lorebook_engine::formats::write_atomic(&file, &bytes);
+    }
+}
+
+/// A new, empty book; `name` is the UI's word for an untitled book. Off
+/// the main thread, as every command that waits for the workspace.
+#[tauri::command(async)]
+pub fn new_book(s: State<'_, AppState>, name: String) -> R<u32> {
+    guarded(&s, "new_book", |ws| Ok(ws.new_book_named(&name)))
+}
+
+/// Open… and Import…: a native dialog, then every chosen file is read.
+/// Native files open at once; others wait with their report.
+#[tauri::command]
+pub async fn open_dialog(app: AppHandle, import: bool) -> R<Vec<ImportOutcome>> {
+    let dialog = file_dialog(&app, if import { Dialog::Import } else { Dialog::Open });
+    let Some(paths) = dialog.blocking_pick_files() else {
+        return Err(AppError::nothing_chosen());
+    };
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .filter_map(|p| p.into_path().ok())
+        .collect();
+    let state = app.state::<AppState>();
+    guarded(&state, "open_dialog", |ws| {
+        let result = paths.iter().map(|p| ws.import_path(p)).collect();
+        store_recent(&app, ws);
+        result
+    })
+}
+
+#[tauri::command(async)]
+pub fn pending_imports(s: State<'_, AppState>) -> R<Vec<PendingImport>> {
+    guarded(&s, "pending_imports", |ws| Ok(ws.pending()))
+}
+
+#[tauri::command(async)]
+pub fn confirm_import(s: State<'_, AppState>, id: u32, accept: bool) -> R<Option<u32>> {
+    guarded(&s, "confirm_import", |ws| ws.confirm_import(id, accept))
+}
+
+/// What an export would carry, shown before the user confirms.
+#[tauri::command(async)]
+pub fn export_report(s: State<'_, AppState>, doc: u32, format: ExportFormat) -> R<Report> {
+    guarded(&s, "export_report", |ws| ws.export_report(doc, format))
+}
+
+/// Export as…: optionally a card PNG to write into, then where to save.
+#[tauri::command]
+pub async fn export_dialog(
+    app: AppHandle,
+    doc: u32,
+    format: ExportFormat,
+    into_card: bool,
+) -> R<String> {
+    let card = if into_card {
+        let picked = file_dialog(&app, Dialog::ExportCard).blocking_pick_file();
+        match picked.and_then(|p| p.into_path().ok()) {
+            Some(p) => Some(p),
+            None => return Err(AppError::nothing_chosen()),
+        }
+    } else {
+        None
+    };
+    let name = {
+        let state = app.state::<AppState>();
+        guarded(&state, "export_dialog", |ws| {
+            let d = ws.doc(doc)?;
+            let ext = if card.is_some() {
+                "png"
+            } else {
+                format.extension()
+            };
+            Ok(format!("{}.{ext}", safe_stem(&d.book.name)))
+        })?
+    };
+    let Some(path) = file_dialog(&app, Dialog::Export)
+        .set_file_name(&name)
+        .blocking_save_file()
+        .and_then(|p| p.into_path().ok())
+    else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    guarded(&state, "export_dialog", |ws| {
+        ws.export_to(doc, format, &path, card.as_deref())
+    })
+}
+
+/// A file name made from a book name.
+fn safe_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if stem.is_empty() {
+        "book".into()
+    } else {
+        stem
+    }
+}
+
+/// Reopens a file from the recent list; the webview cannot name any other
+/// path.
+#[tauri::command(async)]
+pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<ImportOutcome> {
+    guarded(&s, "open_recent", |ws| {
+        let result = ws.open_recent(&path);
+        store_recent(&app, ws);
+        result
+    })
+}
+
+/// Saves to the book's file; `overwrite` saves over a file that changed on
+/// disk since it was opened (else that is a `changed_on_disk` error).
+#[tauri::command(async)]
+pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<String> {
+    guarded(&s, "save", |ws| {
+        let result = ws.save(doc, None, overwrite);
+        store_recent(&app, ws);
+        result
+    })
+}
+
+#[tauri::command]
+pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
+    let name = {
+        let state = app.state::<AppState>();
+        guarded(&state, "save_as", |ws| {
+            let d = ws.doc(doc)?;
+            Ok(format!("{}.json", safe_stem(&d.book.name)))
+        })?
+    };
+    let picked = file_dialog(&app, Dialog::SaveAs)
+        .set_file_name(&name)
+        .blocking_save_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    guarded(&state, "save_as", |ws| {
+        let result = ws.save(doc, Some(path), false);
+        store_recent(&app, ws);
+        result
+    })
+}
+
+/// The open, unmodified books whose files changed on disk, each once per
+/// change; the UI asks on window focus and offers to reload them.
+#[tauri::command(async)]
+pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<u32>> {
+    guarded(&s, "check_disk_changes", |ws| Ok(ws.disk_changes()))
+}
+
+/// Reads a book again from its file, dropping its edits.
+#[tauri::command(async)]
+pub fn reload_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
+    guarded(&s, "reload_doc", |ws| ws.reload(doc))
+}
+
+#[tauri::command(async)]
+pub fn close_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
+    guarded(&s, "close_doc", |ws| ws.close(doc))
+}
+
+/// The empty state's "Open the sample": the bundled sample book (and its
+/// chat, when none is set) as a new book without a file.
+#[tauri::command(async)]
+pub fn open_sample(s: State<'_, AppState>) -> R<u32> {
+    guarded(&s, "open_sample", |ws| ws.open_sample())
+}

@@ -1,0 +1,147 @@
+//! Commands on a book's settings and entries: the list, the editor's entry
+//! (an edit answered with the state and the preview, `update_entry`), bulk
+//! edits, undo/redo, decorators, the Problems panel and the budget advice.
+
+use super::*;
+
+#[tauri::command(async)]
+pub fn book_settings(s: State<'_, AppState>, doc: u32) -> R<BookSettings> {
+    guarded(&s, "book_settings", |ws| ws.book_settings(doc))
+}
+
+#[tauri::command(async)]
+pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSettings) -> R<()> {
+    guarded(&s, "set_book_settings", |ws| {
+        ws.set_book_settings(doc, settings)
+    })
+}
+
+#[tauri::command(async)]
+pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
+    guarded(&s, "list_entries", |ws| ws.list(doc, &query))
+}
+
+/// The token counts the list of `doc` was sent without, a step at a time
+/// from entry position `from` (`Workspace::count_list_tokens`).
+#[tauri::command(async)]
+pub fn count_list_tokens(s: State<'_, AppState>, doc: u32, from: u32) -> R<TokenStep> {
+    guarded(&s, "count_list_tokens", |ws| {
+        ws.count_list_tokens(doc, from)
+    })
+}
+
+#[tauri::command(async)]
+pub fn get_entry(s: State<'_, AppState>, doc: u32, id: u64) -> R<EntryDetail> {
+    guarded(&s, "get_entry", |ws| ws.entry(doc, id))
+}
+
+#[tauri::command(async)]
+pub fn update_entry(
+    s: State<'_, AppState>,
+    doc: u32,
+    entry: Entry,
+    preview: Option<PreviewAsk>,
+) -> R<EntryEdited> {
+    guarded(&s, "update_entry", |ws| ws.edit_entry(doc, entry, preview))
+}
+
+/// The problems of book `doc` under the preview's rules (docs/lint.md).
+/// The checks run with the workspace's lock free (a big book takes longer
+/// than a keystroke may wait), taking it only to count tokens.
+#[tauri::command(async)]
+pub fn lint_problems(s: State<'_, AppState>, doc: u32) -> R<ProblemsView> {
+    let job = guarded(&s, "lint_problems", |ws| ws.lint_job(doc))?;
+    caught("lint_problems", || Ok(job.run(&mut Locked(&s))))
+}
+
+/// Counts tokens through the workspace's preview, holding its lock only
+/// while it counts.
+struct Locked<'a>(&'a AppState);
+
+impl lorebook_engine::lint::CountTokens for Locked<'_> {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        let mut ws = self.0.ws.lock().unwrap_or_else(|p| p.into_inner());
+        lorebook_engine::lint::CountTokens::count_all(&mut *ws, texts)
+    }
+}
+
+/// Applies a problem's quick fix to entry `id` as one undo step.
+#[tauri::command(async)]
+pub fn apply_fix(
+    s: State<'_, AppState>,
+    doc: u32,
+    id: u64,
+    fix: lorebook_engine::lint::Fix,
+) -> R<EntryDetail> {
+    guarded(&s, "apply_fix", |ws| ws.apply_fix(doc, id, &fix))
+}
+
+/// The budget advice of the loaded chat's request log, and what entry
+/// `entry` (`[doc, id]`) would need to survive it.
+#[tauri::command(async)]
+pub fn budget_advice(s: State<'_, AppState>, entry: Option<(u32, u64)>) -> R<Option<AdviceView>> {
+    guarded(&s, "budget_advice", |ws| ws.budget_advice(entry))
+}
+
+#[tauri::command(async)]
+pub fn add_entry(s: State<'_, AppState>, doc: u32) -> R<u64> {
+    guarded(&s, "add_entry", |ws| ws.add_entry(doc))
+}
+
+#[tauri::command(async)]
+pub fn duplicate_entries(
+    s: State<'_, AppState>,
+    doc: u32,
+    ids: Vec<u64>,
+    copy_name: String,
+) -> R<Vec<u64>> {
+    guarded(&s, "duplicate_entries", |ws| {
+        ws.duplicate(doc, &ids, &copy_name)
+    })
+}
+
+#[tauri::command(async)]
+pub fn delete_entries(s: State<'_, AppState>, doc: u32, ids: Vec<u64>) -> R<()> {
+    guarded(&s, "delete_entries", |ws| ws.delete(doc, &ids))
+}
+
+#[tauri::command(async)]
+pub fn bulk_update(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, patch: BulkPatch) -> R<()> {
+    guarded(&s, "bulk_update", |ws| ws.bulk(doc, &ids, &patch))
+}
+
+#[tauri::command(async)]
+pub fn undo(s: State<'_, AppState>, doc: u32) -> R<bool> {
+    guarded(&s, "undo", |ws| ws.undo(doc))
+}
+
+#[tauri::command(async)]
+pub fn redo(s: State<'_, AppState>, doc: u32) -> R<bool> {
+    guarded(&s, "redo", |ws| ws.redo(doc))
+}
+
+/// Splits the editor's comma-separated keys, keeping commas inside
+/// `/regex/` keys (the engine's rule, not re-implemented in the UI).
+#[tauri::command]
+pub fn split_keys(text: String) -> R<Vec<String>> {
+    caught("split_keys", || {
+        Ok(lorebook_engine::model::split_keys(&text))
+    })
+}
+
+#[tauri::command]
+pub fn set_decorator(
+    content: String,
+    name: String,
+    arg: Option<String>,
+    present: bool,
+) -> R<String> {
+    caught("set_decorator", || {
+        Ok(Workspace::set_decorator(
+            &content,
+            &name,
+            arg.as_deref(),
+            present,
+        ))
+    })
+}

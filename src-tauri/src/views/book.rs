@@ -1,0 +1,149 @@
+//! The open books and their entries: the workspace state, the entry list
+//! (filters, sorting, rows, token counts) and one entry in the editor.
+
+use super::*;
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct DocSummary {
+    pub id: u32,
+    /// The name to show: the book's name, else its file's stem, else empty
+    /// (the UI words "untitled" in its language).
+    pub name: String,
+    pub path: Option<String>,
+    pub dirty: bool,
+    /// Attached to the preview.
+    pub attached: bool,
+    pub entries: u32,
+    pub can_undo: bool,
+    pub can_redo: bool,
+    /// Imported from SillyTavern or a character card (or carrying their
+    /// fields): SillyTavern is its target.
+    pub sillytavern: bool,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AppStateView {
+    pub docs: Vec<DocSummary>,
+    pub chat_error: Option<ChatError>,
+    pub chat_warnings: Vec<ChatWarning>,
+    pub settings: Settings,
+    pub recent: Vec<String>,
+    /// The user's tokenizer file counting instead of the model's, if any.
+    pub tokenizer_file: Option<String>,
+    /// Whether every token count is approximate (shown with "≈").
+    pub approximate: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct BookSettings {
+    pub name: String,
+    pub description: String,
+    pub scan_depth: u32,
+    pub token_budget: u32,
+    pub recursive_scanning: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryFilter {
+    All,
+    Enabled,
+    Disabled,
+    Constant,
+    Diagnostics,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    Id,
+    Name,
+    Keys,
+    Order,
+    Priority,
+    Tokens,
+    Enabled,
+    Constant,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+pub struct ListQuery {
+    pub search: String,
+    pub filter: EntryFilter,
+    pub sort: SortKey,
+    pub descending: bool,
+}
+
+/// One row of the entry list.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryRow {
+    pub id: u64,
+    /// Comment, falling back to the first key.
+    pub name: String,
+    pub keys: String,
+    pub enabled: bool,
+    pub constant: bool,
+    pub order: i64,
+    pub priority: i64,
+    /// Body tokens under the selected model; `None` while not counted yet
+    /// (a big book's list comes before its counts: see
+    /// `Workspace::count_list_tokens`).
+    pub tokens: Option<u32>,
+    /// How many diagnostics, hints included.
+    pub diagnostics: u32,
+    /// The worst of them, for the row's badge.
+    pub severity: Option<Severity>,
+}
+
+/// The token count of one entry's body, counted after its list row was
+/// sent without it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct RowTokens {
+    pub id: u64,
+    pub tokens: u32,
+}
+
+/// One step of counting a book's bodies for its list: the counts of the
+/// entries from the asked position up to `next`, where the next step
+/// starts (`None`: the book is done).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct TokenStep {
+    pub counts: Vec<RowTokens>,
+    pub next: Option<u32>,
+}
+
+/// The entry editor's view of one entry.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryDetail {
+    pub entry: Entry,
+    pub decorator_lines: Vec<DecoratorLine>,
+    /// 0-based line of `content` where the body starts: the lines before it
+    /// are the decorator block. The editor colours by line so a draft one
+    /// keystroke ahead of this view stays aligned.
+    pub body_line: u32,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Body tokens under the selected model.
+    pub tokens: u32,
+    /// Its row in the entry list, so one edit updates one row.
+    pub row: EntryRow,
+    /// Its SillyTavern fields as a SillyTavern export writes them
+    /// (`formats::st_fields`), by SillyTavern's names.
+    pub st: lorebook_engine::model::Object,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, TS)]
+pub struct BulkPatch {
+    pub enabled: Option<bool>,
+    pub order: Option<i64>,
+    pub priority: Option<i64>,
+    /// SillyTavern fields set on every entry (position, depth, group…).
+    #[serde(default)]
+    pub st: Vec<StEdit>,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct OpenResult {
+    pub doc: u32,
+    /// Values repaired on load (clamped settings, new ids).
+    pub notes: Vec<Note>,
+}

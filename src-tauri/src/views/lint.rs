@@ -1,0 +1,60 @@
+//! The Problems panel and the budget advice.
+
+use super::*;
+
+/// One of the books a lint run read: the document it is and its name.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct LintedBook {
+    pub doc: u32,
+    pub name: String,
+}
+
+/// The name of an entry a problem points at or names.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct LintName {
+    pub entry: lorebook_engine::lint::EntryRef,
+    pub name: String,
+}
+
+/// The Problems panel: the problems of one book under the preview's rules
+/// (docs/lint.md). `entry.book` in a problem, and in the entries it names,
+/// is a position in `books`.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ProblemsView {
+    pub doc: u32,
+    pub rules: Rules,
+    /// Whether the loaded chat was read (the checks that need a chat ran).
+    pub chat: bool,
+    pub books: Vec<LintedBook>,
+    /// Every problem of book `doc`, hints included, in entry order.
+    pub problems: Vec<lorebook_engine::lint::Problem>,
+    /// The names of the entries the problems point at and name.
+    pub names: Vec<LintName>,
+}
+
+/// What one entry's requests say and what it would need to survive them.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryAdviceView {
+    pub coverage: lorebook_engine::lint::EntryCoverage,
+    /// `None` when the budget never cut it.
+    pub advice: Option<lorebook_engine::lint::Advice>,
+}
+
+/// The budget advice of the loaded chat's request log (guide's rules).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AdviceView {
+    pub requests: u32,
+    /// The budget the requests had.
+    pub budget: u32,
+    /// The tokens the fullest request needs to keep every entry in it.
+    pub needed: u32,
+    /// The smallest allowed budget that keeps every entry that activated;
+    /// `None` when no budget in the allowed range does.
+    pub budget_to_keep_all: Option<u32>,
+    /// How many entries the budget cut in at least one request.
+    pub cut: u32,
+    /// How many enabled entries activated in no request.
+    pub never_activated: u32,
+    /// The entry asked about, when it is in an attached book.
+    pub entry: Option<EntryAdviceView>,
+}

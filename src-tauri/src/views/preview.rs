@@ -1,0 +1,159 @@
+//! The preview under the guide's rules: attached books, the request's
+//! result with its names and source texts, the prompt as a patch, the log,
+//! and the preview an edit asks for (`PreviewAsk`, `EntryEdited`).
+
+use super::*;
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AttachedBook {
+    pub doc: u32,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryName {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+}
+
+/// The text a shown key match points into (a chat message or a source
+/// entry's body), for its excerpt.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct SourceText {
+    pub source: Source,
+    pub text: String,
+}
+
+/// What reading the chat gave, without the chat's text: the answer to
+/// each keystroke in the chat stays small however long the chat is.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ChatStatus {
+    pub chat_error: Option<ChatError>,
+    pub chat_warnings: Vec<ChatWarning>,
+}
+
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryRef {
+    pub book: u32,
+    pub id: u64,
+}
+
+/// The live preview of one request.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PreviewView {
+    /// Attached books; `book` indices in the result point here.
+    pub books: Vec<AttachedBook>,
+    /// Number of requests (chat length).
+    pub requests: u32,
+    /// Display names of every entry in the result.
+    pub names: Vec<EntryName>,
+    /// The texts the injected entries' primary key matches point into,
+    /// each once: only these, not the whole chat, so a keystroke's view
+    /// stays small on long chats.
+    pub sources: Vec<SourceText>,
+    /// The request; `dropped` lists at most a hundred entries of each
+    /// plentiful kind (`no_match`, `disabled`), the rest are in `omitted`.
+    /// Its `messages` are empty: the final prompt is in `prompt`.
+    pub result: RequestResult,
+    pub prompt: PromptPatch,
+    pub omitted: Vec<OmittedDropped>,
+}
+
+/// The final prompt of a preview view, as a change to the one the UI
+/// already holds: a keystroke changes one or two messages of a long
+/// prompt, so only those cross the IPC boundary.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct PromptPatch {
+    /// This prompt's number, for the UI to send back as the one it has.
+    pub rev: u32,
+    /// The prompt this changes; `None` when `middle` is the whole prompt.
+    pub base: Option<u32>,
+    /// How many messages of the base stay at the start and at the end.
+    pub keep_head: u32,
+    pub keep_tail: u32,
+    /// The messages between them.
+    pub middle: Vec<PromptMessage>,
+}
+
+/// Dropped entries of one kind left out of a preview view.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct OmittedDropped {
+    pub kind: lorebook_engine::explain::DropReasonKind,
+    pub count: u32,
+}
+
+/// One line of the request log.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct LogRow {
+    pub request: u32,
+    pub used: u32,
+    pub limit: u32,
+    pub injected: Vec<EntryRef>,
+    /// The entries the budget cut in this request (they activated but did
+    /// not fit), as the preview lists them.
+    pub cut: Vec<EntryRef>,
+}
+
+/// The preview the pane shows, sent with an edit so that its answer
+/// carries that preview (one round trip per keystroke).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]
+#[serde(tag = "rules", rename_all = "snake_case")]
+pub enum PreviewAsk {
+    /// The guide's rules: `request` (`None`: the last) and the revision
+    /// of the prompt the UI holds.
+    Studio {
+        request: Option<u32>,
+        have: Option<u32>,
+    },
+    /// SillyTavern's rules; `prompt` while the final prompt is shown.
+    Sillytavern {
+        request: Option<u32>,
+        prompt: bool,
+        have: Option<u32>,
+    },
+}
+
+/// A preview under the rules in force.
+#[derive(Debug, Clone, Serialize, TS)]
+#[serde(tag = "rules", rename_all = "snake_case")]
+pub enum PreviewAnswer {
+    Studio { view: PreviewView },
+    Sillytavern { view: StPreviewView },
+}
+
+/// The answer to an edit of an entry: the entry as stored (diagnostics,
+/// its row), the workspace's state (dirty marks, undo), and the preview
+/// asked for; `None` when none was asked, the rules in force are not the
+/// ones asked for, or it gave way (the UI then asks for it on its own).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct EntryEdited {
+    pub detail: EntryDetail,
+    pub state: AppStateView,
+    pub preview: Option<PreviewAnswer>,
+}
+
+/// Which front-end's rules the preview follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Rules {
+    /// The guide's rules (`docs/semantics.md`).
+    Studio,
+    /// SillyTavern 1.15's world-info rules (`docs/sillytavern-rules.md`).
+    Sillytavern,
+}
+
+/// The preview's rules and SillyTavern settings.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RulesView {
+    /// The rules in force.
+    pub rules: Rules,
+    /// Chosen by the user (else taken from the attached books' origin).
+    pub chosen: bool,
+    pub st: StSettingsView,
+    /// The character, persona and Author's Note texts of the preview.
+    pub inputs: StInputsView,
+    /// The card of the first attached book that came from a character
+    /// card: the texts the inputs follow while not edited.
+    pub card: Option<StCardView>,
+}

@@ -1,0 +1,187 @@
+//! Which rules the preview follows, and SillyTavern's global settings.
+//!
+//! The rules follow the attached books until the user chooses: SillyTavern's
+//! when any attached book targets SillyTavern (imported from a SillyTavern
+//! world file or a character card, or carrying their fields), the guide's
+//! otherwise. SillyTavern's settings are global in SillyTavern, so they are
+//! one set for the whole app (the shell keeps them in the data folder), not
+//! a property of a book: a book exported to SillyTavern does not carry them
+//! either.
+
+use std::path::Path;
+
+use lorebook_engine::formats::Format;
+use lorebook_engine::model::Book;
+use lorebook_engine::sillytavern::{StRange, StRanged, StSettings};
+
+use super::documents::Doc;
+use super::Workspace;
+use crate::error::{AppError, ErrorCode, ErrorKind};
+use crate::views::{Rules, RulesView, StSettingsView};
+
+/// The context size of a fresh SillyTavern chat completion preset minus its
+/// response length is about this; the CLI uses the same default.
+pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+
+/// Extension keys only SillyTavern (or a card written by it) puts on an entry.
+const ST_MARKS: &[&str] = &["sillytavern", "display_index", "position", "depth"];
+
+/// A fresh SillyTavern install's settings.
+pub fn default_settings() -> StSettingsView {
+    view_of(
+        &StSettings::default(),
+        DEFAULT_MAX_CONTEXT,
+        "User",
+        "Character",
+    )
+}
+
+fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettingsView {
+    StSettingsView {
+        depth: s.depth,
+        budget_percent: s.budget_percent,
+        budget_cap: s.budget_cap,
+        max_context,
+        recursive: s.recursive,
+        max_recursion_steps: s.max_recursion_steps,
+        min_activations: s.min_activations,
+        min_activations_depth_max: s.min_activations_depth_max,
+        include_names: s.include_names,
+        case_sensitive: s.case_sensitive,
+        match_whole_words: s.match_whole_words,
+        use_group_scoring: s.use_group_scoring,
+        user_name: user.into(),
+        char_name: char.into(),
+    }
+}
+
+pub(super) fn engine_settings(v: &StSettingsView) -> StSettings {
+    StSettings {
+        depth: v.depth,
+        budget_percent: v.budget_percent,
+        budget_cap: v.budget_cap,
+        min_activations: v.min_activations,
+        min_activations_depth_max: v.min_activations_depth_max,
+        include_names: v.include_names,
+        recursive: v.recursive,
+        max_recursion_steps: v.max_recursion_steps,
+        case_sensitive: v.case_sensitive,
+        match_whole_words: v.match_whole_words,
+        use_group_scoring: v.use_group_scoring,
+        ..StSettings::default()
+    }
+}
+
+/// Checks the ranges SillyTavern's own settings panel allows (the engine's
+/// `ST_RANGES`).
+fn check(v: &StSettingsView) -> Result<(), AppError> {
+    let context = StRange::of(StRanged::MaxContext);
+    let bad = engine_settings(v)
+        .out_of_range()
+        .or_else(|| (!context.holds(f64::from(v.max_context))).then_some(context));
+    match bad {
+        Some(r) => Err(AppError::out_of_range(r)),
+        None => Ok(()),
+    }
+}
+
+impl Doc {
+    /// Whether SillyTavern is this book's target: imported from a
+    /// SillyTavern world or a character card, or carrying their fields.
+    pub fn targets_sillytavern(&self) -> bool {
+        if let Some(f) = self.origin {
+            return matches!(
+                f,
+                Format::SillyTavern
+                    | Format::CardV2
+                    | Format::CardV3
+                    | Format::CharacterBook
+                    | Format::PngCard
+                    | Format::Charx
+            );
+        }
+        carries_st_fields(&self.book)
+    }
+}
+
+fn carries_st_fields(book: &Book) -> bool {
+    book.wrapper_extra.contains_key("character_card")
+        || book.extensions.contains_key("sillytavern")
+        || book
+            .entries
+            .iter()
+            .any(|e| ST_MARKS.iter().any(|k| e.extensions.contains_key(*k)))
+}
+
+impl Workspace {
+    /// The rules in force.
+    pub fn rules(&self) -> Rules {
+        self.rules.unwrap_or_else(|| {
+            let st = self
+                .docs
+                .iter()
+                .any(|d| d.attached && d.targets_sillytavern());
+            if st {
+                Rules::Sillytavern
+            } else {
+                Rules::Studio
+            }
+        })
+    }
+
+    pub fn rules_view(&self) -> RulesView {
+        RulesView {
+            rules: self.rules(),
+            chosen: self.rules.is_some(),
+            st: self.st_settings.clone(),
+            inputs: self.st_inputs.clone(),
+            card: self.st_card(),
+        }
+    }
+
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.rules = Some(rules);
+        if rules == Rules::Studio {
+            // Its compiled books are as big as the guide's index: not kept
+            // while unused.
+            self.st = None;
+        }
+    }
+
+    pub fn set_st_settings(&mut self, v: StSettingsView) -> Result<(), AppError> {
+        check(&v)?;
+        self.st_settings = v;
+        Ok(())
+    }
+
+    /// Reads a SillyTavern `settings.json` (its `world_info_settings`) or
+    /// that object alone; keys it lacks take SillyTavern's defaults. The
+    /// context size and the names are not in that object and stay.
+    pub fn load_st_settings(&mut self, path: &Path) -> Result<StSettingsView, AppError> {
+        let bytes = crate::error::read_book_file(path)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        // Numbers a hand-edited file has out of range are clamped to what
+        // the panel accepts, so the loaded settings can be edited further.
+        let s = StSettings::from_json(text)
+            .map_err(|detail| {
+                AppError::coded(
+                    ErrorKind::Format,
+                    format!("{}: {detail}", path.display()),
+                    ErrorCode::NotStSettings {
+                        file: path.display().to_string(),
+                        detail,
+                    },
+                )
+            })?
+            .clamped();
+        let v = view_of(
+            &s,
+            self.st_settings.max_context,
+            &self.st_settings.user_name,
+            &self.st_settings.char_name,
+        );
+        self.st_settings = v.clone();
+        Ok(v)
+    }
+}

@@ -2658,3 +2658,6 @@ fn budget_advice_names_the_budget_that_keeps_every_entry() {
 
 #[path = "e2e/nothing_lost.rs"]
 mod nothing_lost;
+
+#[path = "e2e/risu.rs"]
+mod risu;

@@ -63,6 +63,8 @@ macro_rules! with_command_names {
             load_st_settings_dialog,
             st_preview,
             st_log,
+            risu_preview,
+            set_risu_settings,
             set_st_field,
             chat_text,
             edit_chat,

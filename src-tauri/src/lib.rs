@@ -265,6 +265,7 @@ pub fn run() {
         .setup(|app| {
             let recent = commands::load_recent(app.handle());
             commands::load_st_settings(app.handle());
+            commands::load_risu_settings(app.handle());
             let state = app.state::<AppState>();
             let dir = data_dir(app.handle());
             let mut rec = Recovery::new(&dir);

@@ -1,7 +1,8 @@
 //! `lorebook`: the command-line tool over the lorebook engine.
 //!
 //! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME | --tokenizer FILE] [--seed N] [--json] [--list-unmatched]`
-//!   (`--rules sillytavern` adds `--st-settings`, `--st-sources`, `--max-context`, `--user`, `--char`, `--author-note…`)
+//!   (`--rules sillytavern` adds `--st-settings`, `--st-sources`, `--max-context`, `--user`, `--char`, `--author-note…`;
+//!   `--rules risu` adds `--risu-settings`)
 //! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
 //! - `lorebook inspect FILE [--json]`
 //! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
@@ -31,6 +32,7 @@ use serde_json::json;
 mod books;
 mod json;
 mod lint;
+mod risu;
 mod sillytavern;
 mod tokens;
 
@@ -109,12 +111,17 @@ struct PreviewArgs {
     /// Shows every request 1…M of the chat.
     #[arg(long)]
     log: bool,
-    /// The model whose tokenizer counts the budget.
-    #[arg(long, default_value = DEFAULT_MODEL)]
+    /// The model whose tokenizer counts the budget [default: gpt-4o; gpt-4
+    /// (cl100k) under --rules risu, as RisuAI's reference counts].
+    #[arg(long = "model", value_name = "MODEL")]
+    model_given: Option<String>,
+    /// The model in force (see `PreviewArgs::model_given`), filled in
+    /// after parsing.
+    #[arg(skip)]
     model: String,
     /// Counts the budget with this tokenizer file instead of the model's:
     /// a tiktoken rank file or a Tekken JSON.
-    #[arg(long, conflicts_with = "model")]
+    #[arg(long, conflicts_with = "model_given")]
     tokenizer: Option<PathBuf>,
     /// Seed of the probability rolls.
     #[arg(long, default_value_t = 0)]
@@ -131,9 +138,14 @@ struct PreviewArgs {
     /// One JSON object per request (one per line with --log).
     #[arg(long)]
     json: bool,
-    /// Whose rules: studio (the guide's) or sillytavern.
-    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern"])]
+    /// Whose rules: studio (the guide's), sillytavern or risu.
+    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern", "risu"])]
     rules: String,
+    /// RisuAI settings: loreBookDepth, loreBookToken, loreSettings
+    /// {tokenBudget, scanDepth, recursiveScanning, fullWordMatching},
+    /// fmIndex (RisuAI rules).
+    #[arg(long)]
+    risu_settings: Option<PathBuf>,
     /// SillyTavern settings.json, or its world_info_settings object.
     #[arg(long)]
     st_settings: Option<PathBuf>,
@@ -223,9 +235,19 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
     Ok(chat.messages)
 }
 
-fn preview(args: PreviewArgs) -> Result<(), String> {
-    if args.rules == "sillytavern" {
-        return sillytavern::preview(&args);
+/// The model RisuAI's reference counts with when none is named.
+const RISU_DEFAULT_MODEL: &str = "gpt-4";
+
+fn preview(mut args: PreviewArgs) -> Result<(), String> {
+    args.model = match (&args.model_given, args.rules.as_str()) {
+        (Some(m), _) => m.clone(),
+        (None, "risu") => RISU_DEFAULT_MODEL.to_string(),
+        (None, _) => DEFAULT_MODEL.to_string(),
+    };
+    match args.rules.as_str() {
+        "sillytavern" => return sillytavern::preview(&args),
+        "risu" => return risu::preview(&args),
+        _ => {}
     }
     // Loaded before the books and the chat, so a wrong file fails fast.
     let tokenizer = args.tokenizer.as_deref().map(load_tokenizer).transpose()?;

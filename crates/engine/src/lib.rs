@@ -29,5 +29,6 @@ pub mod model;
 pub mod placement;
 pub mod preview;
 pub mod prompt;
+pub mod risu;
 pub mod sillytavern;
 pub mod tokenizer;

@@ -540,11 +540,12 @@ fn risu_fixture_maps_every_field() {
     assert_eq!(castle.role, Role::Assistant, "@@role becomes the role");
     let d = decorators::parse(&castle.content);
     assert!(d.decorators.keep);
-    assert_eq!(d.decorators.probability, Some(25), "activationPercent");
     assert_eq!(
-        castle.content,
-        "@@keep\n@@depth 0\n@@probability 25\nThe castle."
+        d.decorators.probability, None,
+        "RisuAI never reads activationPercent"
     );
+    assert_eq!(castle.extensions["risu"]["activationPercent"], 25);
+    assert_eq!(castle.content, "@@keep\n@@depth 0\nThe castle.");
     assert_eq!(castle.extensions["risu"]["extentions"]["risu_other"], 1);
     let dragons = entry(&book, 1);
     assert!(dragons.use_regex && dragons.constant && !dragons.enabled);
@@ -561,6 +562,7 @@ fn risu_export_of_a_native_book() {
     };
     book.add_entry(Entry {
         keys: vec!["a".into(), "b".into()],
+        secondary_keys: vec!["x".into(), "y".into()],
         content: "@@keep\n@@priority 3\nx".into(),
         role: Role::User,
         enabled: false,
@@ -570,21 +572,31 @@ fn risu_export_of_a_native_book() {
     });
     let (out, report) = export(&book, ExportFormat::Risu).unwrap();
     let e = &json(&out)["data"][0];
-    assert_eq!(e["key"], "a,b");
+    assert_eq!(e["key"], "a, b");
+    // Every field RisuAI has no field for is one of its decorators; the
+    // secondary logic as RisuAI's own card import writes it.
     assert_eq!(
         e["content"],
-        "@@dont_activate\n@@role user\n@@keep_activate_after_match\n@@priority 3\nx"
+        "@@role user\n@@dont_activate\n@@match_full_word\n@@exclude_keys y\n@@exclude_keys x\n@@keep_activate_after_match\n@@priority 3\nx"
     );
+    assert_eq!(e["selective"], false);
+    assert!(e.get("activationPercent").is_none());
     let back = import(&out).unwrap().book;
     let b = &back.entries[0];
-    assert_eq!((b.role, b.enabled), (Role::User, false));
-    assert_eq!(b.content, "@@keep\n@@priority 3\nx");
+    assert_eq!(
+        (b.role, b.enabled, b.whole_words),
+        (Role::User, false, true)
+    );
+    assert_eq!(
+        b.content,
+        "@@exclude_keys y\n@@exclude_keys x\n@@keep\n@@priority 3\nx"
+    );
     let lost: Vec<&str> = report
         .entry_notes()
         .map(|(_, n)| n.field.as_str())
         .collect();
     for f in ["secondary_logic", "whole_words", "@@priority"] {
-        assert!(lost.contains(&f), "{f} in {lost:?}");
+        assert!(!lost.contains(&f), "{f} in {lost:?}");
     }
     assert!(report.book.not_carried.iter().any(|n| n.field == "name"));
 }

@@ -20,6 +20,7 @@ use lorebook_engine::lint;
 use lorebook_engine::matcher::{KeyFlags, KeyOwner, Matcher, MatcherBuilder};
 use lorebook_engine::model::{Book, Entry};
 use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuSettings};
 use lorebook_engine::sillytavern::{StOptions, StPreview, StSettings, TimedState};
 
 /// A target's body: the bytes a fuzzer made, a panic when a promise broke.
@@ -45,6 +46,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("matcher", matcher),
     ("preview_studio", preview_studio),
     ("preview_sillytavern", preview_sillytavern),
+    ("preview_risu", preview_risu),
 ];
 
 /// The body of target `name`, or an error naming it when there is none.
@@ -277,6 +279,40 @@ pub fn preview_sillytavern(data: &[u8]) {
     let mut state = TimedState::default();
     for k in 1..=messages.len() {
         let _ = preview.request(&messages[..k], 8192, &mut state);
+    }
+}
+
+/// RisuAI's rules: every request of the chat with the after-match state
+/// carried through; each request's budget holds (what was kept fits, or
+/// nothing was), and asking for the last request alone replays the same
+/// answer.
+pub fn preview_risu(data: &[u8]) {
+    let Some((book, messages, settings)) = parts(data) else {
+        return;
+    };
+    let settings = std::str::from_utf8(settings)
+        .ok()
+        .and_then(|s| RisuSettings::from_json(s).ok())
+        .unwrap_or_default();
+    let options = RisuOptions {
+        seed: seed_of(data),
+        ..RisuOptions::default()
+    };
+    let mut preview = RisuPreview::new(&[&book], settings, options);
+    let mut last = None;
+    preview.log_each(&messages, |r| {
+        let budget = r.budget;
+        assert!(
+            f64::from(r.used) <= budget || r.used == 0 || budget.is_nan(),
+            "request {}: {} tokens used over a budget of {budget}",
+            r.request,
+            r.used
+        );
+        last = Some(r);
+    });
+    if let Some(last) = last {
+        let again = preview.request_after(&messages, messages.len());
+        assert_eq!(format!("{last:?}"), format!("{again:?}"), "replay differs");
     }
 }
 

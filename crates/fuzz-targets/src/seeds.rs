@@ -132,6 +132,7 @@ pub fn all(repo: &Path, corpus: Option<&Path>) -> Vec<Seed> {
     for (name, bytes) in &previews {
         add("preview_studio", name, bytes.clone());
         add("preview_sillytavern", name, bytes.clone());
+        add("preview_risu", name, bytes.clone());
     }
     // Entry contents and keys, from every book that imports.
     let chat_text: String = chat::parse(

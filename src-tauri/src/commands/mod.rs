@@ -10,12 +10,14 @@ mod app;
 mod books;
 mod entries;
 mod preview;
+mod risu;
 mod sillytavern;
 
 pub use app::*;
 pub use books::*;
 pub use entries::*;
 pub use preview::*;
+pub use risu::*;
 pub use sillytavern::*;
 
 use std::path::PathBuf;

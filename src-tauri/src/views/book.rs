@@ -19,6 +19,8 @@ pub struct DocSummary {
     /// Imported from SillyTavern or a character card (or carrying their
     /// fields): SillyTavern is its target.
     pub sillytavern: bool,
+    /// Imported from RisuAI: RisuAI's rules are its default.
+    pub risu: bool,
 }
 
 #[derive(Debug, Clone, Serialize, TS)]

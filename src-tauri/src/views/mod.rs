@@ -7,6 +7,7 @@ mod book;
 mod catalog;
 mod lint;
 mod preview;
+mod risu;
 mod sillytavern;
 mod transfer;
 
@@ -14,6 +15,7 @@ pub use book::*;
 pub use catalog::*;
 pub use lint::*;
 pub use preview::*;
+pub use risu::*;
 pub use sillytavern::*;
 pub use transfer::*;
 

@@ -112,6 +112,8 @@ pub enum PreviewAsk {
         prompt: bool,
         have: Option<u32>,
     },
+    /// RisuAI's rules.
+    Risu { request: Option<u32> },
 }
 
 /// A preview under the rules in force.
@@ -120,6 +122,7 @@ pub enum PreviewAsk {
 pub enum PreviewAnswer {
     Studio { view: PreviewView },
     Sillytavern { view: StPreviewView },
+    Risu { view: RisuPreviewView },
 }
 
 /// The answer to an edit of an entry: the entry as stored (diagnostics,
@@ -141,6 +144,8 @@ pub enum Rules {
     Studio,
     /// SillyTavern 1.15's world-info rules (`docs/sillytavern-rules.md`).
     Sillytavern,
+    /// RisuAI 460ecae's lorebook rules (`docs/risu-rules.md`).
+    Risu,
 }
 
 /// The preview's rules and SillyTavern settings.
@@ -156,4 +161,6 @@ pub struct RulesView {
     /// The card of the first attached book that came from a character
     /// card: the texts the inputs follow while not edited.
     pub card: Option<StCardView>,
+    /// RisuAI's lorebook settings.
+    pub risu: RisuSettingsView,
 }

@@ -115,6 +115,10 @@ impl Workspace {
                 };
                 view.ok().map(|view| PreviewAnswer::Sillytavern { view })
             }
+            (Some(PreviewAsk::Risu { request }), Rules::Risu) => self
+                .risu_preview(request.map(|r| r as usize))
+                .ok()
+                .map(|view| PreviewAnswer::Risu { view }),
             _ => None,
         };
         Ok(EntryEdited {

@@ -49,7 +49,8 @@ impl Workspace {
     /// The rules the checks apply: the preview's.
     fn lint_rules(&self) -> LintRules {
         match self.rules() {
-            Rules::Studio => LintRules::Studio,
+            // The checks have no RisuAI rules yet: the guide's apply.
+            Rules::Studio | Rules::Risu => LintRules::Studio,
             Rules::Sillytavern => LintRules::SillyTavern {
                 settings: super::st_rules::engine_settings(&self.st_settings),
                 max_context: self.st_settings.max_context,

@@ -28,6 +28,7 @@ pub mod interrupt;
 mod lint;
 mod list;
 pub mod recovery;
+mod risu;
 mod st;
 mod st_inputs;
 mod st_rules;
@@ -90,6 +91,10 @@ pub struct Workspace {
     /// The preview under SillyTavern's rules kept between views, with what
     /// it was built from and the request log's timed states (see [`st`]).
     st: Option<Box<st::StCache>>,
+    /// RisuAI's lorebook settings for previews under its rules.
+    pub risu_settings: crate::views::RisuSettingsView,
+    /// The preview under RisuAI's rules kept between views (see [`risu`]).
+    risu: Option<Box<risu::RisuCache>>,
     /// Counts changes of the attached books (an edit, a book added,
     /// closed, attached, detached or reloaded): the SillyTavern preview is
     /// built again when it moved.
@@ -125,6 +130,8 @@ impl Default for Workspace {
             tokenizer_file: None,
             sent_st_prompt: (0, Vec::new()),
             st: None,
+            risu_settings: risu::default_settings(),
+            risu: None,
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,
@@ -191,6 +198,7 @@ impl Workspace {
                     can_undo: d.history.can_undo(),
                     can_redo: d.history.can_redo(),
                     sillytavern: d.targets_sillytavern(),
+                    risu: d.origin == Some(lorebook_engine::formats::Format::Risu),
                 })
                 .collect(),
             chat_error: self.chat_error.clone(),
@@ -272,6 +280,8 @@ impl Workspace {
     }
 }
 
+#[cfg(test)]
+mod risu_tests;
 #[cfg(test)]
 mod st_cache_tests;
 #[cfg(test)]

@@ -215,7 +215,7 @@ impl Workspace {
         })
     }
 
-    fn attached_views(&self) -> Vec<AttachedBook> {
+    pub(super) fn attached_views(&self) -> Vec<AttachedBook> {
         self.docs
             .iter()
             .filter(|d| d.attached)

@@ -117,11 +117,10 @@ impl Workspace {
     /// The rules in force.
     pub fn rules(&self) -> Rules {
         self.rules.unwrap_or_else(|| {
-            let st = self
-                .docs
-                .iter()
-                .any(|d| d.attached && d.targets_sillytavern());
-            if st {
+            let attached = || self.docs.iter().filter(|d| d.attached);
+            if attached().any(|d| d.origin == Some(Format::Risu)) {
+                Rules::Risu
+            } else if attached().any(|d| d.targets_sillytavern()) {
                 Rules::Sillytavern
             } else {
                 Rules::Studio
@@ -136,15 +135,19 @@ impl Workspace {
             st: self.st_settings.clone(),
             inputs: self.st_inputs.clone(),
             card: self.st_card(),
+            risu: self.risu_settings.clone(),
         }
     }
 
     pub fn set_rules(&mut self, rules: Rules) {
         self.rules = Some(rules);
-        if rules == Rules::Studio {
-            // Its compiled books are as big as the guide's index: not kept
-            // while unused.
+        // The other profiles' compiled books are as big as the guide's
+        // index: not kept while unused.
+        if rules != Rules::Sillytavern {
             self.st = None;
+        }
+        if rules != Rules::Risu {
+            self.risu = None;
         }
     }
 

@@ -260,7 +260,11 @@ attached: boolean, entries: number, can_undo: boolean, can_redo: boolean,
  * Imported from SillyTavern or a character card (or carrying their
  * fields): SillyTavern is its target.
  */
-sillytavern: boolean, };
+sillytavern: boolean, 
+/**
+ * Imported from RisuAI: RisuAI's rules are its default.
+ */
+risu: boolean, };
 
 export type AppStateView = { docs: Array<DocSummary>, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, 
 /**
@@ -499,7 +503,7 @@ locale?: string | null,
  */
 panes: Array<number>, };
 
-export type Rules = "studio" | "sillytavern";
+export type Rules = "studio" | "sillytavern" | "risu";
 
 export type StSettingsView = { 
 /**
@@ -544,11 +548,15 @@ inputs: StInputsView,
  * The card of the first attached book that came from a character
  * card: the texts the inputs follow while not edited.
  */
-card: StCardView | null, };
+card: StCardView | null, 
+/**
+ * RisuAI's lorebook settings.
+ */
+risu: RisuSettingsView, };
 
-export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, };
+export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, } | { "rules": "risu", request: number | null, };
 
-export type PreviewAnswer = { "rules": "studio", view: PreviewView, } | { "rules": "sillytavern", view: StPreviewView, };
+export type PreviewAnswer = { "rules": "studio", view: PreviewView, } | { "rules": "sillytavern", view: StPreviewView, } | { "rules": "risu", view: RisuPreviewView, };
 
 export type EntryEdited = { detail: EntryDetail, state: AppStateView, preview: PreviewAnswer | null, };
 
@@ -592,6 +600,83 @@ export type StLogRow = { request: number, used: number, limit: number, injected:
  * Entries on cooldown or delayed in this request.
  */
 timed: Array<EntryRef>, };
+
+export type RisuSettingsView = { 
+/**
+ * Messages scanned (RisuAI's default 5).
+ */
+scan_depth: number, 
+/**
+ * Token budget (RisuAI's default 800).
+ */
+token_budget: number, 
+/**
+ * Recursive scanning (on by default).
+ */
+recursive: boolean, 
+/**
+ * Whole-word matching (off by default: keys match inside words).
+ */
+full_word: boolean, 
+/**
+ * The greeting in use for `@@is_greeting`: −1 the first message, k
+ * the alternate greeting k (RisuAI's `fmIndex`).
+ */
+fm_index: number, };
+
+export type RisuInjectedView = { book: number, id: number, name: string, 
+/**
+ * `lorebook`, `depth`, `reverse_depth`, `before_desc`, `after_desc`,
+ * `personality`, `scenario`, `pt_<name>` or `inject_at <location>`.
+ */
+position: string, 
+/**
+ * For `depth` and `reverse_depth`.
+ */
+depth: number | null, role: Role, 
+/**
+ * `insertorder`.
+ */
+order: number, 
+/**
+ * The budget's rank (`@@priority`, else `insertorder`).
+ */
+priority: number, tokens: number, 
+/**
+ * The pass it activated in (1: the chat).
+ */
+pass: number, why: RisuWhy, };
+
+export type RisuDroppedView = { book: number, id: number, name: string, why: RisuDrop, };
+
+export type RisuFailureView = { book: number, id: number, name: string, };
+
+export type RisuPreviewView = { books: Array<AttachedBook>, 
+/**
+ * The request shown (messages it sees) and how many there are.
+ */
+request: number, requests: number, budget: number, used: number, passes: number, injected: Array<RisuInjectedView>, 
+/**
+ * Everything left out but the entries whose keys were not found.
+ */
+dropped: Array<RisuDroppedView>, 
+/**
+ * Entries whose keys were not found anywhere (counted, not listed).
+ */
+unmatched: number, 
+/**
+ * Left-out entries past the first `SHOWN_PER_KIND` of a reason
+ * (counted, not listed).
+ */
+more: number, failure: RisuFailureView | null, };
+
+export type RisuWhy = { "kind": "always" } | { "kind": "forced" } | { "kind": "kept" } | { "kind": "key", key: string, found: Found, } | { "kind": "child" };
+
+export type RisuDrop = { "kind": "empty_key" } | { "kind": "no_match" } | { "kind": "regex", end: RegexEnd, } | { "kind": "secondary" } | { "kind": "additional", line: number, } | { "kind": "excluded", key: string, found: Found, } | { "kind": "excluded_all", line: number, } | { "kind": "only_after", n: number, length: number, } | { "kind": "only_every", n: number, length: number, } | { "kind": "greeting", n: number, greeting: number, } | { "kind": "probability", percent: number, roll: number, } | { "kind": "forced_off" } | { "kind": "not_again" } | { "kind": "child" } | { "kind": "budget", tokens: number, left: number, } | { "kind": "injected_into", target: string, } | { "kind": "inject_lost", target: string, } | { "kind": "negative_depth", depth: number, } | { "kind": "no_inject_place" } | { "kind": "failed" };
+
+export type Found = { "kind": "message", n: number, } | { "kind": "entry", name: string, };
+
+export type RegexEnd = { "kind": "matched", text: number, } | { "kind": "no_match" } | { "kind": "no_slash" } | { "kind": "invalid" };
 
 export type FamilyView = { 
 /**
@@ -672,7 +757,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "st_preview_failed", detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -886,6 +971,8 @@ export type Command =
   | 'load_st_settings_dialog'
   | 'st_preview'
   | 'st_log'
+  | 'risu_preview'
+  | 'set_risu_settings'
   | 'set_st_field'
   | 'chat_text'
   | 'edit_chat'

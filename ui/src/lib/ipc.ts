@@ -32,6 +32,8 @@ import type {
   RulesView,
   StEdit,
   StLogRow,
+  RisuPreviewView,
+  RisuSettingsView,
   StPreviewView,
   StSettingsView,
   StInputsView,
@@ -144,6 +146,8 @@ export const api = {
   stPreview: (request: number | null, prompt = false, have: number | null = null) =>
     call<StPreviewView>('st_preview', { request, prompt, have }),
   stLog: () => call<StLogRow[]>('st_log'),
+  risuPreview: (request: number | null) => call<RisuPreviewView>('risu_preview', { request }),
+  setRisuSettings: (settings: RisuSettingsView) => call<RulesView>('set_risu_settings', { settings }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

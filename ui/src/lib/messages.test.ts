@@ -13,6 +13,11 @@ import {
   exportReasons,
   gateText,
   roleText,
+  risuDropKind,
+  risuDropText,
+  risuKeys,
+  risuPositionText,
+  risuWhyText,
   settingDroppedText,
   stAbsentText,
   stBlockText,
@@ -315,3 +320,35 @@ describe('lint problems', () => {
     expect(errorText(t('pt-BR'), { message: 'x', code: range })).toContain('deve ser um número inteiro de 0 a 10');
   });
 });
+
+describe("RisuAI's rules", () => {
+  it('has a message for every reason and position in both languages', () => {
+    expect(new Set(risuKeys).size).toBe(risuKeys.length);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of risuKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
+    }
+  });
+
+  it('names the RisuAI rule with its numbers, in both languages', () => {
+    const excluded = { kind: 'excluded', key: 'storm', found: { kind: 'message', n: 2 } } as const;
+    expect(risuDropText(t('en'), excluded)).toBe('@@exclude_keys: "storm" is in message 2');
+    expect(risuDropText(t('pt-BR'), excluded)).toBe('@@exclude_keys: "storm" está na mensagem 2');
+    expect(risuDropText(t('en'), { kind: 'budget', tokens: 40, left: 12 })).toBe('cut by the budget: 40 tokens needed, 12 left');
+    expect(risuDropText(t('en'), { kind: 'regex', end: { kind: 'no_slash' } })).toMatch(/without a leading "\/"/);
+    // NaN arrives as null from the engine's JSON.
+    const nan = { kind: 'only_after', n: null as unknown as number, length: 3 } as const;
+    expect(risuDropText(t('en'), nan)).toBe('@@activate_only_after NaN: the chat length is 3 (messages + 1)');
+    expect(t('en')(risuDropKind({ kind: 'forced_off' }))).toBe('Decorators');
+    expect(risuWhyText(t('pt-BR'), { kind: 'key', key: 'porto', found: { kind: 'entry', name: 'Cais' } })).toBe(
+      'chave "porto" no texto da entrada "Cais" (recursão)',
+    );
+  });
+
+  it('words where RisuAI puts an entry', () => {
+    expect(risuPositionText(t('en'), { position: 'depth', depth: 2, role: 'assistant' })).toBe('@@depth 2 (from the start of the chat) as assistant');
+    expect(risuPositionText(t('en'), { position: 'pt_lore', depth: null, role: 'system' })).toBe('template slot lore');
+    expect(risuPositionText(t('en'), { position: 'lorebook', depth: null, role: 'system' })).toBe('lorebook block');
+    expect(risuPositionText(t('pt-BR'), { position: 'after_desc', depth: null, role: 'system' })).toBe('depois da descrição');
+  });
+});
+

@@ -6,7 +6,7 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
+import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, RisuPreviewView, RisuSettingsView, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
 export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
@@ -52,6 +52,8 @@ export class Preview {
    *  preview as typed here: taken from Rust once, then only sent (an
    *  answer to an older keystroke never overwrites newer typing). */
   stInputs = $state.raw<StInputsView | null>(null);
+  /** The request under RisuAI's rules, when those are in force. */
+  risu = $state.raw<RisuPreviewView | null>(null);
   /** The attached books `rules` was asked for. */
   private rulesFor = '';
   /** The final prompt of the view shown; views carry it as a change to
@@ -94,6 +96,11 @@ export class Preview {
     return this.rules?.rules === 'sillytavern';
   }
 
+  /** Whether RisuAI's rules are in force. */
+  get isRisu(): boolean {
+    return this.rules?.rules === 'risu';
+  }
+
   /** Asks for the preview. A preview whose build gave way to a save, an
    *  autosave or closing a book answers `cancelled`: it is asked again
    *  shortly, not reported. */
@@ -125,6 +132,13 @@ export class Preview {
       await this.showSt(st);
       return;
     }
+    if (rules.rules === 'risu') {
+      const risu = await api.risuPreview(this.request);
+      if (!this.answers.take(ticket)) return;
+      this.rules = rules;
+      this.risu = risu;
+      return;
+    }
     const view = await api.preview(this.request, this.promptRev);
     if (!this.answers.take(ticket)) return;
     this.rules = rules;
@@ -141,7 +155,9 @@ export class Preview {
     const ask: PreviewAsk =
       rules.rules === 'sillytavern'
         ? { rules: 'sillytavern', request: this.request, prompt: this.showStPrompt, have: this.stPromptRev }
-        : { rules: 'studio', request: this.request, have: this.promptRev };
+        : rules.rules === 'risu'
+          ? { rules: 'risu', request: this.request }
+          : { rules: 'studio', request: this.request, have: this.promptRev };
     return { ask, ticket: this.answers.issue() };
   }
 
@@ -151,6 +167,7 @@ export class Preview {
     this.hooks.changed();
     if (!this.answers.take(ticket)) return;
     if (answer.rules === 'sillytavern') await this.showSt(answer.view);
+    else if (answer.rules === 'risu') this.risu = answer.view;
     else await this.showStudio(answer.view);
   }
 
@@ -201,7 +218,7 @@ export class Preview {
 
   /** The attached books as far as the rules and the card depend on them. */
   private booksKey(): string {
-    return JSON.stringify((this.docs.app?.docs ?? []).map((d) => [d.id, d.attached, d.sillytavern]));
+    return JSON.stringify((this.docs.app?.docs ?? []).map((d) => [d.id, d.attached, d.sillytavern, d.risu]));
   }
 
   async setRules(rules: Rules) {
@@ -214,6 +231,12 @@ export class Preview {
 
   async setStSettings(settings: StSettingsView) {
     this.rules = await api.setStSettings(settings);
+    this.hooks.changed();
+    await this.refresh();
+  }
+
+  async setRisuSettings(settings: RisuSettingsView) {
+    this.rules = await api.setRisuSettings(settings);
     this.hooks.changed();
     await this.refresh();
   }

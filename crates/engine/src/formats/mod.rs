@@ -37,7 +37,7 @@ pub use crate::io::{write_atomic, write_with_backup};
 pub mod agnai;
 pub mod card;
 pub mod charx;
-mod common;
+pub(crate) mod common;
 pub mod convert;
 pub mod error;
 pub mod format;

@@ -1,41 +1,42 @@
-//! RisuAI lorebook export: `{"type": "risu", "ver": 1, "data": [...]}`.
+//! RisuAI lorebook files: `{"type": "risu", "ver": 1, "data": [...]}`.
 //!
 //! | RisuAI | model | notes |
 //! |---|---|---|
 //! | position in `data` | `id` | RisuAI entries have no stable id |
 //! | `key`, `secondkey` (comma-separated) | `keys`, `secondary_keys` | with `useRegex` the key is one `/pattern/flags` |
 //! | `comment` | `comment` | |
-//! | `content` | `content` | `@@keep_activate_after_match` → `@@keep`; `@@role R` → `role`; `@@dont_activate` → `enabled: false` (the lines move to fields and back on export) |
-//! | `insertorder` | `order` **and** `priority` | one number drives both, as in SillyTavern |
+//! | `content` | `content` | `@@keep_activate_after_match` ↔ `@@keep`; `@@role R` ↔ `role`; `@@dont_activate` ↔ `enabled: false`; `@@match_full_word` ↔ `whole_words` (only in a block without `@@@` fallbacks) |
+//! | `insertorder` | `order` **and** `priority` | a `priority` that differs is written as `@@priority N` |
 //! | `alwaysActive` | `constant` | `mode: "constant"` also reads as constant |
-//! | `selective` | `selective` (AND ANY) | |
+//! | `selective` | `selective` (AND ANY) | other secondary logics are written as `@@exclude_keys`, `@@additional_keys`, `@@exclude_keys_all` |
 //! | `useRegex` | `use_regex` | |
 //! | `extentions.risu_case_sensitive` | `case_sensitive` | (RisuAI's spelling) |
-//! | `activationPercent` | `@@probability N` | |
+//! | `activationPercent` | `extensions["risu"]` | RisuAI's lorebook code never reads it: kept, not a probability |
 //! | — | `whole_words: false` | RisuAI matches keys inside words |
 //! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` entries are folders: kept as disabled entries |
 //! | top-level fields besides `type`, `ver`, `data` | book `extensions["risu"]` | |
 //!
-//! RisuAI understands the character-card-v3 decorators, so `@@scan_depth`,
-//! `@@activate_only_after`, `@@activate_only_every`,
-//! `@@dont_activate_after_match` and `@@is_greeting` stay in the content;
-//! `@@order` and `@@priority` are reported. The export has no book name,
-//! description, scan settings, secondary logic other than AND ANY, or
-//! whole-word matching: those are reported.
+//! Export goes through [`crate::risu::Lore::of`], the mapping the `risu`
+//! rules read too, so an exported book previews the same in both. RisuAI
+//! reads every card-v3 decorator, so they stay in the content
+//! (`@@probability` included); `@@order` becomes `insertorder`, and
+//! SillyTavern's depth and delay become `@@reverse_depth` and
+//! `@@activate_only_after`. The export has no book name, description or
+//! scan settings: those are reported.
 
 use serde_json::{json, Value};
 
 use super::common::{
-    drop_decorator, export_parts, fill_in, has_decorator_line, import_entries, inside_words_entry,
-    lose_book_extensions, lose_book_fields, lose_lacking, probability_from, put_ns,
-    rename_decorator, split_extensions, Mapping, Switch,
+    drop_decorator, export_parts, fill_in, import_entries, inside_words_entry,
+    lose_book_extensions, lose_book_fields, lose_lacking, put_ns, rename_decorator,
+    split_extensions, Mapping,
 };
 use super::error::ImportError;
 use super::format::{Detect, Format};
-use super::json::percent;
 use super::report::{Note, Report, Section};
 use crate::decorators;
-use crate::model::{Book, Entry, Object, Role};
+use crate::model::{Book, Entry, Object};
+use crate::risu::Lore;
 
 pub const NS: &str = "risu";
 const SOURCE: &str = "risu";
@@ -43,7 +44,7 @@ const SOURCE: &str = "risu";
 /// for (the v3 decorators it reads).
 const MAPPING: Mapping = Mapping {
     tool: "RisuAI",
-    lacks: &[Switch::WholeWords],
+    lacks: &[],
     lacks_decorators: false,
     source: SOURCE,
     read: entry_from_risu,
@@ -179,23 +180,32 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
             o.insert("extentions".into(), Value::Object(x));
         }
     }
-    if let Some(v) = o.remove("activationPercent") {
-        match percent(&v) {
-            Some(read) => probability_from(&mut e.content, sec, "activationPercent", &v, read),
-            None if v.is_null() => {}
-            None => {
-                o.insert("activationPercent".into(), v);
-            }
-        }
-    }
+    // `activationPercent` stays a RisuAI field: RisuAI's lorebook code
+    // never reads it (the entry always fires there), so it is not a
+    // probability here either.
     // Decorators RisuAI spells its own way, or that are fields here.
     e.content = rename_decorator(&e.content, "keep_activate_after_match", "keep");
     let parsed = decorators::parse(&e.content);
-    let role = parsed.decorators.role;
-    let dont = parsed
-        .lines
-        .iter()
-        .any(|l| l.name == "dont_activate" && !l.fallback && l.arg.is_none());
+    // Only a block without `@@@` fallbacks: moving a line out of a chain
+    // would change which fallback RisuAI runs. `@@dont_activate` stays
+    // put beside `@@activate` (the last of the two wins in RisuAI).
+    let plain = !parsed.lines.iter().any(|l| l.fallback);
+    let role = parsed.decorators.role.filter(|_| plain);
+    // `@@match_full_word` is the whole-words switch. `@@match_partial_word`
+    // stays a line: without it an entry follows the book's setting.
+    let full_word = plain
+        && parsed
+            .lines
+            .iter()
+            .rev()
+            .find(|l| matches!(l.name.as_str(), "match_full_word" | "match_partial_word"))
+            .is_some_and(|l| l.name == "match_full_word");
+    let dont = plain
+        && !parsed.lines.iter().any(|l| l.name == "activate")
+        && parsed
+            .lines
+            .iter()
+            .any(|l| l.name == "dont_activate" && l.arg.is_none());
     if let Some(r) = role {
         e.role = r;
         e.content = drop_decorator(&e.content, "role");
@@ -205,6 +215,12 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
         e.enabled = false;
         e.content = remove_line(&e.content, "dont_activate");
         sec.carry("@@dont_activate (as enabled: false)");
+    }
+    if full_word {
+        e.whole_words = true;
+        e.content = remove_line(&e.content, "match_full_word");
+        e.content = remove_line(&e.content, "match_partial_word");
+        sec.carry("@@match_full_word (as whole_words)");
     }
     // Values equal to what export writes by default are not stored.
     if o.get("mode") == Some(&json!("normal")) {
@@ -247,68 +263,67 @@ fn remove_line(content: &str, name: &str) -> String {
     out
 }
 
-/// Prepends a decorator line to the content's decorator block.
-fn prepend_line(content: &str, line: &str) -> String {
-    format!("{line}\n{content}")
-}
-
 fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     let (ext, mut ns) = split_extensions(&e.extensions, SOURCE, NS);
-    let mut content = e.content.clone();
-    let parsed = decorators::parse(&content).decorators;
-    let mut activation = None;
-    if let Some(p) = parsed.probability {
-        activation = Some(p);
-        content = drop_decorator(&content, "probability");
-        sec.carry("@@probability (as activationPercent)");
-    }
-    if e.role != Role::System && !has_decorator_line(&content, "role") {
-        content = prepend_line(&content, &format!("@@role {}", e.role.as_str()));
+    // The one mapping the `risu` rules read too.
+    let (lore, moved) = Lore::of(e);
+    if moved.role {
         sec.carry("role (as @@role)");
     }
-    let is_folder = ns.get("mode").and_then(Value::as_str) == Some("folder");
-    if !e.enabled && !is_folder {
-        content = prepend_line(&content, "@@dont_activate");
+    if moved.disabled {
         sec.approx("enabled", Note::DisabledAsDecorator);
     }
-    content = rename_decorator(&content, "keep", "keep_activate_after_match");
-    for l in &decorators::parse(&content).lines {
-        if matches!(l.name.as_str(), "order" | "priority") {
+    if moved.priority {
+        sec.carry("priority (as @@priority)");
+    }
+    if moved.whole_words {
+        sec.carry("whole_words (as @@match_full_word)");
+    }
+    if moved.secondary_logic {
+        sec.carry(format!(
+            "secondary_logic {} (as RisuAI's key decorators)",
+            e.secondary_logic.as_str()
+        ));
+    }
+    if moved.order_decorator {
+        sec.carry("@@order (as insertorder)");
+    }
+    if let Some(p) = moved.st_position {
+        sec.carry(format!(
+            "SillyTavern position {p} (as a RisuAI position decorator)"
+        ));
+    }
+    if moved.delay {
+        sec.carry("SillyTavern delay (as @@activate_only_after)");
+    }
+    for l in &decorators::parse(&e.content).lines {
+        if l.name == "is_greeting" && l.arg.is_none() {
             sec.lose(
-                format!("@@{}", l.name),
+                "@@is_greeting",
                 Note::DecoratorInContent {
                     tool: MAPPING.tool.into(),
                 },
             );
         }
     }
-    let join = |keys: &[String]| -> String { keys.join(",") };
     for k in e.keys.iter().chain(&e.secondary_keys) {
-        if k.contains(',') && !e.use_regex {
+        if k.contains(',') {
             sec.approx("keys", Note::KeyHasComma { key: k.clone() });
         }
     }
-    let (key, second) = if e.use_regex {
-        if e.keys.len() > 1 || e.secondary_keys.len() > 1 {
-            sec.approx("keys", Note::PatternsJoined);
-        }
-        (e.keys.join("|"), e.secondary_keys.join("|"))
-    } else {
-        (join(&e.keys), join(&e.secondary_keys))
-    };
     let mut o = Object::new();
-    o.insert("key".into(), json!(key));
-    o.insert("comment".into(), json!(e.comment));
-    o.insert("content".into(), json!(content));
+    o.insert("key".into(), json!(lore.key));
+    o.insert("comment".into(), json!(lore.comment));
+    o.insert("content".into(), json!(lore.content));
     o.insert(
         "mode".into(),
         ns.remove("mode").unwrap_or_else(|| json!("normal")),
     );
-    o.insert("insertorder".into(), json!(e.order));
-    o.insert("alwaysActive".into(), json!(e.constant));
-    o.insert("secondkey".into(), json!(second));
-    o.insert("selective".into(), json!(e.selective));
-    o.insert("useRegex".into(), json!(e.use_regex));
+    o.insert("insertorder".into(), json!(lore.insertorder as i64));
+    o.insert("alwaysActive".into(), json!(lore.always_active));
+    o.insert("secondkey".into(), json!(lore.secondkey));
+    o.insert("selective".into(), json!(lore.selective));
+    o.insert("useRegex".into(), json!(lore.use_regex));
     for f in [
         "keys",
         "secondary_keys",
@@ -326,36 +341,19 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
         _ => Object::new(),
     };
     if e.case_sensitive {
+        // RisuAI keeps it, and matches ignoring case whatever it says.
         x.insert("risu_case_sensitive".into(), json!(true));
         sec.carry("case_sensitive");
     }
     if !x.is_empty() {
         o.insert("extentions".into(), Value::Object(x));
     }
-    if let Some(p) = activation {
-        o.insert("activationPercent".into(), json!(p));
-    }
+    // RisuAI's migration rewrites entries without it (`@@end`, `<user>`,
+    // `activationPercent`); the probability is an `@@probability` line.
     if !ns.contains_key("bookVersion") {
         o.insert("bookVersion".into(), json!(2));
     }
     fill_in(&mut o, ns);
-    if e.priority != e.order {
-        sec.approx(
-            "priority",
-            Note::RisuPriority {
-                priority: e.priority,
-            },
-        );
-    }
-    if e.selective && e.secondary_logic != crate::model::SecondaryLogic::AndAny {
-        sec.lose(
-            "secondary_logic",
-            Note::OnlyAndAny {
-                tool: MAPPING.tool.into(),
-                logic: e.secondary_logic.as_str().into(),
-            },
-        );
-    }
     lose_lacking(sec, e, &ext, &MAPPING);
     o
 }

@@ -195,6 +195,32 @@ pub fn request_steps() -> RequestSteps {
 impl RegexKey {
     fn compile(key: &str) -> Option<RegexKey> {
         let (pattern, flags) = split_regex(key)?;
+        Self::with_flags(pattern, flags)
+    }
+
+    /// `new RegExp(pattern, flags)`: `None` where JavaScript throws (a flag
+    /// other than `dgimsuvy`, a repeated flag, a pattern the engine
+    /// rejects) or the pattern is past the size caps. `d` and `g` change
+    /// nothing a test sees; `v` is read as `u`.
+    pub fn from_js(pattern: &str, flags: &str) -> Option<RegexKey> {
+        let mut seen = String::new();
+        for f in flags.chars() {
+            if !"dgimsuvy".contains(f) || seen.contains(f) {
+                return None;
+            }
+            seen.push(f);
+        }
+        if seen.contains('u') && seen.contains('v') {
+            return None;
+        }
+        if crate::matcher::regex_too_large(pattern).is_some() {
+            return None;
+        }
+        let flags = flags.replace('v', "u");
+        Self::with_flags(pattern, &flags)
+    }
+
+    fn with_flags(pattern: &str, flags: &str) -> Option<RegexKey> {
         let engine_flags: String = flags.chars().filter(|c| "imsu".contains(*c)).collect();
         let regex = regress::Regex::with_flags(pattern, engine_flags.as_str()).ok()?;
         Some(RegexKey {

@@ -1,0 +1,203 @@
+//! `lorebook preview --rules risu`: what RisuAI 460ecae would put in the
+//! prompt (docs/risu-rules.md).
+//!
+//! The BOOKs are concatenated in order, as RisuAI concatenates the
+//! character's, the chat's and the modules' books. `--risu-settings` holds
+//! RisuAI's own names (`loreBookDepth`, `loreBookToken`, `loreSettings`,
+//! `fmIndex`). Without `--request` or `--log` the preview is the last
+//! request; `--request K` and `--log` replay requests 1…K, so the state of
+//! `@@keep_activate_after_match` / `@@dont_activate_after_match` is what
+//! RisuAI would hold by then.
+
+use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuResult, RisuSettings};
+use lorebook_engine::tokenizer::tokenizer_for_model;
+use serde_json::{json, Value};
+
+use super::{emit, load_chat, read_text, PreviewArgs};
+
+fn settings_of(args: &PreviewArgs) -> Result<RisuSettings, String> {
+    let Some(path) = args.risu_settings.as_deref() else {
+        return Ok(RisuSettings::default());
+    };
+    let text = read_text(path)?;
+    RisuSettings::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A number as JSON: integers without a fraction, NaN as null.
+fn number(n: f64) -> Value {
+    if n.is_nan() {
+        Value::Null
+    } else if n.fract() == 0.0 && n.abs() < 9e15 {
+        json!(n as i64)
+    } else {
+        json!(n)
+    }
+}
+
+pub fn preview(args: &PreviewArgs) -> Result<(), String> {
+    let tokenizer = match args.tokenizer.as_deref() {
+        Some(file) => crate::tokens::load_tokenizer(file)?,
+        None => tokenizer_for_model(&args.model)?,
+    };
+    let counted_with = match &args.tokenizer {
+        Some(file) => file.display().to_string(),
+        None => crate::tokens::model_label(&args.model),
+    };
+    let settings = settings_of(args)?;
+    let mut books = Vec::new();
+    for path in &args.books {
+        books.push(crate::books::load(path)?.book);
+    }
+    let chat = load_chat(&args.chat, &args.user_names)?;
+    let refs: Vec<&lorebook_engine::model::Book> = books.iter().collect();
+    let mut p = RisuPreview::new(
+        &refs,
+        settings,
+        RisuOptions {
+            tokenizer,
+            seed: args.seed,
+        },
+    );
+    let print = |r: &RisuResult| {
+        if args.json {
+            emit(&format!("{}\n", to_json(r, args.list_unmatched)));
+        } else {
+            emit(&render(r, chat.len(), &counted_with, args.list_unmatched));
+        }
+    };
+    if args.log {
+        p.log_each(&chat, |r| print(&r));
+    } else {
+        let k = args.request.unwrap_or(chat.len());
+        if k > chat.len() {
+            return Err(format!(
+                "--request {k} is past the end of the chat ({} messages)",
+                chat.len()
+            ));
+        }
+        print(&p.request_after(&chat, k));
+    }
+    Ok(())
+}
+
+/// Reasons listed one by one only with `--list-unmatched`.
+fn is_unmatched(d: &lorebook_engine::risu::RisuDropped) -> bool {
+    use lorebook_engine::risu::RisuDrop;
+    matches!(d.reason, RisuDrop::NoMatch | RisuDrop::EmptyKey)
+}
+
+/// The documented JSON object of one request (see the README).
+fn to_json(r: &RisuResult, list_unmatched: bool) -> Value {
+    let injected: Vec<Value> = r
+        .injected
+        .iter()
+        .map(|i| {
+            json!({
+                "book": i.book,
+                "id": i.id,
+                "comment": i.comment,
+                "position": i.position.to_string(),
+                "depth": i.depth.map(number),
+                "role": i.role,
+                "order": number(i.order),
+                "priority": number(i.priority),
+                "tokens": i.tokens,
+                "pass": i.pass,
+                "reason": i.reason.to_string(),
+                "why": i.reason,
+            })
+        })
+        .collect();
+    let mut unmatched = 0usize;
+    let dropped: Vec<Value> = r
+        .dropped
+        .iter()
+        .filter(|d| {
+            let skip = !list_unmatched && is_unmatched(d);
+            unmatched += usize::from(skip);
+            !skip
+        })
+        .map(|d| {
+            json!({
+                "book": d.book,
+                "id": d.id,
+                "comment": &*d.comment,
+                "reason": d.reason.to_string(),
+                "why": d.reason,
+            })
+        })
+        .collect();
+    json!({
+        "rules": "risu",
+        "request": r.request,
+        "budget": {"limit": number(r.budget), "used": r.used},
+        "passes": r.passes,
+        "injected": injected,
+        "dropped": dropped,
+        "unmatched": unmatched,
+        "failure": r.failure.as_ref().map(|f| json!({
+            "book": f.book, "id": f.id, "comment": f.comment, "reason": f.to_string()
+        })),
+    })
+}
+
+fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Request {} of {messages} (RisuAI rules) · budget {} tokens ({model}), {} used · {} pass(es)",
+        r.request,
+        number(r.budget),
+        r.used,
+        r.passes
+    );
+    if let Some(f) = &r.failure {
+        let _ = writeln!(out, "Fails: {f}");
+        out.push('\n');
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "Injected ({}), in RisuAI's final order:",
+        r.injected.len()
+    );
+    for (n, i) in r.injected.iter().enumerate() {
+        let place = match i.depth {
+            Some(d) => format!("{} {} as {}", i.position, number(d), i.role.as_str()),
+            None => format!("{} as {}", i.position, i.role.as_str()),
+        };
+        let _ = writeln!(
+            out,
+            "  {:>2}. [{}:{}] {}  {place}  order {}  {} tokens",
+            n + 1,
+            i.book,
+            i.id,
+            i.comment,
+            number(i.order),
+            i.tokens
+        );
+        let _ = writeln!(out, "      {}", i.reason);
+    }
+    let (listed, unmatched): (Vec<_>, Vec<_>) = r
+        .dropped
+        .iter()
+        .partition(|d| list_unmatched || !is_unmatched(d));
+    let _ = writeln!(out, "Dropped ({}):", r.dropped.len());
+    for d in listed {
+        let _ = writeln!(
+            out,
+            "      [{}:{}] {} — {}",
+            d.book, d.id, d.comment, d.reason
+        );
+    }
+    if !unmatched.is_empty() {
+        let _ = writeln!(
+            out,
+            "      … and {} with no key matched (--list-unmatched lists them)",
+            unmatched.len()
+        );
+    }
+    out.push('\n');
+    out
+}

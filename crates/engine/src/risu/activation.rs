@@ -1,0 +1,586 @@
+//! One request under RisuAI's rules (RisuAI 460ecae's
+//! `loadLoreBookV3Prompt`): the passes, each entry's decorators and key
+//! queries, then the budget, the final order and `@@inject_lore`
+//! (docs/risu-rules.md, "Activation" and "Budget and order").
+
+use super::decorators::{js_parse_int, run, Line};
+use super::detail::{Found, RisuDrop, RisuWhy};
+use super::matching::{regex_search, KeyTable, QueryKeys, RegexEnd};
+use super::texts::{roll, Texts};
+use super::{Position, Prepared, RisuSettings, RisuState};
+use crate::model::Role;
+
+/// A key query of an entry, in the order RisuAI runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QueryKind {
+    /// `@@additional_keys`: one of its keys must be found.
+    Additional,
+    /// `@@exclude_keys`: none may be found.
+    Exclude,
+    /// `@@exclude_keys_all`: excluded when every key is in every text.
+    ExcludeAll,
+    Primary,
+    Secondary,
+}
+
+/// What `@@inject_*` lines set.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Inject {
+    pub location: String,
+    /// `@@inject_lore` (into an entry) rather than `@@inject_at`.
+    pub lore: bool,
+    pub op: InjectOp,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum InjectOp {
+    Append,
+    Prepend,
+    Replace(String),
+}
+
+/// Force state: `@@activate`, `@@dont_activate` and the after-match state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Force {
+    None,
+    On { kept: bool },
+    Off { not_again: bool },
+}
+
+/// The state one evaluation builds (RisuAI's per-entry variables).
+struct Eval {
+    gate: Option<RisuDrop>,
+    position: Position,
+    depth: f64,
+    role: Role,
+    scan_depth: f64,
+    full_word: bool,
+    priority: f64,
+    force: Force,
+    queries: Vec<(QueryKind, usize)>,
+    recursive: Option<bool>,
+    no_recursive_search: bool,
+    inject: Option<Inject>,
+    throws: bool,
+}
+
+/// An activated entry, before the budget.
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    pub entry: usize,
+    pub pass: u32,
+    pub position: Position,
+    pub depth: f64,
+    pub role: Role,
+    pub order: f64,
+    pub priority: f64,
+    pub body: String,
+    pub tokens: u32,
+    pub why: RisuWhy,
+    pub inject: Option<Inject>,
+}
+
+/// The request's fixed inputs.
+pub(crate) struct Request<'p> {
+    pub entries: &'p [Prepared],
+    pub keys: &'p KeyTable,
+    pub settings: &'p RisuSettings,
+    pub seed: u64,
+    pub request: usize,
+}
+
+/// The outcome of the passes.
+pub(crate) struct Passes {
+    pub records: Vec<Record>,
+    pub dropped: Vec<(usize, RisuDrop)>,
+    pub passes: u32,
+    /// The entry whose `@@position` line has no argument (RisuAI throws).
+    pub failure: Option<usize>,
+}
+
+/// Call-wide flags of the after-match decorators: once one is read, every
+/// entry activated later in the call records its state (RisuAI's leak).
+#[derive(Default)]
+struct Flags {
+    keep: bool,
+    dont: bool,
+}
+
+impl Request<'_> {
+    /// Runs the passes: each walks the entries not yet active in order; a
+    /// new pass runs when an entry with recursion on activated.
+    pub fn passes(&self, texts: &mut Texts, state: &mut RisuState) -> Passes {
+        let n = self.entries.len();
+        let mut active = vec![false; n];
+        let mut last_drop: Vec<Option<RisuDrop>> = vec![None; n];
+        let mut records = Vec::new();
+        let mut flags = Flags::default();
+        let book_start = texts.window_start(self.settings.scan_depth);
+        let chat_length = texts.messages.len() + 1;
+        let mut pass = 0u32;
+        loop {
+            pass += 1;
+            let mut again = false;
+            for i in 0..n {
+                if active[i] {
+                    continue;
+                }
+                let p = &self.entries[i];
+                // Entries that only keys can turn on: rejected when none
+                // of their primary keys is anywhere (a superset of what
+                // their queries would see).
+                if p.quick && !self.any_key_anywhere(p, texts, book_start) {
+                    last_drop[i] = Some(if p.lore.use_regex {
+                        RisuDrop::Regex {
+                            end: RegexEnd::NoMatch,
+                        }
+                    } else {
+                        RisuDrop::NoMatch
+                    });
+                    continue;
+                }
+                match self.evaluate(i, pass, texts, state, &mut flags, &active, chat_length) {
+                    Err(drop) => last_drop[i] = Some(drop),
+                    Ok(None) => {
+                        return Passes {
+                            records: Vec::new(),
+                            dropped: (0..n).map(|i| (i, RisuDrop::Failed)).collect(),
+                            passes: pass,
+                            failure: Some(i),
+                        }
+                    }
+                    Ok(Some((record, recursive))) => {
+                        active[i] = true;
+                        last_drop[i] = None;
+                        let key = &p.state_key;
+                        if flags.keep {
+                            state.vars.insert(format!("ka:{key}"));
+                        }
+                        if flags.dont {
+                            state.vars.insert(format!("da:{key}"));
+                        }
+                        if recursive {
+                            texts.push_recursive(i, record.body.clone(), self.keys);
+                            again = true;
+                        }
+                        records.push(record);
+                    }
+                }
+            }
+            if !again {
+                break;
+            }
+        }
+        let dropped = last_drop
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.map(|d| (i, d)))
+            .collect();
+        Passes {
+            records,
+            dropped,
+            passes: pass,
+            failure: None,
+        }
+    }
+
+    fn any_key_anywhere(&self, p: &Prepared, texts: &mut Texts, start: usize) -> bool {
+        if p.lore.use_regex {
+            // Regex keys can match text plain matching never sees; only a
+            // key without a slash decides at once.
+            return true;
+        }
+        texts.ensure_window(start);
+        let (wp, wf) = texts.window(start);
+        p.primary.ids.iter().any(|id| {
+            wp.contains(&id.partial)
+                || wf.contains(&id.full)
+                || texts.recursive_partial.contains(&id.partial)
+                || texts.recursive_full.contains(&id.full)
+        })
+    }
+
+    /// One entry in one pass. `Err` why it is out, `Ok(None)` when RisuAI
+    /// throws, `Ok(Some)` the record and whether it recurses.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate(
+        &self,
+        i: usize,
+        pass: u32,
+        texts: &mut Texts,
+        state: &RisuState,
+        flags: &mut Flags,
+        active: &[bool],
+        chat_length: usize,
+    ) -> Result<Option<(Record, bool)>, RisuDrop> {
+        let p = &self.entries[i];
+        let mut always = p.lore.always_active;
+        if !always && p.lore.key.is_empty() {
+            return Err(RisuDrop::EmptyKey);
+        }
+        // A child stands in for the first earlier entry with its id.
+        let mut source = p;
+        let mut child_failed = false;
+        if p.lore.mode == "child" {
+            let parent = p
+                .lore
+                .id
+                .as_ref()
+                .and_then(|id| (0..i).find(|&j| self.entries[j].lore.id.as_ref() == Some(id)));
+            match parent {
+                Some(j) if !active[j] => {
+                    source = &self.entries[j];
+                    always = true;
+                }
+                _ => child_failed = true,
+            }
+        }
+        let mut e = Eval {
+            gate: child_failed.then_some(RisuDrop::Child),
+            position: Position::Lorebook,
+            depth: 0.0,
+            role: Role::System,
+            scan_depth: self.settings.scan_depth,
+            full_word: self.settings.full_word_matching,
+            priority: p.lore.insertorder,
+            force: Force::None,
+            queries: Vec::new(),
+            recursive: None,
+            no_recursive_search: false,
+            inject: None,
+            throws: false,
+        };
+        let key = &source.state_key;
+        run(&source.lines, |l| {
+            self.decorator(l, &mut e, state, flags, key, i, pass, chat_length)
+        });
+        if e.throws {
+            return Ok(None);
+        }
+        let (line_queries, deco_keys) = (&e.queries, &source.deco_keys);
+        let mut why = if child_failed {
+            None
+        } else if p.lore.mode == "child" {
+            Some(RisuWhy::Child)
+        } else if always {
+            Some(RisuWhy::Always)
+        } else {
+            None
+        };
+        if e.gate.is_none() && e.force == Force::None && !always {
+            let start = texts.window_start(e.scan_depth);
+            let rec = !e.no_recursive_search;
+            let mut queries: Vec<(QueryKind, &QueryKeys, usize)> = line_queries
+                .iter()
+                .map(|&(kind, line)| (kind, &deco_keys[line], line))
+                .collect();
+            queries.push((QueryKind::Primary, &source.primary, 0));
+            if source.lore.selective && !source.lore.secondkey.is_empty() {
+                queries.push((QueryKind::Secondary, &source.secondary, 0));
+            }
+            let names = |j: usize| self.entries[j].name.clone();
+            for (kind, q, line) in queries {
+                let number = source.lines.get(line).map_or(0, |l| l.number);
+                if source.lore.use_regex {
+                    let end = regex_search(&q.raw, texts.raw(start, rec));
+                    let found = matches!(end, RegexEnd::Matched { .. });
+                    let fail = match kind {
+                        QueryKind::Exclude | QueryKind::ExcludeAll => found,
+                        _ => !found,
+                    };
+                    if kind == QueryKind::Primary && found {
+                        let text = match end {
+                            RegexEnd::Matched { text } => text,
+                            _ => 0,
+                        };
+                        let found = if start + text < texts.messages.len() {
+                            Found::Message {
+                                n: start + text + 1,
+                            }
+                        } else {
+                            let r = start + text - texts.messages.len();
+                            Found::Entry {
+                                name: names(texts.recursive[r].0),
+                            }
+                        };
+                        why = Some(RisuWhy::Key {
+                            key: q.raw.first().cloned().unwrap_or_default(),
+                            found,
+                        });
+                    }
+                    if fail {
+                        e.gate = Some(match kind {
+                            QueryKind::Primary => RisuDrop::Regex { end },
+                            QueryKind::Secondary => RisuDrop::Secondary,
+                            QueryKind::Additional => RisuDrop::Additional { line: number },
+                            QueryKind::Exclude => RisuDrop::Excluded {
+                                key: q.raw.join(", "),
+                                found: Found::Message { n: start + 1 },
+                            },
+                            QueryKind::ExcludeAll => RisuDrop::ExcludedAll { line: number },
+                        });
+                        break;
+                    }
+                    continue;
+                }
+                match kind {
+                    QueryKind::ExcludeAll => {
+                        if texts.all(q, e.full_word, start, rec) {
+                            e.gate = Some(RisuDrop::ExcludedAll { line: number });
+                            break;
+                        }
+                    }
+                    _ => {
+                        let hit = texts.any(q, e.full_word, start, rec, &names);
+                        match (kind, hit) {
+                            (QueryKind::Exclude, Some((key, found))) => {
+                                e.gate = Some(RisuDrop::Excluded { key, found });
+                                break;
+                            }
+                            (QueryKind::Exclude, None) => {}
+                            (QueryKind::Primary, Some((key, found))) => {
+                                why = Some(RisuWhy::Key { key, found });
+                            }
+                            (_, Some(_)) => {}
+                            (QueryKind::Primary, None) => {
+                                e.gate = Some(RisuDrop::NoMatch);
+                                break;
+                            }
+                            (QueryKind::Secondary, None) => {
+                                e.gate = Some(RisuDrop::Secondary);
+                                break;
+                            }
+                            (_, None) => {
+                                e.gate = Some(RisuDrop::Additional { line: number });
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        match e.force {
+            Force::On { kept } => {
+                why = Some(if kept { RisuWhy::Kept } else { RisuWhy::Forced });
+            }
+            Force::Off { not_again } => {
+                return Err(if not_again {
+                    RisuDrop::NotAgain
+                } else {
+                    RisuDrop::ForcedOff
+                })
+            }
+            Force::None => {
+                if let Some(drop) = e.gate {
+                    return Err(drop);
+                }
+            }
+        }
+        let why = why.unwrap_or(RisuWhy::Always);
+        let recursive = e.recursive.unwrap_or(self.settings.recursive_scanning);
+        Ok(Some((
+            Record {
+                entry: i,
+                pass,
+                position: e.position,
+                depth: e.depth,
+                role: e.role,
+                order: p.lore.insertorder,
+                priority: e.priority,
+                body: source.body.clone(),
+                tokens: 0,
+                why,
+                inject: e.inject,
+            },
+            recursive,
+        )))
+    }
+
+    /// One decorator line: its effect on `e`, and whether it succeeded
+    /// (a failure lets the next `@@@` line run).
+    #[allow(clippy::too_many_arguments)]
+    fn decorator(
+        &self,
+        l: &Line,
+        e: &mut Eval,
+        state: &RisuState,
+        flags: &mut Flags,
+        key: &str,
+        i: usize,
+        pass: u32,
+        chat_length: usize,
+    ) -> bool {
+        let int = || js_parse_int(l.args.first());
+        let gate = |e: &mut Eval, d: RisuDrop| {
+            if e.gate.is_none() {
+                e.gate = Some(d);
+            }
+        };
+        match l.name.as_str() {
+            "end" => {
+                e.position = Position::Depth;
+                e.depth = 0.0;
+            }
+            "activate_only_after" => {
+                let n = int();
+                if n.is_nan() {
+                    return false;
+                }
+                if (chat_length as f64) < n {
+                    gate(
+                        e,
+                        RisuDrop::OnlyAfter {
+                            n,
+                            length: chat_length,
+                        },
+                    );
+                }
+            }
+            "activate_only_every" => {
+                let n = int();
+                if n.is_nan() {
+                    return false;
+                }
+                let rem = (chat_length as f64) % n;
+                if rem.is_nan() || rem != 0.0 {
+                    gate(
+                        e,
+                        RisuDrop::OnlyEvery {
+                            n,
+                            length: chat_length,
+                        },
+                    );
+                }
+            }
+            "keep_activate_after_match" => {
+                if state.vars.contains(&format!("ka:{key}")) {
+                    e.force = Force::On { kept: true };
+                } else {
+                    flags.keep = true;
+                }
+                return false;
+            }
+            "dont_activate_after_match" => {
+                if state.vars.contains(&format!("da:{key}")) {
+                    e.force = Force::Off { not_again: true };
+                } else {
+                    flags.dont = true;
+                }
+                return false;
+            }
+            "depth" | "reverse_depth" => {
+                let n = int();
+                if n.is_nan() {
+                    return false;
+                }
+                e.position = if l.name == "depth" {
+                    Position::Depth
+                } else {
+                    Position::ReverseDepth
+                };
+                e.depth = n;
+            }
+            "role" => match l.args.first().map(String::as_str) {
+                Some("user") => e.role = Role::User,
+                Some("assistant") => e.role = Role::Assistant,
+                Some("system") => e.role = Role::System,
+                _ => return false,
+            },
+            "scan_depth" => e.scan_depth = int(),
+            "is_greeting" => {
+                let n = int();
+                if n.is_nan() {
+                    return false;
+                }
+                let greeting = self.settings.fm_index + 1;
+                if (greeting as f64) != n {
+                    gate(e, RisuDrop::Greeting { n, greeting });
+                }
+            }
+            "position" => {
+                let Some(arg) = l.args.first() else {
+                    e.throws = true;
+                    return false;
+                };
+                e.position = match arg.as_str() {
+                    "after_desc" => Position::AfterDesc,
+                    "before_desc" => Position::BeforeDesc,
+                    "personality" => Position::Personality,
+                    "scenario" => Position::Scenario,
+                    a if a.starts_with("pt_") => Position::Template(a[3..].to_string()),
+                    _ => return false,
+                };
+            }
+            "inject_lore" | "inject_at" => {
+                let location = l.args.join(" ");
+                let lore = l.name == "inject_lore";
+                match &mut e.inject {
+                    Some(inj) => {
+                        inj.location = location;
+                        inj.lore = lore;
+                    }
+                    None => {
+                        e.inject = Some(Inject {
+                            location,
+                            lore,
+                            op: InjectOp::Append,
+                        })
+                    }
+                }
+            }
+            "inject_replace" | "inject_prepend" => {
+                let op = if l.name == "inject_replace" {
+                    InjectOp::Replace(l.args.join(" "))
+                } else {
+                    InjectOp::Prepend
+                };
+                match &mut e.inject {
+                    Some(inj) => inj.op = op,
+                    None => {
+                        e.inject = Some(Inject {
+                            location: String::new(),
+                            lore: false,
+                            op,
+                        })
+                    }
+                }
+            }
+            "ignore_on_max_context" => e.priority = -1000.0,
+            "additional_keys" => e.queries.push((QueryKind::Additional, line_index(l, e))),
+            "exclude_keys" => e.queries.push((QueryKind::Exclude, line_index(l, e))),
+            "exclude_keys_all" => e.queries.push((QueryKind::ExcludeAll, line_index(l, e))),
+            "match_full_word" => e.full_word = true,
+            "match_partial_word" => e.full_word = false,
+            "activate" => e.force = Force::On { kept: false },
+            "dont_activate" => e.force = Force::Off { not_again: false },
+            "disable_ui_prompt" => {
+                return matches!(
+                    l.args.first().map(String::as_str),
+                    Some("post_history_instructions" | "system_prompt")
+                )
+            }
+            "probability" => {
+                let percent = int();
+                let r = roll(self.seed, self.request, i, pass) * 100.0;
+                if r > percent {
+                    gate(e, RisuDrop::Probability { percent, roll: r });
+                }
+            }
+            "priority" => e.priority = int(),
+            "recursive" => e.recursive = Some(true),
+            "unrecursive" => e.recursive = Some(false),
+            "no_recursive_search" => e.no_recursive_search = true,
+            // instruct_depth, reverse_instruct_depth, instruct_scan_depth,
+            // is_user_icon and every unknown name: no effect, a failure.
+            _ => return false,
+        }
+        true
+    }
+}
+
+/// The index of a key line among the entry's lines (its `deco_keys` slot).
+fn line_index(l: &Line, _e: &Eval) -> usize {
+    // Lines are numbered from 1 in a content whose decorators come first,
+    // so a decorator's slot is its number − 1.
+    l.number - 1
+}

@@ -1,0 +1,144 @@
+//! After the passes: RisuAI's budget, final order, `@@inject_lore` and
+//! where each entry goes (docs/risu-rules.md, "Budget and order",
+//! "Placement").
+
+use std::cmp::Ordering;
+
+use super::activation::{InjectOp, Record};
+use super::detail::RisuDrop;
+use super::Position;
+
+/// A NaN rank sorts as the lowest (RisuAI's comparator leaves it
+/// unspecified).
+fn rank(x: f64) -> f64 {
+    if x.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        x
+    }
+}
+
+/// JavaScript's `String.replace` with a string needle: the first
+/// occurrence only, and `$$`, `$&`, `` $` `` and `$'` in the replacement
+/// read as patterns.
+pub(crate) fn js_replace(text: &str, needle: &str, with: &str) -> String {
+    let Some(at) = text.find(needle) else {
+        return text.to_string();
+    };
+    let (before, after) = (&text[..at], &text[at + needle.len()..]);
+    let mut replacement = String::new();
+    let mut chars = with.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            replacement.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('$') => replacement.push('$'),
+            Some('&') => replacement.push_str(needle),
+            Some('`') => replacement.push_str(before),
+            Some('\'') => replacement.push_str(after),
+            _ => {
+                replacement.push('$');
+                continue;
+            }
+        }
+        chars.next();
+    }
+    format!("{before}{replacement}{after}")
+}
+
+/// The budget and the order. `records` come in activation order, with
+/// their tokens counted; `name(entry)` is RisuAI's name of an entry (for
+/// `@@inject_lore`). Returns the kept records in RisuAI's final order and
+/// the dropped ones with why, and the tokens used.
+pub(crate) fn finish(
+    records: Vec<Record>,
+    budget: f64,
+    name: impl Fn(usize) -> String,
+) -> (Vec<Record>, Vec<(Record, RisuDrop)>, u32) {
+    let mut by_priority = records;
+    // Stable: equal priorities keep the activation order.
+    by_priority.sort_by(|a, b| {
+        rank(b.priority)
+            .partial_cmp(&rank(a.priority))
+            .unwrap_or(Ordering::Equal)
+    });
+    let mut used = 0f64;
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for r in by_priority {
+        let tokens = f64::from(r.tokens);
+        if used + tokens <= budget {
+            used += tokens;
+            kept.push(r);
+        } else {
+            let left = (budget - used).max(0.0) as u32;
+            let tokens = r.tokens;
+            dropped.push((r, RisuDrop::Budget { tokens, left }));
+        }
+    }
+    kept.sort_by(|a, b| {
+        rank(b.order)
+            .partial_cmp(&rank(a.order))
+            .unwrap_or(Ordering::Equal)
+    });
+    // @@inject_lore: out of the list (its tokens stay spent), into the
+    // first entry left whose name it gives.
+    let (injectors, mut rest): (Vec<Record>, Vec<Record>) = kept
+        .into_iter()
+        .partition(|r| r.inject.as_ref().is_some_and(|i| i.lore));
+    for inj in injectors {
+        let spec = inj.inject.clone().expect("partitioned on inject");
+        let target = rest.iter_mut().find(|r| name(r.entry) == spec.location);
+        match target {
+            Some(t) => {
+                t.body = match &spec.op {
+                    InjectOp::Append => format!("{} {}", t.body, inj.body),
+                    InjectOp::Prepend => format!("{} {}", inj.body, t.body),
+                    InjectOp::Replace(needle) => js_replace(&t.body, needle, &inj.body),
+                };
+                let target = spec.location.clone();
+                dropped.push((inj, RisuDrop::InjectedInto { target }));
+            }
+            None => {
+                let target = spec.location.clone();
+                dropped.push((inj, RisuDrop::InjectLost { target }));
+            }
+        }
+    }
+    rest.reverse();
+    // Where each goes; those that go nowhere are dropped.
+    let mut placed = Vec::with_capacity(rest.len());
+    for mut r in rest {
+        match (&r.position, &r.inject) {
+            (Position::Depth, _) if r.depth < 0.0 => {
+                let depth = r.depth;
+                dropped.push((r, RisuDrop::NegativeDepth { depth }));
+            }
+            (Position::Lorebook, Some(inj)) if !inj.lore && inj.location.is_empty() => {
+                dropped.push((r, RisuDrop::NoInjectPlace));
+            }
+            (Position::Lorebook, Some(inj)) if !inj.lore => {
+                r.position = Position::InjectAt(inj.location.clone());
+                placed.push(r);
+            }
+            _ => placed.push(r),
+        }
+    }
+    (placed, dropped, used as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The target body after `@@inject_replace` (JavaScript String.replace).
+    #[test]
+    fn js_replace_patterns() {
+        assert_eq!(js_replace("T and T", "T", "NEW"), "NEW and T");
+        assert_eq!(js_replace("cat", "cat", "[$&]"), "[cat]");
+        assert_eq!(js_replace("abc", "", "x"), "xabc");
+        assert_eq!(js_replace("a-b", "-", "$$1$'$`"), "a$1bab");
+    }
+}

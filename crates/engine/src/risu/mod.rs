@@ -1,0 +1,522 @@
+//! RisuAI's lorebook rules (RisuAI 460ecae), as the `risu` rule profile.
+//!
+//! [`RisuPreview`] answers "what would RisuAI put in the prompt for this
+//! chat, where, and why". Each entry is read in its RisuAI form
+//! ([`lore::Lore`], the same mapping the RisuAI export writes), its
+//! decorators as RisuAI's card library reads them ([`decorators`]), its
+//! keys as RisuAI searches ([`matching`]); the passes, the budget and the
+//! final order follow `loadLoreBookV3Prompt` ([`activation`], [`finish`]).
+//! The rules, in our own words, are in docs/risu-rules.md; where RisuAI's
+//! behaviour looks like a bug it is reproduced and the explanation says so.
+//!
+//! ```
+//! use lorebook_engine::{chat, formats, risu::{RisuPreview, RisuOptions, RisuSettings, RisuState}};
+//! let book = formats::import_value(serde_json::json!({"type": "risu", "data": [
+//!     {"key": "apple", "content": "Apples are red.", "insertorder": 100,
+//!      "alwaysActive": false, "selective": false, "secondkey": "", "comment": "Apple", "mode": "normal"}]})).unwrap().book;
+//! let chat = chat::parse("User: I ate an apple.", &Default::default()).unwrap();
+//! let mut p = RisuPreview::new(&[&book], RisuSettings::default(), RisuOptions::default());
+//! let r = p.request(&chat.messages, 1, &mut RisuState::default());
+//! assert_eq!(r.injected[0].comment, "Apple");
+//! ```
+
+pub mod activation;
+pub mod decorators;
+pub mod detail;
+pub mod finish;
+pub mod lore;
+pub mod matching;
+pub mod texts;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+pub use detail::{Found, RisuDrop, RisuWhy};
+pub use lore::Lore;
+
+use crate::chat::Message;
+use crate::model::{Book, Role};
+use crate::tokenizer::{content_hash, Encoding, TokenCounter, Tokenizer};
+use activation::Request;
+use decorators::Line;
+use matching::{Hits, KeyTable, QueryKeys};
+use texts::Texts;
+
+/// RisuAI's lorebook settings: the character's `loreSettings`, else the
+/// global `loreBookDepth` / `loreBookToken`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RisuSettings {
+    /// Messages scanned (RisuAI's default 5; NaN scans all).
+    pub scan_depth: f64,
+    /// Token budget (default 800).
+    pub token_budget: f64,
+    /// Recursion (default on).
+    pub recursive_scanning: bool,
+    /// Whole-word matching (default off).
+    pub full_word_matching: bool,
+    /// The greeting in use: −1 the first message, k the alternate
+    /// greeting k (RisuAI's `fmIndex`), read by `@@is_greeting`.
+    pub fm_index: i64,
+}
+
+impl Default for RisuSettings {
+    fn default() -> Self {
+        RisuSettings {
+            scan_depth: 5.0,
+            token_budget: 800.0,
+            recursive_scanning: true,
+            full_word_matching: false,
+            fm_index: -1,
+        }
+    }
+}
+
+impl RisuSettings {
+    /// Reads RisuAI's own names: `loreBookDepth`, `loreBookToken`,
+    /// `loreSettings {tokenBudget, scanDepth, recursiveScanning,
+    /// fullWordMatching}` and `fmIndex`. Without `loreSettings`, the
+    /// global values and RisuAI's defaults apply (recursion on, partial
+    /// words). Other fields are ignored.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let v: Value = crate::formats::parse_json(text.as_bytes()).map_err(|e| e.to_string())?;
+        let Value::Object(top) = v else {
+            return Err("RisuAI settings must be a JSON object".into());
+        };
+        let number = |o: &serde_json::Map<String, Value>, k: &str| -> Result<Option<f64>, String> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_f64()
+                    .map(Some)
+                    .ok_or_else(|| format!("{k} must be a number")),
+            }
+        };
+        let boolean =
+            |o: &serde_json::Map<String, Value>, k: &str| -> Result<Option<bool>, String> {
+                match o.get(k) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::Bool(b)) => Ok(Some(*b)),
+                    Some(_) => Err(format!("loreSettings.{k} must be true or false")),
+                }
+            };
+        let mut s = RisuSettings::default();
+        if let Some(d) = number(&top, "loreBookDepth")? {
+            s.scan_depth = d;
+        }
+        if let Some(t) = number(&top, "loreBookToken")? {
+            s.token_budget = t;
+        }
+        if let Some(f) = number(&top, "fmIndex")? {
+            s.fm_index = f as i64;
+        }
+        match top.get("loreSettings") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(ls)) => {
+                if let Some(d) = number(ls, "scanDepth")? {
+                    s.scan_depth = d;
+                }
+                if let Some(t) = number(ls, "tokenBudget")? {
+                    s.token_budget = t;
+                }
+                if let Some(r) = boolean(ls, "recursiveScanning")? {
+                    s.recursive_scanning = r;
+                }
+                if let Some(f) = boolean(ls, "fullWordMatching")? {
+                    s.full_word_matching = f;
+                }
+            }
+            Some(_) => return Err("loreSettings must be an object".into()),
+        }
+        Ok(s)
+    }
+}
+
+/// Inputs of a preview besides the books and settings.
+#[derive(Debug, Clone)]
+pub struct RisuOptions {
+    /// Counts the budget (RisuAI counts with the model's tokenizer).
+    pub tokenizer: Tokenizer,
+    /// Seed of the `@@probability` rolls.
+    pub seed: u64,
+}
+
+impl Default for RisuOptions {
+    fn default() -> Self {
+        RisuOptions {
+            tokenizer: Tokenizer::Bundled(Encoding::Cl100kBase),
+            seed: 0,
+        }
+    }
+}
+
+/// What RisuAI keeps per chat between requests: the after-match state of
+/// `@@keep_activate_after_match` / `@@dont_activate_after_match` (its chat
+/// variables).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RisuState {
+    pub vars: HashSet<String>,
+}
+
+/// Where RisuAI puts an entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    /// The lorebook block of the prompt (the default).
+    Lorebook,
+    /// `@@depth N` / `@@end`: N items from the *start* of the chat block
+    /// (0: after everything).
+    Depth,
+    /// `@@reverse_depth N`: N items from the end of the chat block.
+    ReverseDepth,
+    BeforeDesc,
+    AfterDesc,
+    Personality,
+    Scenario,
+    /// `@@position pt_<name>`: where the prompt template says
+    /// `{{position::<name>}}`.
+    Template(String),
+    /// `@@inject_at <location>`: into that part of the prompt template.
+    InjectAt(String),
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Position::Lorebook => f.write_str("lorebook"),
+            Position::Depth => f.write_str("depth"),
+            Position::ReverseDepth => f.write_str("reverse_depth"),
+            Position::BeforeDesc => f.write_str("before_desc"),
+            Position::AfterDesc => f.write_str("after_desc"),
+            Position::Personality => f.write_str("personality"),
+            Position::Scenario => f.write_str("scenario"),
+            Position::Template(name) => write!(f, "pt_{name}"),
+            Position::InjectAt(loc) => write!(f, "inject_at {loc}"),
+        }
+    }
+}
+
+impl Serialize for Position {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// An entry read for the rules: its RisuAI form, parsed once.
+pub(crate) struct Prepared {
+    pub book: usize,
+    pub id: u64,
+    pub lore: Lore,
+    pub lines: Vec<Line>,
+    pub body: String,
+    pub primary: QueryKeys,
+    pub secondary: QueryKeys,
+    /// The keys of each decorator line (empty for lines without keys).
+    pub deco_keys: Vec<QueryKeys>,
+    /// Only its keys can turn it on, so it can be passed over when none is
+    /// anywhere in the request's texts.
+    pub quick: bool,
+    /// RisuAI's name of it: the comment, or `lorebook <index>`.
+    pub name: String,
+    /// The after-match state's key: RisuAI's id, else a hash of the content.
+    pub state_key: String,
+}
+
+/// One entry in the result, in RisuAI's final order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RisuInjected {
+    pub book: usize,
+    pub id: u64,
+    /// RisuAI's name (comment, or `lorebook <index>`).
+    pub comment: String,
+    pub position: Position,
+    /// For `depth` and `reverse_depth`.
+    pub depth: Option<f64>,
+    pub role: Role,
+    /// `insertorder`.
+    pub order: f64,
+    /// The budget's rank (`@@priority`, else `insertorder`).
+    pub priority: f64,
+    pub tokens: u32,
+    pub pass: u32,
+    #[serde(serialize_with = "crate::sillytavern::display")]
+    pub reason: RisuWhy,
+    /// The body (decorators left out, `@@inject_lore` texts added).
+    pub content: String,
+}
+
+/// An entry that is not in the result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RisuDropped {
+    pub book: usize,
+    pub id: u64,
+    #[serde(serialize_with = "crate::sillytavern::shared_str")]
+    pub comment: Arc<str>,
+    #[serde(serialize_with = "crate::sillytavern::display")]
+    pub reason: RisuDrop,
+}
+
+/// RisuAI's prompt build fails on this request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RisuFailure {
+    pub book: usize,
+    pub id: u64,
+    pub comment: String,
+}
+
+impl std::fmt::Display for RisuFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "entry '{}' has @@position without an argument: RisuAI's prompt build throws and the request fails",
+            self.comment
+        )
+    }
+}
+
+/// The answer for one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RisuResult {
+    /// Number of chat messages this request sees.
+    pub request: usize,
+    pub budget: f64,
+    pub used: u32,
+    pub passes: u32,
+    pub injected: Vec<RisuInjected>,
+    pub dropped: Vec<RisuDropped>,
+    pub failure: Option<RisuFailure>,
+}
+
+/// How many message texts' key hits are kept between requests.
+const HITS_KEPT: usize = 50_000;
+
+/// A RisuAI-rules preview over fixed books and settings.
+pub struct RisuPreview {
+    entries: Vec<Prepared>,
+    keys: KeyTable,
+    settings: RisuSettings,
+    counter: TokenCounter,
+    seed: u64,
+    comments: Vec<Arc<str>>,
+    hits: HashMap<u64, Arc<Hits>>,
+    /// Whether any entry carries after-match state.
+    stateful: bool,
+}
+
+const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_all"];
+
+impl RisuPreview {
+    /// The books' entries are concatenated in order, as RisuAI
+    /// concatenates the character's, the chat's and the modules' books.
+    pub fn new(books: &[&Book], settings: RisuSettings, options: RisuOptions) -> Self {
+        let mut keys = KeyTable::default();
+        let mut entries = Vec::new();
+        for (b, book) in books.iter().enumerate() {
+            for e in &book.entries {
+                let index = entries.len();
+                let (lore, _) = Lore::of(e);
+                let parsed = decorators::parse(&lore.content);
+                let primary = keys.query(lore.key.split(','));
+                let secondary = keys.query(lore.secondkey.split(','));
+                let deco_keys = parsed
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        if KEY_LINES.contains(&l.name.as_str()) {
+                            keys.query(l.args.iter().map(String::as_str))
+                        } else {
+                            QueryKeys::default()
+                        }
+                    })
+                    .collect();
+                let dynamic = parsed.lines.iter().any(|l| {
+                    matches!(
+                        l.name.as_str(),
+                        "activate"
+                            | "keep_activate_after_match"
+                            | "dont_activate_after_match"
+                            | "scan_depth"
+                    ) || (l.name == "position" && l.args.is_empty())
+                });
+                let quick =
+                    !lore.always_active && !lore.key.is_empty() && lore.mode != "child" && !dynamic;
+                let name = if lore.comment.is_empty() {
+                    format!("lorebook {index}")
+                } else {
+                    lore.comment.clone()
+                };
+                let state_key = match &lore.id {
+                    Some(id) => id.clone(),
+                    None => format!("#{:016x}", content_hash(&lore.content)),
+                };
+                entries.push(Prepared {
+                    book: b,
+                    id: e.id,
+                    lines: parsed.lines,
+                    body: parsed.body,
+                    primary,
+                    secondary,
+                    deco_keys,
+                    quick,
+                    name,
+                    state_key,
+                    lore,
+                });
+            }
+        }
+        keys.finish();
+        let stateful = entries.iter().any(|p| {
+            p.lines.iter().any(|l| {
+                matches!(
+                    l.name.as_str(),
+                    "keep_activate_after_match" | "dont_activate_after_match"
+                )
+            })
+        });
+        RisuPreview {
+            comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
+            entries,
+            keys,
+            settings,
+            counter: TokenCounter::with_tokenizer(options.tokenizer),
+            seed: options.seed,
+            hits: HashMap::new(),
+            stateful,
+        }
+    }
+
+    /// Counts the budget with `tokenizer`.
+    pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
+        self.counter = TokenCounter::with_tokenizer(tokenizer);
+    }
+
+    pub fn settings(&self) -> &RisuSettings {
+        &self.settings
+    }
+
+    /// Whether some entry keeps state between requests, so a request's
+    /// answer depends on the ones before it.
+    pub fn is_stateful(&self) -> bool {
+        self.stateful
+    }
+
+    fn hits_of(&mut self, text: &str) -> Arc<Hits> {
+        let h = content_hash(text);
+        if let Some(found) = self.hits.get(&h) {
+            return found.clone();
+        }
+        if self.hits.len() >= HITS_KEPT {
+            self.hits.clear();
+        }
+        let hits = Arc::new(self.keys.hits(text));
+        self.hits.insert(h, hits.clone());
+        hits
+    }
+
+    /// The request RisuAI makes after the first `k` messages of `chat`,
+    /// with the state the requests before it left (updated in place).
+    pub fn request(&mut self, chat: &[Message], k: usize, state: &mut RisuState) -> RisuResult {
+        let messages: Vec<&str> = chat[..k.min(chat.len())]
+            .iter()
+            .map(|m| m.text.as_str())
+            .collect();
+        let hits = messages.iter().map(|t| self.hits_of(t)).collect();
+        let mut texts = Texts::new(messages, hits);
+        let request = Request {
+            entries: &self.entries,
+            keys: &self.keys,
+            settings: &self.settings,
+            seed: self.seed,
+            request: k,
+        };
+        let passes = request.passes(&mut texts, state);
+        let entries = &self.entries;
+        let dropped_of = |i: usize, reason: RisuDrop| RisuDropped {
+            book: entries[i].book,
+            id: entries[i].id,
+            comment: self.comments[i].clone(),
+            reason,
+        };
+        if let Some(i) = passes.failure {
+            let p = &self.entries[i];
+            return RisuResult {
+                request: k,
+                budget: self.settings.token_budget,
+                used: 0,
+                passes: passes.passes,
+                injected: Vec::new(),
+                dropped: Vec::new(),
+                failure: Some(RisuFailure {
+                    book: p.book,
+                    id: p.id,
+                    comment: p.name.clone(),
+                }),
+            };
+        }
+        let mut records = passes.records;
+        for r in &mut records {
+            r.tokens = self.counter.count(&r.body);
+        }
+        let (placed, cut, used) = finish::finish(records, self.settings.token_budget, |i| {
+            entries[i].name.clone()
+        });
+        let mut dropped: Vec<RisuDropped> = passes
+            .dropped
+            .into_iter()
+            .map(|(i, d)| dropped_of(i, d))
+            .collect();
+        dropped.extend(cut.into_iter().map(|(r, d)| dropped_of(r.entry, d)));
+        let injected = placed
+            .into_iter()
+            .map(|r| {
+                let p = &entries[r.entry];
+                RisuInjected {
+                    book: p.book,
+                    id: p.id,
+                    comment: p.name.clone(),
+                    depth: matches!(r.position, Position::Depth | Position::ReverseDepth)
+                        .then_some(r.depth),
+                    position: r.position,
+                    role: r.role,
+                    order: r.order,
+                    priority: r.priority,
+                    tokens: r.tokens,
+                    pass: r.pass,
+                    reason: r.why,
+                    content: r.body,
+                }
+            })
+            .collect();
+        RisuResult {
+            request: k,
+            budget: self.settings.token_budget,
+            used,
+            passes: passes.passes,
+            injected,
+            dropped,
+            failure: None,
+        }
+    }
+
+    /// Request `k` as RisuAI would answer it after requests 1…k−1 of the
+    /// same chat (replayed only when some entry keeps state).
+    pub fn request_after(&mut self, chat: &[Message], k: usize) -> RisuResult {
+        let mut state = RisuState::default();
+        if self.stateful {
+            for j in 1..k {
+                self.request(chat, j, &mut state);
+            }
+        }
+        self.request(chat, k, &mut state)
+    }
+
+    /// Requests 1…M of `chat` in order, one state carried through; each
+    /// answer is handed to `each` and dropped.
+    pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RisuResult)) {
+        let mut state = RisuState::default();
+        for k in 1..=chat.len() {
+            each(self.request(chat, k, &mut state));
+        }
+    }
+}

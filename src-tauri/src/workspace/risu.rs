@@ -1,0 +1,228 @@
+//! The preview under RisuAI's rules (docs/risu-rules.md): the request
+//! shown, RisuAI's settings, and the kept preview.
+//!
+//! The preview ([`RisuPreview`], which reads every entry in its RisuAI
+//! form and compiles the book's keys) is kept with what it was built from
+//! ([`RisuKey`]) and built again only when that differs; an edit of an
+//! attached book changes `books_gen`, so it is built again at the next
+//! view. RisuAI's settings belong to the character in RisuAI; here they
+//! are one set for the preview, like SillyTavern's.
+
+use lorebook_engine::model::Book;
+use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
+use lorebook_engine::tokenizer::tokenizer_for_model;
+
+use super::{Workspace, SHOWN_PER_KIND};
+use crate::error::{AppError, ErrorCode, ErrorKind};
+use crate::views::{
+    RisuDroppedView, RisuFailureView, RisuInjectedView, RisuPreviewView, RisuSettingsView,
+};
+
+/// RisuAI's defaults (a character without `loreSettings`).
+pub fn default_settings() -> RisuSettingsView {
+    view_of(&RisuSettings::default())
+}
+
+fn view_of(s: &RisuSettings) -> RisuSettingsView {
+    RisuSettingsView {
+        scan_depth: s.scan_depth,
+        token_budget: s.token_budget,
+        recursive: s.recursive_scanning,
+        full_word: s.full_word_matching,
+        fm_index: s.fm_index,
+    }
+}
+
+fn engine_settings(v: &RisuSettingsView) -> RisuSettings {
+    RisuSettings {
+        scan_depth: v.scan_depth,
+        token_budget: v.token_budget,
+        recursive_scanning: v.recursive,
+        full_word_matching: v.full_word,
+        fm_index: v.fm_index,
+    }
+}
+
+/// Everything the RisuAI preview is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct RisuKey {
+    books: Vec<u32>,
+    books_gen: u64,
+    settings: RisuSettingsView,
+    model: String,
+    tokenizer_gen: u64,
+    seed: u64,
+}
+
+/// The kept RisuAI preview.
+pub(super) struct RisuCache {
+    key: RisuKey,
+    preview: RisuPreview,
+}
+
+impl std::fmt::Debug for RisuCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RisuCache")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Workspace {
+    fn risu_key(&self) -> RisuKey {
+        let settings = self.settings();
+        RisuKey {
+            books: self
+                .docs
+                .iter()
+                .filter(|d| d.attached)
+                .map(|d| d.id)
+                .collect(),
+            books_gen: self.books_gen,
+            settings: self.risu_settings.clone(),
+            model: settings.model.clone(),
+            tokenizer_gen: self.tokenizer_gen,
+            seed: settings.seed,
+        }
+    }
+
+    /// Builds the RisuAI preview unless the kept one is current.
+    fn risu_ready(&mut self) -> Result<&mut RisuPreview, AppError> {
+        let key = self.risu_key();
+        if !self.risu.as_ref().is_some_and(|c| c.key == key) {
+            let books: Vec<&Book> = self
+                .docs
+                .iter()
+                .filter(|d| d.attached)
+                .map(|d| &d.book)
+                .collect();
+            let settings = self.settings();
+            let tokenizer = match self.preview.custom_tokenizer() {
+                Some(t) => t.clone(),
+                None => tokenizer_for_model(&settings.model)
+                    .map_err(|e| AppError::tokenizer_unavailable(&settings.model, e))?,
+            };
+            let preview = RisuPreview::new(
+                &books,
+                engine_settings(&self.risu_settings),
+                RisuOptions {
+                    tokenizer,
+                    seed: settings.seed,
+                },
+            );
+            self.risu = Some(Box::new(RisuCache { key, preview }));
+        }
+        match self.risu.as_deref_mut() {
+            Some(c) => Ok(&mut c.preview),
+            None => Err(AppError::internal("risu_ready", "no preview kept")),
+        }
+    }
+
+    /// Request `k` (default: the last) under RisuAI's rules, after
+    /// requests 1…k−1 ran when some entry keeps after-match state.
+    pub fn risu_preview(&mut self, k: Option<usize>) -> Result<RisuPreviewView, AppError> {
+        let requests = self.chat.len();
+        let k = k.unwrap_or(requests).min(requests);
+        let chat = std::mem::take(&mut self.chat);
+        let result = self.risu_ready().map(|p| p.request_after(&chat, k));
+        self.chat = chat;
+        Ok(self.risu_view(result?, requests))
+    }
+
+    fn risu_view(&self, r: RisuResult, requests: usize) -> RisuPreviewView {
+        let name = |comment: &str, id: u64| {
+            if comment.trim().is_empty() {
+                format!("#{id}")
+            } else {
+                comment.to_string()
+            }
+        };
+        let mut unmatched = 0u32;
+        let mut more = 0u32;
+        let mut dropped = Vec::new();
+        // Per reason, the first few are listed and the rest counted, so
+        // what crosses per keystroke does not grow with the book.
+        let mut seen: Vec<(std::mem::Discriminant<RisuDrop>, usize)> = Vec::new();
+        for d in r.dropped {
+            if matches!(d.reason, RisuDrop::NoMatch | RisuDrop::EmptyKey) {
+                unmatched += 1;
+                continue;
+            }
+            let kind = std::mem::discriminant(&d.reason);
+            let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => n,
+                None => {
+                    seen.push((kind, 0));
+                    &mut seen.last_mut().expect("just pushed").1
+                }
+            };
+            *n += 1;
+            if *n > SHOWN_PER_KIND {
+                more += 1;
+                continue;
+            }
+            dropped.push(RisuDroppedView {
+                book: d.book as u32,
+                id: d.id,
+                name: name(&d.comment, d.id),
+                why: d.reason,
+            });
+        }
+        RisuPreviewView {
+            books: self.attached_views(),
+            request: r.request as u32,
+            requests: requests as u32,
+            budget: r.budget,
+            used: r.used,
+            passes: r.passes,
+            injected: r
+                .injected
+                .into_iter()
+                .map(|i| RisuInjectedView {
+                    book: i.book as u32,
+                    id: i.id,
+                    name: name(&i.comment, i.id),
+                    position: i.position.to_string(),
+                    depth: i.depth,
+                    role: i.role,
+                    order: i.order,
+                    priority: i.priority,
+                    tokens: i.tokens,
+                    pass: i.pass,
+                    why: i.reason,
+                })
+                .collect(),
+            dropped,
+            unmatched,
+            more,
+            failure: r.failure.map(|f| RisuFailureView {
+                book: f.book as u32,
+                id: f.id,
+                name: f.comment,
+            }),
+        }
+    }
+
+    pub fn set_risu_settings(&mut self, v: RisuSettingsView) -> Result<(), AppError> {
+        let ranges: [(&str, f64, i64, i64); 3] = [
+            ("scan_depth", v.scan_depth, 0, 1000),
+            ("token_budget", v.token_budget, 0, 10_000_000),
+            ("fm_index", v.fm_index as f64, -1, 1000),
+        ];
+        for (setting, value, min, max) in ranges {
+            if !(min as f64..=max as f64).contains(&value) {
+                return Err(AppError::coded(
+                    ErrorKind::Invalid,
+                    format!("RisuAI setting {setting} must be between {min} and {max}"),
+                    ErrorCode::RisuSettingOutOfRange {
+                        setting: setting.into(),
+                        min,
+                        max,
+                    },
+                ));
+            }
+        }
+        self.risu_settings = v;
+        Ok(())
+    }
+}

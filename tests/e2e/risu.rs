@@ -1,0 +1,97 @@
+//! Issue 19 end to end: a RisuAI export previews under RisuAI's rules by
+//! default, the rules can be switched away and back, and a decorator only
+//! RisuAI reads (`@@exclude_keys`) takes effect as the chat is typed, with
+//! the RisuAI rule named in the explanation.
+
+use super::*;
+
+/// A RisuAI export: the harbor at `@@depth 2` as the assistant, the
+/// lighthouse kept out by `@@exclude_keys storm`, and an always-active
+/// entry.
+const RISU_BOOK: &str = r#"{"type": "risu", "ver": 1, "data": [
+ {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 100,
+  "alwaysActive": false, "selective": false, "content": "@@depth 2\n@@role assistant\nTar and salt."},
+ {"key": "lighthouse", "secondkey": "", "comment": "Lighthouse", "mode": "normal", "insertorder": 200,
+  "alwaysActive": false, "selective": false, "content": "@@exclude_keys storm\nThe light turns."},
+ {"key": "", "secondkey": "", "comment": "Always", "mode": "normal", "insertorder": 300,
+  "alwaysActive": true, "selective": false, "content": "Salt everywhere."}
+]}"#;
+
+#[test]
+fn a_risu_export_previews_under_risu_s_rules() {
+    let _serial = serial();
+    let files = TempDir::new("risurules");
+    let book = files.path().join("Harbor.json");
+    std::fs::write(&book, RISU_BOOK).expect("write the book");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    app.type_into(
+        &tid("chat"),
+        "User: We reach the harbor.\nNarrator: The lighthouse stands tall.",
+    );
+    // RisuAI's rules are the default for a RisuAI file.
+    wait_until("the lighthouse under RisuAI's rules", TIMEOUT, || {
+        let rules = app.value(&tid("rules"))?;
+        if rules != "risu" {
+            return Err(format!("rules {rules:?}"));
+        }
+        let p = app.preview()?;
+        if p.injected.contains(&0) && p.injected.contains(&1) && p.injected.contains(&2) {
+            Ok(())
+        } else {
+            Err(format!("{p:?}"))
+        }
+    });
+    // Where RisuAI puts the harbor: @@depth counts from the chat's start.
+    let at = app.find(&format!(
+        "{}[data-id=\"0\"] {}",
+        tid("injected-entry"),
+        tid("risu-position")
+    ));
+    let label = at.and_then(|el| app.text(&el)).unwrap_or_default();
+    assert_eq!(label, "@@depth 2 (from the start of the chat) as assistant");
+    // The storm turns the lighthouse off through @@exclude_keys, which
+    // only RisuAI reads.
+    app.type_into(
+        &tid("chat"),
+        "User: We reach the harbor.\nNarrator: The lighthouse stands in the storm.",
+    );
+    wait_until("@@exclude_keys keeping the lighthouse out", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.dropped.get(&1).map(String::as_str) != Some("excluded") {
+            return Err(format!("{p:?}"));
+        }
+        let el = app.find(&format!("{}[data-id=\"1\"]", tid("dropped-entry")))?;
+        let text = app.text(&el)?;
+        if text.contains("@@exclude_keys") && text.contains("storm") && text.contains("message 2") {
+            Ok(())
+        } else {
+            Err(format!("drop reason {text:?}"))
+        }
+    });
+    // Under the guide's rules the decorator is unknown: the lighthouse is in.
+    app.click(&format!("{} option[value=\"studio\"]", tid("rules")));
+    wait_until("the guide's rules", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected.contains(&1) {
+            Ok(())
+        } else {
+            Err(format!("{p:?}"))
+        }
+    });
+    app.click(&format!("{} option[value=\"risu\"]", tid("rules")));
+    app.wait_for(&tid("risu-settings"));
+    wait_until("back under RisuAI's rules", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.dropped.contains_key(&1) {
+            Ok(())
+        } else {
+            Err(format!("{p:?}"))
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.assert_no_errors();
+}

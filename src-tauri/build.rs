@@ -15,6 +15,9 @@ const COMMANDS: &[&str] = with_command_names!(command_names);
 
 fn main() {
     println!("cargo:rerun-if-changed=src-tauri/src/command_list.rs");
+    // A grant added to a capability file must reach the app: without this
+    // line a build kept from before the change denied the new command.
+    println!("cargo:rerun-if-changed=src-tauri/capabilities");
     emit_corpus_cfg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("./src-tauri/capabilities/**/*")

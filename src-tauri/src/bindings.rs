@@ -111,6 +111,7 @@ pub fn render() -> String {
         StPreviewView,
         StLogRow,
         RisuSettingsView,
+        RisuDecoratorInfo,
         RisuInjectedView,
         RisuDroppedView,
         RisuFailureView,

@@ -1,20 +1,25 @@
-//! Issue 19 end to end: a RisuAI export previews under RisuAI's rules by
+//! Issue 19 end to end: a RisuAI export shows its folders as folders and
+//! previews under RisuAI's rules by
 //! default, the rules can be switched away and back, and a decorator only
 //! RisuAI reads (`@@exclude_keys`) takes effect as the chat is typed, with
-//! the RisuAI rule named in the explanation.
+//! the RisuAI rule named in the explanation; the entry editor's RisuAI
+//! decorator panel edits it.
 
 use super::*;
 
-/// A RisuAI export: the harbor at `@@depth 2` as the assistant, the
-/// lighthouse kept out by `@@exclude_keys storm`, and an always-active
-/// entry.
+/// A RisuAI export: the harbor at `@@depth 2` as the assistant (in the
+/// folder "Places"), the lighthouse kept out by `@@exclude_keys storm`, an
+/// always-active entry, and the folder.
 const RISU_BOOK: &str = r#"{"type": "risu", "ver": 1, "data": [
  {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 100,
-  "alwaysActive": false, "selective": false, "content": "@@depth 2\n@@role assistant\nTar and salt."},
+  "alwaysActive": false, "selective": false, "content": "@@depth 2\n@@role assistant\nTar and salt.",
+  "folder": "folder:places"},
  {"key": "lighthouse", "secondkey": "", "comment": "Lighthouse", "mode": "normal", "insertorder": 200,
   "alwaysActive": false, "selective": false, "content": "@@exclude_keys storm\nThe light turns."},
  {"key": "", "secondkey": "", "comment": "Always", "mode": "normal", "insertorder": 300,
-  "alwaysActive": true, "selective": false, "content": "Salt everywhere."}
+  "alwaysActive": true, "selective": false, "content": "Salt everywhere."},
+ {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 50,
+  "alwaysActive": false, "selective": false, "content": ""}
 ]}"#;
 
 #[test]
@@ -26,6 +31,31 @@ fn a_risu_export_previews_under_risu_s_rules() {
     let mut driver = Driver::start();
     let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
     app.wait_ready();
+    // The folder is a folder in the list, its entry under it; a click
+    // closes it and opens it again.
+    let folder = format!("{}[data-id=\"3\"]", tid("entry-row"));
+    let harbor = format!("{}[data-id=\"0\"]", tid("entry-row"));
+    wait_until("the folder and its entry", TIMEOUT, || {
+        let state = app.attr(&app.find(&folder)?, "data-folder")?;
+        let ids = app.row_ids()?;
+        let at = |id| ids.iter().position(|&i| i == id);
+        match (state.as_deref(), at(3), at(0)) {
+            (Some("open"), Some(f), Some(h)) if h == f + 1 => Ok(()),
+            _ => Err(format!("folder {state:?}, rows {ids:?}")),
+        }
+    });
+    app.click(&folder);
+    wait_until("the folder closed", TIMEOUT, || {
+        let state = app.attr(&app.find(&folder)?, "data-folder")?;
+        let ids = app.row_ids()?;
+        if state.as_deref() == Some("collapsed") && !ids.contains(&0) {
+            Ok(())
+        } else {
+            Err(format!("folder {state:?}, rows {ids:?}"))
+        }
+    });
+    app.click(&folder);
+    app.wait_for(&harbor);
     app.type_into(
         &tid("chat"),
         "User: We reach the harbor.\nNarrator: The lighthouse stands tall.",
@@ -85,6 +115,34 @@ fn a_risu_export_previews_under_risu_s_rules() {
     wait_until("back under RisuAI's rules", TIMEOUT, || {
         let p = app.preview()?;
         if p.dropped.contains_key(&1) {
+            Ok(())
+        } else {
+            Err(format!("{p:?}"))
+        }
+    });
+    // The RisuAI decorator panel reads the lighthouse's @@exclude_keys and
+    // edits it: with "fog" instead of "storm" the lighthouse is back in.
+    app.select_entry(1, "Lighthouse");
+    let field = format!(
+        "{} {}",
+        tid("risu-decorator-panel"),
+        tid("risu-dec-exclude_keys")
+    );
+    wait_until("the panel reading @@exclude_keys", TIMEOUT, || {
+        let v = app.value(&field)?;
+        if v == "storm" {
+            Ok(())
+        } else {
+            Err(format!("the field holds {v:?}"))
+        }
+    });
+    app.type_into(&field, "fog");
+    let el = app.find(&field).expect("the @@exclude_keys field");
+    app.run(el.send_keys(&char::from(Key::Tab).to_string()))
+        .expect("leave the field");
+    wait_until("the lighthouse back in", TIMEOUT, || {
+        let p = app.preview()?;
+        if p.injected.contains(&1) {
             Ok(())
         } else {
             Err(format!("{p:?}"))

@@ -65,6 +65,8 @@ pub enum DiagnosticMessage {
     EmptyDecoratorName,
     /// A `@@name` this engine does not know.
     UnknownDecorator { name: String },
+    /// Under RisuAI's rules: a decorator RisuAI parses and ignores.
+    NoEffectInRisu { name: String },
     /// A known decorator, as written, with an argument it refuses.
     BadArgument {
         decorator: String,
@@ -163,6 +165,9 @@ impl fmt::Display for DiagnosticMessage {
                 "fallback @@@{name} has no decorator before it to replace; ignored"
             ),
             Self::EmptyDecoratorName => f.write_str("empty decorator name"),
+            Self::NoEffectInRisu { name } => {
+                write!(f, "@@{name}: RisuAI reads it and ignores it; no effect")
+            }
             Self::UnknownDecorator { name } => write!(
                 f,
                 "unknown decorator @@{name}; kept in the content, no effect"

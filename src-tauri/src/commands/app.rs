@@ -30,6 +30,25 @@ pub fn catalog() -> R<Catalog> {
                     }
                 })
                 .collect(),
+            risu_decorators: lorebook_engine::risu::RISU_DECORATORS
+                .iter()
+                .map(|d| {
+                    use lorebook_engine::risu::RisuArg;
+                    let arg = match d.arg {
+                        RisuArg::None => "none",
+                        RisuArg::Int => "int",
+                        RisuArg::Keys => "keys",
+                        RisuArg::Role => "role",
+                        RisuArg::Position => "position",
+                        RisuArg::Text => "text",
+                    };
+                    RisuDecoratorInfo {
+                        name: d.name.into(),
+                        arg: arg.into(),
+                        effect: d.effect,
+                    }
+                })
+                .collect(),
             models: SUGGESTED_MODELS.iter().map(|m| m.to_string()).collect(),
             scan_depth: [SCAN_DEPTH_RANGE.0, SCAN_DEPTH_RANGE.1],
             token_budget: [TOKEN_BUDGET_RANGE.0, TOKEN_BUDGET_RANGE.1],

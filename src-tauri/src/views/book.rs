@@ -95,6 +95,11 @@ pub struct EntryRow {
     pub diagnostics: u32,
     /// The worst of them, for the row's badge.
     pub severity: Option<Severity>,
+    /// A RisuAI folder (`mode: "folder"`): a heading for the entries in
+    /// it, not an entry that fires.
+    pub folder: bool,
+    /// The folder entry this entry is in, when that folder is in the book.
+    pub parent: Option<u64>,
 }
 
 /// The token count of one entry's body, counted after its list row was

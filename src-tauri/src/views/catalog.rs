@@ -15,10 +15,23 @@ pub struct DecoratorInfo {
     pub summary: String,
 }
 
+/// A decorator RisuAI's lorebook code reads, for the decorator panel under
+/// RisuAI's rules (its meaning is worded by the UI: `risuDec.<name>`).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RisuDecoratorInfo {
+    pub name: String,
+    /// `none`, `int`, `keys`, `role`, `position` or `text`.
+    pub arg: String,
+    /// Whether it changes anything in RisuAI 460ecae.
+    pub effect: bool,
+}
+
 /// Static facts the UI needs once.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct Catalog {
     pub decorators: Vec<DecoratorInfo>,
+    /// RisuAI's decorators, in the panel's order.
+    pub risu_decorators: Vec<RisuDecoratorInfo>,
     pub models: Vec<String>,
     pub scan_depth: [u32; 2],
     pub token_budget: [u32; 2],

@@ -167,6 +167,13 @@ impl LintJob {
             lint::lint(&self.cx, &self.books, tokens, self.chat.as_deref())
                 .into_iter()
                 .filter(|p| p.entry.book == self.position)
+                // The checks have no RisuAI rules yet; under them, at least
+                // a decorator RisuAI reads is not called unknown.
+                .filter(|p| {
+                    self.rules != Rules::Risu
+                        || !matches!(&p.finding, Finding::DecoratorUnknown { name }
+                            if lorebook_engine::risu::risu_decorator(name).is_some())
+                })
                 .collect();
         // One map of every entry, not a search per named entry: a big book
         // has thousands of problems naming thousands of entries.

@@ -20,7 +20,9 @@ use lorebook_engine::preview::Preview;
 use super::documents::Doc;
 use super::Workspace;
 use crate::error::AppError;
-use crate::views::{EntryDetail, EntryFilter, EntryRow, ListQuery, RowTokens, SortKey, TokenStep};
+use crate::views::{
+    EntryDetail, EntryFilter, EntryRow, ListQuery, RowTokens, Rules, SortKey, TokenStep,
+};
 
 impl Doc {
     /// The name shown for this book in tabs, dialogs and the window title:
@@ -79,7 +81,76 @@ fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
 pub const COUNT_STEP_BYTES: usize = 256 * 1024;
 
 /// One row of the entry list.
-fn row(e: &Entry, tokens: Option<u32>, (count, worst): (u32, Option<Severity>)) -> EntryRow {
+/// The RisuAI folder fields of an entry: whether it is a folder (then
+/// its folder key, RisuAI's `key`), and the key of the folder it is in.
+fn risu_folder(e: &Entry) -> (Option<&str>, Option<&str>) {
+    let Some(serde_json::Value::Object(ns)) = e.extensions.get(lorebook_engine::risu::lore::NS)
+    else {
+        return (None, None);
+    };
+    let folder = (ns.get("mode").and_then(serde_json::Value::as_str) == Some("folder"))
+        .then(|| e.keys.first().map(String::as_str).unwrap_or(""));
+    let parent = ns.get("folder").and_then(serde_json::Value::as_str);
+    (folder, parent)
+}
+
+/// The folders of a book by RisuAI key, and the folder (entry id) each
+/// entry is in.
+struct Folders<'a>(std::collections::HashMap<&'a str, u64>);
+
+impl<'a> Folders<'a> {
+    fn of(entries: &'a [Entry]) -> Self {
+        Folders(
+            entries
+                .iter()
+                .filter_map(|e| risu_folder(e).0.map(|k| (k, e.id)))
+                .collect(),
+        )
+    }
+
+    /// Whether `e` is a folder, and the folder entry it is in.
+    fn place(&self, e: &Entry) -> (bool, Option<u64>) {
+        let (folder, parent) = risu_folder(e);
+        let parent = parent
+            .and_then(|k| self.0.get(k).copied())
+            .filter(|&p| p != e.id);
+        (folder.is_some(), parent)
+    }
+}
+
+/// Each folder's rows right after its own, in their sorted order; an entry
+/// whose folder is not listed (filtered out) keeps its place.
+fn tree_order(rows: Vec<EntryRow>) -> Vec<EntryRow> {
+    if !rows.iter().any(|r| r.parent.is_some()) {
+        return rows;
+    }
+    let listed: std::collections::HashSet<u64> =
+        rows.iter().filter(|r| r.folder).map(|r| r.id).collect();
+    let mut children: std::collections::HashMap<u64, Vec<EntryRow>> = Default::default();
+    let mut top = Vec::with_capacity(rows.len());
+    for r in rows {
+        match r.parent.filter(|p| listed.contains(p)) {
+            Some(p) => children.entry(p).or_default().push(r),
+            None => top.push(r),
+        }
+    }
+    let mut out = Vec::with_capacity(top.len());
+    for r in top {
+        let id = r.id;
+        out.push(r);
+        if let Some(kids) = children.remove(&id) {
+            out.extend(kids);
+        }
+    }
+    out
+}
+
+fn row(
+    e: &Entry,
+    tokens: Option<u32>,
+    (count, worst): (u32, Option<Severity>),
+    (folder, parent): (bool, Option<u64>),
+) -> EntryRow {
     EntryRow {
         id: e.id,
         name: e.display_name().to_string(),
@@ -91,15 +162,27 @@ fn row(e: &Entry, tokens: Option<u32>, (count, worst): (u32, Option<Severity>)) 
         tokens,
         diagnostics: count,
         severity: worst,
+        folder,
+        parent,
     }
 }
 
 /// The diagnostics of `e`: those the preview compiled when the entry is in
-/// attached book `book` of an up-to-date index, else linted on their own.
-fn diagnostics<'a>(preview: &'a Preview, book: Option<usize>, e: &Entry) -> Cow<'a, [Diagnostic]> {
-    match book.and_then(|b| preview.index().entry(b, e.id)) {
-        Some(c) => Cow::Borrowed(&c.diagnostics),
+/// attached book `book` of an up-to-date index, else linted on their own;
+/// under RisuAI's rules (`risu`), as RisuAI reads its decorators.
+fn diagnostics<'a>(
+    preview: &'a Preview,
+    book: Option<usize>,
+    e: &Entry,
+    risu: bool,
+) -> Cow<'a, [Diagnostic]> {
+    let found = match book.and_then(|b| preview.index().entry(b, e.id)) {
+        Some(c) => Cow::Borrowed(c.diagnostics.as_slice()),
         None => Cow::Owned(lint_entry(e)),
+    };
+    match risu.then(|| lorebook_engine::risu::risu_diagnostics(&found)) {
+        Some(Some(changed)) => Cow::Owned(changed),
+        _ => found,
     }
 }
 
@@ -127,6 +210,7 @@ impl Workspace {
         // is then checked on its own, as an unattached book's are.
         let built = self.refresh();
         let book = self.attached_position(doc).filter(|_| built);
+        let risu = self.rules() == Rules::Risu;
         // Disjoint borrows: the documents are read while the preview counts.
         let d = self
             .docs
@@ -152,9 +236,10 @@ impl Workspace {
         } else {
             COUNT_STEP_BYTES
         };
+        let folders = Folders::of(&d.book.entries);
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {
-            let found = tally(&diagnostics(preview, book, e));
+            let found = tally(&diagnostics(preview, book, e, risu));
             let matches_filter = match q.filter {
                 EntryFilter::All => true,
                 EntryFilter::Enabled => e.enabled,
@@ -173,7 +258,7 @@ impl Workspace {
                     preview.count_tokens(body)
                 })
             });
-            rows.push(row(e, tokens, found));
+            rows.push(row(e, tokens, found, folders.place(e)));
         }
         let key = q.sort;
         rows.sort_by(|a, b| {
@@ -194,7 +279,7 @@ impl Workspace {
                 o
             }
         });
-        Ok(rows)
+        Ok(tree_order(rows))
     }
 
     /// The token counts of the entries of `doc` from position `from` on,
@@ -254,8 +339,10 @@ impl Workspace {
         // diagnostics instead of compiling its keys again.
         let book = self.attached_position(doc).filter(|_| !self.stale);
         let tokens = self.preview.count_tokens(parsed.body);
-        let diagnostics = diagnostics(&self.preview, book, &e).into_owned();
-        let row = row(&e, Some(tokens), tally(&diagnostics));
+        let risu = self.rules() == Rules::Risu;
+        let diagnostics = diagnostics(&self.preview, book, &e, risu).into_owned();
+        let place = Folders::of(&self.doc(doc)?.book.entries).place(&e);
+        let row = row(&e, Some(tokens), tally(&diagnostics), place);
         Ok(EntryDetail {
             st: lorebook_engine::formats::st_fields::read(&e),
             entry: e,

@@ -130,3 +130,121 @@ fn many_entries_left_out_for_one_reason_are_counted_not_listed() {
     assert_eq!(off, SHOWN_PER_KIND);
     assert_eq!(p.more, 7);
 }
+
+/// The decorator panel under RisuAI's rules words each decorator's meaning
+/// through the UI's catalog: every one RisuAI reads has its words in both
+/// languages.
+#[test]
+fn every_risu_decorator_has_its_meaning_in_both_languages() {
+    let locales = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/lib/locales");
+    for file in ["en.ts", "pt-BR.ts"] {
+        let text = std::fs::read_to_string(locales.join(file)).unwrap();
+        for d in lorebook_engine::risu::RISU_DECORATORS {
+            let key = format!("'risuDec.{}':", d.name);
+            assert!(text.contains(&key), "{file} lacks {key}");
+        }
+    }
+}
+
+/// Under RisuAI's rules a decorator RisuAI reads is not unknown, in the
+/// editor, the list's badge or the Problems panel; one it parses and
+/// ignores is a hint that it has no effect.
+#[test]
+fn risu_decorators_are_not_unknown_under_risu_s_rules() {
+    use lorebook_engine::diagnostic::DiagnosticMessage;
+    let (mut ws, doc) = imported();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.content = "@@exclude_keys storm\n@@is_user_icon x\nThe light turns.".into();
+    ws.update_entry(doc, e).unwrap();
+    let unknown = |ws: &mut Workspace| -> Vec<DiagnosticMessage> {
+        ws.entry(doc, 1)
+            .unwrap()
+            .diagnostics
+            .into_iter()
+            .map(|d| d.message)
+            .collect()
+    };
+    assert_eq!(
+        unknown(&mut ws),
+        [DiagnosticMessage::NoEffectInRisu {
+            name: "is_user_icon".into()
+        }]
+    );
+    let problems = ws.lint_job(doc).unwrap().run(&mut ws);
+    assert!(!problems
+        .problems
+        .iter()
+        .any(|p| p.entry.id == 1 && format!("{:?}", p.finding).contains("DecoratorUnknown")));
+    ws.set_rules(Rules::Studio);
+    let studio = unknown(&mut ws);
+    assert!(studio.contains(&DiagnosticMessage::UnknownDecorator {
+        name: "exclude_keys".into()
+    }));
+}
+
+/// RisuAI's folders show as folders: the folder row is marked, its
+/// entries follow it (whatever the sort), and an entry whose folder is
+/// filtered out keeps its own place.
+#[test]
+fn risu_folders_list_as_folders_with_their_entries() {
+    use crate::views::{EntryFilter, ListQuery, SortKey};
+    let book = json!({"type": "risu", "ver": 1, "data": [
+        {"key": "alpha", "secondkey": "", "comment": "Loose", "mode": "normal", "insertorder": 500,
+         "alwaysActive": false, "selective": false, "content": "A."},
+        {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 100,
+         "alwaysActive": false, "selective": false, "content": ""},
+        {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 900,
+         "alwaysActive": false, "selective": false, "content": "Tar.", "folder": "folder:places"},
+        {"key": "tower", "secondkey": "", "comment": "Tower", "mode": "normal", "insertorder": 50,
+         "alwaysActive": false, "selective": false, "content": "Stone.", "folder": "folder:places"}
+    ]});
+    let file = scratch("risu-folders").join("Places.json");
+    std::fs::write(&file, serde_json::to_vec(&book).unwrap()).unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
+        panic!("pending");
+    };
+    let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    let query = |filter| ListQuery {
+        search: String::new(),
+        filter,
+        sort: SortKey::Order,
+        descending: true,
+    };
+    let rows = ws.list(doc, &query(EntryFilter::All)).unwrap();
+    let shape: Vec<(&str, bool, Option<u64>)> = rows
+        .iter()
+        .map(|r| (r.name.as_str(), r.folder, r.parent))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("Loose", false, None),
+            ("Places", true, None),
+            ("Harbor", false, Some(1)),
+            ("Tower", false, Some(1)),
+        ],
+        "by order, descending, each folder's entries after it"
+    );
+    // The folder is disabled in the model (it never fires), so the
+    // "enabled" filter leaves it out and its entries keep their places.
+    let rows = ws.list(doc, &query(EntryFilter::Enabled)).unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["Harbor", "Loose", "Tower"]);
+    // An edited entry's row keeps its folder.
+    assert_eq!(ws.entry(doc, 3).unwrap().row.parent, Some(1));
+    // And the export writes the folder back as a RisuAI folder.
+    let (bytes, _) = lorebook_engine::formats::export(
+        &ws.doc(doc).unwrap().book,
+        lorebook_engine::formats::ExportFormat::Risu,
+    )
+    .unwrap();
+    let back: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(back["data"][1]["mode"], "folder");
+    assert_eq!(back["data"][1]["key"], "folder:places");
+    assert_eq!(back["data"][2]["folder"], "folder:places");
+    assert!(!back["data"][1]["content"]
+        .as_str()
+        .unwrap()
+        .contains("@@dont_activate"));
+}

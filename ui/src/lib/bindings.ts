@@ -96,7 +96,7 @@ export type ArgProblem = { "code": "missing_number" } | { "code": "not_whole_num
 
 export type PatternLimit = "length" | "alternatives" | "groups" | "nesting";
 
-export type DiagnosticMessage = { "code": "fallback_without_previous", name: string, } | { "code": "empty_decorator_name" } | { "code": "unknown_decorator", name: string, } | { "code": "bad_argument", decorator: string, problem: ArgProblem, } | { "code": "repeated", decorator: string, winner: number, } | { "code": "invalid_regex", key: string, secondary: boolean, error: string, } | { "code": "regex_too_large", key: string, secondary: boolean, limit: PatternLimit, max: number, } | { "code": "selective_without_secondary" } | { "code": "no_keys" };
+export type DiagnosticMessage = { "code": "fallback_without_previous", name: string, } | { "code": "empty_decorator_name" } | { "code": "unknown_decorator", name: string, } | { "code": "no_effect_in_risu", name: string, } | { "code": "bad_argument", decorator: string, problem: ArgProblem, } | { "code": "repeated", decorator: string, winner: number, } | { "code": "invalid_regex", key: string, secondary: boolean, error: string, } | { "code": "regex_too_large", key: string, secondary: boolean, limit: PatternLimit, max: number, } | { "code": "selective_without_secondary" } | { "code": "no_keys" };
 
 export type Diagnostic = { 
 /**
@@ -302,7 +302,16 @@ diagnostics: number,
 /**
  * The worst of them, for the row's badge.
  */
-severity: Severity | null, };
+severity: Severity | null, 
+/**
+ * A RisuAI folder (`mode: "folder"`): a heading for the entries in
+ * it, not an entry that fires.
+ */
+folder: boolean, 
+/**
+ * The folder entry this entry is in, when that folder is in the book.
+ */
+parent: number | null, };
 
 export type EntryDetail = { entry: Entry, decorator_lines: Array<DecoratorLine>, 
 /**
@@ -410,7 +419,11 @@ export type DecoratorInfo = { name: string, aliases: Array<string>,
  */
 arg: string, min: number | null, max: number | null, summary: string, };
 
-export type Catalog = { decorators: Array<DecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], export_formats: Array<ExportChoice>, 
+export type Catalog = { decorators: Array<DecoratorInfo>, 
+/**
+ * RisuAI's decorators, in the panel's order.
+ */
+risu_decorators: Array<RisuDecoratorInfo>, models: Array<string>, scan_depth: [number, number], token_budget: [number, number], export_formats: Array<ExportChoice>, 
 /**
  * The model names whose counts are approximate, shown with "≈".
  */
@@ -623,6 +636,16 @@ full_word: boolean,
  * the alternate greeting k (RisuAI's `fmIndex`).
  */
 fm_index: number, };
+
+export type RisuDecoratorInfo = { name: string, 
+/**
+ * `none`, `int`, `keys`, `role`, `position` or `text`.
+ */
+arg: string, 
+/**
+ * Whether it changes anything in RisuAI 460ecae.
+ */
+effect: boolean, };
 
 export type RisuInjectedView = { book: number, id: number, name: string, 
 /**

@@ -22,6 +22,15 @@ export class Documents {
   anchor = $state<number | null>(null);
   /** Bumped to move the focus to the search box (the Find action). */
   focusSearch = $state(0);
+  /** The collapsed folders (RisuAI's), as `doc:id`: their entries are
+   *  left out of the list shown. */
+  collapsed = $state<string[]>([]);
+  /** The rows the list shows: those inside a collapsed folder left out. */
+  shown = $derived.by(() => {
+    const doc = this.doc;
+    if (this.collapsed.length === 0) return this.rows;
+    return this.rows.filter((r) => r.parent === null || !this.collapsed.includes(`${doc}:${r.parent}`));
+  });
 
   /** `report`: how a failure of a background step (`fillTokens`) is
    *  shown; the app passes its error banner. */
@@ -126,11 +135,27 @@ export class Documents {
     }
   }
 
-  /** The id of the row `delta` rows from the selected one, kept in the list. */
+  /** The id of the row `delta` rows from the selected one, kept in the
+   *  list as shown (entries of collapsed folders are passed over). */
   neighbour(delta: number): number | null {
-    if (this.rows.length === 0) return null;
-    const current = this.rows.findIndex((r) => r.id === this.selected[0]);
-    return this.rows[Math.min(this.rows.length - 1, Math.max(0, current + delta))].id;
+    const rows = this.shown;
+    if (rows.length === 0) return null;
+    const current = rows.findIndex((r) => r.id === this.selected[0]);
+    return rows[Math.min(rows.length - 1, Math.max(0, current + delta))].id;
+  }
+
+  /** Whether folder `id` of the shown book is collapsed. */
+  isCollapsed(id: number): boolean {
+    return this.collapsed.includes(`${this.doc}:${id}`);
+  }
+
+  /** Collapses or expands folder `id` of the shown book (`open`: expand;
+   *  default: the other way). */
+  toggleFolder(id: number, open?: boolean) {
+    const key = `${this.doc}:${id}`;
+    const shut = this.collapsed.includes(key);
+    if (open ?? shut) this.collapsed = this.collapsed.filter((k) => k !== key);
+    else if (!shut) this.collapsed = [...this.collapsed, key];
   }
 
   /** Puts one updated row in place; the list is not reloaded, so typing

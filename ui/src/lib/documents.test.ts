@@ -16,7 +16,7 @@ vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) })
 const { Documents } = await import('./documents.svelte');
 
 const row = (id: number, tokens: number | null): EntryRow => ({
-  id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null,
+  id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null, folder: false, parent: null,
 });
 
 describe('the entry list of a big book', () => {
@@ -83,5 +83,29 @@ describe('the entry list of a big book', () => {
     await docs.fillTokens();
     expect(report).toHaveBeenCalledTimes(1);
     expect(docs.rows).toEqual([row(1, null)]);
+  });
+});
+
+describe("RisuAI's folders in the entry list", () => {
+  it('hide their entries while collapsed, per book, and stepping passes over them', () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    const folder = { ...row(1, 0), folder: true, enabled: false };
+    const kid = (id: number) => ({ ...row(id, 0), parent: 1 });
+    docs.rows = [row(0, 0), folder, kid(2), kid(3), row(4, 0)];
+    expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 2, 3, 4]);
+    docs.toggleFolder(1);
+    expect(docs.isCollapsed(1)).toBe(true);
+    expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 4]);
+    docs.selected = [1];
+    expect(docs.neighbour(1)).toBe(4);
+    // Another book's folder with the same id is not collapsed.
+    docs.doc = 2;
+    expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 2, 3, 4]);
+    docs.doc = 1;
+    docs.toggleFolder(1, false);
+    expect(docs.isCollapsed(1)).toBe(true);
+    docs.toggleFolder(1, true);
+    expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 2, 3, 4]);
   });
 });

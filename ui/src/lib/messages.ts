@@ -51,6 +51,7 @@ const diagnosticCodes = {
   fallback_without_previous: 0,
   empty_decorator_name: 0,
   unknown_decorator: 0,
+  no_effect_in_risu: 0,
   bad_argument: 0,
   repeated: 0,
   invalid_regex: 0,

@@ -26,6 +26,8 @@ export interface PreviewHooks {
   changed: () => void;
   /** The selected entry as `[doc, id]`, for the budget advice. */
   selected: () => [number, number] | null;
+  /** The user chose other rules: the entries' diagnostics follow them. */
+  rulesChanged: () => Promise<void>;
 }
 
 export class Preview {
@@ -88,7 +90,7 @@ export class Preview {
   constructor(docs: Documents, run: Run, hooks: Partial<PreviewHooks> = {}) {
     this.docs = docs;
     this.run = run;
-    this.hooks = { changed: () => {}, selected: () => null, ...hooks };
+    this.hooks = { changed: () => {}, selected: () => null, rulesChanged: async () => {}, ...hooks };
   }
 
   /** Whether SillyTavern's rules are in force. */
@@ -227,6 +229,7 @@ export class Preview {
     // The answer is the rules view for the books attached now.
     this.rulesFor = this.booksKey();
     await this.refresh();
+    await this.hooks.rulesChanged();
   }
 
   async setStSettings(settings: StSettingsView) {

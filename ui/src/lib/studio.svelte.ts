@@ -46,6 +46,15 @@ export class Studio {
     // attached books, the rules) the checks read too.
     changed: () => this.problems.schedule(),
     selected: (): [number, number] | null => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
+    // RisuAI reads decorators the guide does not know: the list's badges
+    // and the editor's diagnostics are asked for again.
+    rulesChanged: async () => {
+      await this.entry.flush();
+      await this.docs.reloadList();
+      const doc = this.docs.doc;
+      const id = this.entry.draft?.id;
+      if (doc !== null && id !== undefined) await this.entry.load(doc, id);
+    },
   });
   /** The span of the problem last clicked, for the editor to select once
    *  its entry is shown; `n` tells two clicks on the same problem apart. */

@@ -10,7 +10,7 @@ export function detail(id: number, content: string): EntryDetail {
       content, extensions: {}, extra: {},
     },
     decorator_lines: [], body_line: 0, diagnostics: [], tokens: 3,
-    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null },
+    row: { id, name: 'c', keys: 'moon', enabled: true, constant: false, order: 100, priority: 100, tokens: 3, diagnostics: 0, severity: null, folder: false, parent: null },
     st: { position: 0, depth: 4, group: '' },
   };
 }

@@ -344,7 +344,7 @@ impl fmt::Display for Note {
             ),
             Note::RisuConstant => f.write_str("\"constant\" read as constant (alwaysActive)"),
             Note::RisuFolder => {
-                f.write_str("a RisuAI folder; kept as a disabled entry so it never fires")
+                f.write_str("a RisuAI folder: listed as a folder with its entries, and disabled so it never fires")
             }
             Note::NoBookSettings { tool } => write!(f, "a {tool} export has none; defaults used"),
             Note::WrittenAs { target, value } => write!(f, "written as {target} {value}"),

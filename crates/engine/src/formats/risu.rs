@@ -13,7 +13,7 @@
 //! | `extentions.risu_case_sensitive` | `case_sensitive` | (RisuAI's spelling) |
 //! | `activationPercent` | `extensions["risu"]` | RisuAI's lorebook code never reads it: kept, not a probability |
 //! | — | `whole_words: false` | RisuAI matches keys inside words |
-//! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` entries are folders: kept as disabled entries |
+//! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` entries are folders: disabled (they never fire), listed by the app as folders with the entries whose `folder` names them, and written back as folders |
 //! | top-level fields besides `type`, `ver`, `data` | book `extensions["risu"]` | |
 //!
 //! Export goes through [`crate::risu::Lore::of`], the mapping the `risu`

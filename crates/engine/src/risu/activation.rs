@@ -6,7 +6,7 @@
 use super::decorators::{js_parse_int, run, Line};
 use super::detail::{Found, RisuDrop, RisuWhy};
 use super::matching::{regex_search, KeyTable, QueryKeys, RegexEnd};
-use super::texts::{roll, Texts};
+use super::texts::{body_hits, roll, Texts};
 use super::{Position, Prepared, RisuSettings, RisuState};
 use crate::model::Role;
 
@@ -84,6 +84,12 @@ pub(crate) struct Record {
 pub(crate) struct Request<'p> {
     pub entries: &'p [Prepared],
     pub keys: &'p KeyTable,
+    /// The key hits of each body already scanned as a recursive text, by
+    /// content hash: kept between requests, as an activated entry's body
+    /// is the same text every time.
+    pub body_hits: &'p std::cell::RefCell<
+        std::collections::HashMap<u64, std::sync::Arc<super::matching::Hits>>,
+    >,
     pub settings: &'p RisuSettings,
     pub seed: u64,
     pub request: usize,
@@ -160,7 +166,8 @@ impl Request<'_> {
                             state.vars.insert(format!("da:{key}"));
                         }
                         if recursive {
-                            texts.push_recursive(i, record.body.clone(), self.keys);
+                            let hits = body_hits(self.body_hits, self.keys, &record.body);
+                            texts.push_recursive(i, record.body.clone(), hits);
                             again = true;
                         }
                         records.push(record);

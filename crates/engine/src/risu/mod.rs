@@ -24,6 +24,7 @@ pub mod activation;
 pub mod decorators;
 pub mod detail;
 pub mod finish;
+pub mod known;
 pub mod lore;
 pub mod matching;
 pub mod texts;
@@ -35,6 +36,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 pub use detail::{Found, RisuDrop, RisuWhy};
+pub use known::{risu_decorator, risu_diagnostics, RisuArg, RisuDecorator, RISU_DECORATORS};
 pub use lore::Lore;
 
 use crate::chat::Message;
@@ -300,6 +302,8 @@ pub struct RisuPreview {
     seed: u64,
     comments: Vec<Arc<str>>,
     hits: HashMap<u64, Arc<Hits>>,
+    /// The key hits of activated bodies scanned as recursive texts.
+    body_hits: texts::BodyHits,
     /// Whether any entry carries after-match state.
     stateful: bool,
 }
@@ -382,6 +386,7 @@ impl RisuPreview {
             counter: TokenCounter::with_tokenizer(options.tokenizer),
             seed: options.seed,
             hits: HashMap::new(),
+            body_hits: std::cell::RefCell::new(HashMap::new()),
             stateful,
         }
     }
@@ -426,6 +431,7 @@ impl RisuPreview {
         let request = Request {
             entries: &self.entries,
             keys: &self.keys,
+            body_hits: &self.body_hits,
             settings: &self.settings,
             seed: self.seed,
             request: k,

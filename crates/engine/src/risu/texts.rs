@@ -3,7 +3,7 @@
 //! and the seeded roll that stands in for RisuAI's `Math.random()`
 //! (docs/risu-rules.md, "Activation").
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::detail::Found;
@@ -14,11 +14,11 @@ use super::matching::{Hits, KeyTable, QueryKeys};
 pub(crate) struct Texts<'a> {
     pub messages: Vec<&'a str>,
     pub hits: Vec<Arc<Hits>>,
-    pub(crate) windows: HashMap<usize, (HashSet<u32>, HashSet<u32>)>,
+    pub(crate) windows: HashMap<usize, (FirstSeen, FirstSeen)>,
     pub recursive: Vec<(usize, String)>,
-    pub(crate) recursive_hits: Vec<Hits>,
-    pub(crate) recursive_partial: HashSet<u32>,
-    pub(crate) recursive_full: HashSet<u32>,
+    pub(crate) recursive_hits: Vec<Arc<Hits>>,
+    pub(crate) recursive_partial: FirstSeen,
+    pub(crate) recursive_full: FirstSeen,
 }
 
 impl<'a> Texts<'a> {
@@ -29,8 +29,8 @@ impl<'a> Texts<'a> {
             windows: HashMap::new(),
             recursive: Vec::new(),
             recursive_hits: Vec::new(),
-            recursive_partial: HashSet::new(),
-            recursive_full: HashSet::new(),
+            recursive_partial: FirstSeen::default(),
+            recursive_full: FirstSeen::default(),
         }
     }
 
@@ -53,11 +53,15 @@ impl<'a> Texts<'a> {
     pub(crate) fn ensure_window(&mut self, start: usize) {
         let hits = &self.hits;
         self.windows.entry(start).or_insert_with(|| {
-            let mut partial = HashSet::new();
-            let mut full = HashSet::new();
-            for h in &hits[start..] {
-                partial.extend(h.partial.iter().copied());
-                full.extend(h.full.iter().copied());
+            let mut partial = FirstSeen::default();
+            let mut full = FirstSeen::default();
+            for (m, h) in hits.iter().enumerate().skip(start) {
+                for &id in &h.partial {
+                    partial.note(id, m);
+                }
+                for &id in &h.full {
+                    full.note(id, m);
+                }
             }
             (partial, full)
         });
@@ -65,15 +69,21 @@ impl<'a> Texts<'a> {
 
     /// The keys found in the messages from `start` on (partial, full);
     /// [`Texts::ensure_window`] first.
-    pub(crate) fn window(&self, start: usize) -> (&HashSet<u32>, &HashSet<u32>) {
+    pub(crate) fn window(&self, start: usize) -> (&FirstSeen, &FirstSeen) {
         let (p, f) = &self.windows[&start];
         (p, f)
     }
 
-    pub fn push_recursive(&mut self, entry: usize, body: String, keys: &KeyTable) {
-        let h = keys.hits(&body);
-        self.recursive_partial.extend(h.partial.iter().copied());
-        self.recursive_full.extend(h.full.iter().copied());
+    /// Adds the body of activated entry `entry` as a recursive text, with
+    /// its key hits (`h`, kept by the preview per body).
+    pub fn push_recursive(&mut self, entry: usize, body: String, h: Arc<Hits>) {
+        let at = self.recursive_hits.len();
+        for &id in &h.partial {
+            self.recursive_partial.note(id, at);
+        }
+        for &id in &h.full {
+            self.recursive_full.note(id, at);
+        }
         self.recursive_hits.push(h);
         self.recursive.push((entry, body));
     }
@@ -92,28 +102,14 @@ impl<'a> Texts<'a> {
         let (wp, wf) = self.window(start);
         for (raw, id) in q.raw.iter().zip(&q.ids) {
             let (in_window, in_rec) = if full {
-                (
-                    wf.contains(&id.full),
-                    self.recursive_full.contains(&id.full),
-                )
+                (wf.at(&id.full), self.recursive_full.at(&id.full))
             } else {
-                (
-                    wp.contains(&id.partial),
-                    self.recursive_partial.contains(&id.partial),
-                )
+                (wp.at(&id.partial), self.recursive_partial.at(&id.partial))
             };
-            if in_window {
-                let n = (start..self.messages.len())
-                    .find(|&m| self.hits[m].has(*id, full))
-                    .unwrap_or(start);
-                return Some((raw.clone(), Found::Message { n: n + 1 }));
+            if let Some(m) = in_window {
+                return Some((raw.clone(), Found::Message { n: m + 1 }));
             }
-            if recursive && in_rec {
-                let at = self
-                    .recursive_hits
-                    .iter()
-                    .position(|h| h.has(*id, full))
-                    .unwrap_or(0);
+            if let Some(at) = in_rec.filter(|_| recursive) {
                 let name = names(self.recursive[at].0);
                 return Some((raw.clone(), Found::Entry { name }));
             }
@@ -124,10 +120,12 @@ impl<'a> Texts<'a> {
     /// RisuAI's "all" mode: every key in every scanned text (true when
     /// there are no texts or no keys).
     pub(crate) fn all(&self, q: &QueryKeys, full: bool, start: usize, recursive: bool) -> bool {
-        let texts = self.hits[start..]
-            .iter()
-            .map(|h| h.as_ref())
-            .chain(self.recursive_hits.iter().filter(|_| recursive));
+        let texts = self.hits[start..].iter().map(|h| h.as_ref()).chain(
+            self.recursive_hits
+                .iter()
+                .map(|h| h.as_ref())
+                .filter(|_| recursive),
+        );
         for h in texts {
             if !q.ids.iter().all(|id| h.has(*id, full)) {
                 return false;
@@ -160,4 +158,73 @@ fn splitmix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// The key hits of each body already scanned as a recursive text, by
+/// content hash: kept between requests, as an activated entry's body is
+/// the same text every time.
+pub(crate) type BodyHits = std::cell::RefCell<HashMap<u64, Arc<Hits>>>;
+
+/// The key hits of `body`, scanned once per preview.
+pub(crate) fn body_hits(cache: &BodyHits, keys: &KeyTable, body: &str) -> Arc<Hits> {
+    let h = crate::tokenizer::content_hash(body);
+    if let Some(found) = cache.borrow().get(&h) {
+        return found.clone();
+    }
+    let hits = Arc::new(keys.hits(body));
+    cache.borrow_mut().insert(h, hits.clone());
+    hits
+}
+
+/// Where each key id was first seen (a text's index), as a dense table:
+/// the ids are indexes into the key table, so a lookup is one load
+/// instead of a hash or a search through the texts (the passes ask it
+/// for every candidate entry's every key).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FirstSeen(Vec<u32>);
+
+impl FirstSeen {
+    /// Notes `id` in text `at`, unless it was seen in an earlier one.
+    pub fn note(&mut self, id: u32, at: usize) {
+        let i = id as usize;
+        if i >= self.0.len() {
+            self.0.resize(i + 1, 0);
+        }
+        if self.0[i] == 0 {
+            self.0[i] = at as u32 + 1;
+        }
+    }
+
+    /// The first text `id` was seen in.
+    pub fn at(&self, id: &u32) -> Option<usize> {
+        match self.0.get(*id as usize) {
+            Some(&n) if n > 0 => Some(n as usize - 1),
+            _ => None,
+        }
+    }
+
+    pub fn contains(&self, id: &u32) -> bool {
+        self.at(id).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FirstSeen;
+
+    #[test]
+    fn the_first_text_a_key_was_seen_in_is_kept() {
+        let mut s = FirstSeen::default();
+        s.note(64, 3);
+        s.note(64, 1);
+        s.note(0, 0);
+        s.note(1000, 7);
+        assert_eq!(
+            (s.at(&64), s.at(&0), s.at(&1000)),
+            (Some(3), Some(0), Some(7))
+        );
+        for id in [1, 63, 65, 999, 1001, 100_000] {
+            assert!(!s.contains(&id));
+        }
+    }
 }

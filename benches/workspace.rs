@@ -1,6 +1,7 @@
 //! What the desktop app does per keystroke on a 10,000-entry book: edit one
 //! entry, then recompute the preview; and reload the entry list; under
-//! SillyTavern's rules, a chat keystroke and the view after it. Run with
+//! SillyTavern's and RisuAI's rules, a chat keystroke and the view after
+//! it. Run with
 //! `cargo bench -p lorebook-studio --bench workspace` (numbers in
 //! BENCHMARKS.md).
 
@@ -75,7 +76,38 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
     sillytavern(c, &mut ws, doc);
+    risu(c, &mut ws, doc);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same workspace under RisuAI's rules (its defaults: scan depth 5,
+/// 800 tokens): a chat keystroke, and a keystroke in an entry's body (put
+/// in place, nothing built), each with the view after it.
+fn risu(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
+    ws.set_rules(Rules::Risu);
+    ws.risu_preview(None).unwrap();
+    let units = |text: &str| lorebook_engine::chat::utf16_len(text) as u32;
+    let mut group = c.benchmark_group("workspace_10k_risu");
+    group.sample_size(10);
+    group.bench_function("risu_chat_keystroke_then_view", |b| {
+        b.iter(|| {
+            let len = units(&ws.chat_text);
+            ws.edit_chat(len - 1, 0, "x", len).unwrap();
+            ws.risu_preview(None).unwrap()
+        })
+    });
+    let base = ws.entry(doc, 4000).unwrap().entry.content;
+    let mut n = 0u64;
+    group.bench_function("risu_entry_body_edit_then_view", |b| {
+        b.iter(|| {
+            n += 1;
+            let mut e = ws.entry(doc, 4000).unwrap().entry;
+            e.content = format!("{base} edit {n}");
+            ws.update_entry(doc, e).unwrap();
+            ws.risu_preview(None).unwrap()
+        })
+    });
+    group.finish();
 }
 
 /// The same workspace under SillyTavern's rules, with the settings of the

@@ -178,7 +178,7 @@ pub const KNOWN: &[DecoratorSpec] = &[
         name: "is_greeting",
         aliases: &[],
         arg: ArgKind::None,
-        summary: "fires only while there is no user message yet",
+        summary: "fires only while there is no user message yet (an optional greeting number N, as in card v3, is accepted)",
     },
 ];
 
@@ -336,7 +336,17 @@ fn apply(spec: &DecoratorSpec, arg: Option<&str>, d: &mut Decorators) -> Result<
         }
         ("keep", _) => d.keep = flag()?,
         ("dont_activate_after_match", _) => d.dont_activate_after_match = flag()?,
-        ("is_greeting", _) => d.is_greeting = flag()?,
+        // Card v3's `@@is_greeting N` names a greeting (0 the first
+        // message, k the alternate greeting k − 1). The guide's preview has
+        // one greeting, the chat's opening, so N is accepted (a whole
+        // number, 0 or more), kept in the content for the formats that
+        // read it, and the gate is the same as without it.
+        ("is_greeting", _) => {
+            if arg.is_some() {
+                int(0, i64::MAX)?;
+            }
+            d.is_greeting = true;
+        }
         // `every_known_decorator_is_applied` applies each row of `KNOWN`, so
         // a row without an arm here fails that test before it ships.
         (name, _) => unreachable!("decorator @@{name} is in KNOWN but not applied"),

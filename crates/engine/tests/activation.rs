@@ -386,6 +386,28 @@ fn is_greeting_only_before_the_first_user_message() {
     );
 }
 
+// Card v3's `@@is_greeting N`: the argument is accepted (no diagnostic)
+// and the gate is the one without it; a bad argument is a diagnostic and
+// the line does not apply.
+#[test]
+fn is_greeting_accepts_a_greeting_number() {
+    check(
+        json!({"chat": "Aria: the moon rises\nUser: the moon", "at": [1, 2],
+               "books": [[{"keys": ["moon"], "content": "@@is_greeting 0\nLore."}]]}),
+        r#"
+        request 1: 2/800 tokens
+        in 0/0 "moon" msg 0 4..8
+        request 2: 0/800 tokens
+        out 0/0 gated by @@is_greeting: the chat already has a user message
+        "#,
+    );
+    let ok = lorebook_engine::decorators::parse("@@is_greeting 2\nLore.");
+    assert!(ok.diagnostics.is_empty() && ok.decorators.is_greeting);
+    let bad = lorebook_engine::decorators::parse("@@is_greeting first\nLore.");
+    assert!(!bad.decorators.is_greeting);
+    assert_eq!(bad.diagnostics.len(), 1);
+}
+
 // `check` also asserts that each request equals the log's.
 #[test]
 fn dont_activate_after_match_carries_across_requests() {

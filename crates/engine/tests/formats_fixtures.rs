@@ -531,6 +531,10 @@ fn charx_reads_card_json() {
 fn risu_fixture_maps_every_field() {
     let book = round_trip("risu_all_fields.json", Format::Risu, ExportFormat::Risu);
     assert_eq!(book.extensions["risu"]["exportedBy"], "fixture");
+    assert!(
+        book.recursive_scanning,
+        "RisuAI scans recursively by default"
+    );
     let castle = entry(&book, 0);
     assert_eq!(castle.keys, ["castle", "keep"]);
     assert_eq!(castle.secondary_keys, ["night"]);

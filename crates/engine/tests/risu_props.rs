@@ -95,6 +95,31 @@ fn chat_of(words: &[Vec<String>]) -> Vec<Message> {
         .collect()
 }
 
+/// The keys an entry names, lower-cased: its keys, secondary keys and the
+/// arguments of its key decorators.
+fn named(e: &Entry) -> Vec<String> {
+    let mut out: Vec<String> = e
+        .keys
+        .iter()
+        .chain(&e.secondary_keys)
+        .map(|k| k.trim().to_lowercase())
+        .collect();
+    for line in e.content.lines() {
+        for d in [
+            "@@exclude_keys_all ",
+            "@@exclude_keys ",
+            "@@additional_keys ",
+        ] {
+            if let Some(args) = line.strip_prefix(d) {
+                out.extend(args.split(',').map(|k| k.trim().to_lowercase()));
+                break;
+            }
+        }
+    }
+    out.retain(|k| !k.is_empty());
+    out
+}
+
 /// Each request's result as (entry position in the book, position, depth,
 /// role) in RisuAI's final order.
 fn log(book: &Book, chat: &[Message]) -> Vec<Vec<String>> {
@@ -134,6 +159,39 @@ proptest! {
         let a: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
         let b: serde_json::Value = serde_json::from_slice(&again).unwrap();
         prop_assert_eq!(a, b);
+    }
+
+    /// An entry edited in place (`RisuPreview::replace_entry`) answers as
+    /// a preview built from the edited book; an edit naming a key the
+    /// preview never saw is refused.
+    #[test]
+    fn an_entry_replaced_in_place_answers_as_a_fresh_build(
+        entries in proptest::collection::vec(entry(), 1..6),
+        edited in entry(),
+        which in any::<prop::sample::Index>(),
+        messages in proptest::collection::vec(proptest::collection::vec(word(), 1..4), 1..5),
+    ) {
+        let book = book_of(entries);
+        let chat = chat_of(&messages);
+        let at = which.index(book.entries.len());
+        let mut after = book.clone();
+        let id = after.entries[at].id;
+        after.entries[at] = Entry { id, ..edited };
+        let mut kept = RisuPreview::new(&[&book], RisuSettings::default(), RisuOptions::default());
+        let fresh = |b: &Book| {
+            let mut p = RisuPreview::new(&[b], RisuSettings::default(), RisuOptions::default());
+            (1..=chat.len()).map(|k| format!("{:?}", p.request_after(&chat, k))).collect::<Vec<_>>()
+        };
+        // Warm the kept preview's caches first, as the app's is.
+        let _ = kept.request_after(&chat, chat.len());
+        if kept.replace_entry(0, &after.entries[at]) {
+            let got: Vec<String> = (1..=chat.len()).map(|k| format!("{:?}", kept.request_after(&chat, k))).collect();
+            prop_assert_eq!(got, fresh(&after));
+        } else {
+            // Only a key the book did not name can refuse it.
+            let before: Vec<String> = book.entries.iter().flat_map(named).collect();
+            prop_assert!(named(&after.entries[at]).iter().any(|k| !before.contains(k)));
+        }
     }
 }
 

@@ -95,6 +95,8 @@ pub struct Workspace {
     pub risu_settings: crate::views::RisuSettingsView,
     /// The preview under RisuAI's rules kept between views (see [`risu`]).
     risu: Option<Box<risu::RisuCache>>,
+    /// How many times the RisuAI preview was built, for tests.
+    risu_builds: u64,
     /// Counts changes of the attached books (an edit, a book added,
     /// closed, attached, detached or reloaded): the SillyTavern preview is
     /// built again when it moved.
@@ -132,6 +134,7 @@ impl Default for Workspace {
             st: None,
             risu_settings: risu::default_settings(),
             risu: None,
+            risu_builds: 0,
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,
@@ -157,7 +160,9 @@ impl Workspace {
         let Some(book) = self.attached_position(doc) else {
             return;
         };
+        let risu_current = self.risu_current();
         self.st_follow(book, changes);
+        self.risu_follow(book, changes, risu_current);
         if self.stale {
             // A rebuild is due anyway and will read the current books.
             return;

@@ -4,14 +4,15 @@
 //! The preview ([`RisuPreview`], which reads every entry in its RisuAI
 //! form and compiles the book's keys) is kept with what it was built from
 //! ([`RisuKey`]) and built again only when that differs; an edit of an
-//! attached book changes `books_gen`, so it is built again at the next
-//! view. RisuAI's settings belong to the character in RisuAI; here they
+//! entry that names no new key is put in place (`risu_follow`), any other
+//! change of an attached book builds it again at the next view. RisuAI's settings belong to the character in RisuAI; here they
 //! are one set for the preview, like SillyTavern's.
 
 use lorebook_engine::model::Book;
 use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
+use super::history::Change;
 use super::{Workspace, SHOWN_PER_KIND};
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
@@ -86,6 +87,47 @@ impl Workspace {
         }
     }
 
+    /// Whether the kept RisuAI preview was built from what it would be
+    /// built from now.
+    pub(super) fn risu_current(&self) -> bool {
+        self.risu.as_ref().is_some_and(|c| c.key == self.risu_key())
+    }
+
+    /// Follows `changes` of attached book `book` (see `Workspace::sync`),
+    /// given whether the kept preview was current before them: entries
+    /// edited without naming a new key are put in place (typing in an
+    /// entry's body builds nothing, see `RisuPreview::replace_entry`); any
+    /// other change leaves it to be built at the next view.
+    pub(super) fn risu_follow(&mut self, book: usize, changes: &[Change], current: bool) {
+        if !current {
+            return;
+        }
+        let key = self.risu_key();
+        let Some(c) = self.risu.as_deref_mut() else {
+            return;
+        };
+        for change in changes {
+            let in_place = match change {
+                Change::Entry {
+                    before: Some(_),
+                    after: Some(e),
+                    ..
+                } => c.preview.replace_entry(book, e),
+                _ => false,
+            };
+            if !in_place {
+                return;
+            }
+        }
+        c.key = key;
+    }
+
+    /// How many times the RisuAI preview was built, for tests.
+    #[cfg(test)]
+    pub(super) fn risu_builds(&self) -> u64 {
+        self.risu_builds
+    }
+
     /// Builds the RisuAI preview unless the kept one is current.
     fn risu_ready(&mut self) -> Result<&mut RisuPreview, AppError> {
         let key = self.risu_key();
@@ -110,6 +152,7 @@ impl Workspace {
                     seed: settings.seed,
                 },
             );
+            self.risu_builds += 1;
             self.risu = Some(Box::new(RisuCache { key, preview }));
         }
         match self.risu.as_deref_mut() {

@@ -248,3 +248,33 @@ fn risu_folders_list_as_folders_with_their_entries() {
         .unwrap()
         .contains("@@dont_activate"));
 }
+
+/// Typing in an entry's body under RisuAI's rules puts the entry in place
+/// (no new build); a key the preview never saw builds it again. Both
+/// answer as the edited book does.
+#[test]
+fn typing_in_an_entry_does_not_build_the_risu_preview_again() {
+    let (mut ws, doc) = imported();
+    ws.risu_preview(None).unwrap();
+    assert_eq!(ws.risu_builds(), 1);
+    let mut e = ws.entry(doc, 0).unwrap().entry;
+    e.content = "@@depth 2\n@@role assistant\nTar, salt and rope.".into();
+    let answer = ws
+        .edit_entry(doc, e.clone(), Some(PreviewAsk::Risu { request: None }))
+        .unwrap();
+    assert_eq!(ws.risu_builds(), 1, "put in place");
+    let Some(PreviewAnswer::Risu { view }) = answer.preview else {
+        panic!("the RisuAI preview rides along");
+    };
+    let harbor = view.injected.iter().find(|i| i.name == "Harbor").unwrap();
+    assert_eq!(harbor.tokens, 6, "the new body is counted");
+    // A new key: built again.
+    e.keys = vec!["quay".into()];
+    ws.edit_entry(doc, e, None).unwrap();
+    let p = ws.risu_preview(None).unwrap();
+    assert_eq!(ws.risu_builds(), 2);
+    assert!(
+        !p.injected.iter().any(|i| i.name == "Harbor"),
+        "no quay in the chat"
+    );
+}

@@ -7,7 +7,10 @@
 //! Fields v3 has no place for live in the entry's `extensions` under the
 //! names SillyTavern reads there: `match_whole_words`, `role` (0/1/2) and
 //! `selectiveLogic` (0–3). Every field the model does not own is kept in
-//! `extra` and written back, so load → save keeps the file's meaning.
+//! `extra` and written back, so load → save keeps the file's meaning. An
+//! entry imported with an id the editor cannot use (a UUID) is written
+//! with that id, and with the editor's own id in `extensions` as
+//! `lorebook_studio_id`, which reading takes back.
 
 use serde_json::{json, Value};
 
@@ -194,6 +197,13 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
     if let Some(logic) = take_st_number(&mut ext, "selectiveLogic", SecondaryLogic::from_st) {
         e.secondary_logic = logic;
     }
+    // The editor's id of an entry written with its source id.
+    if e.id == NO_ID && obj.contains_key(ORIGINAL_ID) {
+        if let Some(id) = ext.get(EDITOR_ID).and_then(usable_id) {
+            e.id = id;
+            ext.remove(EDITOR_ID);
+        }
+    }
     e.extensions = ext;
     e.extra = obj;
     Ok(e)
@@ -215,6 +225,13 @@ fn take_st_number<T>(ext: &mut Object, key: &str, from_st: fn(u64) -> Option<T>)
 /// use as its id (see [`usable_id`]); the native export writes it back as
 /// the entry's `id`.
 pub const ORIGINAL_ID: &str = "original_id";
+
+/// The extension holding the editor's id of an entry written with its
+/// source id ([`ORIGINAL_ID`]): read back, the entry gets the same id
+/// again, whatever ids its neighbours have (found by fuzzing: an entry
+/// with a text id before one without any was given 0 on import and 2 on
+/// reading its native file back).
+const EDITOR_ID: &str = "lorebook_studio_id";
 
 /// A source id usable as an entry id as it is: an integer from 0 to
 /// [`MAX_ID`], as a JSON number or a string of digits. Anything else
@@ -392,6 +409,9 @@ fn entry_to_object(e: &Entry, id: Value) -> Object {
     o.insert("content".into(), json!(e.content));
     let mut ext = e.extensions.clone();
     ext.insert("match_whole_words".into(), json!(e.whole_words));
+    if restored {
+        ext.insert(EDITOR_ID.into(), json!(e.id));
+    }
     // A `role` or `selectiveLogic` the reader could not interpret stayed in
     // the extensions and the entry got the default; it is written back as
     // it was while the entry keeps that default, so a save and load keeps

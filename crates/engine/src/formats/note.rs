@@ -72,6 +72,8 @@ pub enum Note {
     RisuFolder,
     /// A RisuAI export carries no book settings.
     NoBookSettings { tool: String },
+    /// RisuAI scans recursively unless told not to: recursion on.
+    RisuRecursion,
 
     // Values an export writes in another form.
     /// A decorator or field written as the target's `target` field.
@@ -209,6 +211,7 @@ impl Note {
             Note::RisuConstant,
             Note::RisuFolder,
             Note::NoBookSettings { tool: s() },
+            Note::RisuRecursion,
             Note::WrittenAs {
                 target: s(),
                 value: s(),
@@ -347,6 +350,9 @@ impl fmt::Display for Note {
                 f.write_str("a RisuAI folder: listed as a folder with its entries, and disabled so it never fires")
             }
             Note::NoBookSettings { tool } => write!(f, "a {tool} export has none; defaults used"),
+            Note::RisuRecursion => {
+                f.write_str("not in the file; on, as RisuAI scans recursively by default")
+            }
             Note::WrittenAs { target, value } => write!(f, "written as {target} {value}"),
             Note::DisabledAsDecorator => {
                 f.write_str("RisuAI has no switch; written as the @@dont_activate decorator")

@@ -104,11 +104,15 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     let mut book = Book::default();
     put_ns(&mut book.extensions, NS, top);
     report.book.approx(
-        "name, description, scan_depth, token_budget, recursive_scanning",
+        "name, description, scan_depth, token_budget",
         Note::NoBookSettings {
             tool: MAPPING.tool.into(),
         },
     );
+    book.recursive_scanning = true;
+    report
+        .book
+        .approx("recursive_scanning", Note::RisuRecursion);
     let path = |i| format!("data[{i}]");
     import_entries(book, report, &MAPPING, data, path, &raw_top)
 }

@@ -120,6 +120,7 @@ impl KeyTable {
             }
             let lowered = k.to_lowercase();
             let needle = lowered.replace(' ', "");
+
             let next = self.needles.len() as u32;
             let partial = *self.partial.entry(needle.clone()).or_insert_with(|| {
                 self.needles.push(needle);
@@ -131,6 +132,24 @@ impl KeyTable {
             q.ids.push(KeyIds { partial, full });
         }
         q
+    }
+
+    /// The keys of a list when every one is already in the table (a
+    /// finished table's automaton cannot take more); `None` otherwise.
+    pub fn lookup<'k>(&self, keys: impl IntoIterator<Item = &'k str>) -> Option<QueryKeys> {
+        let mut q = QueryKeys::default();
+        for k in keys {
+            let k = js_trim(k);
+            if k.is_empty() {
+                continue;
+            }
+            let lowered = k.to_lowercase();
+            let partial = *self.partial.get(&lowered.replace(' ', ""))?;
+            let full = *self.full.get(&lowered)?;
+            q.raw.push(k.to_string());
+            q.ids.push(KeyIds { partial, full });
+        }
+        Some(q)
     }
 
     /// Builds the automaton once every key is in.

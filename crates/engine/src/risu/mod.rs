@@ -310,7 +310,100 @@ pub struct RisuPreview {
 
 const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_all"];
 
+/// Whether an entry's decorators make it keep state across requests.
+fn keeps_state(p: &Prepared) -> bool {
+    p.lines.iter().any(|l| {
+        matches!(
+            l.name.as_str(),
+            "keep_activate_after_match" | "dont_activate_after_match"
+        )
+    })
+}
+
+/// Entry `e` of book `b`, at `index` among all, read for the rules; its
+/// key lists go through `keys` (which interns them while the table is
+/// built, and only finds them afterwards: `None` when one is new).
+fn prepare(
+    e: &crate::model::Entry,
+    b: usize,
+    index: usize,
+    keys: &mut dyn FnMut(&mut dyn Iterator<Item = &str>) -> Option<QueryKeys>,
+) -> Option<Prepared> {
+    let (lore, _) = Lore::of(e);
+    let parsed = decorators::parse(&lore.content);
+    let primary = keys(&mut lore.key.split(','))?;
+    let secondary = keys(&mut lore.secondkey.split(','))?;
+    let mut deco_keys = Vec::with_capacity(parsed.lines.len());
+    for l in &parsed.lines {
+        deco_keys.push(if KEY_LINES.contains(&l.name.as_str()) {
+            keys(&mut l.args.iter().map(String::as_str))?
+        } else {
+            QueryKeys::default()
+        });
+    }
+    let dynamic = parsed.lines.iter().any(|l| {
+        matches!(
+            l.name.as_str(),
+            "activate" | "keep_activate_after_match" | "dont_activate_after_match" | "scan_depth"
+        ) || (l.name == "position" && l.args.is_empty())
+    });
+    let quick = !lore.always_active && !lore.key.is_empty() && lore.mode != "child" && !dynamic;
+    let name = if lore.comment.is_empty() {
+        format!("lorebook {index}")
+    } else {
+        lore.comment.clone()
+    };
+    let state_key = match &lore.id {
+        Some(id) => id.clone(),
+        None => format!("#{:016x}", content_hash(&lore.content)),
+    };
+    Some(Prepared {
+        book: b,
+        id: e.id,
+        lines: parsed.lines,
+        body: parsed.body,
+        primary,
+        secondary,
+        deco_keys,
+        quick,
+        name,
+        state_key,
+        lore,
+    })
+}
+
 impl RisuPreview {
+    /// Puts the edited entry `e` of book `book` in place without building
+    /// the preview again, when every key it names is already known (typing
+    /// in an entry's body); `false` when it cannot (a new key, an entry
+    /// not in the preview), and the preview must be built again. The
+    /// answers are then those of a preview built from the edited books.
+    pub fn replace_entry(&mut self, book: usize, e: &crate::model::Entry) -> bool {
+        let Some(index) = self
+            .entries
+            .iter()
+            .position(|p| p.book == book && p.id == e.id)
+        else {
+            return false;
+        };
+        let keys = &self.keys;
+        let Some(p) = prepare(e, book, index, &mut |list: &mut dyn Iterator<
+            Item = &str,
+        >| { keys.lookup(list) }) else {
+            return false;
+        };
+        let was = keeps_state(&self.entries[index]);
+        let now = keeps_state(&p);
+        self.comments[index] = Arc::from(p.name.as_str());
+        self.entries[index] = p;
+        if now {
+            self.stateful = true;
+        } else if was {
+            self.stateful = self.entries.iter().any(keeps_state);
+        }
+        true
+    }
+
     /// The books' entries are concatenated in order, as RisuAI
     /// concatenates the character's, the chat's and the modules' books.
     pub fn new(books: &[&Book], settings: RisuSettings, options: RisuOptions) -> Self {
@@ -319,65 +412,14 @@ impl RisuPreview {
         for (b, book) in books.iter().enumerate() {
             for e in &book.entries {
                 let index = entries.len();
-                let (lore, _) = Lore::of(e);
-                let parsed = decorators::parse(&lore.content);
-                let primary = keys.query(lore.key.split(','));
-                let secondary = keys.query(lore.secondkey.split(','));
-                let deco_keys = parsed
-                    .lines
-                    .iter()
-                    .map(|l| {
-                        if KEY_LINES.contains(&l.name.as_str()) {
-                            keys.query(l.args.iter().map(String::as_str))
-                        } else {
-                            QueryKeys::default()
-                        }
-                    })
-                    .collect();
-                let dynamic = parsed.lines.iter().any(|l| {
-                    matches!(
-                        l.name.as_str(),
-                        "activate"
-                            | "keep_activate_after_match"
-                            | "dont_activate_after_match"
-                            | "scan_depth"
-                    ) || (l.name == "position" && l.args.is_empty())
+                let prepared = prepare(e, b, index, &mut |list: &mut dyn Iterator<Item = &str>| {
+                    Some(keys.query(list))
                 });
-                let quick =
-                    !lore.always_active && !lore.key.is_empty() && lore.mode != "child" && !dynamic;
-                let name = if lore.comment.is_empty() {
-                    format!("lorebook {index}")
-                } else {
-                    lore.comment.clone()
-                };
-                let state_key = match &lore.id {
-                    Some(id) => id.clone(),
-                    None => format!("#{:016x}", content_hash(&lore.content)),
-                };
-                entries.push(Prepared {
-                    book: b,
-                    id: e.id,
-                    lines: parsed.lines,
-                    body: parsed.body,
-                    primary,
-                    secondary,
-                    deco_keys,
-                    quick,
-                    name,
-                    state_key,
-                    lore,
-                });
+                entries.extend(prepared);
             }
         }
         keys.finish();
-        let stateful = entries.iter().any(|p| {
-            p.lines.iter().any(|l| {
-                matches!(
-                    l.name.as_str(),
-                    "keep_activate_after_match" | "dont_activate_after_match"
-                )
-            })
-        });
+        let stateful = entries.iter().any(keeps_state);
         RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             entries,

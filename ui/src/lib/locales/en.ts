@@ -576,6 +576,7 @@ export const en = {
   'note.st_use_regex_ignored': 'true as SillyTavern writes it on every entry (it ignores it); read as plain keys',
   'note.risu_constant': '"constant" read as constant (alwaysActive)',
   'note.risu_folder': 'a RisuAI folder: listed as a folder with its entries, and disabled so it never fires',
+  'note.risu_recursion': 'not in the file; on, as RisuAI scans recursively by default',
   'note.no_book_settings': 'a {tool} export has none; defaults used',
   'note.written_as': 'written as {target} {value}',
   'note.disabled_as_decorator': 'RisuAI has no switch; written as the @@dont_activate decorator',

@@ -578,6 +578,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.st_use_regex_ignored': 'true, como o SillyTavern grava em toda entrada (e ignora); lido como chaves simples',
   'note.risu_constant': '"constant" lido como constante (alwaysActive)',
   'note.risu_folder': 'uma pasta do RisuAI: listada como pasta com suas entradas, e desativada para nunca disparar',
+  'note.risu_recursion': 'não está no arquivo; ligada, pois o RisuAI busca recursivamente por padrão',
   'note.no_book_settings': 'uma exportação do {tool} não tem esses campos; usados os padrões',
   'note.written_as': 'gravado como {target} {value}',
   'note.disabled_as_decorator': 'o RisuAI não tem essa opção; gravado como o decorador @@dont_activate',

@@ -321,13 +321,7 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
         // so memory stays flat however long the chat.
         p.log_each(&chat, |r| print(&r));
     } else {
-        let k = args.request.unwrap_or(chat.len());
-        if k > chat.len() {
-            return Err(format!(
-                "--request {k} is past the end of the chat ({} messages)",
-                chat.len()
-            ));
-        }
+        let k = args.request_in(chat.len())?;
         print(&p.request(&chat, k));
     }
     Ok(())

@@ -10,7 +10,6 @@
 //! RisuAI would hold by then.
 
 use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuResult, RisuSettings};
-use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::{json, Value};
 
 use super::{emit, load_chat, read_text, PreviewArgs};
@@ -35,14 +34,8 @@ fn number(n: f64) -> Value {
 }
 
 pub fn preview(args: &PreviewArgs) -> Result<(), String> {
-    let tokenizer = match args.tokenizer.as_deref() {
-        Some(file) => crate::tokens::load_tokenizer(file)?,
-        None => tokenizer_for_model(&args.model)?,
-    };
-    let counted_with = match &args.tokenizer {
-        Some(file) => file.display().to_string(),
-        None => crate::tokens::model_label(&args.model),
-    };
+    let (tokenizer, counted_with) =
+        crate::tokens::preview_tokenizer(args.tokenizer.as_deref(), &args.model)?;
     let settings = settings_of(args)?;
     let mut books = Vec::new();
     for path in &args.books {
@@ -68,13 +61,7 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
     if args.log {
         p.log_each(&chat, |r| print(&r));
     } else {
-        let k = args.request.unwrap_or(chat.len());
-        if k > chat.len() {
-            return Err(format!(
-                "--request {k} is past the end of the chat ({} messages)",
-                chat.len()
-            ));
-        }
+        let k = args.request_in(chat.len())?;
         print(&p.request_after(&chat, k));
     }
     Ok(())

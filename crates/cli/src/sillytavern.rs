@@ -14,7 +14,6 @@ use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, PromptSource, StOptions,
     StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
 };
-use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::{json, Value};
 
 use super::{emit, read_text, PreviewArgs};
@@ -200,14 +199,8 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
     // Loaded before the books and the chat, so a wrong file or model fails
     // fast. The model's tokenizer is of any family, as under the guide's
     // rules: OpenAI's built in, the others read from their files.
-    let tokenizer = match args.tokenizer.as_deref() {
-        Some(file) => crate::tokens::load_tokenizer(file)?,
-        None => tokenizer_for_model(&args.model)?,
-    };
-    let counted_with = match &args.tokenizer {
-        Some(file) => file.display().to_string(),
-        None => crate::tokens::model_label(&args.model),
-    };
+    let (tokenizer, counted_with) =
+        crate::tokens::preview_tokenizer(args.tokenizer.as_deref(), &args.model)?;
     let settings = settings_of(args.st_settings.as_deref())?;
     let mut books = Vec::new();
     for path in &args.books {
@@ -293,13 +286,8 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             let r = p.request(&chat[..k], max_context, &mut state);
             print(&mut p, &r);
         }
-    } else if let Some(k) = args.request {
-        if k > chat.len() {
-            return Err(format!(
-                "--request {k} is past the end of the chat ({} messages)",
-                chat.len()
-            ));
-        }
+    } else if args.request.is_some() {
+        let k = args.request_in(chat.len())?;
         let mut last = None;
         p.log(&chat[..k], max_context, |r| last = Some(r));
         let r = match last {

@@ -75,6 +75,18 @@ pub fn tokens(path: &Path, model: &str, tokenizer_file: Option<&Path>) -> Result
     Ok(())
 }
 
+/// The tokenizer a preview counts with (the user's file, else the model's,
+/// of any family) and how the output names it.
+pub fn preview_tokenizer(file: Option<&Path>, model: &str) -> Result<(Tokenizer, String), String> {
+    match file {
+        Some(file) => Ok((load_tokenizer(file)?, file.display().to_string())),
+        None => Ok((
+            lorebook_engine::tokenizer::tokenizer_for_model(model)?,
+            model_label(model),
+        )),
+    }
+}
+
 /// "MODEL, FAMILY" and "≈" for an approximate family.
 pub fn model_label(model: &str) -> String {
     match family_of(model) {

@@ -341,7 +341,12 @@ impl Workspace {
         let tokens = self.preview.count_tokens(parsed.body);
         let risu = self.rules() == Rules::Risu;
         let diagnostics = diagnostics(&self.preview, book, &e, risu).into_owned();
-        let place = Folders::of(&self.doc(doc)?.book.entries).place(&e);
+        // The book's folders are looked up only for an entry in one (this
+        // runs per keystroke in the editor).
+        let place = match risu_folder(&e) {
+            (folder, None) => (folder.is_some(), None),
+            _ => Folders::of(&self.doc(doc)?.book.entries).place(&e),
+        };
         let row = row(&e, Some(tokens), tally(&diagnostics), place);
         Ok(EntryDetail {
             st: lorebook_engine::formats::st_fields::read(&e),

@@ -13,7 +13,9 @@ use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, Risu
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
 use super::history::Change;
-use super::{Workspace, SHOWN_PER_KIND};
+use super::st::{in_place, name_of};
+use super::view::PerKind;
+use super::Workspace;
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
     RisuDroppedView, RisuFailureView, RisuInjectedView, RisuPreviewView, RisuSettingsView,
@@ -106,20 +108,9 @@ impl Workspace {
         let Some(c) = self.risu.as_deref_mut() else {
             return;
         };
-        for change in changes {
-            let in_place = match change {
-                Change::Entry {
-                    before: Some(_),
-                    after: Some(e),
-                    ..
-                } => c.preview.replace_entry(book, e),
-                _ => false,
-            };
-            if !in_place {
-                return;
-            }
+        if in_place(changes, |e| c.preview.replace_entry(book, e)) {
+            c.key = key;
         }
-        c.key = key;
     }
 
     /// How many times the RisuAI preview was built, for tests.
@@ -173,41 +164,25 @@ impl Workspace {
     }
 
     fn risu_view(&self, r: RisuResult, requests: usize) -> RisuPreviewView {
-        let name = |comment: &str, id: u64| {
-            if comment.trim().is_empty() {
-                format!("#{id}")
-            } else {
-                comment.to_string()
-            }
-        };
         let mut unmatched = 0u32;
         let mut more = 0u32;
         let mut dropped = Vec::new();
         // Per reason, the first few are listed and the rest counted, so
         // what crosses per keystroke does not grow with the book.
-        let mut seen: Vec<(std::mem::Discriminant<RisuDrop>, usize)> = Vec::new();
+        let mut seen = PerKind::new();
         for d in r.dropped {
             if matches!(d.reason, RisuDrop::NoMatch | RisuDrop::EmptyKey) {
                 unmatched += 1;
                 continue;
             }
-            let kind = std::mem::discriminant(&d.reason);
-            let n = match seen.iter_mut().find(|(k, _)| *k == kind) {
-                Some((_, n)) => n,
-                None => {
-                    seen.push((kind, 0));
-                    &mut seen.last_mut().expect("just pushed").1
-                }
-            };
-            *n += 1;
-            if *n > SHOWN_PER_KIND {
+            if !seen.shown(std::mem::discriminant(&d.reason)) {
                 more += 1;
                 continue;
             }
             dropped.push(RisuDroppedView {
                 book: d.book as u32,
                 id: d.id,
-                name: name(&d.comment, d.id),
+                name: name_of(&d.comment, d.id),
                 why: d.reason,
             });
         }
@@ -224,7 +199,7 @@ impl Workspace {
                 .map(|i| RisuInjectedView {
                     book: i.book as u32,
                     id: i.id,
-                    name: name(&i.comment, i.id),
+                    name: name_of(&i.comment, i.id),
                     position: i.position.to_string(),
                     depth: i.depth,
                     role: i.role,

@@ -19,7 +19,8 @@ use lorebook_engine::tokenizer::tokenizer_for_model;
 use super::history::Change;
 use super::st_rules::engine_settings;
 use super::view::diff;
-use super::{Workspace, SHOWN_PER_KIND};
+use super::view::PerKind;
+use super::Workspace;
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
     AttachedBook, EntryRef, StAbsentView, StDroppedView, StInjectedView, StLogRow,
@@ -141,20 +142,9 @@ impl Workspace {
         let Some(c) = self.st.as_deref_mut() else {
             return;
         };
-        for change in changes {
-            let in_place = match change {
-                Change::Entry {
-                    before: Some(_),
-                    after: Some(e),
-                    ..
-                } => c.preview.replace_entry(book, e),
-                _ => false,
-            };
-            if !in_place {
-                return;
-            }
+        if in_place(changes, |e| c.preview.replace_entry(book, e)) {
+            c.key = key;
         }
-        c.key = key;
     }
 
     /// Makes the kept SillyTavern preview current with the inputs and its
@@ -324,21 +314,11 @@ impl Workspace {
         }
         // Most of a big book is "no match": those past the first few are
         // counted without making anything (this loop runs per keystroke).
-        let mut seen: Vec<(DropKind, u32)> = Vec::new();
+        let mut seen = PerKind::new();
         let mut dropped = Vec::new();
         for d in r.not_placed.iter().chain(&r.dropped) {
-            if matches!(d.kind, DropKind::NoMatch | DropKind::Disabled) {
-                let n = match seen.iter_mut().find(|(k, _)| *k == d.kind) {
-                    Some((_, n)) => n,
-                    None => {
-                        seen.push((d.kind, 0));
-                        &mut seen.last_mut().expect("just pushed").1
-                    }
-                };
-                *n += 1;
-                if *n as usize > SHOWN_PER_KIND {
-                    continue;
-                }
+            if matches!(d.kind, DropKind::NoMatch | DropKind::Disabled) && !seen.shown(d.kind) {
+                continue;
             }
             dropped.push(StDroppedView {
                 book: d.book as u32,
@@ -349,12 +329,8 @@ impl Workspace {
             });
         }
         let omitted = seen
-            .into_iter()
-            .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
-            .map(|(kind, n)| StOmittedDropped {
-                kind,
-                count: n - SHOWN_PER_KIND as u32,
-            })
+            .omitted()
+            .map(|(kind, count)| StOmittedDropped { kind, count })
             .collect();
         StPreviewView {
             books: self.attached_views(),
@@ -469,7 +445,24 @@ fn source_view(s: &PromptSource) -> StPromptSourceView {
     }
 }
 
-fn name_of(comment: &str, id: u64) -> String {
+/// Whether every change is an edit of an existing entry that `put` could
+/// put in place in a kept preview (stopping at the first it could not).
+pub(super) fn in_place(
+    changes: &[Change],
+    mut put: impl FnMut(&lorebook_engine::model::Entry) -> bool,
+) -> bool {
+    changes.iter().all(|change| match change {
+        Change::Entry {
+            before: Some(_),
+            after: Some(e),
+            ..
+        } => put(e),
+        _ => false,
+    })
+}
+
+/// A preview's name of an entry: its comment, else `#id`.
+pub(super) fn name_of(comment: &str, id: u64) -> String {
     if comment.trim().is_empty() {
         format!("#{id}")
     } else {

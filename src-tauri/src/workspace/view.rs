@@ -22,6 +22,38 @@ use crate::views::{
 /// How many "no match" and "disabled" entries a preview view lists.
 pub const SHOWN_PER_KIND: usize = 100;
 
+/// Counts the dropped entries of each kind a preview view meets, so that
+/// past the first [`SHOWN_PER_KIND`] of a kind they are counted, not made
+/// (the views are built per keystroke).
+pub(super) struct PerKind<K>(Vec<(K, u32)>);
+
+impl<K: PartialEq> PerKind<K> {
+    pub fn new() -> Self {
+        PerKind(Vec::new())
+    }
+
+    /// Counts one more of `kind`: whether it is still among those shown.
+    pub fn shown(&mut self, kind: K) -> bool {
+        let n = match self.0.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => n,
+            None => {
+                self.0.push((kind, 0));
+                &mut self.0.last_mut().expect("just pushed").1
+            }
+        };
+        *n += 1;
+        *n as usize <= SHOWN_PER_KIND
+    }
+
+    /// Each kind with how many of it were counted and not shown.
+    pub fn omitted(self) -> impl Iterator<Item = (K, u32)> {
+        self.0
+            .into_iter()
+            .filter(|(_, n)| *n as usize > SHOWN_PER_KIND)
+            .map(|(k, n)| (k, n - SHOWN_PER_KIND as u32))
+    }
+}
+
 impl Workspace {
     pub fn set_chat(&mut self, text: String) {
         match chat::parse(&text, &self.chat_options) {

@@ -24,6 +24,7 @@ use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, 
 use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::profile::{self, Detail, ProfileName};
 use lorebook_engine::prompt::Block;
 use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
@@ -139,8 +140,8 @@ struct PreviewArgs {
     #[arg(long)]
     json: bool,
     /// Whose rules: studio (the guide's), sillytavern or risu.
-    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern", "risu"])]
-    rules: String,
+    #[arg(long, default_value = "studio", value_parser = books::parse_profile)]
+    rules: ProfileName,
     /// RisuAI settings: loreBookDepth, loreBookToken, loreSettings
     /// {tokenBudget, scanDepth, recursiveScanning, fullWordMatching},
     /// fmIndex (RisuAI rules).
@@ -235,19 +236,15 @@ fn load_chat(path: &Path, user_names: &[String]) -> Result<Vec<Message>, String>
     Ok(chat.messages)
 }
 
-/// The model RisuAI's reference counts with when none is named.
-const RISU_DEFAULT_MODEL: &str = "gpt-4";
-
 fn preview(mut args: PreviewArgs) -> Result<(), String> {
-    args.model = match (&args.model_given, args.rules.as_str()) {
-        (Some(m), _) => m.clone(),
-        (None, "risu") => RISU_DEFAULT_MODEL.to_string(),
-        (None, _) => DEFAULT_MODEL.to_string(),
+    args.model = match &args.model_given {
+        Some(m) => m.clone(),
+        None => args.rules.info().default_model.to_string(),
     };
-    match args.rules.as_str() {
-        "sillytavern" => return sillytavern::preview(&args),
-        "risu" => return risu::preview(&args),
-        _ => {}
+    match args.rules {
+        ProfileName::Sillytavern => return sillytavern::preview(&args),
+        ProfileName::Risu => return risu::preview(&args),
+        ProfileName::Studio => {}
     }
     // Loaded before the books and the chat, so a wrong file fails fast.
     let tokenizer = args.tokenizer.as_deref().map(load_tokenizer).transpose()?;
@@ -309,22 +306,17 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
     let list = Listing {
         unmatched: args.list_unmatched,
     };
-    let print = |r: &RequestResult| {
+    let mut p = profile::studio(p);
+    books::drive(&mut *p, &chat, &args, &mut |o| {
+        let Detail::Studio(r) = &o.detail else {
+            return;
+        };
         if args.json {
             emit_json(&RequestJson::new(r, names, list));
         } else {
             emit(&render(r, names, &chat, &diagnostics, &counted_with, list));
         }
-    };
-    if args.log {
-        // Streamed: each request is printed and dropped before the next,
-        // so memory stays flat however long the chat.
-        p.log_each(&chat, |r| print(&r));
-    } else {
-        let k = args.request_in(chat.len())?;
-        print(&p.request(&chat, k));
-    }
-    Ok(())
+    })
 }
 
 /// Display names by (book, entry id), built once per run.

@@ -9,7 +9,8 @@
 //! `@@keep_activate_after_match` / `@@dont_activate_after_match` is what
 //! RisuAI would hold by then.
 
-use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuResult, RisuSettings};
+use lorebook_engine::profile::{self, Detail, Setup};
+use lorebook_engine::risu::{RisuOptions, RisuResult, RisuSettings};
 use serde_json::{json, Value};
 
 use super::{emit, load_chat, read_text, PreviewArgs};
@@ -42,29 +43,28 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
         books.push(crate::books::load(path)?.book);
     }
     let chat = load_chat(&args.chat, &args.user_names)?;
-    let refs: Vec<&lorebook_engine::model::Book> = books.iter().collect();
-    let mut p = RisuPreview::new(
-        &refs,
-        settings,
-        RisuOptions {
-            tokenizer,
-            seed: args.seed,
+    let named: Vec<(String, &lorebook_engine::model::Book)> =
+        books.iter().map(|b| (String::new(), b)).collect();
+    let mut p = profile::build(
+        &named,
+        Setup::Risu {
+            settings,
+            options: RisuOptions {
+                tokenizer,
+                seed: args.seed,
+            },
         },
-    );
-    let print = |r: &RisuResult| {
+    )?;
+    crate::books::drive(&mut *p, &chat, args, &mut |o| {
+        let Detail::Risu(r) = &o.detail else {
+            return;
+        };
         if args.json {
             emit(&format!("{}\n", to_json(r, args.list_unmatched)));
         } else {
             emit(&render(r, chat.len(), &counted_with, args.list_unmatched));
         }
-    };
-    if args.log {
-        p.log_each(&chat, |r| print(&r));
-    } else {
-        let k = args.request_in(chat.len())?;
-        print(&p.request_after(&chat, k));
-    }
-    Ok(())
+    })
 }
 
 /// Reasons listed one by one only with `--list-unmatched`.

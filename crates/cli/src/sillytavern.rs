@@ -10,9 +10,10 @@ use std::path::Path;
 
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::formats;
+use lorebook_engine::profile::{self, Detail, FinalPrompt, PromptDetail, Setup};
 use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, PromptSource, StOptions,
-    StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
+    StPrompt, StPromptInputs, StResult, StSettings, TimedState,
 };
 use serde_json::{json, Value};
 
@@ -250,61 +251,53 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
         inputs.main = text.clone();
     }
     inputs.authors_note = authors_note(args, header.as_ref());
-    let mut p = StPreview::new(
+    let stored = TimedState::from_metadata(
+        header
+            .as_ref()
+            .and_then(|h| h.pointer("/chat_metadata/timedWorldInfo")),
+    );
+    let max_context = max_context_of(args.max_context)?;
+    let mut p = profile::build(
         &refs,
-        settings.clone(),
-        StOptions {
-            names,
-            sources,
-            tokenizer,
-            seed: args.seed,
+        Setup::Sillytavern {
+            settings: settings.clone(),
+            options: StOptions {
+                names,
+                sources,
+                tokenizer,
+                seed: args.seed,
+            },
+            max_context,
+            inputs: Box::new(inputs),
+            stored,
         },
     )?;
-    let max_context = max_context_of(args.max_context)?;
     // Each request's prompt is built from the messages it saw.
-    let print = |p: &mut StPreview, r: &StResult| {
-        let prompt = p.prompt(r, &chat[..r.request.min(chat.len())], &inputs);
+    p.set_prompts(true);
+    crate::books::drive(&mut *p, &chat, args, &mut |o| {
+        let (
+            Detail::Sillytavern(r),
+            Some(FinalPrompt {
+                detail: Some(PromptDetail::Sillytavern(prompt)),
+                ..
+            }),
+        ) = (&o.detail, &o.prompt)
+        else {
+            return;
+        };
         if args.json {
-            emit(&format!(
-                "{}\n",
-                to_json(r, &prompt, &settings, max_context)
-            ));
+            emit(&format!("{}\n", to_json(r, prompt, &settings, max_context)));
         } else {
             emit(&render(
                 r,
-                &prompt,
+                prompt,
                 &settings,
                 max_context,
                 &chat,
                 &counted_with,
             ));
         }
-    };
-    if args.log {
-        let mut state = TimedState::default();
-        for k in 1..=chat.len() {
-            let r = p.request(&chat[..k], max_context, &mut state);
-            print(&mut p, &r);
-        }
-    } else if args.request.is_some() {
-        let k = args.request_in(chat.len())?;
-        let mut last = None;
-        p.log(&chat[..k], max_context, |r| last = Some(r));
-        let r = match last {
-            Some(r) => r,
-            None => p.request(&[], max_context, &mut TimedState::default()),
-        };
-        print(&mut p, &r);
-    } else {
-        let mut state = TimedState::from_metadata(
-            header
-                .as_ref()
-                .and_then(|h| h.pointer("/chat_metadata/timedWorldInfo")),
-        );
-        let r = p.request(&chat, max_context, &mut state);
-        print(&mut p, &r);
-    }
-    Ok(())
+    })
 }
 
 /// A number as JSON: integers without a fraction.

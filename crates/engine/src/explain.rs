@@ -64,6 +64,37 @@ impl Activation {
     }
 }
 
+impl fmt::Display for KeyMatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.source {
+            Source::Message { index } => write!(f, "key {:?} in message {}", self.key, index + 1),
+            Source::Entry { book, id } => {
+                write!(f, "key {:?} in the text of entry {book}:{id}", self.key)
+            }
+        }
+    }
+}
+
+/// The activation in English, with messages counted from 1 and entries as
+/// `book:id` (the CLI names them).
+impl fmt::Display for Activation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Activation::Constant => f.write_str("constant"),
+            Activation::Kept { since_request } => {
+                write!(f, "kept by @@keep since request {since_request}")
+            }
+            Activation::Key { primary, secondary } => {
+                write!(f, "{primary}")?;
+                for m in secondary {
+                    write!(f, "; secondary {m}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// A probability roll: `roll` in 0–99 passes when below `chance`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

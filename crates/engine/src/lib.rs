@@ -28,6 +28,7 @@ pub mod matcher;
 pub mod model;
 pub mod placement;
 pub mod preview;
+pub mod profile;
 pub mod prompt;
 pub mod risu;
 pub mod sillytavern;

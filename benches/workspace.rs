@@ -231,7 +231,7 @@ fn sillytavern(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
         b.iter(|| {
             let len = units(&ws.chat_text);
             ws.edit_chat(len - 1, 0, "x", len).unwrap();
-            ws.st_log().unwrap()
+            ws.preview_log().unwrap()
         })
     });
     // With the timed entries, an entry's body edited: put in place, but

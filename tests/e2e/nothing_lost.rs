@@ -323,7 +323,7 @@ fn set_order(app: &Session<'_>, order: i64) -> f64 {
 /// sent after `after` was stored. The edit's own answer carries the
 /// preview (`update_entry` with its `preview` ask), so the build runs in
 /// that command once the edit is stored; a preview asked for on its own
-/// (`st_preview`, after an edit answered without one) counts too.
+/// (`preview`, after an edit answered without one) counts too.
 fn wait_for_long_preview(app: &Session<'_>, after: f64, age: f64) -> f64 {
     wait_until("a SillyTavern preview being computed", TIMEOUT, || {
         let seen = js(
@@ -332,7 +332,7 @@ fn wait_for_long_preview(app: &Session<'_>, after: f64, age: f64) -> f64 {
              const edit = window.__ipc.find((r) => r.cmd === 'update_entry' && r.t0 >= after);
              if (!edit) return null;
              if (edit.t1 === null) return now - edit.t0 >= age ? now - edit.t0 : null;
-             const busy = window.__ipc.some((r) => r.cmd === 'st_preview' && r.t0 >= after && r.t1 === null && now - r.t0 >= age);
+             const busy = window.__ipc.some((r) => r.cmd === 'preview' && r.t0 >= after && r.t1 === null && now - r.t0 >= age);
              return busy ? now - edit.t1 : null;",
             vec![json!(after), json!(age)],
         );
@@ -453,7 +453,7 @@ fn a_save_and_a_sigterm_during_a_long_preview_build_do_not_wait_for_it() {
     let build = wait_until("the first SillyTavern preview", TIMEOUT * 3, || {
         js(
             &app,
-            "const r = window.__ipc.find((r) => r.cmd === 'st_preview' && r.t0 >= arguments[0] && r.t1 !== null);
+            "const r = window.__ipc.find((r) => r.cmd === 'preview' && r.t0 >= arguments[0] && r.t1 !== null);
              return r ? r.t1 - r.t0 : null;",
             vec![json!(switched)],
         )

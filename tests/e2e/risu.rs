@@ -3,7 +3,7 @@
 //! default, the rules can be switched away and back, and a decorator only
 //! RisuAI reads (`@@exclude_keys`) takes effect as the chat is typed, with
 //! the RisuAI rule named in the explanation; the entry editor's RisuAI
-//! decorator panel edits it.
+//! decorator panel edits it; the request log answers under RisuAI's rules.
 
 use super::*;
 
@@ -146,6 +146,21 @@ fn a_risu_export_previews_under_risu_s_rules() {
             Ok(())
         } else {
             Err(format!("{p:?}"))
+        }
+    });
+    // The request log, the one log of every rules, answers under RisuAI's
+    // too: a row per request, the entries named.
+    app.click(&format!("{} summary", tid("log-panel")));
+    wait_until("the request log under RisuAI's rules", TIMEOUT, || {
+        let rows = app.find_all(&format!("{} li", tid("log")))?;
+        if rows.len() != 2 {
+            return Err(format!("{} rows", rows.len()));
+        }
+        let last = app.text(&rows[1])?;
+        if last.contains("Lighthouse") && last.contains("Harbor") && last.contains("Always") {
+            Ok(())
+        } else {
+            Err(format!("row 2 {last:?}"))
         }
     });
     if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {

@@ -114,6 +114,42 @@ fn every_profile_answers_the_same_small_case_in_its_own_words() {
     }
 }
 
+/// Every profile's log stops when asked, after the requests it was let run.
+#[test]
+fn every_profile_log_gives_way_when_asked() {
+    let mut book = Book::default();
+    book.add_entry(Entry {
+        keys: vec!["harbor".into()],
+        content: "The harbor is old.".into(),
+        ..Entry::default()
+    });
+    let chat: Vec<Message> = (0..5)
+        .map(|i| Message {
+            role: Speaker::User,
+            name: None,
+            text: format!("harbor {i}"),
+        })
+        .collect();
+    for p in PROFILES {
+        let mut profile = made(&book, p.name);
+        let mut asked = 0;
+        let mut seen = Vec::new();
+        let whole = profile.log_each_while(
+            &chat,
+            &mut || {
+                asked += 1;
+                asked <= 2
+            },
+            &mut |o| seen.push(o.request),
+        );
+        assert!(!whole, "{}", p.id);
+        assert_eq!(seen, vec![1, 2], "{}", p.id);
+        let mut all = 0;
+        assert!(profile.log_each_while(&chat, &mut || true, &mut |_| all += 1));
+        assert_eq!(all, 5);
+    }
+}
+
 prop_compose! {
     fn entry()(
         keys in proptest::collection::vec(0..WORDS.len(), 0..3),

@@ -55,16 +55,17 @@ fn store_preview_settings(app: &AppHandle, ws: &Workspace) {
     }
 }
 
+/// The preview under the rules in force: the request `ask` names, with
+/// its parameters when `ask` names those rules.
 #[tauri::command(async)]
-pub fn preview(s: State<'_, AppState>, request: Option<u32>, have: Option<u32>) -> R<PreviewView> {
-    guarded(&s, "preview", |ws| {
-        ws.preview_since(request.map(|r| r as usize), have)
-    })
+pub fn preview(s: State<'_, AppState>, ask: PreviewAsk) -> R<PreviewAnswer> {
+    guarded(&s, "preview", |ws| ws.preview_answer(ask))
 }
 
+/// The request log under the rules in force, one row shape for all.
 #[tauri::command(async)]
 pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
-    guarded(&s, "preview_log", |ws| ws.log())
+    guarded(&s, "preview_log", |ws| ws.preview_log())
 }
 
 /// The chat's text, for the chat box when the chat was set from elsewhere

@@ -38,10 +38,3 @@ pub fn set_risu_settings(app: AppHandle, settings: RisuSettingsView) -> R<RulesV
         Ok(ws.rules_view())
     })
 }
-
-#[tauri::command(async)]
-pub fn risu_preview(s: State<'_, AppState>, request: Option<u32>) -> R<RisuPreviewView> {
-    guarded(&s, "risu_preview", |ws| {
-        ws.risu_preview(request.map(|r| r as usize))
-    })
-}

@@ -91,30 +91,6 @@ pub fn set_st_inputs(app: AppHandle, inputs: StInputsView) -> R<RulesView> {
 }
 
 #[tauri::command(async)]
-pub fn st_preview(
-    s: State<'_, AppState>,
-    request: Option<u32>,
-    prompt: bool,
-    have: Option<u32>,
-) -> R<StPreviewView> {
-    // The final prompt only while its panel is open, as a change to the
-    // one the UI holds.
-    let k = request.map(|r| r as usize);
-    guarded(&s, "st_preview", |ws| {
-        if prompt {
-            ws.st_preview_with_prompt(k, have)
-        } else {
-            ws.st_preview(k)
-        }
-    })
-}
-
-#[tauri::command(async)]
-pub fn st_log(s: State<'_, AppState>) -> R<Vec<StLogRow>> {
-    guarded(&s, "st_log", |ws| ws.st_log())
-}
-
-#[tauri::command(async)]
 pub fn set_st_field(s: State<'_, AppState>, doc: u32, id: u64, edit: StEdit) -> R<EntryDetail> {
     guarded(&s, "set_st_field", |ws| ws.set_st_field(doc, id, edit))
 }

@@ -83,16 +83,27 @@ pub struct OmittedDropped {
     pub count: u32,
 }
 
-/// One line of the request log.
-#[derive(Debug, Clone, Serialize, TS)]
+/// An entry named in the request log.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct LogEntry {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+}
+
+/// One line of the request log, the same under every rules.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct LogRow {
     pub request: u32,
     pub used: u32,
     pub limit: u32,
-    pub injected: Vec<EntryRef>,
+    pub injected: Vec<LogEntry>,
     /// The entries the budget cut in this request (they activated but did
-    /// not fit), as the preview lists them.
-    pub cut: Vec<EntryRef>,
+    /// not fit).
+    pub cut: Vec<LogEntry>,
+    /// Entries held out by what earlier requests left behind (SillyTavern's
+    /// cooldown and delay; `@@dont_activate_after_match`).
+    pub held: Vec<LogEntry>,
 }
 
 /// The preview the pane shows, sent with an edit so that its answer

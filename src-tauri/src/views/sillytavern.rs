@@ -169,17 +169,6 @@ pub struct StAbsentView {
     pub reason: AbsentReason,
 }
 
-/// One line of the request log under SillyTavern's rules.
-#[derive(Debug, Clone, Serialize, TS)]
-pub struct StLogRow {
-    pub request: u32,
-    pub used: u32,
-    pub limit: u32,
-    pub injected: Vec<EntryRef>,
-    /// Entries on cooldown or delayed in this request.
-    pub timed: Vec<EntryRef>,
-}
-
 /// Where the Author's Note goes (its `note_position`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]

@@ -9,9 +9,7 @@ use lorebook_engine::model::{Entry, SCAN_DEPTH_RANGE, TOKEN_BUDGET_RANGE};
 use super::history::Change;
 use super::Workspace;
 use crate::error::{AppError, BookSetting, ErrorCode};
-use crate::views::{
-    BookSettings, BulkPatch, EntryDetail, EntryEdited, PreviewAnswer, PreviewAsk, Rules, StEdit,
-};
+use crate::views::{BookSettings, BulkPatch, EntryDetail, EntryEdited, PreviewAsk, StEdit};
 
 impl Workspace {
     pub fn book_settings(&self, doc: u32) -> Result<BookSettings, AppError> {
@@ -94,33 +92,11 @@ impl Workspace {
         ask: Option<PreviewAsk>,
     ) -> Result<EntryEdited, AppError> {
         let detail = self.update_entry(doc, entry)?;
-        let preview = match (ask, self.rules()) {
-            (Some(PreviewAsk::Studio { request, have }), Rules::Studio) => self
-                .preview_since(request.map(|r| r as usize), have)
-                .ok()
-                .map(|view| PreviewAnswer::Studio { view }),
-            (
-                Some(PreviewAsk::Sillytavern {
-                    request,
-                    prompt,
-                    have,
-                }),
-                Rules::Sillytavern,
-            ) => {
-                let k = request.map(|r| r as usize);
-                let view = if prompt {
-                    self.st_preview_with_prompt(k, have)
-                } else {
-                    self.st_preview(k)
-                };
-                view.ok().map(|view| PreviewAnswer::Sillytavern { view })
-            }
-            (Some(PreviewAsk::Risu { request }), Rules::Risu) => self
-                .risu_preview(request.map(|r| r as usize))
-                .ok()
-                .map(|view| PreviewAnswer::Risu { view }),
-            _ => None,
-        };
+        // Only under the rules asked for: a preview of other rules would be
+        // shown in the wrong panel.
+        let preview = ask
+            .filter(|a| a.rules() == self.rules())
+            .and_then(|a| self.preview_answer(a).ok());
         Ok(EntryEdited {
             detail,
             state: self.state(),

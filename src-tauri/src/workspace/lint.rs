@@ -372,7 +372,7 @@ mod tests {
         assert!(keep > 100);
         // The request log names the same entries as cut.
         let cut: std::collections::BTreeSet<u64> = ws
-            .log()
+            .preview_log()
             .unwrap()
             .iter()
             .flat_map(|row| row.cut.iter().map(|e| e.id))
@@ -383,7 +383,11 @@ mod tests {
         let after = ws.budget_advice(None).unwrap().unwrap();
         assert_eq!(after.cut, 0, "at that budget nothing is cut");
         assert_eq!(after.budget_to_keep_all, Some(keep));
-        assert!(ws.log().unwrap().iter().all(|row| row.cut.is_empty()));
+        assert!(ws
+            .preview_log()
+            .unwrap()
+            .iter()
+            .all(|row| row.cut.is_empty()));
     }
 
     #[test]

@@ -27,6 +27,7 @@ mod history;
 pub mod interrupt;
 mod lint;
 mod list;
+mod log;
 pub mod recovery;
 mod risu;
 mod st;

@@ -9,7 +9,8 @@
 //! are one set for the preview, like SillyTavern's.
 
 use lorebook_engine::model::Book;
-use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
+use lorebook_engine::profile::{self, Detail, Outcome, Profile, Setup};
+use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuResult, RisuSettings};
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
 use super::history::Change;
@@ -57,10 +58,10 @@ pub(super) struct RisuKey {
     seed: u64,
 }
 
-/// The kept RisuAI preview.
+/// The kept RisuAI preview, built through the profiles' seam.
 pub(super) struct RisuCache {
     key: RisuKey,
-    preview: RisuPreview,
+    preview: Box<dyn Profile>,
 }
 
 impl std::fmt::Debug for RisuCache {
@@ -120,14 +121,14 @@ impl Workspace {
     }
 
     /// Builds the RisuAI preview unless the kept one is current.
-    fn risu_ready(&mut self) -> Result<&mut RisuPreview, AppError> {
+    fn risu_ready(&mut self) -> Result<&mut dyn Profile, AppError> {
         let key = self.risu_key();
         if !self.risu.as_ref().is_some_and(|c| c.key == key) {
-            let books: Vec<&Book> = self
+            let books: Vec<(String, &Book)> = self
                 .docs
                 .iter()
                 .filter(|d| d.attached)
-                .map(|d| &d.book)
+                .map(|d| (String::new(), &d.book))
                 .collect();
             let settings = self.settings();
             let tokenizer = match self.preview.custom_tokenizer() {
@@ -135,19 +136,22 @@ impl Workspace {
                 None => tokenizer_for_model(&settings.model)
                     .map_err(|e| AppError::tokenizer_unavailable(&settings.model, e))?,
             };
-            let preview = RisuPreview::new(
+            let preview = profile::build(
                 &books,
-                engine_settings(&self.risu_settings),
-                RisuOptions {
-                    tokenizer,
-                    seed: settings.seed,
+                Setup::Risu {
+                    settings: engine_settings(&self.risu_settings),
+                    options: RisuOptions {
+                        tokenizer,
+                        seed: settings.seed,
+                    },
                 },
-            );
+            )
+            .map_err(|e| AppError::internal("risu_ready", &e))?;
             self.risu_builds += 1;
             self.risu = Some(Box::new(RisuCache { key, preview }));
         }
         match self.risu.as_deref_mut() {
-            Some(c) => Ok(&mut c.preview),
+            Some(c) => Ok(&mut *c.preview),
             None => Err(AppError::internal("risu_ready", "no preview kept")),
         }
     }
@@ -158,9 +162,28 @@ impl Workspace {
         let requests = self.chat.len();
         let k = k.unwrap_or(requests).min(requests);
         let chat = std::mem::take(&mut self.chat);
-        let result = self.risu_ready().map(|p| p.request_after(&chat, k));
+        let result = self.risu_ready().map(|p| p.request(&chat, k));
         self.chat = chat;
-        Ok(self.risu_view(result?, requests))
+        match result?.detail {
+            Detail::Risu(r) => Ok(self.risu_view(*r, requests)),
+            _ => Err(AppError::internal("risu_preview", "not a RisuAI answer")),
+        }
+    }
+
+    /// Requests 1…M under RisuAI's rules, one after-match state carried,
+    /// each handed to `each`; `false` when it gave way (see
+    /// [`super::interrupt`]).
+    pub(super) fn risu_log_each(
+        &mut self,
+        each: &mut dyn FnMut(Outcome),
+    ) -> Result<bool, AppError> {
+        let chat = std::mem::take(&mut self.chat);
+        let interrupt = self.interrupt.clone();
+        let whole = self
+            .risu_ready()
+            .map(|p| p.log_each_while(&chat, &mut || !interrupt.wanted(), each));
+        self.chat = chat;
+        whole
     }
 
     fn risu_view(&self, r: RisuResult, requests: usize) -> RisuPreviewView {

@@ -278,3 +278,49 @@ fn typing_in_an_entry_does_not_build_the_risu_preview_again() {
         "no quay in the chat"
     );
 }
+
+/// The one log command answers under RisuAI's rules too, in the row shape
+/// of every rules, with the entries named.
+#[test]
+fn the_request_log_answers_under_risu_s_rules() {
+    let (mut ws, _) = imported();
+    let log = ws.preview_log().unwrap();
+    assert_eq!(log.len(), 2);
+    let names = |row: &crate::views::LogRow| -> Vec<String> {
+        row.injected.iter().map(|e| e.name.clone()).collect()
+    };
+    // Request 1 sees no storm: the lighthouse is not in the chat yet.
+    assert_eq!(names(&log[0]), ["Harbor", "Always"]);
+    assert_eq!(names(&log[1]), ["Harbor", "Always"]);
+    assert_eq!((log[1].request, log[1].limit), (2, 800));
+    assert!(log[1].used > 0 && log[1].cut.is_empty() && log[1].held.is_empty());
+    // A log that someone waits on gives way.
+    let wanted = ws.interrupt.clone();
+    let _hold = wanted.want();
+    assert_eq!(
+        ws.preview_log().unwrap_err().kind,
+        ErrorKind::Cancelled,
+        "gave way"
+    );
+}
+
+/// One preview command: the answer follows the rules in force whatever
+/// rules the ask names (the UI then shows the right panel).
+#[test]
+fn one_preview_command_answers_under_the_rules_in_force() {
+    let (mut ws, _) = imported();
+    let studio_ask = PreviewAsk::Studio {
+        request: Some(1),
+        have: None,
+    };
+    let PreviewAnswer::Risu { view } = ws.preview_answer(studio_ask).unwrap() else {
+        panic!("RisuAI's rules are in force");
+    };
+    assert_eq!(view.request, 1, "the request asked for is kept");
+    ws.set_rules(Rules::Sillytavern);
+    let ask = PreviewAsk::Risu { request: None };
+    assert!(matches!(
+        ws.preview_answer(ask).unwrap(),
+        PreviewAnswer::Sillytavern { .. }
+    ));
+}

@@ -16,15 +16,18 @@ use lorebook_engine::sillytavern::{
 };
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
+use lorebook_engine::profile::Outcome;
+
 use super::history::Change;
+use super::log::BareRow;
 use super::st_rules::engine_settings;
 use super::view::diff;
 use super::view::PerKind;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
-    AttachedBook, EntryRef, StAbsentView, StDroppedView, StInjectedView, StLogRow,
-    StOmittedDropped, StPreviewView, StPromptMessageView, StPromptPatch, StPromptSourceView,
+    AttachedBook, StAbsentView, StDroppedView, StInjectedView, StOmittedDropped, StPreviewView,
+    StPromptMessageView, StPromptPatch, StPromptSourceView,
 };
 
 /// Everything the SillyTavern preview is built from: when any of it differs
@@ -58,7 +61,7 @@ pub(super) struct StCache {
     /// The timed state after each request of the chat last previewed.
     log: TimedLog,
     /// The log view's rows of the first requests, as many as are current.
-    rows: Vec<StLogRow>,
+    rows: Vec<BareRow>,
 }
 
 impl std::fmt::Debug for StCache {
@@ -354,7 +357,7 @@ impl Workspace {
     /// one to the next, rolls seeded by the preview's seed.
     /// The rows of requests before the first message changed since the
     /// last log are kept.
-    pub fn st_log(&mut self) -> Result<Vec<StLogRow>, AppError> {
+    pub(super) fn st_log(&mut self) -> Result<Vec<BareRow>, AppError> {
         let context = self.st_settings.max_context;
         self.st_current()?;
         let Some(c) = self.st.as_deref_mut() else {
@@ -371,34 +374,7 @@ impl Workspace {
             context,
             &mut c.log,
             || !interrupt.wanted(),
-            |r| {
-                let refs = |it: &mut dyn Iterator<Item = (usize, u64)>| -> Vec<EntryRef> {
-                    it.map(|(book, id)| EntryRef {
-                        book: book as u32,
-                        id,
-                    })
-                    .collect()
-                };
-                rows.push(StLogRow {
-                    request: r.request as u32,
-                    used: r.used,
-                    limit: r.budget,
-                    injected: refs(&mut r.injected.iter().map(|i| (i.book, i.id))),
-                    timed: refs(
-                        &mut r
-                            .dropped
-                            .iter()
-                            .filter(|d| {
-                                matches!(
-                                    d.kind,
-                                    lorebook_engine::sillytavern::DropKind::Cooldown
-                                        | lorebook_engine::sillytavern::DropKind::Delay
-                                )
-                            })
-                            .map(|d| (d.book, d.id)),
-                    ),
-                });
-            },
+            |r| rows.push(BareRow::of(&Outcome::of_sillytavern(r))),
         );
         if !whole {
             // The rows and timed states so far are kept: the next call

@@ -29,7 +29,7 @@ fn workspace(name: &str) -> (Workspace, u32) {
 fn views(ws: &mut Workspace) -> Value {
     let last = ws.st_preview(None).unwrap();
     let third = ws.st_preview(Some(3)).unwrap();
-    let log = ws.st_log().unwrap();
+    let log = ws.preview_log().unwrap();
     json!([last, third, log])
 }
 

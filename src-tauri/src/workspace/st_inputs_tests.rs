@@ -109,7 +109,7 @@ fn match_flags_activate_from_the_persona_and_character_fields_and_not_without_th
     .unwrap();
     assert_eq!(injected(&mut ws), [0, 1, 3, 4, 5, 6]);
     // The request log scans them too.
-    let log = ws.st_log().unwrap();
+    let log = ws.preview_log().unwrap();
     assert_eq!(log.last().unwrap().injected.len(), 6);
     ws.set_st_inputs(StInputsView::default()).unwrap();
     assert_eq!(injected(&mut ws), Vec::<u64>::new(), "cleared again");

@@ -159,16 +159,21 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
 #[test]
 fn the_log_carries_timed_effects_and_the_seed() {
     let (mut ws, _, _) = imported();
-    let log = ws.st_log().unwrap();
+    let log = ws.preview_log().unwrap();
     assert_eq!(log.len(), 3);
     assert!(log[0].injected.iter().any(|r| r.id == 2));
-    assert!(log[1].timed.iter().any(|r| r.id == 2), "{:?}", log[1]);
+    assert!(log[1].held.iter().any(|r| r.id == 2), "{:?}", log[1]);
     assert!(
         log[2].injected.iter().any(|r| r.id == 2),
         "the cooldown ended"
     );
     // The 50 % entry: the same seed rolls the same, other seeds differ.
-    let rolled = |ws: &mut Workspace| ws.st_log().unwrap()[1].injected.iter().any(|r| r.id == 5);
+    let rolled = |ws: &mut Workspace| {
+        ws.preview_log().unwrap()[1]
+            .injected
+            .iter()
+            .any(|r| r.id == 5)
+    };
     let first = rolled(&mut ws);
     assert_eq!(rolled(&mut ws), first, "same seed, same roll");
     let mut seen = vec![first];

@@ -12,11 +12,13 @@ use lorebook_engine::prompt::PromptMessage;
 use lorebook_engine::tokenizer::registry::family_of;
 use lorebook_engine::tokenizer::{FileTokenizer, Tokenizer};
 
+use lorebook_engine::profile::Outcome;
+
+use super::log::BareRow;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode};
 use crate::views::{
-    AttachedBook, ChatStatus, EntryName, EntryRef, LogRow, OmittedDropped, PreviewView,
-    PromptPatch, SourceText,
+    AttachedBook, ChatStatus, EntryName, OmittedDropped, PreviewView, PromptPatch, SourceText,
 };
 
 /// How many "no match" and "disabled" entries a preview view lists.
@@ -305,10 +307,10 @@ impl Workspace {
         }
     }
 
-    /// Which entries went into each request 1…M.
-    /// The request log's rows. Stops, answering `cancelled`, when someone
-    /// waits for the workspace (see [`super::interrupt`]).
-    pub fn log(&mut self) -> Result<Vec<LogRow>, AppError> {
+    /// The request log's rows under the guide's rules. Stops, answering
+    /// `cancelled`, when someone waits for the workspace (see
+    /// [`super::interrupt`]).
+    pub(super) fn studio_log(&mut self) -> Result<Vec<BareRow>, AppError> {
         if !self.refresh() {
             return Err(super::interrupt::gave_way());
         }
@@ -317,30 +319,7 @@ impl Workspace {
         let whole = self.preview.log_each_while(
             &self.chat,
             || !interrupt.wanted(),
-            |r| {
-                rows.push(LogRow {
-                    request: r.request as u32,
-                    used: r.budget.used,
-                    limit: r.budget.limit,
-                    injected: r
-                        .injected
-                        .iter()
-                        .map(|i| EntryRef {
-                            book: i.book as u32,
-                            id: i.id,
-                        })
-                        .collect(),
-                    cut: r
-                        .dropped
-                        .iter()
-                        .filter(|d| matches!(d.reason, DropReason::Budget { .. }))
-                        .map(|d| EntryRef {
-                            book: d.book as u32,
-                            id: d.id,
-                        })
-                        .collect(),
-                })
-            },
+            |r| rows.push(BareRow::of(&Outcome::of_studio(r))),
         );
         if !whole {
             return Err(super::interrupt::gave_way());

@@ -406,12 +406,19 @@ export type StOmittedDropped = { kind: DropKind, count: number, };
 
 export type DropReasonKind = "disabled" | "gated" | "no_match" | "secondary" | "probability" | "budget";
 
-export type LogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
+export type LogEntry = { book: number, id: number, name: string, };
+
+export type LogRow = { request: number, used: number, limit: number, injected: Array<LogEntry>, 
 /**
  * The entries the budget cut in this request (they activated but did
- * not fit), as the preview lists them.
+ * not fit).
  */
-cut: Array<EntryRef>, };
+cut: Array<LogEntry>, 
+/**
+ * Entries held out by what earlier requests left behind (SillyTavern's
+ * cooldown and delay; `@@dont_activate_after_match`).
+ */
+held: Array<LogEntry>, };
 
 export type DecoratorInfo = { name: string, aliases: Array<string>, 
 /**
@@ -607,12 +614,6 @@ budget: number, used: number, overflowed: boolean, percent: number, context: num
  * The final prompt, only when asked for (its panel is open).
  */
 prompt: StPromptPatch | null, };
-
-export type StLogRow = { request: number, used: number, limit: number, injected: Array<EntryRef>, 
-/**
- * Entries on cooldown or delayed in this request.
- */
-timed: Array<EntryRef>, };
 
 export type RisuSettingsView = { 
 /**
@@ -992,9 +993,6 @@ export type Command =
   | 'set_rules'
   | 'set_st_settings'
   | 'load_st_settings_dialog'
-  | 'st_preview'
-  | 'st_log'
-  | 'risu_preview'
   | 'set_risu_settings'
   | 'set_st_field'
   | 'chat_text'

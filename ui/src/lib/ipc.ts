@@ -24,17 +24,14 @@ import type {
   Report,
   LogRow,
   OpenResult,
-  PreviewView,
+  PreviewAnswer,
   Prefs,
   RecoveredBook,
   Settings,
   Rules,
   RulesView,
   StEdit,
-  StLogRow,
-  RisuPreviewView,
   RisuSettingsView,
-  StPreviewView,
   StSettingsView,
   StInputsView,
   ProblemsView,
@@ -122,9 +119,10 @@ export const api = {
   openChatDialog: () => call<AppStateView>('open_chat_dialog'),
   setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
-  /** `have`: the number of the final prompt the UI holds, which the
+  /** The preview under the rules in force; `ask` names the request and,
+   *  under the rules it names, the prompt the UI holds (`have`), which the
    *  answer's prompt is then a change to. */
-  preview: (request: number | null, have: number | null = null) => call<PreviewView>('preview', { request, have }),
+  preview: (ask: PreviewAsk) => call<PreviewAnswer>('preview', { ask }),
   previewLog: () => call<LogRow[]>('preview_log'),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
@@ -142,11 +140,6 @@ export const api = {
   setRules: (rules: Rules) => call<RulesView>('set_rules', { rules }),
   setStSettings: (settings: StSettingsView) => call<RulesView>('set_st_settings', { settings }),
   loadStSettingsDialog: () => call<RulesView>('load_st_settings_dialog'),
-  /** `prompt`: with the final prompt, as a change to prompt `have`. */
-  stPreview: (request: number | null, prompt = false, have: number | null = null) =>
-    call<StPreviewView>('st_preview', { request, prompt, have }),
-  stLog: () => call<StLogRow[]>('st_log'),
-  risuPreview: (request: number | null) => call<RisuPreviewView>('risu_preview', { request }),
   setRisuSettings: (settings: RisuSettingsView) => call<RulesView>('set_risu_settings', { settings }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),

@@ -16,14 +16,16 @@ vi.mock('@tauri-apps/api/core', () => ({
       rules = String(args?.rules);
       return Promise.resolve(view());
     }
-    if (cmd === 'st_preview') {
-      stArgs.push(args ?? {});
-      return Promise.resolve({ request: args?.request ?? 3, injected: [], dropped: [], prompt: args?.prompt ? stPrompt : null });
+    if (cmd === 'preview') {
+      // One command for every rules: the answer follows the rules in force.
+      const ask = (args?.ask ?? {}) as Record<string, unknown>;
+      if (rules === 'sillytavern') {
+        stArgs.push(ask);
+        return Promise.resolve({ rules, view: { request: ask.request ?? 3, injected: [], dropped: [], prompt: ask.prompt ? stPrompt : null } });
+      }
+      return Promise.resolve({ rules, view: { result: { request: 3 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } } });
     }
-    if (cmd === 'preview')
-      return Promise.resolve({ result: { request: 3 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
-    if (cmd === 'st_log') return Promise.resolve([{ request: 1, used: 0, limit: 10, injected: [], timed: [] }]);
-    if (cmd === 'preview_log') return Promise.resolve([]);
+    if (cmd === 'preview_log') return Promise.resolve(rules === 'sillytavern' ? [{ request: 1, used: 0, limit: 10, injected: [], cut: [], held: [] }] : []);
     return Promise.resolve(null);
   },
 }));
@@ -42,7 +44,7 @@ describe('preview rules', () => {
   it("asks SillyTavern's preview when its rules are in force", async () => {
     const p = make();
     await p.refresh();
-    expect(calls).toEqual(['rules_view', 'st_preview']);
+    expect(calls).toEqual(['rules_view', 'preview']);
     expect(p.sillytavern).toBe(true);
     expect(p.st?.request).toBe(3);
     expect(p.view).toBeNull();
@@ -59,12 +61,12 @@ describe('preview rules', () => {
     expect(p.view?.result.request).toBe(3);
   });
 
-  it("opening the log under SillyTavern's rules asks its log", async () => {
+  it("opening the log under SillyTavern's rules asks the one log command", async () => {
     const p = make();
     await p.refresh();
     await p.toggleLog(true);
-    expect(calls.at(-1)).toBe('st_log');
-    expect(p.stLog[0].request).toBe(1);
+    expect(calls.at(-1)).toBe('preview_log');
+    expect(p.log[0].request).toBe(1);
   });
 
   it("SillyTavern's final prompt is asked only while its panel is open, then as changes", async () => {

@@ -27,7 +27,7 @@ vi.mock('@tauri-apps/api/core', () => ({
       // Answers wait until released, as a slow command would.
       return new Promise((resolve) => release.push(() => resolve(view(v.persona))));
     }
-    if (cmd === 'st_preview') return Promise.resolve({ request: 1, injected: [], dropped: [], prompt: null });
+    if (cmd === 'preview') return Promise.resolve({ rules: 'sillytavern', view: { request: 1, injected: [], dropped: [], prompt: null } });
     return Promise.resolve(null);
   },
 }));

@@ -6,7 +6,7 @@ import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
-import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, RisuPreviewView, RisuSettingsView, Rules, RulesView, StLogRow, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
+import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, RisuPreviewView, RisuSettingsView, Rules, RulesView, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
 
 /** The prompt `patch` describes, from `held`, the prompt it changes. */
 export function applyPrompt<T>(held: readonly T[], patch: { rev: number; base: number | null; keep_head: number; keep_tail: number; middle: T[] }): T[] {
@@ -34,7 +34,10 @@ export class Preview {
   // Raw state: a view is replaced whole, never changed in place, so it
   // needs no deep proxies (reading a proxied view of hundreds of entries
   // on every keystroke was a cost of its own).
-  view = $state.raw<PreviewView | null>(null);
+  /** The preview shown, under whichever rules are in force: one state
+   *  for every rule profile (`view`, `st` and `risu` read it). */
+  answer = $state.raw<PreviewAnswer | null>(null);
+  /** The request log, one row shape under every rules. */
   log = $state.raw<LogRow[]>([]);
   /** The budget advice of the chat's request log, once asked for; then kept
    *  up to date with the preview. `null` under SillyTavern's rules. */
@@ -42,9 +45,7 @@ export class Preview {
   adviceOn = $state(false);
   /** The rules in force and SillyTavern's settings. */
   rules = $state<RulesView | null>(null);
-  /** The request under SillyTavern's rules, when those are in force. */
-  st = $state.raw<StPreviewView | null>(null);
-  stLog = $state.raw<StLogRow[]>([]);
+
   /** SillyTavern's final prompt, asked for only while its panel is open
    *  (`showStPrompt`), and carried as a change to the one held here. */
   stPrompt = $state.raw<StPromptMessageView[]>([]);
@@ -54,8 +55,6 @@ export class Preview {
    *  preview as typed here: taken from Rust once, then only sent (an
    *  answer to an older keystroke never overwrites newer typing). */
   stInputs = $state.raw<StInputsView | null>(null);
-  /** The request under RisuAI's rules, when those are in force. */
-  risu = $state.raw<RisuPreviewView | null>(null);
   /** The attached books `rules` was asked for. */
   private rulesFor = '';
   /** The final prompt of the view shown; views carry it as a change to
@@ -93,6 +92,21 @@ export class Preview {
     this.hooks = { changed: () => {}, selected: () => null, rulesChanged: async () => {}, ...hooks };
   }
 
+  /** The request under the guide's rules, when those are shown. */
+  get view(): PreviewView | null {
+    return this.answer?.rules === 'studio' ? this.answer.view : null;
+  }
+
+  /** The request under SillyTavern's rules, when those are shown. */
+  get st(): StPreviewView | null {
+    return this.answer?.rules === 'sillytavern' ? this.answer.view : null;
+  }
+
+  /** The request under RisuAI's rules, when those are shown. */
+  get risu(): RisuPreviewView | null {
+    return this.answer?.rules === 'risu' ? this.answer.view : null;
+  }
+
   /** Whether SillyTavern's rules are in force. */
   get sillytavern(): boolean {
     return this.rules?.rules === 'sillytavern';
@@ -127,24 +141,20 @@ export class Preview {
       this.rulesFor = books;
       if (this.stInputs === null) this.stInputs = rules.inputs;
     }
-    if (rules.rules === 'sillytavern') {
-      const st = await api.stPreview(this.request, this.showStPrompt, this.stPromptRev);
-      if (!this.answers.take(ticket)) return;
-      this.rules = rules;
-      await this.showSt(st);
-      return;
-    }
-    if (rules.rules === 'risu') {
-      const risu = await api.risuPreview(this.request);
-      if (!this.answers.take(ticket)) return;
-      this.rules = rules;
-      this.risu = risu;
-      return;
-    }
-    const view = await api.preview(this.request, this.promptRev);
+    const answer = await api.preview(this.askOf(rules));
     if (!this.answers.take(ticket)) return;
     this.rules = rules;
-    await this.showStudio(view);
+    await this.show(answer);
+  }
+
+  /** What to ask of the rules `rules`: the request shown, and the prompt
+   *  held (as the base of the answer's prompt patch). */
+  private askOf(rules: RulesView): PreviewAsk {
+    return rules.rules === 'sillytavern'
+      ? { rules: 'sillytavern', request: this.request, prompt: this.showStPrompt, have: this.stPromptRev }
+      : rules.rules === 'risu'
+        ? { rules: 'risu', request: this.request }
+        : { rules: 'studio', request: this.request, have: this.promptRev };
   }
 
   /** The preview to send with an edit of an entry (its answer then
@@ -154,13 +164,7 @@ export class Preview {
   ask(): { ask: PreviewAsk; ticket: number } | null {
     const rules = this.rules;
     if (rules === null || this.booksKey() !== this.rulesFor) return null;
-    const ask: PreviewAsk =
-      rules.rules === 'sillytavern'
-        ? { rules: 'sillytavern', request: this.request, prompt: this.showStPrompt, have: this.stPromptRev }
-        : rules.rules === 'risu'
-          ? { rules: 'risu', request: this.request }
-          : { rules: 'studio', request: this.request, have: this.promptRev };
-    return { ask, ticket: this.answers.issue() };
+    return { ask: this.askOf(rules), ticket: this.answers.issue() };
   }
 
   /** Shows the preview an edit's answer carried, unless a newer one was
@@ -168,50 +172,58 @@ export class Preview {
   async take(answer: PreviewAnswer, ticket: number) {
     this.hooks.changed();
     if (!this.answers.take(ticket)) return;
-    if (answer.rules === 'sillytavern') await this.showSt(answer.view);
-    else if (answer.rules === 'risu') this.risu = answer.view;
-    else await this.showStudio(answer.view);
+    await this.show(answer);
   }
 
-  private async showSt(st: StPreviewView) {
+  /** Shows an answer under any rules: its prompt patch applied to the
+   *  prompt held, then the log and the advice kept up to date. */
+  private async show(answer: PreviewAnswer) {
+    const shown = answer.rules === 'sillytavern' ? this.showSt(answer.view) : answer.rules === 'studio' ? this.showStudio(answer.view) : true;
+    if (!shown) return;
+    this.answer = answer;
+    if (answer.rules === 'studio') this.names = nameMap(answer.view);
+    if (this.showLog) await this.fetchLog();
+    if (this.adviceOn && answer.rules === 'studio') this.advice = await api.budgetAdvice(this.hooks.selected());
+  }
+
+  /** Takes the SillyTavern prompt patch; `false` when it changes a prompt
+   *  no longer held (the whole one is then asked for). */
+  private showSt(st: StPreviewView): boolean {
     const patch = st.prompt;
     if (patch && patch.base !== null && patch.base !== this.stPromptRev) {
       // A change to a prompt no longer held: ask for the whole one.
       this.stPromptRev = null;
       this.schedule();
-      return;
+      return false;
     }
     if (patch) {
       this.stPrompt = applyPrompt(this.stPrompt, patch);
       this.stPromptRev = patch.rev;
     }
-    this.st = st;
-    if (this.showLog) await this.fetchLog();
+    return true;
   }
 
-  private async showStudio(view: PreviewView) {
+  /** Takes the guide's prompt patch, as `showSt`. */
+  private showStudio(view: PreviewView): boolean {
     const patch = view.prompt;
     if (patch.base !== null && patch.base !== this.promptRev) {
       // A change to a prompt no longer held: ask for the whole one.
       this.promptRev = null;
       this.schedule();
-      return;
+      return false;
     }
     this.prompt = applyPrompt(this.prompt, patch);
     this.promptRev = patch.rev;
-    this.view = view;
-    this.names = nameMap(view);
-    if (this.showLog) await this.fetchLog();
-    if (this.adviceOn) this.advice = await api.budgetAdvice(this.hooks.selected());
+    return true;
   }
 
-  /** The request log under the rules in force. A log cut short because a
+  /** The request log under the rules in force (one command, one row
+   *  shape for every rules). A log cut short because a
    *  save, an autosave or a newer request needed the workspace answers
    *  `cancelled`: it is asked again shortly, not reported. */
   private async fetchLog() {
     try {
-      if (this.sillytavern) this.stLog = await api.stLog();
-      else this.log = await api.previewLog();
+      this.log = await api.previewLog();
     } catch (e) {
       if (toIpcError(e).kind !== 'cancelled') throw e;
       setTimeout(this.schedule, 100);
@@ -287,7 +299,6 @@ export class Preview {
     this.showLog = open;
     if (!open) {
       this.log = [];
-      this.stLog = [];
       return;
     }
     await this.fetchLog();

@@ -18,8 +18,10 @@ vi.mock('@tauri-apps/api/core', () => ({
 const { Preview } = await import('./preview.svelte');
 const { Documents } = await import('./documents.svelte');
 
-const view = (request: number) =>
-  ({ result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } }) as unknown as PreviewView;
+const view = (request: number) => ({
+  rules: 'studio',
+  view: { result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } } as unknown as PreviewView,
+});
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 describe('preview', () => {

@@ -68,7 +68,7 @@ describe('recovery and quitting', () => {
     };
     responses.app_state = () => state(sent);
     // The edit also refreshes the preview.
-    responses.preview = () => ({ result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
+    responses.preview = () => ({ rules: 'studio', view: { result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } } });
     s.entry.edit({ content: 'one more keystroke' });
     await s.askQuit();
     expect(sent).toBe(true);
@@ -107,7 +107,7 @@ describe('recovery and quitting', () => {
         }, ms),
       );
     responses.app_state = () => state(sent);
-    responses.preview = () => ({ result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
+    responses.preview = () => ({ rules: 'studio', view: { result: { request: 0 }, names: [], prompt: { rev: 1, base: null, keep_head: 0, keep_tail: 0, middle: [] } } });
     return () => sent;
   }
 

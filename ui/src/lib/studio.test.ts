@@ -62,7 +62,7 @@ describe('studio', () => {
     s.docs.rows = [detail(1, 'Body').row];
     responses.rules_view = () => ({ rules: 'studio', chosen: false, st: {}, inputs: null });
     const view = (request: number) => ({ result: { request }, names: [], prompt: { rev: request, base: null, keep_head: 0, keep_tail: 0, middle: [] } });
-    responses.preview = () => view(1);
+    responses.preview = () => ({ rules: 'studio', view: view(1) });
     await s.preview.refresh();
     await s.select(1);
     calls.length = 0;

@@ -49,10 +49,15 @@ impl Profile for StudioProfile {
         Self::outcome(self.prompts, self.preview.request(chat, k))
     }
 
-    fn log_each(&mut self, chat: &[Message], each: &mut dyn FnMut(Outcome)) {
+    fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        keep_going: &mut dyn FnMut() -> bool,
+        each: &mut dyn FnMut(Outcome),
+    ) -> bool {
         let prompts = self.prompts;
         self.preview
-            .log_each(chat, |r| each(Self::outcome(prompts, r)));
+            .log_each_while(chat, keep_going, |r| each(Self::outcome(prompts, r)))
     }
 
     fn set_prompts(&mut self, on: bool) {
@@ -123,11 +128,20 @@ impl Profile for StProfile {
         self.answer(chat, &mut state)
     }
 
-    fn log_each(&mut self, chat: &[Message], each: &mut dyn FnMut(Outcome)) {
+    fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        keep_going: &mut dyn FnMut() -> bool,
+        each: &mut dyn FnMut(Outcome),
+    ) -> bool {
         let mut state = TimedState::default();
         for k in 1..=chat.len() {
+            if !keep_going() {
+                return false;
+            }
             each(self.answer(&chat[..k], &mut state));
         }
+        true
     }
 
     fn set_prompts(&mut self, on: bool) {
@@ -151,8 +165,14 @@ impl Profile for RisuProfile {
         Outcome::of_risu(self.0.request_after(chat, k))
     }
 
-    fn log_each(&mut self, chat: &[Message], each: &mut dyn FnMut(Outcome)) {
-        self.0.log_each(chat, |r| each(Outcome::of_risu(r)));
+    fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        keep_going: &mut dyn FnMut() -> bool,
+        each: &mut dyn FnMut(Outcome),
+    ) -> bool {
+        self.0
+            .log_each_while(chat, keep_going, |r| each(Outcome::of_risu(r)))
     }
 
     fn set_prompts(&mut self, _on: bool) {}

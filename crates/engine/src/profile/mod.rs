@@ -30,7 +30,7 @@ use impls::{RisuProfile, StProfile, StudioProfile};
 use serde::{Deserialize, Serialize};
 
 use crate::chat::Message;
-use crate::explain::{DropReason, RequestResult};
+use crate::explain::{DropReason, GateDetail, RequestResult};
 use crate::model::{Book, Entry, Role};
 use crate::preview::{Preview, Settings};
 use crate::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
@@ -151,6 +151,10 @@ pub struct Outcome {
     pub injected: Vec<Placed>,
     /// Entries that activated but the budget cut, as `(book, id)`.
     pub cut: Vec<(usize, u64)>,
+    /// Entries held out by what earlier requests left behind: SillyTavern's
+    /// cooldown and delay, `@@dont_activate_after_match` under the guide's
+    /// rules and RisuAI's.
+    pub held: Vec<(usize, u64)>,
     /// The profile's own answer, with every reason.
     pub detail: Detail,
     /// The prompt the request sends, while asked for
@@ -221,7 +225,7 @@ impl Outcome {
         }
     }
 
-    fn of_studio(r: RequestResult) -> Self {
+    pub fn of_studio(r: RequestResult) -> Self {
         let injected = r
             .injected
             .iter()
@@ -241,8 +245,23 @@ impl Outcome {
             .filter(|d| matches!(d.reason, DropReason::Budget { .. }))
             .map(|d| (d.book, d.id))
             .collect();
+        let held = r
+            .dropped
+            .iter()
+            .filter(|d| {
+                matches!(
+                    d.reason,
+                    DropReason::Gated {
+                        detail: GateDetail::AlreadyMatched { .. },
+                        ..
+                    }
+                )
+            })
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
             profile: ProfileName::Studio,
+            held,
             request: r.request,
             limit: r.budget.limit,
             used: r.budget.used,
@@ -253,7 +272,7 @@ impl Outcome {
         }
     }
 
-    fn of_sillytavern(r: StResult) -> Self {
+    pub fn of_sillytavern(r: StResult) -> Self {
         let injected = r
             .injected
             .iter()
@@ -273,7 +292,14 @@ impl Outcome {
             .filter(|d| d.kind == DropKind::Budget)
             .map(|d| (d.book, d.id))
             .collect();
+        let held = r
+            .dropped
+            .iter()
+            .filter(|d| matches!(d.kind, DropKind::Cooldown | DropKind::Delay))
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
+            held,
             profile: ProfileName::Sillytavern,
             request: r.request,
             limit: r.budget,
@@ -285,7 +311,7 @@ impl Outcome {
         }
     }
 
-    fn of_risu(r: RisuResult) -> Self {
+    pub fn of_risu(r: RisuResult) -> Self {
         let injected = r
             .injected
             .iter()
@@ -305,7 +331,14 @@ impl Outcome {
             .filter(|d| matches!(d.reason, RisuDrop::Budget { .. }))
             .map(|d| (d.book, d.id))
             .collect();
+        let held = r
+            .dropped
+            .iter()
+            .filter(|d| matches!(d.reason, RisuDrop::NotAgain))
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
+            held,
             profile: ProfileName::Risu,
             request: r.request,
             // RisuAI's budget is a number from its settings; the common
@@ -399,7 +432,19 @@ pub trait Profile: Send {
 
     /// Requests 1…M in order, state carried; each answer handed to `each`
     /// and dropped, so memory stays flat however long the chat.
-    fn log_each(&mut self, chat: &[Message], each: &mut dyn FnMut(Outcome));
+    fn log_each(&mut self, chat: &[Message], each: &mut dyn FnMut(Outcome)) {
+        self.log_each_while(chat, &mut || true, each);
+    }
+
+    /// [`Profile::log_each`] that asks `keep_going` before each request and
+    /// stops when it says no (the app's save or newer request); returns
+    /// whether the log ran to the end.
+    fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        keep_going: &mut dyn FnMut() -> bool,
+        each: &mut dyn FnMut(Outcome),
+    ) -> bool;
 
     /// From now on, each [`Outcome`] carries the prompt its request sends
     /// (`Outcome::prompt`), where the profile models its front-end's

@@ -561,10 +561,25 @@ impl RisuPreview {
 
     /// Requests 1…M of `chat` in order, one state carried through; each
     /// answer is handed to `each` and dropped.
-    pub fn log_each(&mut self, chat: &[Message], mut each: impl FnMut(RisuResult)) {
+    pub fn log_each(&mut self, chat: &[Message], each: impl FnMut(RisuResult)) {
+        self.log_each_while(chat, || true, each);
+    }
+
+    /// [`RisuPreview::log_each`] that asks `keep_going` before each request
+    /// and stops when it says no; returns whether the log ran to the end.
+    pub fn log_each_while(
+        &mut self,
+        chat: &[Message],
+        mut keep_going: impl FnMut() -> bool,
+        mut each: impl FnMut(RisuResult),
+    ) -> bool {
         let mut state = RisuState::default();
         for k in 1..=chat.len() {
+            if !keep_going() {
+                return false;
+            }
             each(self.request(chat, k, &mut state));
         }
+        true
     }
 }

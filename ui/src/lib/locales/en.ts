@@ -326,7 +326,7 @@ export const en = {
   'stBudget.capped': "Budget: {percent}% of {context}, capped at {cap} tokens; {used} used",
   'stBudget.overflow': "The budget overflowed: entries after the first that did not fit were skipped.",
   'stPreview.place': "#{rank} · order {order} · {tokens} tok · pass {pass}",
-  'stPreview.timed': "cooldown or delay: {names}",
+  'preview.logHeld': 'held out by earlier requests (cooldown, delay, already matched): {names}',
   'stPreview.passes.one': '{n} scan pass',
   'stPreview.passes.other': '{n} scan passes',
   'rules.label': "Rules",

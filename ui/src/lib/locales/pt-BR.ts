@@ -328,7 +328,7 @@ export const ptBR: Record<MessageKey, string> = {
   'stBudget.capped': "Orçamento: {percent}% de {context}, limitado a {cap} tokens; {used} usados",
   'stBudget.overflow': "O orçamento estourou: as entradas depois da primeira que não coube foram puladas.",
   'stPreview.place': "nº {rank} · ordem {order} · {tokens} tok · passada {pass}",
-  'stPreview.timed': "recarga ou atraso: {names}",
+  'preview.logHeld': 'retidas por pedidos anteriores (recarga, atraso, já ativadas): {names}',
   'stPreview.passes.one': '{n} passada de varredura',
   'stPreview.passes.other': '{n} passadas de varredura',
   'rules.label': "Regras",

@@ -68,6 +68,10 @@ pub fn catalog() -> R<Catalog> {
                 .filter(|m| family_of(m).is_ok_and(|f| !f.exact))
                 .map(|m| m.to_string())
                 .collect(),
+            profiles: lorebook_engine::profile::PROFILES
+                .iter()
+                .map(|p| p.name)
+                .collect(),
             families: FAMILIES
                 .iter()
                 .map(|f| FamilyView {

@@ -40,6 +40,9 @@ pub struct Catalog {
     pub approximate_models: Vec<String>,
     /// The tokenizer families, OpenAI's first, for the model picker.
     pub families: Vec<FamilyView>,
+    /// The rule profiles, in the order the rules picker offers them
+    /// (worded by the UI: `rules.<id>`).
+    pub profiles: Vec<Rules>,
 }
 
 /// A tokenizer family as the model picker shows it.
@@ -53,4 +56,24 @@ pub struct FamilyView {
     pub exact: bool,
     /// The model names the picker offers for it.
     pub models: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    /// A row of the engine's profile table is offered by the rules picker
+    /// (the catalog lists every row) and worded in every language: a new
+    /// profile's catalog words are `rules.<id>`.
+    #[test]
+    fn every_rule_profile_has_its_words_in_every_language() {
+        for locale in ["en", "pt-BR"] {
+            let words = crate::dialogs::catalog(locale);
+            for p in lorebook_engine::profile::PROFILES {
+                let key = format!("rules.{}", p.id);
+                assert!(
+                    words.get(&key).is_some_and(|w| !w.is_empty()),
+                    "{key} missing in {locale}"
+                );
+            }
+        }
+    }
 }

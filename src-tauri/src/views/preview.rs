@@ -147,17 +147,10 @@ pub struct EntryEdited {
     pub preview: Option<PreviewAnswer>,
 }
 
-/// Which front-end's rules the preview follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum Rules {
-    /// The guide's rules (`docs/semantics.md`).
-    Studio,
-    /// SillyTavern 1.15's world-info rules (`docs/sillytavern-rules.md`).
-    Sillytavern,
-    /// RisuAI 460ecae's lorebook rules (`docs/risu-rules.md`).
-    Risu,
-}
+/// Which front-end's rules the preview follows: the engine's profile table
+/// (`lorebook_engine::profile::PROFILES`), one definition for the engine,
+/// the CLI, the shell and the UI.
+pub use lorebook_engine::profile::ProfileName as Rules;
 
 /// The preview's rules and SillyTavern settings.
 #[derive(Debug, Clone, Serialize, TS)]

@@ -438,7 +438,12 @@ approximate_models: Array<string>,
 /**
  * The tokenizer families, OpenAI's first, for the model picker.
  */
-families: Array<FamilyView>, };
+families: Array<FamilyView>, 
+/**
+ * The rule profiles, in the order the rules picker offers them
+ * (worded by the UI: `rules.<id>`).
+ */
+profiles: Array<Rules>, };
 
 export type Format = "native" | "sillytavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novelai" | "agnai";
 

@@ -30,6 +30,7 @@ import type {
   RisuDrop,
   RisuInjectedView,
   RisuWhy,
+  Rules,
   Found,
   SavedSetting,
   StDetail,
@@ -40,6 +41,7 @@ import type {
 import { NOTE_CODES } from './bindings';
 import { fileName } from './path';
 import type { MessageKey, PluralKey } from './i18n';
+import { en } from './locales/en';
 
 /** Formats a catalog message in the current language (the studio's `t`). */
 export type Translate = (key: MessageKey | PluralKey, params?: Record<string, string | number>) => string;
@@ -826,3 +828,10 @@ export function risuPositionText(t: Translate, i: Pick<RisuInjectedView, 'positi
   return i.position;
 }
 
+
+/** A rule profile's name in the rules picker: `rules.<id>`, one catalog
+ *  word per row of the engine's profile table. */
+export function rulesName(t: Translate, id: Rules): string {
+  const key = `rules.${id}`;
+  return key in en ? t(key as MessageKey) : id;
+}

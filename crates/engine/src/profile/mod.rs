@@ -39,8 +39,9 @@ use crate::sillytavern::{
 };
 use crate::tokenizer::{Tokenizer, DEFAULT_MODEL};
 
-/// Which rules a preview follows.
+/// Which rules a preview follows (the app's `Rules`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Rules"))]
 #[serde(rename_all = "snake_case")]
 pub enum ProfileName {
     /// The guide's rules (`docs/semantics.md`).

@@ -9,6 +9,8 @@
 //! - `lorebook models`
 //! - `lorebook lint BOOK... [--chat FILE] [--rules NAME] [--json] [--deny warnings|hints] [--advise ID]`
 //!   (exit status 0 clean, 1 problems at or above the threshold, 2 usage or unreadable input)
+//! - `lorebook scenario record BOOK --chat FILE --name NAME [--rules NAME] [settings…] [-o OUT]`, `lorebook scenario list BOOK`
+//! - `lorebook test BOOK... [--json]` (exit status 0 every scenario passes, 1 one fails, 2 usage or unreadable input)
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
 //! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
@@ -34,6 +36,7 @@ mod books;
 mod json;
 mod lint;
 mod risu;
+mod scenario;
 mod sillytavern;
 mod tokens;
 
@@ -96,6 +99,11 @@ enum Command {
     Models,
     /// Checks books for keys, flags, decorators and budgets that do not work as written.
     Lint(Box<lint::LintArgs>),
+    /// Records and lists a book's scenarios (a chat and what it must inject).
+    #[command(subcommand)]
+    Scenario(scenario::ScenarioCommand),
+    /// Runs every scenario of the books: exit 0 when all pass, 1 when any fails.
+    Test(scenario::TestArgs),
 }
 
 #[derive(clap::Args)]
@@ -208,6 +216,8 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::Lint(args) => return lint::run(&args),
+        Command::Scenario(command) => return scenario::run(&command),
+        Command::Test(args) => return scenario::test(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use super::{emit, read_text, PreviewArgs};
 
 /// The context size used when `--max-context` is not given.
-pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+pub use lorebook_engine::sillytavern::DEFAULT_MAX_CONTEXT;
 
 /// The metadata line of a SillyTavern `.jsonl` chat, when there is one.
 fn chat_header(text: &str) -> Option<Value> {

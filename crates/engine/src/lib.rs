@@ -31,5 +31,6 @@ pub mod preview;
 pub mod profile;
 pub mod prompt;
 pub mod risu;
+pub mod scenario;
 pub mod sillytavern;
 pub mod tokenizer;

@@ -19,9 +19,9 @@ use super::Workspace;
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{Rules, RulesView, StSettingsView};
 
-/// The context size of a fresh SillyTavern chat completion preset minus its
-/// response length is about this; the CLI uses the same default.
-pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+/// The context size the preview starts with (the engine's, which the CLI
+/// and scenarios use too).
+pub use lorebook_engine::sillytavern::DEFAULT_MAX_CONTEXT;
 
 /// Extension keys only SillyTavern (or a card written by it) puts on an entry.
 const ST_MARKS: &[&str] = &["sillytavern", "display_index", "position", "depth"];

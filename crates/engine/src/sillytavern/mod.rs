@@ -49,7 +49,7 @@ pub use prompt::{
     StPromptInputs, StPromptMessage,
 };
 pub use resume::TimedLog;
-pub use settings::{StRange, StRanged, StSettings, ST_RANGES};
+pub use settings::{StRange, StRanged, StSettings, DEFAULT_MAX_CONTEXT, ST_RANGES};
 pub use timed::TimedState;
 
 use crate::chat::Message;

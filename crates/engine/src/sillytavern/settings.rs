@@ -10,6 +10,11 @@
 use serde::Serialize;
 use serde_json::Value;
 
+/// The context size of a fresh SillyTavern chat completion preset minus its
+/// response length, about: the preview's default (the app, the CLI and
+/// scenarios).
+pub const DEFAULT_MAX_CONTEXT: u32 = 8192;
+
 /// The settings that change what world info activates and where it goes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StSettings {

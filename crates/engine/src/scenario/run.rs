@@ -1,0 +1,407 @@
+//! Running a scenario and recording one, through the profiles' seam.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{Expect, Expected, Scenario, Settings};
+use crate::chat::{self, ChatOptions, Message};
+use crate::model::Book;
+use crate::preview;
+use crate::profile::{self, Outcome, Profile, ProfileName, Setup};
+use crate::risu::{RisuOptions, RisuSettings};
+use crate::sillytavern::{
+    Names, StOptions, StPromptInputs, StSettings, TimedState, DEFAULT_MAX_CONTEXT,
+};
+use crate::tokenizer::tokenizer_for_model;
+
+/// Why a scenario failed, one broken expectation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Failure {
+    /// An entry expected in the prompt is not: `why` is the rules' reason.
+    NotInjected {
+        id: u64,
+        name: String,
+        request: usize,
+        why: String,
+    },
+    /// An entry expected out of the prompt is in it (or, with `exactly`,
+    /// an entry no expectation names).
+    Injected {
+        id: u64,
+        name: String,
+        request: usize,
+        why: String,
+    },
+    /// Injected, but elsewhere.
+    Moved {
+        id: u64,
+        name: String,
+        request: usize,
+        expected: String,
+        found: String,
+    },
+    /// The expected entry is no longer in the book.
+    Missing { id: u64, name: String },
+    /// The budget used more than allowed.
+    OverBudget { request: usize, used: u32, max: u32 },
+    /// Entries were cut by the budget.
+    Cut { request: usize, names: Vec<String> },
+    /// A request past the end of the chat.
+    NoSuchRequest { request: usize, requests: usize },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::NotInjected {
+                name, request, why, ..
+            } => write!(f, "'{name}' is not injected in request {request}: {why}"),
+            Failure::Injected {
+                name, request, why, ..
+            } => write!(f, "'{name}' is injected in request {request}: {why}"),
+            Failure::Moved {
+                name,
+                request,
+                expected,
+                found,
+                ..
+            } => write!(
+                f,
+                "'{name}' is injected in request {request} at {found}, not {expected}"
+            ),
+            Failure::Missing { id, name } => {
+                write!(f, "'{name}' (id {id}) is no longer in the book")
+            }
+            Failure::OverBudget { request, used, max } => write!(
+                f,
+                "request {request} used {used} tokens of the budget, more than {max}"
+            ),
+            Failure::Cut { request, names } => write!(
+                f,
+                "the budget cut {} in request {request}",
+                names
+                    .iter()
+                    .map(|n| format!("'{n}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Failure::NoSuchRequest { request, requests } => write!(
+                f,
+                "request {request} is past the end of the chat ({requests} messages)"
+            ),
+        }
+    }
+}
+
+/// A scenario's answer: passed when nothing failed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub name: String,
+    pub rules: ProfileName,
+    pub passed: bool,
+    pub failures: Vec<Failure>,
+}
+
+/// The chat of a scenario, with the names and state a SillyTavern chat
+/// file's header carries.
+struct Chat {
+    messages: Vec<Message>,
+    header: Option<Value>,
+}
+
+fn chat_of(text: &str) -> Result<Chat, String> {
+    let parsed = chat::parse(text, &ChatOptions::default()).map_err(|e| e.to_string())?;
+    let header = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .and_then(|first| serde_json::from_str::<Value>(first).ok())
+        .filter(|v| v.is_object() && v.get("mes").is_none());
+    Ok(Chat {
+        messages: parsed.messages,
+        header,
+    })
+}
+
+/// The profile a scenario runs under, over `book`.
+fn build(
+    book: &Book,
+    s: &Settings,
+    rules: ProfileName,
+    chat: &Chat,
+) -> Result<Box<dyn Profile>, String> {
+    let model = s
+        .model
+        .clone()
+        .unwrap_or_else(|| rules.info().default_model.to_string());
+    let mut book = book.clone();
+    let setup = match rules {
+        ProfileName::Studio => {
+            if let Some(d) = s.scan_depth {
+                book.scan_depth = d;
+            }
+            if let Some(b) = s.token_budget {
+                book.token_budget = b;
+            }
+            crate::tokenizer::registry::family_of(&model)?;
+            Setup::Studio {
+                settings: preview::Settings {
+                    seed: s.seed,
+                    model,
+                    ..preview::Settings::default()
+                },
+                tokenizer: None,
+            }
+        }
+        ProfileName::Sillytavern => {
+            let settings = match &s.sillytavern {
+                Some(v) => StSettings::from_value(v)?.clamped(),
+                None => StSettings::default(),
+            };
+            let from_header = |key: &str| {
+                chat.header
+                    .as_ref()
+                    .and_then(|h| h.get(key))
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            };
+            Setup::Sillytavern {
+                settings,
+                options: StOptions {
+                    names: Names {
+                        user: from_header("user_name").unwrap_or_else(|| "User".into()),
+                        char: from_header("character_name").unwrap_or_else(|| "Character".into()),
+                    },
+                    tokenizer: tokenizer_for_model(&model)?,
+                    seed: s.seed,
+                    ..StOptions::default()
+                },
+                max_context: s.max_context.unwrap_or(DEFAULT_MAX_CONTEXT),
+                inputs: Box::new(StPromptInputs::default()),
+                stored: TimedState::from_metadata(
+                    chat.header
+                        .as_ref()
+                        .and_then(|h| h.pointer("/chat_metadata/timedWorldInfo")),
+                ),
+            }
+        }
+        ProfileName::Risu => {
+            let mut settings = match &s.risu {
+                Some(v) => RisuSettings::from_json(&v.to_string())?,
+                None => RisuSettings::default(),
+            };
+            if let Some(d) = s.scan_depth {
+                settings.scan_depth = f64::from(d);
+            }
+            if let Some(b) = s.token_budget {
+                settings.token_budget = f64::from(b);
+            }
+            Setup::Risu {
+                settings,
+                options: RisuOptions {
+                    tokenizer: tokenizer_for_model(&model)?,
+                    seed: s.seed,
+                },
+            }
+        }
+    };
+    profile::build(&[(book.name.clone(), &book)], setup)
+}
+
+/// An entry's name as the book holds it now.
+fn name_in(book: &Book, id: u64) -> Option<String> {
+    book.entry(id).map(|e| e.display_name().to_string())
+}
+
+/// Runs `s` over `book`. `Err` when it cannot run at all (its chat does not
+/// read, its settings are refused, its model is unknown).
+pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
+    let chat = chat_of(&s.chat)?;
+    let mut profile = build(book, &s.settings, s.rules, &chat)?;
+    let messages = &chat.messages;
+    let last = messages.len();
+    // Each request asked for once: the last as the front-end answers it
+    // now, any other after the requests before it.
+    let mut answers: Vec<(usize, Outcome)> = Vec::new();
+    let mut failures = Vec::new();
+    let mut outcome = |k: Option<usize>, failures: &mut Vec<Failure>| -> Option<usize> {
+        let k = k.unwrap_or(last);
+        if k > last {
+            failures.push(Failure::NoSuchRequest {
+                request: k,
+                requests: last,
+            });
+            return None;
+        }
+        if !answers.iter().any(|(j, _)| *j == k) {
+            let o = if k == last {
+                profile.current(messages)
+            } else {
+                profile.request(messages, k)
+            };
+            answers.push((k, o));
+        }
+        Some(k)
+    };
+    let e: &Expect = &s.expect;
+    let mut asked: Vec<(usize, &Expected, bool)> = Vec::new();
+    for x in &e.injected {
+        if let Some(k) = outcome(x.request, &mut failures) {
+            asked.push((k, x, true));
+        }
+    }
+    for x in &e.not_injected {
+        if let Some(k) = outcome(x.request, &mut failures) {
+            asked.push((k, x, false));
+        }
+    }
+    let limits = e.max_used.is_some() || e.nothing_cut;
+    let last_k = if limits {
+        outcome(None, &mut failures)
+    } else {
+        None
+    };
+    let at = |k: usize| -> &Outcome {
+        &answers
+            .iter()
+            .find(|(j, _)| *j == k)
+            .expect("asked above")
+            .1
+    };
+    for &(k, x, wanted) in &asked {
+        let Some(name) = name_in(book, x.id) else {
+            if wanted {
+                failures.push(Failure::Missing {
+                    id: x.id,
+                    name: x.name.clone(),
+                });
+            }
+            continue;
+        };
+        let o = at(k);
+        match (o.placed(0, x.id), wanted) {
+            (None, true) => failures.push(Failure::NotInjected {
+                id: x.id,
+                name,
+                request: k,
+                why: o.why_out(0, x.id).unwrap_or_else(|| "not listed".into()),
+            }),
+            (Some(_), false) => failures.push(Failure::Injected {
+                id: x.id,
+                name,
+                request: k,
+                why: o.why_in(0, x.id).unwrap_or_default(),
+            }),
+            (Some(p), true) => {
+                let place = |pos: &str, depth: Option<f64>| match depth {
+                    Some(d) => format!("{pos} {d}"),
+                    None => pos.to_string(),
+                };
+                let pos_ok = x.position.as_deref().is_none_or(|want| want == p.position);
+                let depth_ok = x.depth.is_none() || x.depth == p.depth;
+                if !(pos_ok && depth_ok) {
+                    failures.push(Failure::Moved {
+                        id: x.id,
+                        name,
+                        request: k,
+                        expected: place(
+                            x.position.as_deref().unwrap_or(&p.position),
+                            x.depth.or(p.depth),
+                        ),
+                        found: place(&p.position, p.depth),
+                    });
+                }
+            }
+            (None, false) => {}
+        }
+    }
+    if e.exactly {
+        let mut requests: Vec<usize> = asked.iter().filter(|a| a.2).map(|a| a.0).collect();
+        requests.sort_unstable();
+        requests.dedup();
+        for k in requests {
+            for p in &at(k).injected {
+                let named = e
+                    .injected
+                    .iter()
+                    .any(|x| x.id == p.id && x.request.unwrap_or(last) == k);
+                if !named {
+                    failures.push(Failure::Injected {
+                        id: p.id,
+                        name: name_in(book, p.id).unwrap_or_else(|| format!("#{}", p.id)),
+                        request: k,
+                        why: at(k).why_in(0, p.id).unwrap_or_default(),
+                    });
+                }
+            }
+        }
+    }
+    if let Some(k) = last_k {
+        let o = at(k);
+        if let Some(max) = e.max_used {
+            if o.used > max {
+                failures.push(Failure::OverBudget {
+                    request: k,
+                    used: o.used,
+                    max,
+                });
+            }
+        }
+        if e.nothing_cut && !o.cut.is_empty() {
+            failures.push(Failure::Cut {
+                request: k,
+                names: o
+                    .cut
+                    .iter()
+                    .map(|&(_, id)| name_in(book, id).unwrap_or_else(|| format!("#{id}")))
+                    .collect(),
+            });
+        }
+    }
+    Ok(Verdict {
+        name: s.name.clone(),
+        rules: s.rules,
+        passed: failures.is_empty(),
+        failures,
+    })
+}
+
+/// A scenario named `name` over `chat` that expects exactly what the
+/// preview of `book` shows now (the last request): the entries injected,
+/// each at its place where the rules have places.
+pub fn record(
+    book: &Book,
+    name: &str,
+    chat: &str,
+    rules: ProfileName,
+    settings: Settings,
+) -> Result<Scenario, String> {
+    let parsed = chat_of(chat)?;
+    let mut profile = build(book, &settings, rules, &parsed)?;
+    let o = profile.current(&parsed.messages);
+    let places = rules != ProfileName::Studio;
+    let injected = o
+        .injected
+        .iter()
+        .map(|p| Expected {
+            id: p.id,
+            name: name_in(book, p.id).unwrap_or_default(),
+            request: None,
+            position: places.then(|| p.position.clone()),
+            depth: if places { p.depth } else { None },
+            extra: Default::default(),
+        })
+        .collect();
+    Ok(Scenario {
+        name: name.to_string(),
+        chat: chat.to_string(),
+        rules,
+        settings,
+        expect: Expect {
+            injected,
+            exactly: true,
+            ..Expect::default()
+        },
+        extra: Default::default(),
+    })
+}

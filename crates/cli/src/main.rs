@@ -10,6 +10,7 @@
 //! - `lorebook lint BOOK... [--chat FILE] [--rules NAME] [--json] [--deny warnings|hints] [--advise ID]`
 //!   (exit status 0 clean, 1 problems at or above the threshold, 2 usage or unreadable input)
 //! - `lorebook scenario record BOOK --chat FILE --name NAME [--rules NAME] [settings…] [-o OUT]`, `lorebook scenario list BOOK`
+//! - `lorebook diff OLD NEW --chat FILE [--rules NAME] [settings…] [--json]` (exit status 0 no change, 1 a change, 2 usage or unreadable input)
 //! - `lorebook test BOOK... [--json]` (exit status 0 every scenario passes, 1 one fails, 2 usage or unreadable input)
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
@@ -33,6 +34,7 @@ use serde::Serialize;
 use serde_json::json;
 
 mod books;
+mod diff;
 mod json;
 mod lint;
 mod risu;
@@ -104,6 +106,8 @@ enum Command {
     Scenario(scenario::ScenarioCommand),
     /// Runs every scenario of the books: exit 0 when all pass, 1 when any fails.
     Test(scenario::TestArgs),
+    /// What changes from one book to another over a chat's request log.
+    Diff(Box<diff::DiffArgs>),
 }
 
 #[derive(clap::Args)]
@@ -218,6 +222,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => return lint::run(&args),
         Command::Scenario(command) => return scenario::run(&command),
         Command::Test(args) => return scenario::test(&args),
+        Command::Diff(args) => return diff::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

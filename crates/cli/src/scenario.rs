@@ -83,7 +83,7 @@ fn usage(message: String) -> ExitCode {
 }
 
 /// A JSON settings file, as its JSON value.
-fn json_file(path: &Path) -> Result<Value, String> {
+pub(crate) fn json_file(path: &Path) -> Result<Value, String> {
     let text = read_text(path)?;
     formats::parse_json(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -22,6 +22,7 @@ pub mod decorators;
 pub mod diagnostic;
 pub mod explain;
 pub mod formats;
+pub mod impact;
 pub mod io;
 pub mod lint;
 pub mod matcher;

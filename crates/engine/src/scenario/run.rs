@@ -123,6 +123,19 @@ fn chat_of(text: &str) -> Result<Chat, String> {
     })
 }
 
+/// The profile `rules` with `settings` over `book`, and the messages of
+/// `chat`: what a scenario runs under (and `lorebook diff` compares with).
+pub fn prepare(
+    book: &Book,
+    rules: ProfileName,
+    settings: &Settings,
+    chat: &str,
+) -> Result<(Box<dyn Profile>, Vec<Message>), String> {
+    let chat = chat_of(chat)?;
+    let profile = build(book, settings, rules, &chat)?;
+    Ok((profile, chat.messages))
+}
+
 /// The profile a scenario runs under, over `book`.
 fn build(
     book: &Book,
@@ -216,9 +229,8 @@ fn name_in(book: &Book, id: u64) -> Option<String> {
 /// Runs `s` over `book`. `Err` when it cannot run at all (its chat does not
 /// read, its settings are refused, its model is unknown).
 pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
-    let chat = chat_of(&s.chat)?;
-    let mut profile = build(book, &s.settings, s.rules, &chat)?;
-    let messages = &chat.messages;
+    let (mut profile, messages) = prepare(book, s.rules, &s.settings, &s.chat)?;
+    let messages = &messages;
     let last = messages.len();
     // Each request asked for once: the last as the front-end answers it
     // now, any other after the requests before it.
@@ -376,9 +388,8 @@ pub fn record(
     rules: ProfileName,
     settings: Settings,
 ) -> Result<Scenario, String> {
-    let parsed = chat_of(chat)?;
-    let mut profile = build(book, &settings, rules, &parsed)?;
-    let o = profile.current(&parsed.messages);
+    let (mut profile, messages) = prepare(book, rules, &settings, chat)?;
+    let o = profile.current(&messages);
     let places = rules != ProfileName::Studio;
     let injected = o
         .injected

@@ -1,0 +1,166 @@
+//! `lorebook diff OLD NEW --chat FILE [--rules NAME] [settings…] [--json]`:
+//! what changes from one book to the other over the chat's whole request
+//! log (`lorebook_engine::impact`). The two logs run side by side, one per
+//! core, in step: each request's answers are compared and dropped. Exit
+//! status 0 when nothing changed, 1 when something did, 2 on usage errors
+//! and unreadable input.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use lorebook_engine::impact::{self, Change};
+use lorebook_engine::model::Book;
+use lorebook_engine::profile::{Outcome, ProfileName};
+use lorebook_engine::scenario::{self, Settings};
+use serde_json::json;
+
+use crate::{books, emit, read_text};
+
+#[derive(clap::Args)]
+pub struct DiffArgs {
+    /// The book before (any importable format).
+    old: PathBuf,
+    /// The book after.
+    new: PathBuf,
+    /// The chat whose request log is compared.
+    #[arg(long)]
+    chat: PathBuf,
+    /// Whose rules: studio (the guide's), sillytavern or risu.
+    #[arg(long, default_value = "studio", value_parser = books::parse_profile)]
+    rules: ProfileName,
+    /// The model whose tokenizer counts (default: the rules' default).
+    #[arg(long)]
+    model: Option<String>,
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// SillyTavern settings.json, or its world_info_settings object.
+    #[arg(long)]
+    st_settings: Option<PathBuf>,
+    /// SillyTavern's context size, of which the budget is a share.
+    #[arg(long)]
+    max_context: Option<u32>,
+    /// RisuAI settings (loreBookDepth, loreBookToken, loreSettings, fmIndex).
+    #[arg(long)]
+    risu_settings: Option<PathBuf>,
+    /// One JSON object per request that changed.
+    #[arg(long)]
+    json: bool,
+}
+
+fn usage(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+pub fn run(args: &DiffArgs) -> ExitCode {
+    match changes(args) {
+        Ok(changed) if changed => ExitCode::FAILURE,
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => usage(e),
+    }
+}
+
+/// Entry names for the text form.
+fn name(book: &Book, id: u64) -> String {
+    book.entry(id)
+        .map(|e| e.display_name().to_string())
+        .unwrap_or_else(|| format!("#{id}"))
+}
+
+fn changes(args: &DiffArgs) -> Result<bool, String> {
+    let settings = Settings {
+        model: args.model.clone(),
+        seed: args.seed,
+        sillytavern: args
+            .st_settings
+            .as_deref()
+            .map(crate::scenario::json_file)
+            .transpose()?,
+        max_context: args.max_context,
+        risu: args
+            .risu_settings
+            .as_deref()
+            .map(crate::scenario::json_file)
+            .transpose()?,
+        ..Settings::default()
+    };
+    let chat = read_text(&args.chat)?;
+    // Both books read and built side by side.
+    let (old, new) = std::thread::scope(|s| {
+        let old = s.spawn(|| books::load(&args.old));
+        let new = books::load(&args.new);
+        (old.join().expect("the reading thread"), new)
+    });
+    let (old, new) = (old?.book, new?.book);
+    let (built_old, built_new) = std::thread::scope(|s| {
+        let o = s.spawn(|| scenario::prepare(&old, args.rules, &settings, &chat));
+        let n = scenario::prepare(&new, args.rules, &settings, &chat);
+        (o.join().expect("the building thread"), n)
+    });
+    let (mut p_old, messages) = built_old?;
+    let (mut p_new, _) = built_new?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Outcome>(2);
+    let mut changed = false;
+    std::thread::scope(|s| {
+        let messages = &messages;
+        s.spawn(move || {
+            p_old.log_each(messages, &mut |o| {
+                let _ = tx.send(o);
+            })
+        });
+        p_new.log_each(messages, &mut |n| {
+            let Ok(o) = rx.recv() else {
+                return;
+            };
+            if let Some(c) = impact::compare(&o, &n) {
+                changed = true;
+                if args.json {
+                    emit(&format!("{}\n", json_of(&c)));
+                } else {
+                    emit(&text_of(&c, &old, &new));
+                }
+            }
+        });
+    });
+    if !changed && !args.json {
+        emit("no change\n");
+    }
+    Ok(changed)
+}
+
+fn json_of(c: &Change) -> serde_json::Value {
+    json!({
+        "request": c.request,
+        "started": c.started,
+        "stopped": c.stopped,
+        "moved": c.moved,
+        "budget": c.budget,
+    })
+}
+
+fn text_of(c: &Change, old: &Book, new: &Book) -> String {
+    let mut out = format!(
+        "request {} (budget used {} → {}):\n",
+        c.request, c.budget.old, c.budget.new
+    );
+    for f in &c.started {
+        out.push_str(&format!(
+            "  + {}: {} (before: {})\n",
+            name(new, f.id),
+            f.reason,
+            f.before
+        ));
+    }
+    for f in &c.stopped {
+        out.push_str(&format!(
+            "  - {}: {} (before: {})\n",
+            name(old, f.id),
+            f.reason,
+            f.before
+        ));
+    }
+    for m in &c.moved {
+        out.push_str(&format!("  ~ {}: {} → {}\n", name(new, m.id), m.from, m.to));
+    }
+    out
+}

@@ -1,0 +1,116 @@
+//! Change impact (issue 21): what an edit changes in one request, read
+//! from the common part of two answers of the profiles' seam — entries
+//! that start or stop being injected, entries that move (their position,
+//! depth or order), and the budget's use — each with the rules' reason on
+//! both sides. `lorebook diff` and the app's impact strip read it.
+
+use serde::Serialize;
+
+use crate::profile::{Outcome, Placed};
+
+/// An entry that started or stopped being injected, with the reason on
+/// each side (`reason`: the new answer's, `before`: the old one's).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Flip {
+    pub book: usize,
+    pub id: u64,
+    pub reason: String,
+    #[serde(skip)]
+    pub before: String,
+}
+
+/// An entry injected on both sides at another place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Move {
+    pub book: usize,
+    pub id: u64,
+    pub from: String,
+    pub to: String,
+}
+
+/// What changed in one request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub request: usize,
+    pub started: Vec<Flip>,
+    pub stopped: Vec<Flip>,
+    pub moved: Vec<Move>,
+    pub budget: Budget,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    pub old: u32,
+    pub new: u32,
+}
+
+/// Where an entry is placed, in the rules' words: the position, the depth
+/// for in-chat positions, and its order.
+pub fn place(p: &Placed) -> String {
+    let order = if p.order.fract() == 0.0 && p.order.abs() < 9e15 {
+        format!("{}", p.order as i64)
+    } else {
+        format!("{}", p.order)
+    };
+    match p.depth {
+        Some(d) => format!("{} {d}, order {order}", p.position),
+        None => format!("{}, order {order}", p.position),
+    }
+}
+
+/// What changed from `old` to `new` (the same request of the same chat,
+/// before and after an edit); `None` when nothing did. Entries are matched
+/// by book position and id.
+pub fn compare(old: &Outcome, new: &Outcome) -> Option<Change> {
+    let key = |p: &Placed| (p.book, p.id);
+    let mut started = Vec::new();
+    let mut moved = Vec::new();
+    for p in &new.injected {
+        match old.injected.iter().find(|q| key(q) == key(p)) {
+            None => started.push(Flip {
+                book: p.book,
+                id: p.id,
+                reason: new.why_in(p.book, p.id).unwrap_or_default(),
+                before: old
+                    .why_out(p.book, p.id)
+                    .unwrap_or_else(|| "not in the book".into()),
+            }),
+            Some(q) => {
+                let (from, to) = (place(q), place(p));
+                if from != to {
+                    moved.push(Move {
+                        book: p.book,
+                        id: p.id,
+                        from,
+                        to,
+                    });
+                }
+            }
+        }
+    }
+    let stopped: Vec<Flip> = old
+        .injected
+        .iter()
+        .filter(|q| !new.injected.iter().any(|p| key(p) == key(q)))
+        .map(|q| Flip {
+            book: q.book,
+            id: q.id,
+            reason: new
+                .why_out(q.book, q.id)
+                .unwrap_or_else(|| "not in the book".into()),
+            before: old.why_in(q.book, q.id).unwrap_or_default(),
+        })
+        .collect();
+    let budget = Budget {
+        old: old.used,
+        new: new.used,
+    };
+    let same = started.is_empty() && stopped.is_empty() && moved.is_empty() && old.used == new.used;
+    (!same).then_some(Change {
+        request: new.request,
+        started,
+        stopped,
+        moved,
+        budget,
+    })
+}

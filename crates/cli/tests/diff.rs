@@ -47,13 +47,11 @@ fn log(book: &str, chat: &str, rules: &str) -> Vec<BTreeSet<u64>> {
         .collect()
 }
 
+/// One changed request: its number, the ids that started and stopped.
+type Flips = (usize, BTreeSet<u64>, BTreeSet<u64>);
+
 /// `diff --json`: request → (started, stopped).
-fn diff(
-    old: &str,
-    new: &str,
-    chat: &str,
-    rules: &str,
-) -> (Option<i32>, Vec<(usize, BTreeSet<u64>, BTreeSet<u64>)>) {
+fn diff(old: &str, new: &str, chat: &str, rules: &str) -> (Option<i32>, Vec<Flips>) {
     let out = lorebook(&["diff", old, new, "--chat", chat, "--rules", rules, "--json"]);
     let ids = |v: &Value| -> BTreeSet<u64> {
         v.as_array()
@@ -139,7 +137,7 @@ fn diff_lists_exactly_what_the_two_logs_differ_in() {
         for rules in RULES {
             let (a, b) = (log(&book, &chat, rules), log(&edited, &chat, rules));
             let (status, rows) = diff(&book, &edited, &chat, rules);
-            let expected: Vec<(usize, BTreeSet<u64>, BTreeSet<u64>)> = a
+            let expected: Vec<Flips> = a
                 .iter()
                 .zip(&b)
                 .enumerate()

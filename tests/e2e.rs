@@ -2661,3 +2661,6 @@ mod nothing_lost;
 
 #[path = "e2e/risu.rs"]
 mod risu;
+
+#[path = "e2e/scenarios.rs"]
+mod scenarios;

@@ -148,6 +148,12 @@ pub enum ErrorCode {
     RisuSettingOutOfRange { setting: String, min: i64, max: i64 },
     /// The SillyTavern preview could not be built; `detail` says why.
     StPreviewFailed { detail: String },
+    /// A scenario was given no name.
+    ScenarioNameEmpty,
+    /// The book's stored scenarios do not read; `detail` says where.
+    ScenariosUnreadable { detail: String },
+    /// Scenario `name` cannot run (its chat, settings or model).
+    ScenarioCannotRun { name: String, detail: String },
     /// The SillyTavern preview is not built yet (its build gave way).
     StPreviewNotBuilt,
     /// The native menu could not be rebuilt; `detail` is the system's
@@ -413,6 +419,27 @@ impl AppError {
             ErrorCode::TokenizerUnavailable {
                 model: model.into(),
                 detail,
+            },
+        )
+    }
+
+    /// The book's scenarios do not read (or cannot be stored).
+    pub fn scenarios_unreadable(detail: &str) -> Self {
+        Self::invalid(
+            format!("the book's scenarios cannot be read: {detail}"),
+            ErrorCode::ScenariosUnreadable {
+                detail: detail.into(),
+            },
+        )
+    }
+
+    /// Scenario `name` cannot run.
+    pub fn scenario_cannot_run(name: &str, detail: &str) -> Self {
+        Self::invalid(
+            format!("scenario {name} cannot run: {detail}"),
+            ErrorCode::ScenarioCannotRun {
+                name: name.into(),
+                detail: detail.into(),
             },
         )
     }

@@ -122,7 +122,7 @@ fn record(args: &RecordArgs) -> Result<(), String> {
         sillytavern: args.st_settings.as_deref().map(json_file).transpose()?,
         max_context: args.max_context,
         risu: args.risu_settings.as_deref().map(json_file).transpose()?,
-        extra: Default::default(),
+        ..Settings::default()
     };
     let mut list = scenario::of(&book).map_err(|e| format!("{}: {e}", args.book.display()))?;
     let s = scenario::record(&book, &args.name, &chat, args.rules, settings)?;

@@ -11,6 +11,7 @@ mod books;
 mod entries;
 mod preview;
 mod risu;
+mod scenarios;
 mod sillytavern;
 
 pub use app::*;
@@ -18,6 +19,7 @@ pub use books::*;
 pub use entries::*;
 pub use preview::*;
 pub use risu::*;
+pub use scenarios::*;
 pub use sillytavern::*;
 
 use std::path::PathBuf;

@@ -8,6 +8,7 @@ mod catalog;
 mod lint;
 mod preview;
 mod risu;
+mod scenarios;
 mod sillytavern;
 mod transfer;
 
@@ -16,6 +17,7 @@ pub use catalog::*;
 pub use lint::*;
 pub use preview::*;
 pub use risu::*;
+pub use scenarios::*;
 pub use sillytavern::*;
 pub use transfer::*;
 

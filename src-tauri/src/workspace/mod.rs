@@ -30,6 +30,7 @@ mod list;
 mod log;
 pub mod recovery;
 mod risu;
+mod scenarios;
 mod st;
 mod st_inputs;
 mod st_rules;
@@ -185,6 +186,8 @@ impl Workspace {
                     s.token_budget,
                     s.recursive_scanning,
                 ),
+                // Scenarios change no preview.
+                Change::Scenarios { .. } => {}
             }
         }
     }

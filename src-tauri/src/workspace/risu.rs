@@ -37,7 +37,7 @@ fn view_of(s: &RisuSettings) -> RisuSettingsView {
     }
 }
 
-fn engine_settings(v: &RisuSettingsView) -> RisuSettings {
+pub(super) fn engine_settings(v: &RisuSettingsView) -> RisuSettings {
     RisuSettings {
         scan_depth: v.scan_depth,
         token_budget: v.token_budget,

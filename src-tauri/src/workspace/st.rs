@@ -433,6 +433,8 @@ pub(super) fn in_place(
             after: Some(e),
             ..
         } => put(e),
+        // Scenarios change no preview.
+        Change::Scenarios { .. } => true,
         _ => false,
     })
 }

@@ -579,6 +579,32 @@ card: StCardView | null,
  */
 risu: RisuSettingsView, };
 
+export type ScenarioItem = { name: string, rules: Rules, 
+/**
+ * How many entries it expects in and out of the prompt.
+ */
+expected_in: number, expected_out: number, 
+/**
+ * Its answer; `None` when it cannot run (`error` says why).
+ */
+verdict: Verdict | null, error: string | null, };
+
+export type ScenariosView = { doc: number, items: Array<ScenarioItem>, 
+/**
+ * The book's scenarios do not read (nothing is shown or changed).
+ */
+error: string | null, };
+
+export type Verdict = { name: string, rules: Rules, passed: boolean, failures: Array<Failure>, };
+
+export type Failure = { "code": "not_injected", id: number, name: string, request: number, 
+/**
+ * The rules' reason, in English and typed.
+ */
+why: string, reason: Reason | null, } | { "code": "injected", id: number, name: string, request: number, why: string, reason: Reason | null, } | { "code": "moved", id: number, name: string, request: number, expected: string, found: string, } | { "code": "missing", id: number, name: string, } | { "code": "over_budget", request: number, used: number, max: number, } | { "code": "cut", request: number, names: Array<string>, } | { "code": "no_such_request", request: number, requests: number, };
+
+export type Reason = { "is": "studio_in", why: Activation, } | { "is": "studio_out", why: DropReason, } | { "is": "sillytavern_in", why: StReason, } | { "is": "sillytavern_out", why: StDetail, } | { "is": "risu_in", why: RisuWhy, } | { "is": "risu_out", why: RisuDrop, } | { "is": "risu_failed", entry: string, };
+
 export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, } | { "rules": "risu", request: number | null, };
 
 export type PreviewAnswer = { "rules": "studio", view: PreviewView, } | { "rules": "sillytavern", view: StPreviewView, } | { "rules": "risu", view: RisuPreviewView, };
@@ -786,7 +812,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -999,6 +1025,9 @@ export type Command =
   | 'set_st_settings'
   | 'load_st_settings_dialog'
   | 'set_risu_settings'
+  | 'scenarios'
+  | 'record_scenario'
+  | 'delete_scenario'
   | 'set_st_field'
   | 'chat_text'
   | 'edit_chat'

@@ -32,6 +32,7 @@ import type {
   RulesView,
   StEdit,
   RisuSettingsView,
+  ScenariosView,
   StSettingsView,
   StInputsView,
   ProblemsView,
@@ -141,6 +142,11 @@ export const api = {
   setStSettings: (settings: StSettingsView) => call<RulesView>('set_st_settings', { settings }),
   loadStSettingsDialog: () => call<RulesView>('load_st_settings_dialog'),
   setRisuSettings: (settings: RisuSettingsView) => call<RulesView>('set_risu_settings', { settings }),
+  /** A book's scenarios, each run under the book as edited now. */
+  scenarios: (doc: number) => call<ScenariosView>('scenarios', { doc }),
+  /** Save as scenario: the preview shown, expecting what it shows now. */
+  recordScenario: (doc: number, name: string) => call<ScenariosView>('record_scenario', { doc, name }),
+  deleteScenario: (doc: number, name: string) => call<ScenariosView>('delete_scenario', { doc, name }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

@@ -16,6 +16,7 @@ import { Dialogs } from './dialogs.svelte';
 import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
 import { Problems } from './problems.svelte';
+import { Scenarios } from './scenarios.svelte';
 import type { AppError, Catalog, ExportFormat, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
@@ -41,10 +42,16 @@ export class Studio {
   readonly docs = new Documents((e) => void this.run(() => Promise.reject(e)));
   /** The lint problems of the shown book (the Problems panel, badges). */
   readonly problems = new Problems(() => this.docs.doc, this.run);
+  /** The shown book's scenarios (the Scenarios panel); recording one is an
+   *  edit of the book (dirty mark, undo). */
+  readonly scenarios = new Scenarios(() => this.docs.doc, this.run, () => this.docs.refresh());
   readonly preview = new Preview(this.docs, this.run, {
     // Whatever the preview is refreshed for (an edit, the chat, the
     // attached books, the rules) the checks read too.
-    changed: () => this.problems.schedule(),
+    changed: () => {
+      this.problems.schedule();
+      this.scenarios.schedule();
+    },
     selected: (): [number, number] | null => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
     // RisuAI reads decorators the guide does not know: the list's badges
     // and the editor's diagnostics are asked for again.
@@ -120,6 +127,7 @@ export class Studio {
       // A preview that fails is reported; the start-up notices still show.
       await this.run(() => this.preview.refresh());
       void this.run(() => this.problems.now());
+      void this.run(() => this.scenarios.now());
       this.feedback.add(await api.takeNotices());
       void this.docs.fillTokens();
     });
@@ -151,6 +159,7 @@ export class Studio {
     this.docs.selected = [];
     this.entry.clear();
     void this.run(() => this.problems.now());
+    void this.run(() => this.scenarios.now());
     await this.docs.reloadList();
     if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
   }

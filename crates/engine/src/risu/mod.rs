@@ -77,6 +77,20 @@ impl Default for RisuSettings {
 }
 
 impl RisuSettings {
+    /// The settings by RisuAI's names, as [`RisuSettings::from_json`]
+    /// reads them back (a scenario keeps them so).
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({
+            "fmIndex": self.fm_index,
+            "loreSettings": {
+                "scanDepth": self.scan_depth,
+                "tokenBudget": self.token_budget,
+                "recursiveScanning": self.recursive_scanning,
+                "fullWordMatching": self.full_word_matching,
+            },
+        })
+    }
+
     /// Reads RisuAI's own names: `loreBookDepth`, `loreBookToken`,
     /// `loreSettings {tokenBudget, scanDepth, recursiveScanning,
     /// fullWordMatching}` and `fmIndex`. Without `loreSettings`, the

@@ -71,6 +71,12 @@ pub struct Settings {
     /// SillyTavern's `world_info_settings`, by SillyTavern's names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sillytavern: Option<Value>,
+    /// `{{user}}` and `{{char}}` under SillyTavern's rules (default: the
+    /// chat file's names, else `User` and `Character`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub char: Option<String>,
     /// SillyTavern's context size minus the response length.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_context: Option<u32>,

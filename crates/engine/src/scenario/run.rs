@@ -7,7 +7,7 @@ use super::{Expect, Expected, Scenario, Settings};
 use crate::chat::{self, ChatOptions, Message};
 use crate::model::Book;
 use crate::preview;
-use crate::profile::{self, Outcome, Profile, ProfileName, Setup};
+use crate::profile::{self, Outcome, Profile, ProfileName, Reason, Setup};
 use crate::risu::{RisuOptions, RisuSettings};
 use crate::sillytavern::{
     Names, StOptions, StPromptInputs, StSettings, TimedState, DEFAULT_MAX_CONTEXT,
@@ -16,6 +16,7 @@ use crate::tokenizer::tokenizer_for_model;
 
 /// Why a scenario failed, one broken expectation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "code", rename_all = "snake_case")]
 pub enum Failure {
     /// An entry expected in the prompt is not: `why` is the rules' reason.
@@ -23,7 +24,9 @@ pub enum Failure {
         id: u64,
         name: String,
         request: usize,
+        /// The rules' reason, in English and typed.
         why: String,
+        reason: Option<Reason>,
     },
     /// An entry expected out of the prompt is in it (or, with `exactly`,
     /// an entry no expectation names).
@@ -32,6 +35,7 @@ pub enum Failure {
         name: String,
         request: usize,
         why: String,
+        reason: Option<Reason>,
     },
     /// Injected, but elsewhere.
     Moved {
@@ -96,6 +100,7 @@ impl std::fmt::Display for Failure {
 
 /// A scenario's answer: passed when nothing failed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Verdict {
     pub name: String,
     pub rules: ProfileName,
@@ -182,8 +187,16 @@ fn build(
                 settings,
                 options: StOptions {
                     names: Names {
-                        user: from_header("user_name").unwrap_or_else(|| "User".into()),
-                        char: from_header("character_name").unwrap_or_else(|| "Character".into()),
+                        user: s
+                            .user
+                            .clone()
+                            .or_else(|| from_header("user_name"))
+                            .unwrap_or_else(|| "User".into()),
+                        char: s
+                            .char
+                            .clone()
+                            .or_else(|| from_header("character_name"))
+                            .unwrap_or_else(|| "Character".into()),
                     },
                     tokenizer: tokenizer_for_model(&model)?,
                     seed: s.seed,
@@ -292,18 +305,28 @@ pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
         };
         let o = at(k);
         match (o.placed(0, x.id), wanted) {
-            (None, true) => failures.push(Failure::NotInjected {
-                id: x.id,
-                name,
-                request: k,
-                why: o.why_out(0, x.id).unwrap_or_else(|| "not listed".into()),
-            }),
-            (Some(_), false) => failures.push(Failure::Injected {
-                id: x.id,
-                name,
-                request: k,
-                why: o.why_in(0, x.id).unwrap_or_default(),
-            }),
+            (None, true) => {
+                let reason = o.reason_out(0, x.id);
+                failures.push(Failure::NotInjected {
+                    id: x.id,
+                    name,
+                    request: k,
+                    why: reason
+                        .as_ref()
+                        .map_or_else(|| "not listed".into(), ToString::to_string),
+                    reason,
+                })
+            }
+            (Some(_), false) => {
+                let reason = o.reason_in(0, x.id);
+                failures.push(Failure::Injected {
+                    id: x.id,
+                    name,
+                    request: k,
+                    why: reason.as_ref().map(ToString::to_string).unwrap_or_default(),
+                    reason,
+                })
+            }
             (Some(p), true) => {
                 let place = |pos: &str, depth: Option<f64>| match depth {
                     Some(d) => format!("{pos} {d}"),
@@ -338,11 +361,13 @@ pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
                     .iter()
                     .any(|x| x.id == p.id && x.request.unwrap_or(last) == k);
                 if !named {
+                    let reason = at(k).reason_in(0, p.id);
                     failures.push(Failure::Injected {
                         id: p.id,
                         name: name_in(book, p.id).unwrap_or_else(|| format!("#{}", p.id)),
                         request: k,
-                        why: at(k).why_in(0, p.id).unwrap_or_default(),
+                        why: reason.as_ref().map(ToString::to_string).unwrap_or_default(),
+                        reason,
                     });
                 }
             }

@@ -118,6 +118,25 @@ impl StSettings {
         Ok(s)
     }
 
+    /// The settings by SillyTavern's names, as [`StSettings::from_value`]
+    /// reads them back (a scenario keeps them so).
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({
+            "world_info_depth": self.depth,
+            "world_info_budget": self.budget_percent,
+            "world_info_budget_cap": self.budget_cap,
+            "world_info_min_activations": self.min_activations,
+            "world_info_min_activations_depth_max": self.min_activations_depth_max,
+            "world_info_max_recursion_steps": self.max_recursion_steps,
+            "world_info_character_strategy": self.character_strategy,
+            "world_info_include_names": self.include_names,
+            "world_info_recursive": self.recursive,
+            "world_info_case_sensitive": self.case_sensitive,
+            "world_info_match_whole_words": self.match_whole_words,
+            "world_info_use_group_scoring": self.use_group_scoring,
+        })
+    }
+
     /// The budget in tokens for a context of `max_context` tokens:
     /// round(percent × context / 100), at least 1, capped when a cap is set
     /// (world-info.js: checkWorldInfo).

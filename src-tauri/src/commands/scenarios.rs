@@ -1,0 +1,19 @@
+//! Commands of the Scenarios panel: a book's scenarios with their answers,
+//! recording the preview shown as one, removing one.
+
+use super::*;
+
+#[tauri::command(async)]
+pub fn scenarios(s: State<'_, AppState>, doc: u32) -> R<ScenariosView> {
+    guarded(&s, "scenarios", |ws| ws.scenarios(doc))
+}
+
+#[tauri::command(async)]
+pub fn record_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<ScenariosView> {
+    guarded(&s, "record_scenario", |ws| ws.record_scenario(doc, name))
+}
+
+#[tauri::command(async)]
+pub fn delete_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<ScenariosView> {
+    guarded(&s, "delete_scenario", |ws| ws.delete_scenario(doc, name))
+}

@@ -1,0 +1,197 @@
+//! A book's scenarios in the app (docs/scenarios.md): run under the book as
+//! edited now, recorded from the preview shown (its chat, rules and
+//! settings), removed. Recording and removing are undo steps
+//! (`Change::Scenarios`) that change no preview.
+
+use lorebook_engine::scenario::{self, Scenario, Settings};
+
+use super::history::Change;
+use super::Workspace;
+use crate::error::{AppError, ErrorCode};
+use crate::views::{Rules, ScenarioItem, ScenariosView};
+
+impl Workspace {
+    /// The scenarios of `doc` with their answers.
+    pub fn scenarios(&mut self, doc: u32) -> Result<ScenariosView, AppError> {
+        let book = &self.doc(doc)?.book;
+        let list = match scenario::of(book) {
+            Ok(list) => list,
+            Err(e) => {
+                return Ok(ScenariosView {
+                    doc,
+                    items: Vec::new(),
+                    error: Some(e),
+                })
+            }
+        };
+        let items = list
+            .iter()
+            .map(|s| {
+                let (verdict, error) = match scenario::run(book, s) {
+                    Ok(v) => (Some(v), None),
+                    Err(e) => (None, Some(e)),
+                };
+                ScenarioItem {
+                    name: s.name.clone(),
+                    rules: s.rules,
+                    expected_in: s.expect.injected.len() as u32,
+                    expected_out: s.expect.not_injected.len() as u32,
+                    verdict,
+                    error,
+                }
+            })
+            .collect();
+        Ok(ScenariosView {
+            doc,
+            items,
+            error: None,
+        })
+    }
+
+    /// Records the preview shown as scenario `name` of `doc` (one with the
+    /// same name is replaced): the chat, the rules in force and their
+    /// settings, expecting exactly what is injected now.
+    pub fn record_scenario(&mut self, doc: u32, name: String) -> Result<ScenariosView, AppError> {
+        let name = name.trim().to_string();
+        if name.is_empty() {
+            return Err(AppError::invalid(
+                "a scenario needs a name",
+                ErrorCode::ScenarioNameEmpty,
+            ));
+        }
+        let rules = self.rules();
+        let preview = self.settings().clone();
+        let mut settings = Settings {
+            model: Some(preview.model.clone()),
+            seed: preview.seed,
+            ..Settings::default()
+        };
+        match rules {
+            Rules::Studio => {}
+            Rules::Sillytavern => {
+                let st = &self.st_settings;
+                settings.sillytavern = Some(super::st_rules::engine_settings(st).to_value());
+                settings.max_context = Some(st.max_context);
+                settings.user = Some(st.user_name.clone());
+                settings.char = Some(st.char_name.clone());
+            }
+            Rules::Risu => {
+                settings.risu = Some(super::risu::engine_settings(&self.risu_settings).to_value());
+            }
+        }
+        let chat = self.chat_text.clone();
+        let book = &self.doc(doc)?.book;
+        let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
+        let s = scenario::record(book, &name, &chat, rules, settings)
+            .map_err(|e| AppError::scenario_cannot_run(&name, &e))?;
+        match list.iter_mut().find(|x| x.name == s.name) {
+            Some(x) => *x = s,
+            None => list.push(s),
+        }
+        self.store_scenarios(doc, &list)?;
+        self.scenarios(doc)
+    }
+
+    /// Removes scenario `name` of `doc`.
+    pub fn delete_scenario(&mut self, doc: u32, name: String) -> Result<ScenariosView, AppError> {
+        let book = &self.doc(doc)?.book;
+        let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
+        list.retain(|s| s.name != name);
+        self.store_scenarios(doc, &list)?;
+        self.scenarios(doc)
+    }
+
+    /// Stores `list` as `doc`'s scenarios, one undo step.
+    fn store_scenarios(&mut self, doc: u32, list: &[Scenario]) -> Result<(), AppError> {
+        let d = self.doc_mut(doc)?;
+        let before = d.book.extensions.get(scenario::NS).cloned().map(Box::new);
+        let mut changed = d.book.clone();
+        scenario::set(&mut changed, list).map_err(|e| AppError::scenarios_unreadable(&e))?;
+        let after = changed.extensions.get(scenario::NS).cloned().map(Box::new);
+        if before != after {
+            d.commit(vec![Change::Scenarios { before, after }], None);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lorebook_engine::scenario::Failure;
+
+    fn names(v: &ScenariosView) -> Vec<(String, bool)> {
+        v.items
+            .iter()
+            .map(|i| (i.name.clone(), i.verdict.as_ref().is_some_and(|v| v.passed)))
+            .collect()
+    }
+
+    /// Save as scenario, an edit that breaks it with the rules' reason,
+    /// undo that fixes it, and recording and removing as undo steps.
+    #[test]
+    fn a_recorded_scenario_fails_after_an_edit_and_passes_after_undo() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        assert!(ws.scenarios(doc).unwrap().items.is_empty());
+        let v = ws.record_scenario(doc, "  arrival ".into()).unwrap();
+        assert_eq!(names(&v), [("arrival".to_string(), true)]);
+        assert!(ws.docs[0].dirty(), "recording is an edit");
+        ws.set_rules(Rules::Risu);
+        let v = ws.record_scenario(doc, "risu".into()).unwrap();
+        assert_eq!(v.items[1].rules, Rules::Risu);
+        assert!(v.items.iter().all(|i| i.verdict.as_ref().unwrap().passed));
+
+        // The lighthouse loses its keys.
+        let mut e = ws.docs[0]
+            .book
+            .entries
+            .iter()
+            .find(|e| e.comment == "The Lighthouse")
+            .unwrap()
+            .clone();
+        let id = e.id;
+        e.keys = vec!["beacon".into()];
+        ws.update_entry(doc, e).unwrap();
+        let v = ws.scenarios(doc).unwrap();
+        let arrival = v.items[0].verdict.as_ref().unwrap();
+        assert!(!arrival.passed);
+        assert!(
+            arrival.failures.iter().any(|f| matches!(
+                f,
+                Failure::NotInjected { id: i, reason: Some(_), .. } if *i == id
+            )),
+            "{:?}",
+            arrival.failures
+        );
+        ws.undo(doc).unwrap();
+        assert!(
+            ws.scenarios(doc).unwrap().items[0]
+                .verdict
+                .as_ref()
+                .unwrap()
+                .passed
+        );
+        // Removing is a step too; undo brings it back.
+        let v = ws.delete_scenario(doc, "arrival".into()).unwrap();
+        assert_eq!(names(&v), [("risu".to_string(), true)]);
+        ws.undo(doc).unwrap();
+        assert_eq!(ws.scenarios(doc).unwrap().items.len(), 2);
+    }
+
+    #[test]
+    fn a_nameless_scenario_is_refused_and_unreadable_ones_are_reported() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let e = ws.record_scenario(doc, "  ".into()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ScenarioNameEmpty);
+        ws.docs[0].book.extensions.insert(
+            scenario::NS.into(),
+            serde_json::json!({"scenarios": [{"name": 1}]}),
+        );
+        let v = ws.scenarios(doc).unwrap();
+        assert!(v.error.is_some() && v.items.is_empty());
+        let e = ws.record_scenario(doc, "x".into()).unwrap_err();
+        assert!(matches!(e.code, ErrorCode::ScenariosUnreadable { .. }));
+    }
+}

@@ -1,0 +1,68 @@
+//! Issue 21 end to end: save the preview shown as a scenario, edit a key
+//! so it fails, see the failure name the entry, the request and the rules'
+//! reason, undo and see it pass again.
+
+use super::*;
+
+/// The scenario's state in the panel: `yes`/`no`, and its failures' text.
+fn scenario(app: &Session<'_>, name: &str) -> Result<(String, Vec<String>), String> {
+    let css = format!("{}[data-name=\"{name}\"]", tid("scenario"));
+    let el = app.find(&css)?;
+    let passed = app.attr(&el, "data-passed")?.unwrap_or_default();
+    let mut failures = Vec::new();
+    for f in app.find_all(&format!("{css} {}", tid("scenario-failure")))? {
+        failures.push(app.text(&f)?);
+    }
+    Ok((passed, failures))
+}
+
+#[test]
+fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.click(&format!("{} summary", tid("scenarios-panel")));
+    app.type_into(&tid("scenario-name"), "harbor arrival");
+    app.click(&tid("scenario-save"));
+    wait_until(
+        "the scenario saved and passing",
+        TIMEOUT,
+        || match scenario(&app, "harbor arrival")? {
+            (p, f) if p == "yes" && f.is_empty() => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    // The lighthouse's key no longer matches the chat.
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("keys"), "zeppelin");
+    wait_until("the scenario failing on the lighthouse", TIMEOUT, || {
+        let (passed, failures) = scenario(&app, "harbor arrival")?;
+        let named = failures.iter().any(|f| {
+            f.starts_with("“The Lighthouse” is not injected in request 6:") && f.contains("no")
+        });
+        if passed == "no" && named {
+            Ok(())
+        } else {
+            Err(format!("{passed} {failures:?}"))
+        }
+    });
+    let summary = app
+        .find(&tid("scenarios-summary"))
+        .and_then(|el| app.text(&el))
+        .unwrap_or_default();
+    assert_eq!(summary, "0 passing, 1 failing");
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.click(&tid("undo"));
+    wait_until(
+        "the scenario passing after undo",
+        TIMEOUT,
+        || match scenario(&app, "harbor arrival")? {
+            (p, f) if p == "yes" && f.is_empty() => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
+    app.assert_no_errors();
+}

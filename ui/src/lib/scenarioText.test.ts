@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { format, type Locale } from './i18n';
+import type { Translate } from './messages';
+import { failureText, reasonText } from './scenarioText';
+import { tallyScenarios } from './scenarios.svelte';
+import type { Failure, ScenariosView } from './bindings';
+
+const t = (locale: Locale): Translate => (key, params = {}) => format(locale, key, params);
+const names = new Map([['0:3', 'Harbor']]);
+
+describe('scenario failures', () => {
+  it("word the failure and the rules' own reason, in both languages", () => {
+    const f: Failure = {
+      code: 'not_injected',
+      id: 1,
+      name: 'The Lighthouse',
+      request: 6,
+      why: 'no match',
+      reason: { is: 'studio_out', why: { kind: 'no_match', recursion_stopped: false, no_keys: false, gave_up: null } },
+    };
+    expect(failureText(t('en'), names, f)).toBe(`“The Lighthouse” is not injected in request 6: ${reasonText(t('en'), names, f.reason!)}`);
+    expect(failureText(t('pt-BR'), names, f)).toContain('não é injetada no pedido 6');
+    const cut: Failure = { code: 'cut', request: 2, names: ['Tavern', 'Reef'] };
+    expect(failureText(t('en'), names, cut)).toBe('the budget cut Tavern, Reef in request 2');
+    const risu: Failure = { code: 'injected', id: 2, name: 'Gull', request: 1, why: '', reason: { is: 'risu_in', why: { kind: 'always' } } };
+    expect(failureText(t('en'), names, risu)).toMatch(/^“Gull” is injected in request 1: ./);
+  });
+
+  it('count a scenario that cannot run as failing', () => {
+    const view: ScenariosView = {
+      doc: 1,
+      error: null,
+      items: [
+        { name: 'a', rules: 'studio', expected_in: 1, expected_out: 0, verdict: { name: 'a', rules: 'studio', passed: true, failures: [] }, error: null },
+        { name: 'b', rules: 'risu', expected_in: 1, expected_out: 0, verdict: null, error: 'unknown model' },
+      ],
+    };
+    expect(tallyScenarios(view)).toEqual({ passed: 1, failed: 1 });
+    expect(tallyScenarios(null)).toEqual({ passed: 0, failed: 0 });
+  });
+});

@@ -65,6 +65,7 @@ macro_rules! with_command_names {
             scenarios,
             record_scenario,
             delete_scenario,
+            impact,
             set_st_field,
             chat_text,
             edit_chat,

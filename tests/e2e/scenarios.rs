@@ -1,6 +1,7 @@
 //! Issue 21 end to end: save the preview shown as a scenario, edit a key
 //! so it fails, see the failure name the entry, the request and the rules'
-//! reason, undo and see it pass again.
+//! reason and the impact strip name the entry and the request, undo and
+//! see it pass again.
 
 use super::*;
 
@@ -52,6 +53,26 @@ fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
         .and_then(|el| app.text(&el))
         .unwrap_or_default();
     assert_eq!(summary, "0 passing, 1 failing");
+    // The impact strip: against the saved book, the lighthouse stops in
+    // the requests that named it, and the scenario now fails.
+    wait_until("the impact strip", TIMEOUT, || {
+        let text = app.text(&app.find(&tid("impact"))?)?;
+        if text.contains("requests change") && text.contains("1 scenario now failing") {
+            Ok(())
+        } else {
+            Err(format!("strip {text:?}"))
+        }
+    });
+    app.click(&tid("impact-toggle"));
+    wait_until("the lighthouse stopped in request 6", TIMEOUT, || {
+        let row = app.find(&format!("{}[data-request=\"6\"]", tid("impact-row")))?;
+        let text = app.text(&row)?;
+        if text.contains("− The Lighthouse:") {
+            Ok(())
+        } else {
+            Err(format!("row {text:?}"))
+        }
+    });
     if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
         app.save_screenshot();
     }

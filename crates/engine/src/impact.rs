@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::profile::{Outcome, Placed};
+use crate::profile::{Outcome, Placed, Reason};
 
 /// An entry that started or stopped being injected, with the reason on
 /// each side (`reason`: the new answer's, `before`: the old one's).
@@ -17,6 +17,11 @@ pub struct Flip {
     pub reason: String,
     #[serde(skip)]
     pub before: String,
+    /// The same reasons, typed (for the app's words).
+    #[serde(skip)]
+    pub now: Option<Reason>,
+    #[serde(skip)]
+    pub was: Option<Reason>,
 }
 
 /// An entry injected on both sides at another place.
@@ -58,6 +63,23 @@ pub fn place(p: &Placed) -> String {
     }
 }
 
+/// An entry's flip with its reasons; an entry a side does not list is
+/// not in that side's book.
+fn flip(book: usize, id: u64, now: Option<Reason>, was: Option<Reason>) -> Flip {
+    let text = |r: &Option<Reason>| {
+        r.as_ref()
+            .map_or_else(|| "not in the book".to_string(), ToString::to_string)
+    };
+    Flip {
+        book,
+        id,
+        reason: text(&now),
+        before: text(&was),
+        now,
+        was,
+    }
+}
+
 /// What changed from `old` to `new` (the same request of the same chat,
 /// before and after an edit); `None` when nothing did. Entries are matched
 /// by book position and id.
@@ -67,14 +89,12 @@ pub fn compare(old: &Outcome, new: &Outcome) -> Option<Change> {
     let mut moved = Vec::new();
     for p in &new.injected {
         match old.injected.iter().find(|q| key(q) == key(p)) {
-            None => started.push(Flip {
-                book: p.book,
-                id: p.id,
-                reason: new.why_in(p.book, p.id).unwrap_or_default(),
-                before: old
-                    .why_out(p.book, p.id)
-                    .unwrap_or_else(|| "not in the book".into()),
-            }),
+            None => started.push(flip(
+                p.book,
+                p.id,
+                new.reason_in(p.book, p.id),
+                old.reason_out(p.book, p.id),
+            )),
             Some(q) => {
                 let (from, to) = (place(q), place(p));
                 if from != to {
@@ -92,13 +112,13 @@ pub fn compare(old: &Outcome, new: &Outcome) -> Option<Change> {
         .injected
         .iter()
         .filter(|q| !new.injected.iter().any(|p| key(p) == key(q)))
-        .map(|q| Flip {
-            book: q.book,
-            id: q.id,
-            reason: new
-                .why_out(q.book, q.id)
-                .unwrap_or_else(|| "not in the book".into()),
-            before: old.why_in(q.book, q.id).unwrap_or_default(),
+        .map(|q| {
+            flip(
+                q.book,
+                q.id,
+                new.reason_out(q.book, q.id),
+                old.reason_in(q.book, q.id),
+            )
         })
         .collect();
     let budget = Budget {

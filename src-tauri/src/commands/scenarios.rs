@@ -17,3 +17,12 @@ pub fn record_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<Scen
 pub fn delete_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<ScenariosView> {
     guarded(&s, "delete_scenario", |ws| ws.delete_scenario(doc, name))
 }
+
+/// What the book's unsaved edits change over the chat's request log and
+/// its scenarios. Its inputs are taken under the workspace's lock; the two
+/// logs run without it, so typing never waits for them.
+#[tauri::command(async)]
+pub fn impact(s: State<'_, AppState>, doc: u32) -> R<ImpactView> {
+    let inputs = guarded(&s, "impact", |ws| ws.impact_inputs(doc))?;
+    caught("impact", || inputs.compute())
+}

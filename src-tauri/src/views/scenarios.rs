@@ -25,3 +25,66 @@ pub struct ScenariosView {
     /// The book's scenarios do not read (nothing is shown or changed).
     pub error: Option<String>,
 }
+
+/// What the impact compares the edited book with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ImpactAgainst {
+    /// The book has no unsaved edits: nothing to compare.
+    Clean,
+    /// The saved version, rebuilt from the undo history.
+    Saved,
+    /// The saved version is past the undo history's reach.
+    Unreachable,
+}
+
+/// An entry that started or stopped being injected in a request, with the
+/// rules' reason after the edits (`now`) and before them (`was`).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ImpactEntry {
+    pub id: u64,
+    pub name: String,
+    pub now: Option<lorebook_engine::profile::Reason>,
+    pub was: Option<lorebook_engine::profile::Reason>,
+}
+
+/// An entry injected before and after, at another place.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ImpactMove {
+    pub id: u64,
+    pub name: String,
+    pub from: String,
+    pub to: String,
+}
+
+/// One request that the edits change.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ImpactRow {
+    pub request: u32,
+    pub started: Vec<ImpactEntry>,
+    pub stopped: Vec<ImpactEntry>,
+    pub moved: Vec<ImpactMove>,
+    pub budget_before: u32,
+    pub budget_after: u32,
+}
+
+/// A scenario whose answer the edits change (`None`: it cannot run).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ScenarioFlip {
+    pub name: String,
+    pub was: Option<bool>,
+    pub now: Option<bool>,
+}
+
+/// What the unsaved edits of a book change, over the chat's request log
+/// under the rules in force and over its scenarios.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ImpactView {
+    pub doc: u32,
+    pub against: ImpactAgainst,
+    pub rules: Rules,
+    pub rows: Vec<ImpactRow>,
+    pub scenarios: Vec<ScenarioFlip>,
+    /// The preview cannot run (a chat or setting it refuses).
+    pub error: Option<String>,
+}

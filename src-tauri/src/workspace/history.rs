@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use lorebook_engine::model::Entry;
+use lorebook_engine::model::{Book, Entry};
 use serde_json::Value;
 
 use super::{Doc, Workspace};
@@ -243,6 +243,38 @@ impl History {
         Some(edit)
     }
 
+    /// The book as it was at undo depth `depth`, from `current` (the book
+    /// now): undo steps taken back, or redo steps applied again; `None`
+    /// when neither reaches it.
+    pub(super) fn book_at(&self, current: &Book, depth: usize) -> Option<Book> {
+        let now = self.undo.len();
+        let mut book = current.clone();
+        if depth <= now {
+            for edit in self.undo[depth..].iter().rev() {
+                for c in edit.changes.iter().rev() {
+                    apply_to(&mut book, &c.inverse());
+                }
+            }
+        } else {
+            let ahead = depth - now;
+            if ahead > self.redo.len() {
+                return None;
+            }
+            for edit in self.redo.iter().rev().take(ahead) {
+                for c in &edit.changes {
+                    apply_to(&mut book, c);
+                }
+            }
+        }
+        Some(book)
+    }
+
+    /// The book as last saved, from `current`; `None` when the undo
+    /// history no longer reaches it (or it was never saved).
+    pub(super) fn saved_book(&self, current: &Book) -> Option<Book> {
+        self.book_at(current, self.saved_depth?)
+    }
+
     pub(super) fn can_undo(&self) -> bool {
         !self.undo.is_empty()
     }
@@ -252,41 +284,46 @@ impl History {
     }
 }
 
-impl Doc {
-    /// Applies one change to the book.
-    fn apply(&mut self, change: &Change) {
-        match change {
-            Change::Entry {
-                index,
-                before,
-                after,
-            } => match (before, after) {
-                (Some(_), Some(e)) => self.book.entries[*index] = (**e).clone(),
-                (None, Some(e)) => self.book.entries.insert(*index, (**e).clone()),
-                (Some(_), None) => {
-                    self.book.entries.remove(*index);
-                }
-                (None, None) => {}
-            },
-            Change::Settings { after: s, .. } => {
-                self.book.name = s.name.clone();
-                self.book.description = s.description.clone();
-                self.book.scan_depth = s.scan_depth;
-                self.book.token_budget = s.token_budget;
-                self.book.recursive_scanning = s.recursive_scanning;
+/// Applies one change to `book`.
+fn apply_to(book: &mut Book, change: &Change) {
+    match change {
+        Change::Entry {
+            index,
+            before,
+            after,
+        } => match (before, after) {
+            (Some(_), Some(e)) => book.entries[*index] = (**e).clone(),
+            (None, Some(e)) => book.entries.insert(*index, (**e).clone()),
+            (Some(_), None) => {
+                book.entries.remove(*index);
             }
-            Change::Scenarios { after, .. } => {
-                let ns = lorebook_engine::scenario::NS.to_string();
-                match after {
-                    Some(v) => {
-                        self.book.extensions.insert(ns, (**v).clone());
-                    }
-                    None => {
-                        self.book.extensions.remove(&ns);
-                    }
+            (None, None) => {}
+        },
+        Change::Settings { after: s, .. } => {
+            book.name = s.name.clone();
+            book.description = s.description.clone();
+            book.scan_depth = s.scan_depth;
+            book.token_budget = s.token_budget;
+            book.recursive_scanning = s.recursive_scanning;
+        }
+        Change::Scenarios { after, .. } => {
+            let ns = lorebook_engine::scenario::NS.to_string();
+            match after {
+                Some(v) => {
+                    book.extensions.insert(ns, (**v).clone());
+                }
+                None => {
+                    book.extensions.remove(&ns);
                 }
             }
         }
+    }
+}
+
+impl Doc {
+    /// Applies one change to the book.
+    fn apply(&mut self, change: &Change) {
+        apply_to(&mut self.book, change);
     }
 
     /// Applies and records an edit; returns the changes applied, for the

@@ -24,6 +24,8 @@ mod disk;
 mod documents;
 mod edits;
 mod history;
+mod impact;
+pub use impact::ImpactInputs;
 pub mod interrupt;
 mod lint;
 mod list;

@@ -3,12 +3,12 @@
 //! settings), removed. Recording and removing are undo steps
 //! (`Change::Scenarios`) that change no preview.
 
-use lorebook_engine::scenario::{self, Scenario, Settings};
+use lorebook_engine::scenario::{self, Scenario};
 
 use super::history::Change;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode};
-use crate::views::{Rules, ScenarioItem, ScenariosView};
+use crate::views::{ScenarioItem, ScenariosView};
 
 impl Workspace {
     /// The scenarios of `doc` with their answers.
@@ -59,26 +59,7 @@ impl Workspace {
                 ErrorCode::ScenarioNameEmpty,
             ));
         }
-        let rules = self.rules();
-        let preview = self.settings().clone();
-        let mut settings = Settings {
-            model: Some(preview.model.clone()),
-            seed: preview.seed,
-            ..Settings::default()
-        };
-        match rules {
-            Rules::Studio => {}
-            Rules::Sillytavern => {
-                let st = &self.st_settings;
-                settings.sillytavern = Some(super::st_rules::engine_settings(st).to_value());
-                settings.max_context = Some(st.max_context);
-                settings.user = Some(st.user_name.clone());
-                settings.char = Some(st.char_name.clone());
-            }
-            Rules::Risu => {
-                settings.risu = Some(super::risu::engine_settings(&self.risu_settings).to_value());
-            }
-        }
+        let (rules, settings) = self.preview_settings_now();
         let chat = self.chat_text.clone();
         let book = &self.doc(doc)?.book;
         let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
@@ -118,6 +99,7 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::views::Rules;
     use lorebook_engine::scenario::Failure;
 
     fn names(v: &ScenariosView) -> Vec<(String, bool)> {

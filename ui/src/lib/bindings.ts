@@ -595,6 +595,22 @@ export type ScenariosView = { doc: number, items: Array<ScenarioItem>,
  */
 error: string | null, };
 
+export type ImpactAgainst = "clean" | "saved" | "unreachable";
+
+export type ImpactEntry = { id: number, name: string, now: Reason | null, was: Reason | null, };
+
+export type ImpactMove = { id: number, name: string, from: string, to: string, };
+
+export type ImpactRow = { request: number, started: Array<ImpactEntry>, stopped: Array<ImpactEntry>, moved: Array<ImpactMove>, budget_before: number, budget_after: number, };
+
+export type ScenarioFlip = { name: string, was: boolean | null, now: boolean | null, };
+
+export type ImpactView = { doc: number, against: ImpactAgainst, rules: Rules, rows: Array<ImpactRow>, scenarios: Array<ScenarioFlip>, 
+/**
+ * The preview cannot run (a chat or setting it refuses).
+ */
+error: string | null, };
+
 export type Verdict = { name: string, rules: Rules, passed: boolean, failures: Array<Failure>, };
 
 export type Failure = { "code": "not_injected", id: number, name: string, request: number, 
@@ -1028,6 +1044,7 @@ export type Command =
   | 'scenarios'
   | 'record_scenario'
   | 'delete_scenario'
+  | 'impact'
   | 'set_st_field'
   | 'chat_text'
   | 'edit_chat'

@@ -33,6 +33,7 @@ import type {
   StEdit,
   RisuSettingsView,
   ScenariosView,
+  ImpactView,
   StSettingsView,
   StInputsView,
   ProblemsView,
@@ -147,6 +148,8 @@ export const api = {
   /** Save as scenario: the preview shown, expecting what it shows now. */
   recordScenario: (doc: number, name: string) => call<ScenariosView>('record_scenario', { doc, name }),
   deleteScenario: (doc: number, name: string) => call<ScenariosView>('delete_scenario', { doc, name }),
+  /** What the book's unsaved edits change over the chat and the scenarios. */
+  impact: (doc: number) => call<ImpactView>('impact', { doc }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

@@ -39,3 +39,26 @@ describe('scenario failures', () => {
     expect(tallyScenarios(null)).toEqual({ passed: 0, failed: 0 });
   });
 });
+
+describe('impact totals', () => {
+  it('add up the requests and flips, and the scenarios that turned', async () => {
+    const { impactTotals } = await import('./impact.svelte');
+    const entry = { id: 1, name: 'a', now: null, was: null };
+    const totals = impactTotals({
+      doc: 1,
+      against: 'saved',
+      rules: 'studio',
+      error: null,
+      rows: [
+        { request: 2, started: [entry], stopped: [], moved: [], budget_before: 1, budget_after: 2 },
+        { request: 3, started: [entry], stopped: [entry], moved: [{ id: 2, name: 'b', from: 'x', to: 'y' }], budget_before: 1, budget_after: 2 },
+      ],
+      scenarios: [
+        { name: 's', was: true, now: false },
+        { name: 't', was: false, now: true },
+        { name: 'u', was: true, now: null },
+      ],
+    });
+    expect(totals).toEqual({ requests: 2, started: 2, stopped: 1, moved: 1, nowFailing: 2, nowPassing: 1 });
+  });
+});

@@ -17,6 +17,7 @@ import { Feedback } from './feedback.svelte';
 import { Recovery } from './recovery.svelte';
 import { Problems } from './problems.svelte';
 import { Scenarios } from './scenarios.svelte';
+import { Impact } from './impact.svelte';
 import type { AppError, Catalog, ExportFormat, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
@@ -45,12 +46,15 @@ export class Studio {
   /** The shown book's scenarios (the Scenarios panel); recording one is an
    *  edit of the book (dirty mark, undo). */
   readonly scenarios = new Scenarios(() => this.docs.doc, this.run, () => this.docs.refresh());
+  /** What the shown book's unsaved edits change (the impact strip). */
+  readonly impact = new Impact(() => this.docs.doc, this.run);
   readonly preview = new Preview(this.docs, this.run, {
     // Whatever the preview is refreshed for (an edit, the chat, the
     // attached books, the rules) the checks read too.
     changed: () => {
       this.problems.schedule();
       this.scenarios.schedule();
+      this.impact.schedule();
     },
     selected: (): [number, number] | null => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
     // RisuAI reads decorators the guide does not know: the list's badges
@@ -128,6 +132,7 @@ export class Studio {
       await this.run(() => this.preview.refresh());
       void this.run(() => this.problems.now());
       void this.run(() => this.scenarios.now());
+      void this.run(() => this.impact.now());
       this.feedback.add(await api.takeNotices());
       void this.docs.fillTokens();
     });
@@ -160,6 +165,7 @@ export class Studio {
     this.entry.clear();
     void this.run(() => this.problems.now());
     void this.run(() => this.scenarios.now());
+    void this.run(() => this.impact.now());
     await this.docs.reloadList();
     if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
   }

@@ -1,0 +1,257 @@
+//! Change impact in the app (issue 21): the saved version of a book against
+//! the book as edited, over the chat's whole request log under the rules in
+//! force and over every scenario. What it reads is taken under the
+//! workspace's lock (`impact_inputs`: the saved book rebuilt from the undo
+//! history, the edited one, the chat, the rules and their settings); the
+//! logs run without it (`ImpactInputs::compute`, both books side by side),
+//! so typing never waits for an impact.
+
+use lorebook_engine::impact::{self, Change as RequestChange};
+use lorebook_engine::model::Book;
+use lorebook_engine::profile::Outcome;
+use lorebook_engine::scenario::{self, Scenario, Settings};
+
+use super::Workspace;
+use crate::error::AppError;
+use crate::views::{
+    ImpactAgainst, ImpactEntry, ImpactMove, ImpactRow, ImpactView, Rules, ScenarioFlip,
+};
+
+/// What an impact is computed from, taken under the lock.
+pub struct ImpactInputs {
+    doc: u32,
+    /// The saved book; `None` when there is nothing to compare (`against`).
+    before: Option<Book>,
+    against: ImpactAgainst,
+    after: Book,
+    chat: String,
+    rules: Rules,
+    settings: Settings,
+    scenarios: Vec<Scenario>,
+}
+
+impl Workspace {
+    /// The preview's rules and their settings as a scenario keeps them
+    /// (model, seed, SillyTavern's or RisuAI's settings).
+    pub(super) fn preview_settings_now(&self) -> (Rules, Settings) {
+        let rules = self.rules();
+        let preview = self.settings();
+        let mut settings = Settings {
+            model: Some(preview.model.clone()),
+            seed: preview.seed,
+            ..Settings::default()
+        };
+        match rules {
+            Rules::Studio => {}
+            Rules::Sillytavern => {
+                let st = &self.st_settings;
+                settings.sillytavern = Some(super::st_rules::engine_settings(st).to_value());
+                settings.max_context = Some(st.max_context);
+                settings.user = Some(st.user_name.clone());
+                settings.char = Some(st.char_name.clone());
+            }
+            Rules::Risu => {
+                settings.risu = Some(super::risu::engine_settings(&self.risu_settings).to_value());
+            }
+        }
+        (rules, settings)
+    }
+
+    /// What the impact of `doc`'s unsaved edits reads.
+    pub fn impact_inputs(&self, doc: u32) -> Result<ImpactInputs, AppError> {
+        let d = self.doc(doc)?;
+        let (before, against) = if !d.dirty() {
+            (None, ImpactAgainst::Clean)
+        } else {
+            match d.history.saved_book(&d.book) {
+                Some(b) => (Some(b), ImpactAgainst::Saved),
+                None => (None, ImpactAgainst::Unreachable),
+            }
+        };
+        let (rules, settings) = self.preview_settings_now();
+        Ok(ImpactInputs {
+            doc,
+            before,
+            against,
+            after: if d.dirty() {
+                d.book.clone()
+            } else {
+                Book::default()
+            },
+            chat: self.chat_text.clone(),
+            rules,
+            settings,
+            scenarios: scenario::of(&d.book).unwrap_or_default(),
+        })
+    }
+}
+
+fn entry_name(book: &Book, id: u64) -> String {
+    book.entry(id)
+        .map(|e| e.display_name().to_string())
+        .unwrap_or_else(|| format!("#{id}"))
+}
+
+impl ImpactInputs {
+    /// The impact, without the workspace: both logs side by side, in step.
+    pub fn compute(self) -> Result<ImpactView, AppError> {
+        let mut view = ImpactView {
+            doc: self.doc,
+            against: self.against,
+            rules: self.rules,
+            rows: Vec::new(),
+            scenarios: Vec::new(),
+            error: None,
+        };
+        let Some(before) = self.before.as_ref() else {
+            return Ok(view);
+        };
+        let after = &self.after;
+        let built = std::thread::scope(|s| {
+            let old = s.spawn(|| scenario::prepare(before, self.rules, &self.settings, &self.chat));
+            let new = scenario::prepare(after, self.rules, &self.settings, &self.chat);
+            (old.join(), new)
+        });
+        let (old, new) = match built {
+            (Ok(Ok(old)), Ok(new)) => (old, new),
+            (Ok(Err(e)), _) | (_, Err(e)) => {
+                view.error = Some(e);
+                return Ok(view);
+            }
+            (Err(_), _) => return Err(AppError::internal("impact", "the building thread failed")),
+        };
+        let (mut p_old, messages) = old;
+        let (mut p_new, _) = new;
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Outcome>(2);
+        let mut changes: Vec<RequestChange> = Vec::new();
+        std::thread::scope(|s| {
+            let messages = &messages;
+            s.spawn(move || {
+                p_old.log_each(messages, &mut |o| {
+                    let _ = tx.send(o);
+                })
+            });
+            p_new.log_each(messages, &mut |n| {
+                if let Ok(o) = rx.recv() {
+                    changes.extend(impact::compare(&o, &n));
+                }
+            });
+            drop(rx);
+        });
+        view.rows = changes
+            .into_iter()
+            .map(|c| {
+                let flip = |f: &impact::Flip, book: &Book| ImpactEntry {
+                    id: f.id,
+                    name: entry_name(book, f.id),
+                    now: f.now.clone(),
+                    was: f.was.clone(),
+                };
+                ImpactRow {
+                    request: c.request as u32,
+                    started: c.started.iter().map(|f| flip(f, after)).collect(),
+                    stopped: c.stopped.iter().map(|f| flip(f, before)).collect(),
+                    moved: c
+                        .moved
+                        .iter()
+                        .map(|m| ImpactMove {
+                            id: m.id,
+                            name: entry_name(after, m.id),
+                            from: m.from.clone(),
+                            to: m.to.clone(),
+                        })
+                        .collect(),
+                    budget_before: c.budget.old,
+                    budget_after: c.budget.new,
+                }
+            })
+            .collect();
+        for s in &self.scenarios {
+            let passed = |b: &Book| scenario::run(b, s).ok().map(|v| v.passed);
+            let (was, now) = (passed(before), passed(after));
+            if was != now {
+                view.scenarios.push(ScenarioFlip {
+                    name: s.name.clone(),
+                    was,
+                    now,
+                });
+            }
+        }
+        Ok(view)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::views::ImpactAgainst;
+    use lorebook_engine::profile::Reason;
+
+    /// The saved sample against an edit of the lighthouse's key: the
+    /// requests where it stops, with the rules' reasons, and the scenario
+    /// the edit breaks; nothing once undone; nothing to compare when clean.
+    #[test]
+    fn the_impact_of_an_edit_names_the_requests_entries_and_scenarios() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        ws.docs[0].history.mark_saved();
+        let clean = ws.impact_inputs(doc).unwrap().compute().unwrap();
+        assert_eq!(clean.against, ImpactAgainst::Clean);
+        ws.record_scenario(doc, "arrival".into()).unwrap();
+        let v = ws.impact_inputs(doc).unwrap().compute().unwrap();
+        assert_eq!(v.against, ImpactAgainst::Saved);
+        assert!(v.rows.is_empty() && v.scenarios.is_empty(), "{v:?}");
+
+        let mut e = ws.docs[0]
+            .book
+            .entries
+            .iter()
+            .find(|e| e.comment == "The Lighthouse")
+            .unwrap()
+            .clone();
+        let id = e.id;
+        e.keys = vec!["beacon".into()];
+        ws.update_entry(doc, e).unwrap();
+        let v = ws.impact_inputs(doc).unwrap().compute().unwrap();
+        let row = v
+            .rows
+            .iter()
+            .find(|r| r.request == 6)
+            .unwrap_or_else(|| panic!("{v:?}"));
+        let light = row.stopped.iter().find(|s| s.id == id).unwrap();
+        assert_eq!(light.name, "The Lighthouse");
+        assert!(matches!(light.now, Some(Reason::StudioOut { .. })));
+        assert!(matches!(light.was, Some(Reason::StudioIn { .. })));
+        assert_eq!(v.scenarios.len(), 1);
+        assert_eq!(
+            (v.scenarios[0].was, v.scenarios[0].now),
+            (Some(true), Some(false))
+        );
+
+        ws.undo(doc).unwrap();
+        let v = ws.impact_inputs(doc).unwrap().compute().unwrap();
+        assert!(v.rows.is_empty() && v.scenarios.is_empty(), "{v:?}");
+    }
+
+    /// The saved state rebuilt from the undo history is the book as saved,
+    /// whether it lies behind (undo) or ahead (redo).
+    #[test]
+    fn the_saved_book_is_rebuilt_from_the_history() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        ws.docs[0].history.mark_saved();
+        let saved = ws.docs[0].book.clone();
+        let mut e = ws.docs[0].book.entries[2].clone();
+        e.content.push_str(" More.");
+        ws.update_entry(doc, e).unwrap();
+        let d = &ws.docs[0];
+        assert_eq!(d.history.saved_book(&d.book).unwrap(), saved);
+        // Saved after the edit, then undone: the saved state is a redo away.
+        ws.docs[0].history.mark_saved();
+        let edited = ws.docs[0].book.clone();
+        ws.undo(doc).unwrap();
+        let d = &ws.docs[0];
+        assert_eq!(d.book, saved);
+        assert_eq!(d.history.saved_book(&d.book).unwrap(), edited);
+    }
+}

@@ -1,0 +1,75 @@
+// The impact strip's state: what the shown book's unsaved edits change over
+// the chat's request log and its scenarios (Rust computes it without
+// holding the workspace, docs/scenarios.md "Change impact"). Asked for a
+// pause after the last change, the newest asked for winning; marked out of
+// date meanwhile.
+import { api } from './ipc';
+import { debounce, latestWins } from './debounce';
+import type { Run } from './feedback.svelte';
+import type { ImpactView } from './bindings';
+
+/** How long after the last change the impact is computed again (ms). */
+export const IMPACT_PAUSE = 500;
+
+/** The strip's totals: requests changed, entries started, stopped and
+ *  moved over all of them, scenarios now failing and now passing. */
+export function impactTotals(view: ImpactView | null) {
+  const rows = view?.rows ?? [];
+  const sum = (f: (r: (typeof rows)[number]) => number) => rows.reduce((n, r) => n + f(r), 0);
+  return {
+    requests: rows.length,
+    started: sum((r) => r.started.length),
+    stopped: sum((r) => r.stopped.length),
+    moved: sum((r) => r.moved.length),
+    nowFailing: (view?.scenarios ?? []).filter((s) => s.was === true && s.now !== true).length,
+    nowPassing: (view?.scenarios ?? []).filter((s) => s.was !== true && s.now === true).length,
+  };
+}
+
+export class Impact {
+  view = $state.raw<ImpactView | null>(null);
+  stale = $state(false);
+  /** The full list is shown (the strip alone otherwise). */
+  open = $state(false);
+  totals = $derived(impactTotals(this.view));
+
+  private changes = 0;
+  private readonly doc: () => number | null;
+  private readonly run: Run;
+
+  constructor(doc: () => number | null, run: Run) {
+    this.doc = doc;
+    this.run = run;
+  }
+
+  private readonly check = latestWins(async () => {
+    const doc = this.doc();
+    if (doc === null) {
+      this.view = null;
+      this.stale = false;
+      return;
+    }
+    const asked = this.changes;
+    const view = await api.impact(doc);
+    if (this.doc() !== doc) return;
+    this.view = view;
+    this.stale = asked !== this.changes;
+  });
+
+  private readonly later = debounce(() => void this.run(() => this.check()), IMPACT_PAUSE);
+
+  /** Something the impact reads changed: compute it again after a pause. */
+  schedule = () => {
+    this.changes += 1;
+    this.stale = true;
+    this.later();
+  };
+
+  /** Computes it now (another book is shown). */
+  async now() {
+    this.changes += 1;
+    if (this.view && this.view.doc !== this.doc()) this.view = null;
+    this.stale = true;
+    await this.check();
+  }
+}

@@ -50,7 +50,14 @@ export class Impact {
       return;
     }
     const asked = this.changes;
-    const view = await api.impact(doc);
+    let view;
+    try {
+      view = await api.impact(doc);
+    } catch (e) {
+      // The book was closed meanwhile: its answer is not wanted.
+      if (this.doc() !== doc) return;
+      throw e;
+    }
     if (this.doc() !== doc) return;
     this.view = view;
     this.stale = asked !== this.changes;

@@ -48,7 +48,14 @@ export class Scenarios {
       return;
     }
     const asked = this.changes;
-    const view = await api.scenarios(doc);
+    let view;
+    try {
+      view = await api.scenarios(doc);
+    } catch (e) {
+      // The book was closed meanwhile: its answer is not wanted.
+      if (this.doc() !== doc) return;
+      throw e;
+    }
     if (this.doc() !== doc) return;
     this.view = view;
     this.stale = asked !== this.changes;

@@ -11,6 +11,8 @@
 //!   (exit status 0 clean, 1 problems at or above the threshold, 2 usage or unreadable input)
 //! - `lorebook scenario record BOOK --chat FILE --name NAME [--rules NAME] [settings…] [-o OUT]`, `lorebook scenario list BOOK`
 //! - `lorebook diff OLD NEW --chat FILE [--rules NAME] [settings…] [--json]` (exit status 0 no change, 1 a change, 2 usage or unreadable input)
+//! - `lorebook compare A B [--json]` (exit status 0 the same entries, 1 a difference, 2 usage or unreadable input)
+//! - `lorebook replace BOOK --find PAT --with TEXT [--regex] [--in names,keys,secondary,content] [--dry-run] [-o OUT]`
 //! - `lorebook test BOOK... [--json]` (exit status 0 every scenario passes, 1 one fails, 2 usage or unreadable input)
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
@@ -24,19 +26,20 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::explain::{Activation, DropReason, KeyMatch, RequestResult, Source};
-use lorebook_engine::formats::{self, ExportFormat, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::profile::{self, Detail, ProfileName};
 use lorebook_engine::prompt::Block;
 use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
-use serde_json::json;
 
 mod books;
+mod compare;
 mod diff;
+mod files;
 mod json;
 mod lint;
+mod replace;
 mod risu;
 mod scenario;
 mod sillytavern;
@@ -108,6 +111,10 @@ enum Command {
     Test(scenario::TestArgs),
     /// What changes from one book to another over a chat's request log.
     Diff(Box<diff::DiffArgs>),
+    /// Two books entry by entry: only in A, only in B, in both but different.
+    Compare(compare::CompareArgs),
+    /// Finds and replaces text in names, keys and content (plain or regex).
+    Replace(Box<replace::ReplaceArgs>),
 }
 
 #[derive(clap::Args)]
@@ -208,8 +215,8 @@ fn main() -> ExitCode {
             to,
             output,
             into_card,
-        } => convert(&input, &to, output.as_deref(), into_card.as_deref()),
-        Command::Inspect { file, json } => inspect(&file, json),
+        } => files::convert(&input, &to, output.as_deref(), into_card.as_deref()),
+        Command::Inspect { file, json } => files::inspect(&file, json),
         Command::Tokens {
             file,
             model,
@@ -223,6 +230,8 @@ fn main() -> ExitCode {
         Command::Scenario(command) => return scenario::run(&command),
         Command::Test(args) => return scenario::test(&args),
         Command::Diff(args) => return diff::run(&args),
+        Command::Compare(args) => return compare::run(&args),
+        Command::Replace(args) => return replace::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -480,73 +489,6 @@ fn render(
     }
     out.push('\n');
     out
-}
-
-fn convert(
-    input: &Path,
-    to: &str,
-    output: Option<&Path>,
-    into_card: Option<&Path>,
-) -> Result<(), String> {
-    let to: ExportFormat = to
-        .parse()
-        .map_err(|e: formats::UnknownExportFormat| e.to_string())?;
-    let imported = books::load(input)?;
-    eprint!("{}", imported.report);
-    let (bytes, report) = match into_card {
-        Some(card) => {
-            let png = formats::read_limited(card)?;
-            formats::export_into_card(&imported.book, &png, to)
-                .map_err(|e| format!("{}: {e}", card.display()))?
-        }
-        None => formats::export(&imported.book, to).map_err(|e| e.to_string())?,
-    };
-    eprint!("{report}");
-    match output {
-        Some(out) => formats::write_atomic(out, &bytes)
-            .map_err(|e| format!("cannot write {}: {e}", out.display())),
-        None if into_card.is_some() => Err("a card PNG is binary: give -o OUT.png".into()),
-        None => {
-            use std::io::Write;
-            std::io::stdout()
-                .write_all(&bytes)
-                .map_err(|e| format!("cannot write to standard output: {e}"))
-        }
-    }
-}
-
-fn inspect(path: &Path, json: bool) -> Result<(), String> {
-    let imported = books::load(path)?;
-    let Imported {
-        format,
-        book,
-        report,
-    } = &imported;
-    let constant = book.entries.iter().filter(|e| e.constant).count();
-    let disabled = book.entries.iter().filter(|e| !e.enabled).count();
-    if json {
-        let value = json!({
-            "format": format.id(),
-            "format_name": format.name(),
-            "books": 1,
-            "name": book.name,
-            "entries": book.entries.len(),
-            "constant": constant,
-            "disabled": disabled,
-            "report": report,
-        });
-        emit(&format!("{value}\n"));
-    } else {
-        emit(&format!("File: {}\n", path.display()));
-        emit(&format!("Format: {}\n", format.name()));
-        emit(&format!("Books: 1 (\"{}\")\n", book.name));
-        emit(&format!(
-            "Entries: {} ({constant} constant, {disabled} disabled)\n",
-            book.entries.len()
-        ));
-        emit(&report.to_string());
-    }
-    Ok(())
 }
 
 /// Writes to standard output. A closed pipe (`lorebook … | head`) ends the

@@ -18,6 +18,7 @@
 pub mod activation;
 pub mod budget;
 pub mod chat;
+pub mod compare;
 pub mod decorators;
 pub mod diagnostic;
 pub mod explain;
@@ -31,6 +32,7 @@ pub mod placement;
 pub mod preview;
 pub mod profile;
 pub mod prompt;
+pub mod replace;
 pub mod risu;
 pub mod scenario;
 pub mod sillytavern;

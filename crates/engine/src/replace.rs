@@ -1,0 +1,276 @@
+//! Find and replace across a book (issue 22): in names, keys, secondary
+//! keys and content (any subset), plain or regex (the `regex` crate's
+//! syntax, `$1`/`${name}` captures in the replacement), case-sensitive or
+//! not, whole words or not. `find` lists every match with its context;
+//! `plan` gives each changed field's text before and after (only the
+//! matches chosen), which `apply` writes. `lorebook replace` runs it.
+
+use regex::{NoExpand, Regex, RegexBuilder};
+use serde::Serialize;
+
+use crate::model::{Book, Entry};
+
+/// Where to look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Field {
+    Name,
+    Keys,
+    SecondaryKeys,
+    Content,
+}
+
+impl Field {
+    pub const ALL: [Field; 4] = [
+        Field::Name,
+        Field::Keys,
+        Field::SecondaryKeys,
+        Field::Content,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Field::Name => "names",
+            Field::Keys => "keys",
+            Field::SecondaryKeys => "secondary",
+            Field::Content => "content",
+        }
+    }
+
+    /// `names`, `keys`, `secondary` or `content`.
+    pub fn parse(s: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.id() == s.trim())
+    }
+}
+
+/// What to look for.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub pattern: String,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    pub whole_word: bool,
+    pub fields: Vec<Field>,
+}
+
+/// One match: the entry, the field (and which key), where in that text,
+/// the text matched and some context around it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Match {
+    pub id: u64,
+    pub field: Field,
+    /// The key's index for `keys` and `secondary_keys`.
+    pub index: Option<usize>,
+    pub start: usize,
+    pub end: usize,
+    pub matched: String,
+    pub context: String,
+}
+
+/// One text that changes: its entry, field and key, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Edit {
+    pub id: u64,
+    pub field: Field,
+    pub index: Option<usize>,
+    pub before: String,
+    pub after: String,
+}
+
+/// The compiled query; an invalid pattern is a clear error.
+pub struct Finder {
+    re: Regex,
+    regex: bool,
+    fields: Vec<Field>,
+}
+
+/// At most this many bytes of context on each side of a match.
+const CONTEXT: usize = 40;
+
+fn floor(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+impl Finder {
+    pub fn new(q: &Query) -> Result<Finder, String> {
+        if q.pattern.is_empty() {
+            return Err("nothing to find: the pattern is empty".into());
+        }
+        let body = if q.regex {
+            q.pattern.clone()
+        } else {
+            regex::escape(&q.pattern)
+        };
+        let body = if q.whole_word {
+            format!(r"\b(?:{body})\b")
+        } else {
+            body
+        };
+        let re = RegexBuilder::new(&body)
+            .case_insensitive(!q.case_sensitive)
+            .size_limit(1 << 20)
+            .build()
+            .map_err(|e| format!("invalid pattern: {e}"))?;
+        let fields = if q.fields.is_empty() {
+            Field::ALL.to_vec()
+        } else {
+            q.fields.clone()
+        };
+        Ok(Finder {
+            re,
+            regex: q.regex,
+            fields,
+        })
+    }
+
+    /// The texts of `e` searched, as `(field, key index, text)`.
+    fn texts<'e>(&self, e: &'e Entry) -> Vec<(Field, Option<usize>, &'e str)> {
+        let mut out = Vec::new();
+        for &f in &self.fields {
+            match f {
+                Field::Name => out.push((f, None, e.comment.as_str())),
+                Field::Keys => out.extend(
+                    e.keys
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| (f, Some(i), k.as_str())),
+                ),
+                Field::SecondaryKeys => out.extend(
+                    e.secondary_keys
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| (f, Some(i), k.as_str())),
+                ),
+                Field::Content => out.push((f, None, e.content.as_str())),
+            }
+        }
+        out
+    }
+
+    /// Every match in the entries of `book` that `only` lets through (all
+    /// when `None`).
+    pub fn find(&self, book: &Book, only: Option<&[u64]>) -> Vec<Match> {
+        let mut out = Vec::new();
+        for e in &book.entries {
+            if only.is_some_and(|ids| !ids.contains(&e.id)) {
+                continue;
+            }
+            for (field, index, text) in self.texts(e) {
+                for m in self.re.find_iter(text) {
+                    let (a, b) = (
+                        floor(text, m.start().saturating_sub(CONTEXT)),
+                        ceil(text, (m.end() + CONTEXT).min(text.len())),
+                    );
+                    out.push(Match {
+                        id: e.id,
+                        field,
+                        index,
+                        start: m.start(),
+                        end: m.end(),
+                        matched: m.as_str().to_string(),
+                        context: text[a..b].to_string(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// `text` with the matches whose start is in `keep` (all when `None`)
+    /// replaced by `with`.
+    fn replace_in(&self, text: &str, with: &str, keep: Option<&[usize]>) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for caps in self.re.captures_iter(text) {
+            let m = caps.get(0).expect("group 0 is the match");
+            if keep.is_some_and(|k| !k.contains(&m.start())) {
+                continue;
+            }
+            out.push_str(&text[last..m.start()]);
+            if self.regex {
+                caps.expand(with, &mut out);
+            } else {
+                out.push_str(NoExpand(with).0);
+            }
+            last = m.end();
+        }
+        out.push_str(&text[last..]);
+        out
+    }
+
+    /// The texts that change when the `chosen` matches (all when `None`) are
+    /// replaced by `with`.
+    pub fn plan(&self, book: &Book, with: &str, chosen: Option<&[Match]>) -> Vec<Edit> {
+        let mut edits = Vec::new();
+        for e in &book.entries {
+            for (field, index, text) in self.texts(e) {
+                let keep: Option<Vec<usize>> = chosen.map(|c| {
+                    c.iter()
+                        .filter(|m| m.id == e.id && m.field == field && m.index == index)
+                        .map(|m| m.start)
+                        .collect()
+                });
+                if keep.as_ref().is_some_and(Vec::is_empty) {
+                    continue;
+                }
+                let after = self.replace_in(text, with, keep.as_deref());
+                if after != text {
+                    edits.push(Edit {
+                        id: e.id,
+                        field,
+                        index,
+                        before: text.to_string(),
+                        after,
+                    });
+                }
+            }
+        }
+        edits
+    }
+}
+
+/// Writes `edits` into `book`; returns the entries changed. A key emptied
+/// by its replacement is removed.
+pub fn apply(book: &mut Book, edits: &[Edit]) -> Vec<u64> {
+    let mut changed: Vec<u64> = Vec::new();
+    for ed in edits {
+        let Some(e) = book.entries.iter_mut().find(|e| e.id == ed.id) else {
+            continue;
+        };
+        match (ed.field, ed.index) {
+            (Field::Name, _) => e.comment = ed.after.clone(),
+            (Field::Content, _) => e.content = ed.after.clone(),
+            (Field::Keys, Some(i)) => {
+                if let Some(k) = e.keys.get_mut(i) {
+                    *k = ed.after.clone();
+                }
+            }
+            (Field::SecondaryKeys, Some(i)) => {
+                if let Some(k) = e.secondary_keys.get_mut(i) {
+                    *k = ed.after.clone();
+                }
+            }
+            _ => continue,
+        }
+        if !changed.contains(&e.id) {
+            changed.push(e.id);
+        }
+    }
+    for e in &mut book.entries {
+        if changed.contains(&e.id) {
+            e.keys.retain(|k| !k.trim().is_empty());
+            e.secondary_keys.retain(|k| !k.trim().is_empty());
+        }
+    }
+    changed
+}

@@ -1,7 +1,7 @@
 //! What the desktop app does per keystroke on a 10,000-entry book: edit one
 //! entry, then recompute the preview; and reload the entry list; under
 //! SillyTavern's and RisuAI's rules, a chat keystroke and the view after
-//! it. Run with
+//! it; and the impact strip after an edit. Run with
 //! `cargo bench -p lorebook-studio --bench workspace` (numbers in
 //! BENCHMARKS.md).
 
@@ -73,6 +73,16 @@ fn benches(c: &mut Criterion) {
     };
     group.bench_function("list_10k_entries", |b| {
         b.iter(|| ws.list(doc, &query).unwrap())
+    });
+    // The impact strip after an edit: the saved book (rebuilt from the undo
+    // history) against the edited one over the 200 requests, both logs
+    // side by side; the shell's work, without the IPC and the paint.
+    ws.save(doc, None, true).unwrap();
+    let mut e = ws.entry(doc, 4000).unwrap().entry;
+    e.keys[0] = "renamed-for-impact".into();
+    ws.update_entry(doc, e).unwrap();
+    group.bench_function("impact_of_an_entry_edit_200_requests", |b| {
+        b.iter(|| ws.impact_inputs(doc).unwrap().compute().unwrap())
     });
     group.finish();
     sillytavern(c, &mut ws, doc);

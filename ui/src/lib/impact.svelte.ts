@@ -9,7 +9,7 @@ import type { Run } from './feedback.svelte';
 import type { ImpactView } from './bindings';
 
 /** How long after the last change the impact is computed again (ms). */
-export const IMPACT_PAUSE = 500;
+export const IMPACT_PAUSE = 300;
 
 /** The strip's totals: requests changed, entries started, stopped and
  *  moved over all of them, scenarios now failing and now passing. */

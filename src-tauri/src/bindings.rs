@@ -83,6 +83,8 @@ pub fn render() -> String {
         StOmittedDropped,
         explain::DropReasonKind,
         LogEntry,
+        TimelineRow,
+        TimelineView,
         LogRow,
         DecoratorInfo,
         Catalog,

@@ -66,6 +66,7 @@ macro_rules! with_command_names {
             record_scenario,
             delete_scenario,
             impact,
+            timeline,
             set_st_field,
             chat_text,
             edit_chat,

@@ -87,3 +87,44 @@ fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
     );
     app.assert_no_errors();
 }
+
+/// The activation timeline: a row per matched entry, a cell per request;
+/// a click on a cell shows that request and selects the entry.
+#[test]
+fn the_timeline_shows_each_request_and_a_click_opens_it() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.click(&format!("{} summary", tid("timeline-panel")));
+    // The lighthouse (id 1) is named from message 4 on.
+    let cell = |k: u32| {
+        format!(
+            "{}[data-id=\"1\"] {}[data-request=\"{k}\"]",
+            tid("timeline-row"),
+            tid("timeline-cell")
+        )
+    };
+    wait_until("the lighthouse's row", TIMEOUT, || {
+        let first = app.attr(&app.find(&cell(1))?, "data-state")?;
+        let last = app.attr(&app.find(&cell(6))?, "data-state")?;
+        match (first.as_deref(), last.as_deref()) {
+            (Some("."), Some("i")) => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    app.click(&cell(5));
+    wait_until("request 5 and the lighthouse selected", TIMEOUT, || {
+        let comment = app.value(&tid("comment"))?;
+        let label = app.text(&app.find(&tid("request-label"))?)?;
+        if comment == "The Lighthouse" && label == "Request 5 of 6" {
+            Ok(())
+        } else {
+            Err(format!("{comment:?}, {label:?}"))
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.assert_no_errors();
+}

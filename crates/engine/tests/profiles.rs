@@ -222,8 +222,11 @@ proptest! {
             prop_assert_eq!(o.request, k + 1);
             let common: Vec<(usize, u64)> = o.injected.iter().map(|i| (i.book, i.id)).collect();
             prop_assert_eq!(&common, &own_injected(o));
-            for c in &o.cut {
+            for c in o.cut.iter().chain(&o.held).chain(&o.gated) {
                 prop_assert!(!common.contains(c));
+            }
+            for g in &o.gated {
+                prop_assert!(!o.cut.contains(g) && !o.held.contains(g));
             }
             let again = p.request(&chat, k + 1);
             prop_assert_eq!(&again, o);

@@ -68,6 +68,12 @@ pub fn preview_log(s: State<'_, AppState>) -> R<Vec<LogRow>> {
     guarded(&s, "preview_log", |ws| ws.preview_log())
 }
 
+/// A window of the activation timeline under the rules in force.
+#[tauri::command(async)]
+pub fn timeline(s: State<'_, AppState>, offset: u32, limit: u32) -> R<TimelineView> {
+    guarded(&s, "timeline", |ws| ws.timeline(offset, limit))
+}
+
 /// The chat's text, for the chat box when the chat was set from elsewhere
 /// (start-up, a chat file); typing never asks for it back.
 #[tauri::command(async)]

@@ -106,6 +106,30 @@ pub struct LogRow {
     pub held: Vec<LogEntry>,
 }
 
+/// One entry of the activation timeline and its state in each request:
+/// one letter per request (`i` injected, `c` cut by the budget, `h` held
+/// out by an earlier request, `g` kept out by another rule, `.` not
+/// matched).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct TimelineRow {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+    pub cells: String,
+}
+
+/// A window of the activation timeline's rows.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct TimelineView {
+    pub requests: u32,
+    /// Rows in all (entries some request matched).
+    pub total: u32,
+    /// Attached entries no request matched (not listed).
+    pub never: u32,
+    pub offset: u32,
+    pub rows: Vec<TimelineRow>,
+}
+
 /// The preview the pane shows, sent with an edit so that its answer
 /// carries that preview (one round trip per keystroke).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, TS)]

@@ -9,7 +9,7 @@ use lorebook_engine::profile::Outcome;
 
 use super::Workspace;
 use crate::error::AppError;
-use crate::views::{LogEntry, LogRow, PreviewAnswer, PreviewAsk, Rules};
+use crate::views::{LogEntry, LogRow, PreviewAnswer, PreviewAsk, Rules, TimelineRow, TimelineView};
 
 /// A log row before its entries are named: what a request's answer is
 /// reduced to at once, so a long log keeps no whole answers.
@@ -21,6 +21,7 @@ pub(super) struct BareRow {
     injected: Vec<(usize, u64)>,
     cut: Vec<(usize, u64)>,
     held: Vec<(usize, u64)>,
+    gated: Vec<(usize, u64)>,
 }
 
 impl BareRow {
@@ -32,6 +33,7 @@ impl BareRow {
             injected: o.injected.iter().map(|p| (p.book, p.id)).collect(),
             cut: o.cut.clone(),
             held: o.held.clone(),
+            gated: o.gated.clone(),
         }
     }
 }
@@ -91,7 +93,13 @@ impl Workspace {
     /// save or a newer request answers `cancelled` (see
     /// [`super::interrupt`]).
     pub fn preview_log(&mut self) -> Result<Vec<LogRow>, AppError> {
-        let bare = match self.rules() {
+        let bare = self.bare_log()?;
+        Ok(self.named_rows(&bare))
+    }
+
+    /// The request log's rows under the rules in force, entries unnamed.
+    fn bare_log(&mut self) -> Result<Vec<BareRow>, AppError> {
+        Ok(match self.rules() {
             Rules::Studio => self.studio_log()?,
             Rules::Sillytavern => self.st_log()?,
             Rules::Risu => {
@@ -101,8 +109,70 @@ impl Workspace {
                 }
                 rows
             }
-        };
-        Ok(self.named_rows(&bare))
+        })
+    }
+
+    /// What the timeline is computed from: the rules and every setting,
+    /// each attached book's revision, the chat.
+    fn timeline_key(&self) -> u64 {
+        let docs: Vec<(u32, u64)> = self
+            .docs
+            .iter()
+            .filter(|d| d.attached)
+            .map(|d| (d.id, d.history.revision()))
+            .collect();
+        let text = format!(
+            "{:?}|{docs:?}|{:?}|{:?}|{:?}|{}",
+            self.rules(),
+            self.settings(),
+            self.st_settings,
+            self.risu_settings,
+            self.tokenizer_gen,
+        );
+        lorebook_engine::tokenizer::content_hash(&text)
+            ^ lorebook_engine::tokenizer::content_hash(&self.chat_text).rotate_left(1)
+    }
+
+    /// The activation timeline: every entry some request of the chat
+    /// matched (rows, the most often injected first), its state in each
+    /// request as one letter (`i` injected, `c` cut by the budget, `h`
+    /// held out by an earlier request, `g` kept out by another rule, `.`
+    /// not matched); at most `limit` rows from `offset`. Computed once per
+    /// state of the books, chat and settings (a log of every request) and
+    /// kept; it gives way to a save as the log does.
+    pub fn timeline(&mut self, offset: u32, limit: u32) -> Result<TimelineView, AppError> {
+        let key = self.timeline_key();
+        if self.timeline.as_ref().is_none_or(|t| t.key != key) {
+            let bare = self.bare_log()?;
+            self.timeline = Some(TimelineCache::of(key, &bare));
+        }
+        let t = self.timeline.as_ref().expect("computed above");
+        let attached: Vec<&super::documents::Doc> =
+            self.docs.iter().filter(|d| d.attached).collect();
+        let entries: usize = attached.iter().map(|d| d.book.entries.len()).sum();
+        let rows = t
+            .rows
+            .iter()
+            .skip(offset as usize)
+            .take(limit as usize)
+            .map(|((book, id), cells)| TimelineRow {
+                book: *book as u32,
+                id: *id,
+                name: attached
+                    .get(*book)
+                    .and_then(|d| d.book.entry(*id))
+                    .map(|e| e.display_name().to_string())
+                    .unwrap_or_else(|| format!("#{id}")),
+                cells: String::from_utf8_lossy(cells).into_owned(),
+            })
+            .collect();
+        Ok(TimelineView {
+            requests: t.requests,
+            total: t.rows.len() as u32,
+            never: entries.saturating_sub(t.rows.len()) as u32,
+            offset,
+            rows,
+        })
     }
 
     /// The rows with each entry's name (its comment, else its first key,
@@ -138,5 +208,95 @@ impl Workspace {
                 held: r.held.iter().map(|&(b, id)| name(b, id)).collect(),
             })
             .collect()
+    }
+}
+
+/// The timeline's rows, kept with the key of what they were computed from.
+#[derive(Debug)]
+pub(super) struct TimelineCache {
+    key: u64,
+    requests: u32,
+    rows: Vec<((usize, u64), Vec<u8>)>,
+}
+
+impl TimelineCache {
+    fn of(key: u64, log: &[BareRow]) -> Self {
+        let n = log.len();
+        let mut cells: std::collections::HashMap<(usize, u64), Vec<u8>> = Default::default();
+        for (k, r) in log.iter().enumerate() {
+            for (list, mark) in [
+                (&r.gated, b'g'),
+                (&r.held, b'h'),
+                (&r.cut, b'c'),
+                (&r.injected, b'i'),
+            ] {
+                for &e in list {
+                    cells.entry(e).or_insert_with(|| vec![b'.'; n])[k] = mark;
+                }
+            }
+        }
+        let count = |c: &[u8], m: u8| c.iter().filter(|&&x| x == m).count();
+        let mut rows: Vec<((usize, u64), Vec<u8>)> = cells.into_iter().collect();
+        rows.sort_by(|a, b| {
+            count(&b.1, b'i')
+                .cmp(&count(&a.1, b'i'))
+                .then(count(&b.1, b'c').cmp(&count(&a.1, b'c')))
+                .then(a.0.cmp(&b.0))
+        });
+        TimelineCache {
+            key,
+            requests: n as u32,
+            rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sample's timeline: a row per matched entry, a letter per
+    /// request, the most injected first; kept until something it reads
+    /// changes, then computed again.
+    #[test]
+    fn the_timeline_marks_each_request_and_follows_edits() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let t = ws.timeline(0, 100).unwrap();
+        assert_eq!(t.requests, 6);
+        assert_eq!(t.total as usize, t.rows.len());
+        assert!(t.never > 0, "the disabled draft never matches");
+        let row = |t: &TimelineView, name: &str| {
+            t.rows
+                .iter()
+                .find(|r| r.name == name)
+                .map(|r| r.cells.clone())
+        };
+        assert_eq!(row(&t, "World: Saltmere").unwrap(), "iiiiii");
+        let light = row(&t, "The Lighthouse").unwrap();
+        assert_eq!(light.len(), 6);
+        assert!(light.ends_with('i') && light.starts_with('.'), "{light}");
+        let injected = |c: &str| c.matches('i').count();
+        assert!(t
+            .rows
+            .windows(2)
+            .all(|w| injected(&w[0].cells) >= injected(&w[1].cells)));
+        // A window of the rows.
+        let w = ws.timeline(1, 2).unwrap();
+        assert_eq!(w.rows.len(), 2);
+        assert_eq!(w.rows[0].id, t.rows[1].id);
+
+        let mut e = ws.docs[0]
+            .book
+            .entries
+            .iter()
+            .find(|e| e.comment == "The Lighthouse")
+            .unwrap()
+            .clone();
+        e.keys = vec!["beacon".into()];
+        e.constant = false;
+        ws.update_entry(doc, e).unwrap();
+        let t = ws.timeline(0, 100).unwrap();
+        assert!(row(&t, "The Lighthouse").is_none_or(|c| !c.contains('i')));
     }
 }

@@ -101,6 +101,9 @@ pub struct Workspace {
     risu: Option<Box<risu::RisuCache>>,
     /// How many times the RisuAI preview was built, for tests.
     risu_builds: u64,
+    /// The activation timeline last computed, with what it was computed
+    /// from (see `log.rs`).
+    timeline: Option<log::TimelineCache>,
     /// Counts changes of the attached books (an edit, a book added,
     /// closed, attached, detached or reloaded): the SillyTavern preview is
     /// built again when it moved.
@@ -139,6 +142,7 @@ impl Default for Workspace {
             risu_settings: risu::default_settings(),
             risu: None,
             risu_builds: 0,
+            timeline: None,
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,

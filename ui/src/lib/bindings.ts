@@ -408,6 +408,18 @@ export type DropReasonKind = "disabled" | "gated" | "no_match" | "secondary" | "
 
 export type LogEntry = { book: number, id: number, name: string, };
 
+export type TimelineRow = { book: number, id: number, name: string, cells: string, };
+
+export type TimelineView = { requests: number, 
+/**
+ * Rows in all (entries some request matched).
+ */
+total: number, 
+/**
+ * Attached entries no request matched (not listed).
+ */
+never: number, offset: number, rows: Array<TimelineRow>, };
+
 export type LogRow = { request: number, used: number, limit: number, injected: Array<LogEntry>, 
 /**
  * The entries the budget cut in this request (they activated but did
@@ -1045,6 +1057,7 @@ export type Command =
   | 'record_scenario'
   | 'delete_scenario'
   | 'impact'
+  | 'timeline'
   | 'set_st_field'
   | 'chat_text'
   | 'edit_chat'

@@ -33,6 +33,7 @@ import type {
   StEdit,
   RisuSettingsView,
   ScenariosView,
+  TimelineView,
   ImpactView,
   StSettingsView,
   StInputsView,
@@ -126,6 +127,8 @@ export const api = {
    *  answer's prompt is then a change to. */
   preview: (ask: PreviewAsk) => call<PreviewAnswer>('preview', { ask }),
   previewLog: () => call<LogRow[]>('preview_log'),
+  /** Rows `offset`… of the activation timeline under the rules in force. */
+  timeline: (offset: number, limit: number) => call<TimelineView>('timeline', { offset, limit }),
   setMenuLabels: (labels: Record<string, string>) => call<void>('set_menu_labels', { labels }),
   listRecovered: () => call<RecoveredBook[]>('list_recovered'),
   restoreRecovered: (id: string) => call<number>('restore_recovered', { id }),

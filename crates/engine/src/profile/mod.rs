@@ -23,20 +23,21 @@
 //! `impls.rs`.
 
 mod impls;
+mod reason;
 
 pub use impls::studio;
 use impls::{RisuProfile, StProfile, StudioProfile};
+pub use reason::Reason;
 
 use serde::{Deserialize, Serialize};
 
 use crate::chat::Message;
-use crate::explain::{Activation, DropReason, GateDetail, RequestResult};
+use crate::explain::{DropReason, GateDetail, RequestResult};
 use crate::model::{Book, Entry, Role};
 use crate::preview::{Preview, Settings};
-use crate::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings, RisuWhy};
+use crate::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
 use crate::sillytavern::{
-    DropKind, StDetail, StOptions, StPreview, StPrompt, StPromptInputs, StReason, StResult,
-    StSettings, TimedState,
+    DropKind, StOptions, StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
 };
 use crate::tokenizer::{Tokenizer, DEFAULT_MODEL};
 
@@ -157,6 +158,10 @@ pub struct Outcome {
     /// cooldown and delay, `@@dont_activate_after_match` under the guide's
     /// rules and RisuAI's.
     pub held: Vec<(usize, u64)>,
+    /// Entries kept out by another of the rules' checks (gate decorators,
+    /// probability, secondary keys, groups, placement): neither unmatched
+    /// nor cut nor held.
+    pub gated: Vec<(usize, u64)>,
     /// The profile's own answer, with every reason.
     pub detail: Detail,
     /// The prompt the request sends, while asked for
@@ -172,122 +177,7 @@ pub enum Detail {
     Risu(Box<RisuResult>),
 }
 
-/// Why an entry is in or out of a request, as its rules say it: the
-/// profile's own typed reason (worded by the UI's catalog; English in
-/// `Display`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-#[serde(tag = "is", rename_all = "snake_case")]
-pub enum Reason {
-    StudioIn {
-        why: Activation,
-    },
-    StudioOut {
-        why: DropReason,
-    },
-    SillytavernIn {
-        why: StReason,
-    },
-    SillytavernOut {
-        why: StDetail,
-    },
-    RisuIn {
-        why: RisuWhy,
-    },
-    RisuOut {
-        why: RisuDrop,
-    },
-    /// RisuAI's prompt build fails on this request.
-    RisuFailed {
-        entry: String,
-    },
-}
-
-impl std::fmt::Display for Reason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Reason::StudioIn { why } => write!(f, "{why}"),
-            Reason::StudioOut { why } => write!(f, "{why}"),
-            Reason::SillytavernIn { why } => write!(f, "{why}"),
-            Reason::SillytavernOut { why } => write!(f, "{why}"),
-            Reason::RisuIn { why } => write!(f, "{why}"),
-            Reason::RisuOut { why } => write!(f, "{why}"),
-            Reason::RisuFailed { entry } => write!(
-                f,
-                "entry '{entry}' has @@position without an argument: RisuAI's prompt build throws and the request fails"
-            ),
-        }
-    }
-}
-
 impl Outcome {
-    /// Why `(book, id)` is in the prompt; `None` when it is not injected.
-    pub fn reason_in(&self, book: usize, id: u64) -> Option<Reason> {
-        match &self.detail {
-            Detail::Studio(r) => r
-                .injected
-                .iter()
-                .find(|i| i.book == book && i.id == id)
-                .map(|i| Reason::StudioIn {
-                    why: i.reason.clone(),
-                }),
-            Detail::Sillytavern(r) => r
-                .injected
-                .iter()
-                .find(|i| i.book == book && i.id == id)
-                .map(|i| Reason::SillytavernIn {
-                    why: i.reason.clone(),
-                }),
-            Detail::Risu(r) => r
-                .injected
-                .iter()
-                .find(|i| i.book == book && i.id == id)
-                .map(|i| Reason::RisuIn {
-                    why: i.reason.clone(),
-                }),
-        }
-    }
-
-    /// Why `(book, id)` is not in the prompt; `None` when it is injected
-    /// or the profile lists no such entry.
-    pub fn reason_out(&self, book: usize, id: u64) -> Option<Reason> {
-        match &self.detail {
-            Detail::Studio(r) => r
-                .dropped
-                .iter()
-                .find(|d| d.book == book && d.id == id)
-                .map(|d| Reason::StudioOut {
-                    why: d.reason.clone(),
-                }),
-            Detail::Sillytavern(r) => r
-                .dropped
-                .iter()
-                .chain(&r.not_placed)
-                .find(|d| d.book == book && d.id == id)
-                .map(|d| Reason::SillytavernOut {
-                    why: (*d.detail).clone(),
-                }),
-            Detail::Risu(r) => {
-                if let Some(f) = r.failure.as_ref() {
-                    return Some(Reason::RisuFailed {
-                        entry: f.comment.clone(),
-                    });
-                }
-                r.dropped
-                    .iter()
-                    .find(|d| d.book == book && d.id == id)
-                    .map(|d| Reason::RisuOut {
-                        why: d.reason.clone(),
-                    })
-            }
-        }
-    }
-
-    /// The injected entry `(book, id)`, if injected.
-    pub fn placed(&self, book: usize, id: u64) -> Option<&Placed> {
-        self.injected.iter().find(|p| p.book == book && p.id == id)
-    }
-
     /// Why `(book, id)` is in the prompt, in English (the profile's own
     /// reason); `None` when it is not injected.
     pub fn why_in(&self, book: usize, id: u64) -> Option<String> {
@@ -334,9 +224,22 @@ impl Outcome {
             })
             .map(|d| (d.book, d.id))
             .collect();
+        let gated = r
+            .dropped
+            .iter()
+            .filter(|d| match &d.reason {
+                DropReason::Gated { detail, .. } => {
+                    !matches!(detail, GateDetail::AlreadyMatched { .. })
+                }
+                DropReason::Probability { .. } | DropReason::Secondary { .. } => true,
+                _ => false,
+            })
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
             profile: ProfileName::Studio,
             held,
+            gated,
             request: r.request,
             limit: r.budget.limit,
             used: r.budget.used,
@@ -373,8 +276,26 @@ impl Outcome {
             .filter(|d| matches!(d.kind, DropKind::Cooldown | DropKind::Delay))
             .map(|d| (d.book, d.id))
             .collect();
+        let gated = r
+            .dropped
+            .iter()
+            .chain(&r.not_placed)
+            .filter(|d| {
+                !matches!(
+                    d.kind,
+                    DropKind::Disabled
+                        | DropKind::NoKeys
+                        | DropKind::NoMatch
+                        | DropKind::Budget
+                        | DropKind::Cooldown
+                        | DropKind::Delay
+                )
+            })
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
             held,
+            gated,
             profile: ProfileName::Sillytavern,
             request: r.request,
             limit: r.budget,
@@ -412,8 +333,24 @@ impl Outcome {
             .filter(|d| matches!(d.reason, RisuDrop::NotAgain))
             .map(|d| (d.book, d.id))
             .collect();
+        let gated = r
+            .dropped
+            .iter()
+            .filter(|d| {
+                !matches!(
+                    d.reason,
+                    RisuDrop::EmptyKey
+                        | RisuDrop::NoMatch
+                        | RisuDrop::Regex { .. }
+                        | RisuDrop::Budget { .. }
+                        | RisuDrop::NotAgain
+                )
+            })
+            .map(|d| (d.book, d.id))
+            .collect();
         Outcome {
             held,
+            gated,
             profile: ProfileName::Risu,
             request: r.request,
             // RisuAI's budget is a number from its settings; the common

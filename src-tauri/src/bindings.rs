@@ -106,6 +106,8 @@ pub fn render() -> String {
         RulesView,
         ScenarioItem,
         ScenariosView,
+        ExpectedView,
+        ScenarioEdit,
         ImpactAgainst,
         ImpactEntry,
         ImpactMove,

@@ -65,6 +65,7 @@ macro_rules! with_command_names {
             scenarios,
             record_scenario,
             delete_scenario,
+            edit_scenario,
             impact,
             timeline,
             set_st_field,

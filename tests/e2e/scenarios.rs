@@ -85,6 +85,29 @@ fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
             other => Err(format!("{other:?}")),
         },
     );
+    // Loosened in its small form: one expectation dropped (with "nothing
+    // else" on, that entry now fails it), then "nothing else" off.
+    app.click(&format!("{} summary", tid("scenario-expect")));
+    app.click(&tid("scenario-drop-expected"));
+    wait_until(
+        "the dropped entry failing 'nothing else'",
+        TIMEOUT,
+        || match scenario(&app, "harbor arrival")? {
+            (p, f) if p == "no" && f.iter().any(|f| f.contains("is injected in request 6")) => {
+                Ok(())
+            }
+            other => Err(format!("{other:?}")),
+        },
+    );
+    app.click(&tid("scenario-exactly"));
+    wait_until(
+        "the loosened scenario passing",
+        TIMEOUT,
+        || match scenario(&app, "harbor arrival")? {
+            (p, f) if p == "yes" && f.is_empty() => Ok(()),
+            other => Err(format!("{other:?}")),
+        },
+    );
     app.assert_no_errors();
 }
 

@@ -13,6 +13,17 @@ pub fn record_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<Scen
     guarded(&s, "record_scenario", |ws| ws.record_scenario(doc, name))
 }
 
+/// Loosens or edits a scenario's expectations.
+#[tauri::command(async)]
+pub fn edit_scenario(
+    s: State<'_, AppState>,
+    doc: u32,
+    name: String,
+    edit: ScenarioEdit,
+) -> R<ScenariosView> {
+    guarded(&s, "edit_scenario", |ws| ws.edit_scenario(doc, name, edit))
+}
+
 #[tauri::command(async)]
 pub fn delete_scenario(s: State<'_, AppState>, doc: u32, name: String) -> R<ScenariosView> {
     guarded(&s, "delete_scenario", |ws| ws.delete_scenario(doc, name))

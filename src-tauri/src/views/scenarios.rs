@@ -12,6 +12,12 @@ pub struct ScenarioItem {
     /// How many entries it expects in and out of the prompt.
     pub expected_in: u32,
     pub expected_out: u32,
+    /// Its expectations, for the editor.
+    pub injected: Vec<ExpectedView>,
+    pub not_injected: Vec<ExpectedView>,
+    pub exactly: bool,
+    pub nothing_cut: bool,
+    pub max_used: Option<u32>,
     /// Its answer; `None` when it cannot run (`error` says why).
     pub verdict: Option<Verdict>,
     pub error: Option<String>,
@@ -87,4 +93,40 @@ pub struct ImpactView {
     pub scenarios: Vec<ScenarioFlip>,
     /// The preview cannot run (a chat or setting it refuses).
     pub error: Option<String>,
+}
+
+/// One expectation of a scenario, as its editor lists it.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ExpectedView {
+    pub id: u64,
+    pub name: String,
+    /// `None`: the last request.
+    pub request: Option<u32>,
+    pub position: Option<String>,
+    pub depth: Option<f64>,
+}
+
+/// A change to a scenario's expectations (each one undo step).
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(tag = "edit", rename_all = "snake_case")]
+pub enum ScenarioEdit {
+    /// Drops expectation `index` of the injected list (`out`: of the
+    /// not-injected list).
+    RemoveExpected {
+        out: bool,
+        index: u32,
+    },
+    /// Any position and depth for injected expectation `index`.
+    AnyPlace {
+        index: u32,
+    },
+    Exactly {
+        on: bool,
+    },
+    NothingCut {
+        on: bool,
+    },
+    MaxUsed {
+        tokens: Option<u32>,
+    },
 }

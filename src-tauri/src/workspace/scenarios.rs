@@ -8,7 +8,7 @@ use lorebook_engine::scenario::{self, Scenario};
 use super::history::Change;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode};
-use crate::views::{ScenarioItem, ScenariosView};
+use crate::views::{ExpectedView, ScenarioEdit, ScenarioItem, ScenariosView};
 
 impl Workspace {
     /// The scenarios of `doc` with their answers.
@@ -31,11 +31,26 @@ impl Workspace {
                     Ok(v) => (Some(v), None),
                     Err(e) => (None, Some(e)),
                 };
+                let view = |x: &scenario::Expected| ExpectedView {
+                    id: x.id,
+                    name: book
+                        .entry(x.id)
+                        .map(|e| e.display_name().to_string())
+                        .unwrap_or_else(|| x.name.clone()),
+                    request: x.request.map(|r| r as u32),
+                    position: x.position.clone(),
+                    depth: x.depth,
+                };
                 ScenarioItem {
                     name: s.name.clone(),
                     rules: s.rules,
                     expected_in: s.expect.injected.len() as u32,
                     expected_out: s.expect.not_injected.len() as u32,
+                    injected: s.expect.injected.iter().map(view).collect(),
+                    not_injected: s.expect.not_injected.iter().map(view).collect(),
+                    exactly: s.expect.exactly,
+                    nothing_cut: s.expect.nothing_cut,
+                    max_used: s.expect.max_used,
                     verdict,
                     error,
                 }
@@ -78,6 +93,46 @@ impl Workspace {
         let book = &self.doc(doc)?.book;
         let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
         list.retain(|s| s.name != name);
+        self.store_scenarios(doc, &list)?;
+        self.scenarios(doc)
+    }
+
+    /// Loosens or edits scenario `name` of `doc` (one undo step).
+    pub fn edit_scenario(
+        &mut self,
+        doc: u32,
+        name: String,
+        edit: ScenarioEdit,
+    ) -> Result<ScenariosView, AppError> {
+        let book = &self.doc(doc)?.book;
+        let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
+        let Some(s) = list.iter_mut().find(|s| s.name == name) else {
+            return Err(AppError::scenarios_unreadable(&format!(
+                "no scenario named {name}"
+            )));
+        };
+        let e = &mut s.expect;
+        match edit {
+            ScenarioEdit::RemoveExpected { out, index } => {
+                let list = if out {
+                    &mut e.not_injected
+                } else {
+                    &mut e.injected
+                };
+                if (index as usize) < list.len() {
+                    list.remove(index as usize);
+                }
+            }
+            ScenarioEdit::Exactly { on } => e.exactly = on,
+            ScenarioEdit::NothingCut { on } => e.nothing_cut = on,
+            ScenarioEdit::MaxUsed { tokens } => e.max_used = tokens,
+            ScenarioEdit::AnyPlace { index } => {
+                if let Some(x) = e.injected.get_mut(index as usize) {
+                    x.position = None;
+                    x.depth = None;
+                }
+            }
+        }
         self.store_scenarios(doc, &list)?;
         self.scenarios(doc)
     }
@@ -174,6 +229,57 @@ mod tests {
         let v = ws.scenarios(doc).unwrap();
         assert!(v.error.is_some() && v.items.is_empty());
         let e = ws.record_scenario(doc, "x".into()).unwrap_err();
+        assert!(matches!(e.code, ErrorCode::ScenariosUnreadable { .. }));
+    }
+
+    /// Loosening a recorded scenario: an expectation dropped, `exactly`
+    /// off, a budget limit; each an undo step.
+    #[test]
+    fn a_scenario_is_loosened_one_step_at_a_time() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let v = ws.record_scenario(doc, "arrival".into()).unwrap();
+        let item = &v.items[0];
+        assert!(item.exactly && item.injected.len() > 1);
+        let first = item.injected[0].name.clone();
+        let n = item.injected.len();
+        let v = ws
+            .edit_scenario(
+                doc,
+                "arrival".into(),
+                ScenarioEdit::RemoveExpected {
+                    out: false,
+                    index: 0,
+                },
+            )
+            .unwrap();
+        assert_eq!(v.items[0].injected.len(), n - 1);
+        assert!(v.items[0].injected.iter().all(|x| x.name != first));
+        // Still exactly: the entry no longer expected fails it.
+        assert!(!v.items[0].verdict.as_ref().unwrap().passed);
+        let v = ws
+            .edit_scenario(doc, "arrival".into(), ScenarioEdit::Exactly { on: false })
+            .unwrap();
+        assert!(v.items[0].verdict.as_ref().unwrap().passed);
+        let v = ws
+            .edit_scenario(
+                doc,
+                "arrival".into(),
+                ScenarioEdit::MaxUsed { tokens: Some(1) },
+            )
+            .unwrap();
+        assert_eq!(v.items[0].max_used, Some(1));
+        assert!(matches!(
+            v.items[0].verdict.as_ref().unwrap().failures[0],
+            Failure::OverBudget { max: 1, .. }
+        ));
+        ws.undo(doc).unwrap();
+        let v = ws.scenarios(doc).unwrap();
+        assert_eq!(v.items[0].max_used, None);
+        assert!(v.items[0].verdict.as_ref().unwrap().passed);
+        let e = ws
+            .edit_scenario(doc, "nope".into(), ScenarioEdit::Exactly { on: true })
+            .unwrap_err();
         assert!(matches!(e.code, ErrorCode::ScenariosUnreadable { .. }));
     }
 }

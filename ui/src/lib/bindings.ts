@@ -597,6 +597,10 @@ export type ScenarioItem = { name: string, rules: Rules,
  */
 expected_in: number, expected_out: number, 
 /**
+ * Its expectations, for the editor.
+ */
+injected: Array<ExpectedView>, not_injected: Array<ExpectedView>, exactly: boolean, nothing_cut: boolean, max_used: number | null, 
+/**
  * Its answer; `None` when it cannot run (`error` says why).
  */
 verdict: Verdict | null, error: string | null, };
@@ -606,6 +610,14 @@ export type ScenariosView = { doc: number, items: Array<ScenarioItem>,
  * The book's scenarios do not read (nothing is shown or changed).
  */
 error: string | null, };
+
+export type ExpectedView = { id: number, name: string, 
+/**
+ * `None`: the last request.
+ */
+request: number | null, position: string | null, depth: number | null, };
+
+export type ScenarioEdit = { "edit": "remove_expected", out: boolean, index: number, } | { "edit": "any_place", index: number, } | { "edit": "exactly", on: boolean, } | { "edit": "nothing_cut", on: boolean, } | { "edit": "max_used", tokens: number | null, };
 
 export type ImpactAgainst = "clean" | "saved" | "unreachable";
 
@@ -1056,6 +1068,7 @@ export type Command =
   | 'scenarios'
   | 'record_scenario'
   | 'delete_scenario'
+  | 'edit_scenario'
   | 'impact'
   | 'timeline'
   | 'set_st_field'

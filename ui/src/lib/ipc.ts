@@ -33,6 +33,7 @@ import type {
   StEdit,
   RisuSettingsView,
   ScenariosView,
+  ScenarioEdit,
   TimelineView,
   ImpactView,
   StSettingsView,
@@ -151,6 +152,8 @@ export const api = {
   /** Save as scenario: the preview shown, expecting what it shows now. */
   recordScenario: (doc: number, name: string) => call<ScenariosView>('record_scenario', { doc, name }),
   deleteScenario: (doc: number, name: string) => call<ScenariosView>('delete_scenario', { doc, name }),
+  /** Loosens or edits a scenario's expectations (one undo step). */
+  editScenario: (doc: number, name: string, edit: ScenarioEdit) => call<ScenariosView>('edit_scenario', { doc, name, edit }),
   /** What the book's unsaved edits change over the chat and the scenarios. */
   impact: (doc: number) => call<ImpactView>('impact', { doc }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),

@@ -31,8 +31,8 @@ describe('scenario failures', () => {
       doc: 1,
       error: null,
       items: [
-        { name: 'a', rules: 'studio', expected_in: 1, expected_out: 0, verdict: { name: 'a', rules: 'studio', passed: true, failures: [] }, error: null },
-        { name: 'b', rules: 'risu', expected_in: 1, expected_out: 0, verdict: null, error: 'unknown model' },
+        { name: 'a', rules: 'studio', expected_in: 1, expected_out: 0, injected: [], not_injected: [], exactly: false, nothing_cut: false, max_used: null, verdict: { name: 'a', rules: 'studio', passed: true, failures: [] }, error: null },
+        { name: 'b', rules: 'risu', expected_in: 1, expected_out: 0, injected: [], not_injected: [], exactly: false, nothing_cut: false, max_used: null, verdict: null, error: 'unknown model' },
       ],
     };
     expect(tallyScenarios(view)).toEqual({ passed: 1, failed: 1 });

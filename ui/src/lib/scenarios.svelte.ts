@@ -9,7 +9,7 @@
 import { api } from './ipc';
 import { debounce, latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
-import type { ScenariosView } from './bindings';
+import type { ScenarioEdit, ScenariosView } from './bindings';
 
 /** How long after the last change the scenarios run again (ms). */
 export const RUN_PAUSE = 400;
@@ -84,6 +84,16 @@ export class Scenarios {
     if (doc === null) return;
     this.changes += 1;
     this.view = await api.recordScenario(doc, name);
+    this.stale = false;
+    await this.edited();
+  }
+
+  /** Loosens or edits scenario `name` (one undo step). */
+  async edit(name: string, edit: ScenarioEdit) {
+    const doc = this.doc();
+    if (doc === null) return;
+    this.changes += 1;
+    this.view = await api.editScenario(doc, name, edit);
     this.stale = false;
     await this.edited();
   }

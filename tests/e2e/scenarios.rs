@@ -136,6 +136,27 @@ fn the_timeline_shows_each_request_and_a_click_opens_it() {
             other => Err(format!("{other:?}")),
         }
     });
+    // An unsaved edit: the lighthouse loses its keys, which frees budget
+    // for the tavern (id 6) in the last requests; the timeline marks the
+    // cells the edit changes.
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("keys"), "zeppelin");
+    let tavern = format!(
+        "{}[data-id=\"6\"] {}[data-request=\"6\"]",
+        tid("timeline-row"),
+        tid("timeline-cell")
+    );
+    wait_until("the tavern's changed cell", TIMEOUT, || {
+        let el = app.find(&tavern)?;
+        let class = app.attr(&el, "class")?.unwrap_or_default();
+        let state = app.attr(&el, "data-state")?.unwrap_or_default();
+        if class.contains("changed") && state == "i" {
+            Ok(())
+        } else {
+            Err(format!("{class:?} {state:?}"))
+        }
+    });
+    app.click(&tid("undo"));
     app.click(&cell(5));
     wait_until("request 5 and the lighthouse selected", TIMEOUT, || {
         let comment = app.value(&tid("comment"))?;

@@ -6,7 +6,7 @@
 import { api } from './ipc';
 import { debounce, latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
-import type { ImpactView } from './bindings';
+import type { DocSummary, ImpactView } from './bindings';
 
 /** How long after the last change the impact is computed again (ms). */
 export const IMPACT_PAUSE = 300;
@@ -24,6 +24,19 @@ export function impactTotals(view: ImpactView | null) {
     nowFailing: (view?.scenarios ?? []).filter((s) => s.was === true && s.now !== true).length,
     nowPassing: (view?.scenarios ?? []).filter((s) => s.was !== true && s.now === true).length,
   };
+}
+
+/** The timeline cells the impact changes, as `book:id:request`, `book`
+ *  being the shown book's place among the attached ones. */
+export function changedCells(view: ImpactView | null, docs: readonly Pick<DocSummary, 'id' | 'attached'>[], shown: number | null): Set<string> {
+  const out = new Set<string>();
+  if (!view || view.against !== 'saved' || view.doc !== shown) return out;
+  const book = docs.filter((d) => d.attached).findIndex((d) => d.id === view.doc);
+  if (book < 0) return out;
+  for (const r of view.rows) {
+    for (const e of [...r.started, ...r.stopped, ...r.moved]) out.add(`${book}:${e.id}:${r.request}`);
+  }
+  return out;
 }
 
 export class Impact {

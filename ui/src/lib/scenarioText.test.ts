@@ -62,3 +62,26 @@ describe('impact totals', () => {
     expect(totals).toEqual({ requests: 2, started: 2, stopped: 1, moved: 1, nowFailing: 2, nowPassing: 1 });
   });
 });
+
+describe('impact cells in the timeline', () => {
+  it('mark the started, stopped and moved cells of the shown attached book', async () => {
+    const { changedCells } = await import('./impact.svelte');
+    const e = (id: number) => ({ id, name: '', now: null, was: null });
+    const view = {
+      doc: 7,
+      against: 'saved' as const,
+      rules: 'studio' as const,
+      error: null,
+      scenarios: [],
+      rows: [{ request: 4, started: [e(1)], stopped: [e(2)], moved: [{ id: 3, name: '', from: 'a', to: 'b' }], budget_before: 0, budget_after: 0 }],
+    };
+    const docs = [
+      { id: 5, attached: true },
+      { id: 6, attached: false },
+      { id: 7, attached: true },
+    ];
+    expect([...changedCells(view, docs, 7)].sort()).toEqual(['1:1:4', '1:2:4', '1:3:4']);
+    expect(changedCells(view, docs, 5).size).toBe(0);
+    expect(changedCells({ ...view, against: 'clean' }, docs, 7).size).toBe(0);
+  });
+});

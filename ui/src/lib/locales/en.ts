@@ -817,6 +817,8 @@ export const en = {
   'appError.bad_tokenizer_file': '{file} cannot be used as a tokenizer: {detail}',
   'appError.bad_st_field': 'SillyTavern field {field}: {detail}',
   'appError.not_st_settings': '{file} holds no SillyTavern settings: {detail}',
+  'timeline.changed': "changed by the unsaved edits",
+  'timeline.legend.changed': "changed by the unsaved edits",
   'timeline.title': "Activation timeline",
   'timeline.help': "{total} entries matched in some request (rows, the most often injected first); {never} never matched. A cell is one request: click it to see that request and the entry.",
   'timeline.more': "The first 2,000 rows are shown; {n} more are not.",

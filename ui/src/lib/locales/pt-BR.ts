@@ -819,6 +819,8 @@ export const ptBR: Record<MessageKey, string> = {
   'appError.bad_tokenizer_file': '{file} não pode ser usado como tokenizador: {detail}',
   'appError.bad_st_field': 'campo {field} do SillyTavern: {detail}',
   'appError.not_st_settings': '{file} não contém configurações do SillyTavern: {detail}',
+  'timeline.changed': "mudada pelas edições não salvas",
+  'timeline.legend.changed': "mudada pelas edições não salvas",
   'timeline.title': "Linha do tempo de ativação",
   'timeline.help': "{total} entradas ativadas em algum pedido (linhas, as mais injetadas primeiro); {never} nunca ativadas. Cada célula é um pedido: clique para ver aquele pedido e a entrada.",
   'timeline.more': "As primeiras 2.000 linhas são mostradas; {n} não.",

@@ -150,13 +150,26 @@ fn the_timeline_shows_each_request_and_a_click_opens_it() {
         let el = app.find(&tavern)?;
         let class = app.attr(&el, "class")?.unwrap_or_default();
         let state = app.attr(&el, "data-state")?.unwrap_or_default();
-        if class.contains("changed") && state == "i" {
+        // The lighthouse matches nowhere now: its row stays, its cell
+        // ringed as changed.
+        let light = app.find(&cell(6))?;
+        let light_class = app.attr(&light, "class")?.unwrap_or_default();
+        if class.contains("changed") && state == "i" && light_class.contains("changed") {
             Ok(())
         } else {
             Err(format!("{class:?} {state:?}"))
         }
     });
     app.click(&tid("undo"));
+    wait_until("the rings gone after undo", TIMEOUT, || {
+        let rings = app.find_all(&format!("{}.changed", tid("timeline-cell")))?;
+        let state = app.attr(&app.find(&cell(6))?, "data-state")?;
+        if rings.is_empty() && state.as_deref() == Some("i") {
+            Ok(())
+        } else {
+            Err(format!("{} rings, lighthouse {state:?}", rings.len()))
+        }
+    });
     app.click(&cell(5));
     wait_until("request 5 and the lighthouse selected", TIMEOUT, || {
         let comment = app.value(&tid("comment"))?;

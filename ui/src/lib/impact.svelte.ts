@@ -6,7 +6,7 @@
 import { api } from './ipc';
 import { debounce, latestWins } from './debounce';
 import type { Run } from './feedback.svelte';
-import type { DocSummary, ImpactView } from './bindings';
+import type { DocSummary, ImpactView, TimelineRow } from './bindings';
 
 /** How long after the last change the impact is computed again (ms). */
 export const IMPACT_PAUSE = 300;
@@ -37,6 +37,23 @@ export function changedCells(view: ImpactView | null, docs: readonly Pick<DocSum
     for (const e of [...r.started, ...r.stopped, ...r.moved]) out.add(`${book}:${e.id}:${r.request}`);
   }
   return out;
+}
+
+/** Timeline rows for the entries the unsaved edits stopped that no request
+ *  matches any more (the timeline lists only matched entries): all cells
+ *  "not matched", so their changed cells can be ringed. */
+export function stoppedRows(view: ImpactView | null, rows: readonly TimelineRow[], requests: number, docs: readonly Pick<DocSummary, 'id' | 'attached'>[], shown: number | null): TimelineRow[] {
+  if (!view || view.against !== 'saved' || view.doc !== shown) return [];
+  const book = docs.filter((d) => d.attached).findIndex((d) => d.id === view.doc);
+  if (book < 0) return [];
+  const listed = new Set(rows.filter((r) => r.book === book).map((r) => r.id));
+  const out = new Map<number, TimelineRow>();
+  for (const r of view.rows) {
+    for (const e of r.stopped) {
+      if (!listed.has(e.id) && !out.has(e.id)) out.set(e.id, { book, id: e.id, name: e.name, cells: '.'.repeat(requests) });
+    }
+  }
+  return [...out.values()];
 }
 
 export class Impact {

@@ -85,3 +85,24 @@ describe('impact cells in the timeline', () => {
     expect(changedCells({ ...view, against: 'clean' }, docs, 7).size).toBe(0);
   });
 });
+
+describe('stopped rows in the timeline', () => {
+  it('add the entries the edits stopped everywhere, with empty cells', async () => {
+    const { stoppedRows } = await import('./impact.svelte');
+    const e = (id: number, name: string) => ({ id, name, now: null, was: null });
+    const view = {
+      doc: 7,
+      against: 'saved' as const,
+      rules: 'studio' as const,
+      error: null,
+      scenarios: [],
+      rows: [
+        { request: 2, started: [], stopped: [e(1, 'Lighthouse'), e(2, 'Gull')], moved: [], budget_before: 0, budget_after: 0 },
+        { request: 3, started: [], stopped: [e(1, 'Lighthouse')], moved: [], budget_before: 0, budget_after: 0 },
+      ],
+    };
+    const listed = [{ book: 0, id: 2, name: 'Gull', cells: 'i..' }];
+    expect(stoppedRows(view, listed, 3, [{ id: 7, attached: true }], 7)).toEqual([{ book: 0, id: 1, name: 'Lighthouse', cells: '...' }]);
+    expect(stoppedRows(view, listed, 3, [{ id: 7, attached: true }], 8)).toEqual([]);
+  });
+});

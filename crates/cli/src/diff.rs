@@ -1,7 +1,7 @@
 //! `lorebook diff OLD NEW --chat FILE [--rules NAME] [settings…] [--json]`:
 //! what changes from one book to the other over the chat's whole request
-//! log (`lorebook_engine::impact`). The two logs run side by side, one per
-//! core, in step: each request's answers are compared and dropped. Exit
+//! log (`lorebook_engine::impact::compare_books`: the two logs side by
+//! side, one per core, in step). Exit
 //! status 0 when nothing changed, 1 when something did, 2 on usage errors
 //! and unreadable input.
 
@@ -10,8 +10,8 @@ use std::process::ExitCode;
 
 use lorebook_engine::impact::{self, Change};
 use lorebook_engine::model::Book;
-use lorebook_engine::profile::{Outcome, ProfileName};
-use lorebook_engine::scenario::{self, Settings};
+use lorebook_engine::profile::ProfileName;
+use lorebook_engine::scenario::Settings;
 use serde_json::json;
 
 use crate::{books, emit, read_text};
@@ -92,36 +92,15 @@ fn changes(args: &DiffArgs) -> Result<bool, String> {
         (old.join().expect("the reading thread"), new)
     });
     let (old, new) = (old?.book, new?.book);
-    let (built_old, built_new) = std::thread::scope(|s| {
-        let o = s.spawn(|| scenario::prepare(&old, args.rules, &settings, &chat));
-        let n = scenario::prepare(&new, args.rules, &settings, &chat);
-        (o.join().expect("the building thread"), n)
-    });
-    let (mut p_old, messages) = built_old?;
-    let (mut p_new, _) = built_new?;
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Outcome>(2);
     let mut changed = false;
-    std::thread::scope(|s| {
-        let messages = &messages;
-        s.spawn(move || {
-            p_old.log_each(messages, &mut |o| {
-                let _ = tx.send(o);
-            })
-        });
-        p_new.log_each(messages, &mut |n| {
-            let Ok(o) = rx.recv() else {
-                return;
-            };
-            if let Some(c) = impact::compare(&o, &n) {
-                changed = true;
-                if args.json {
-                    emit(&format!("{}\n", json_of(&c)));
-                } else {
-                    emit(&text_of(&c, &old, &new));
-                }
-            }
-        });
-    });
+    impact::compare_books(&old, &new, args.rules, &settings, &chat, &mut |c| {
+        changed = true;
+        if args.json {
+            emit(&format!("{}\n", json_of(&c)));
+        } else {
+            emit(&text_of(&c, &old, &new));
+        }
+    })?;
     if !changed && !args.json {
         emit("no change\n");
     }

@@ -127,10 +127,7 @@ fn record(args: &RecordArgs) -> Result<(), String> {
     let mut list = scenario::of(&book).map_err(|e| format!("{}: {e}", args.book.display()))?;
     let s = scenario::record(&book, &args.name, &chat, args.rules, settings)?;
     let n = s.expect.injected.len();
-    match list.iter_mut().find(|x| x.name == s.name) {
-        Some(x) => *x = s,
-        None => list.push(s),
-    }
+    scenario::put(&mut list, s);
     scenario::set(&mut book, &list)?;
     write_native(&book, &out)?;
     eprintln!(

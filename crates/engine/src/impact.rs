@@ -2,11 +2,14 @@
 //! from the common part of two answers of the profiles' seam — entries
 //! that start or stop being injected, entries that move (their position,
 //! depth or order), and the budget's use — each with the rules' reason on
-//! both sides. `lorebook diff` and the app's impact strip read it.
+//! both sides; `compare_books` over a chat's whole request log.
+//! `lorebook diff` and the app's impact strip read it.
 
 use serde::Serialize;
 
-use crate::profile::{Outcome, Placed, Reason};
+use crate::model::Book;
+use crate::profile::{Outcome, Placed, ProfileName, Reason};
+use crate::scenario::{self, Settings};
 
 /// An entry that started or stopped being injected, with the reason on
 /// each side (`reason`: the new answer's, `before`: the old one's).
@@ -133,4 +136,52 @@ pub fn compare(old: &Outcome, new: &Outcome) -> Option<Change> {
         moved,
         budget,
     })
+}
+
+/// The value of a scoped thread, its panic carried on.
+fn joined<T>(r: std::thread::Result<T>) -> T {
+    r.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+/// What changes from book `old` to book `new` over the whole request log
+/// of `chat` under `rules` and `settings`: each request that changed is
+/// handed to `each`. Both books are built and logged side by side (the old
+/// one on a thread of its own), in step: each request's two answers are
+/// compared and dropped, so memory does not grow with the chat. `Err` when
+/// the chat or the settings do not read.
+pub fn compare_books(
+    old: &Book,
+    new: &Book,
+    rules: ProfileName,
+    settings: &Settings,
+    chat: &str,
+    each: &mut dyn FnMut(Change),
+) -> Result<(), String> {
+    let (built_old, built_new) = std::thread::scope(|s| {
+        let o = s.spawn(|| scenario::prepare(old, rules, settings, chat));
+        let n = scenario::prepare(new, rules, settings, chat);
+        (joined(o.join()), n)
+    });
+    let (mut p_old, messages) = built_old?;
+    let (mut p_new, _) = built_new?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Outcome>(2);
+    std::thread::scope(|s| {
+        let messages = &messages;
+        let logging = s.spawn(move || {
+            p_old.log_each(messages, &mut |o| {
+                let _ = tx.send(o);
+            })
+        });
+        p_new.log_each(messages, &mut |n| {
+            if let Ok(o) = rx.recv() {
+                if let Some(c) = compare(&o, &n) {
+                    each(c);
+                }
+            }
+        });
+        // The old log never waits on a receiver that is gone.
+        drop(rx);
+        joined(logging.join());
+    });
+    Ok(())
 }

@@ -3,12 +3,12 @@
 //! force and over every scenario. What it reads is taken under the
 //! workspace's lock (`impact_inputs`: the saved book rebuilt from the undo
 //! history, the edited one, the chat, the rules and their settings); the
-//! logs run without it (`ImpactInputs::compute`, both books side by side),
+//! logs run without it (`ImpactInputs::compute`, through the engine's
+//! `impact::compare_books`),
 //! so typing never waits for an impact.
 
 use lorebook_engine::impact::{self, Change as RequestChange};
 use lorebook_engine::model::Book;
-use lorebook_engine::profile::Outcome;
 use lorebook_engine::scenario::{self, Scenario, Settings};
 
 use super::Workspace;
@@ -107,37 +107,18 @@ impl ImpactInputs {
             return Ok(view);
         };
         let after = &self.after;
-        let built = std::thread::scope(|s| {
-            let old = s.spawn(|| scenario::prepare(before, self.rules, &self.settings, &self.chat));
-            let new = scenario::prepare(after, self.rules, &self.settings, &self.chat);
-            (old.join(), new)
-        });
-        let (old, new) = match built {
-            (Ok(Ok(old)), Ok(new)) => (old, new),
-            (Ok(Err(e)), _) | (_, Err(e)) => {
-                view.error = Some(e);
-                return Ok(view);
-            }
-            (Err(_), _) => return Err(AppError::internal("impact", "the building thread failed")),
-        };
-        let (mut p_old, messages) = old;
-        let (mut p_new, _) = new;
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Outcome>(2);
         let mut changes: Vec<RequestChange> = Vec::new();
-        std::thread::scope(|s| {
-            let messages = &messages;
-            s.spawn(move || {
-                p_old.log_each(messages, &mut |o| {
-                    let _ = tx.send(o);
-                })
-            });
-            p_new.log_each(messages, &mut |n| {
-                if let Ok(o) = rx.recv() {
-                    changes.extend(impact::compare(&o, &n));
-                }
-            });
-            drop(rx);
-        });
+        if let Err(e) = impact::compare_books(
+            before,
+            after,
+            self.rules,
+            &self.settings,
+            &self.chat,
+            &mut |c| changes.push(c),
+        ) {
+            view.error = Some(e);
+            return Ok(view);
+        }
         view.rows = changes
             .into_iter()
             .map(|c| {

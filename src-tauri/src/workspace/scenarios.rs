@@ -80,10 +80,7 @@ impl Workspace {
         let mut list = scenario::of(book).map_err(|e| AppError::scenarios_unreadable(&e))?;
         let s = scenario::record(book, &name, &chat, rules, settings)
             .map_err(|e| AppError::scenario_cannot_run(&name, &e))?;
-        match list.iter_mut().find(|x| x.name == s.name) {
-            Some(x) => *x = s,
-            None => list.push(s),
-        }
+        scenario::put(&mut list, s);
         self.store_scenarios(doc, &list)?;
         self.scenarios(doc)
     }

@@ -1,10 +1,9 @@
 // The impact strip's state: what the shown book's unsaved edits change over
 // the chat's request log and its scenarios (Rust computes it without
-// holding the workspace, docs/scenarios.md "Change impact"). Asked for a
-// pause after the last change, the newest asked for winning; marked out of
-// date meanwhile.
+// holding the workspace, docs/scenarios.md "Change impact"), asked for off
+// the keystroke path (`PausedQuery`).
 import { api } from './ipc';
-import { debounce, latestWins } from './debounce';
+import { PausedQuery } from './paused.svelte';
 import type { Run } from './feedback.svelte';
 import type { DocSummary, ImpactView, TimelineRow } from './bindings';
 
@@ -56,57 +55,12 @@ export function stoppedRows(view: ImpactView | null, rows: readonly TimelineRow[
   return [...out.values()];
 }
 
-export class Impact {
-  view = $state.raw<ImpactView | null>(null);
-  stale = $state(false);
+export class Impact extends PausedQuery<ImpactView> {
   /** The full list is shown (the strip alone otherwise). */
   open = $state(false);
   totals = $derived(impactTotals(this.view));
 
-  private changes = 0;
-  private readonly doc: () => number | null;
-  private readonly run: Run;
-
   constructor(doc: () => number | null, run: Run) {
-    this.doc = doc;
-    this.run = run;
-  }
-
-  private readonly check = latestWins(async () => {
-    const doc = this.doc();
-    if (doc === null) {
-      this.view = null;
-      this.stale = false;
-      return;
-    }
-    const asked = this.changes;
-    let view;
-    try {
-      view = await api.impact(doc);
-    } catch (e) {
-      // The book was closed meanwhile: its answer is not wanted.
-      if (this.doc() !== doc) return;
-      throw e;
-    }
-    if (this.doc() !== doc) return;
-    this.view = view;
-    this.stale = asked !== this.changes;
-  });
-
-  private readonly later = debounce(() => void this.run(() => this.check()), IMPACT_PAUSE);
-
-  /** Something the impact reads changed: compute it again after a pause. */
-  schedule = () => {
-    this.changes += 1;
-    this.stale = true;
-    this.later();
-  };
-
-  /** Computes it now (another book is shown). */
-  async now() {
-    this.changes += 1;
-    if (this.view && this.view.doc !== this.doc()) this.view = null;
-    this.stale = true;
-    await this.check();
+    super(doc, run, (d) => api.impact(d), IMPACT_PAUSE);
   }
 }

@@ -3,11 +3,10 @@
 // and the worst problem of each entry for the entry list's badges.
 //
 // The checks need the whole book (duplicates, containment, recursion), so
-// they run off the keystroke path: a short pause after the last change,
-// then one check at a time, the newest asked for winning. Until the answer
-// for the latest change arrives the panel says its list is out of date.
+// they run off the keystroke path (`PausedQuery`: a short pause after the
+// last change, one check at a time, the list marked out of date meanwhile).
 import { api } from './ipc';
-import { debounce, latestWins } from './debounce';
+import { PausedQuery } from './paused.svelte';
 import type { Run } from './feedback.svelte';
 import type { LintEntryRef, Problem, ProblemsView, Severity } from './bindings';
 
@@ -57,16 +56,12 @@ export function tally(problems: Problem[]): Record<Severity, number> {
   return out;
 }
 
-export class Problems {
-  /** The last answer, for book `view.doc`. */
-  view = $state.raw<ProblemsView | null>(null);
+export class Problems extends PausedQuery<ProblemsView> {
   /** Whether the panel is shown. */
   open = $state(false);
   showHints = $state(false);
   severity = $state<SeverityFilter>('all');
   code = $state('');
-  /** A change was made since the shown answer was asked for. */
-  stale = $state(false);
   /** The badges of the shown book's entries. */
   marks = $derived(marks(this.view?.problems ?? []));
   shown = $derived(filtered(this.view?.problems ?? [], this.severity, this.code, this.showHints));
@@ -76,44 +71,8 @@ export class Problems {
   /** The codes present, for the check filter. */
   codes = $derived([...new Set((this.view?.problems ?? []).map((p) => p.code))].sort());
 
-  private changes = 0;
-  private readonly doc: () => number | null;
-  private readonly run: Run;
-
   constructor(doc: () => number | null, run: Run) {
-    this.doc = doc;
-    this.run = run;
-  }
-
-  private readonly check = latestWins(async () => {
-    const doc = this.doc();
-    if (doc === null) {
-      this.view = null;
-      this.stale = false;
-      return;
-    }
-    const asked = this.changes;
-    const view = await api.lintProblems(doc);
-    if (this.doc() !== doc) return;
-    this.view = view;
-    this.stale = asked !== this.changes;
-  });
-
-  private readonly later = debounce(() => void this.run(() => this.check()), CHECK_PAUSE);
-
-  /** Something the checks read changed: check again after a pause. */
-  schedule = () => {
-    this.changes += 1;
-    this.stale = true;
-    this.later();
-  };
-
-  /** Checks now (another book is shown): the old book's list goes. */
-  async now() {
-    this.changes += 1;
-    if (this.view && this.view.doc !== this.doc()) this.view = null;
-    this.stale = true;
-    await this.check();
+    super(doc, run, (d) => api.lintProblems(d), CHECK_PAUSE);
   }
 
   /** The name of an entry a problem mentions: its name (else its id),

@@ -3,11 +3,9 @@
 // recording the preview shown as one.
 //
 // Running every scenario replays its chat under its rules, so they run off
-// the keystroke path: a pause after the last change, then one run at a
-// time, the newest asked for winning. Until the answer for the latest
-// change arrives the panel marks its list as out of date.
+// the keystroke path (`PausedQuery`).
 import { api } from './ipc';
-import { debounce, latestWins } from './debounce';
+import { PausedQuery } from './paused.svelte';
 import type { Run } from './feedback.svelte';
 import type { ScenarioEdit, ScenariosView } from './bindings';
 
@@ -21,70 +19,22 @@ export function tallyScenarios(view: ScenariosView | null): { passed: number; fa
   return { passed, failed: items.length - passed };
 }
 
-export class Scenarios {
-  /** The last answer, for book `view.doc`. */
-  view = $state.raw<ScenariosView | null>(null);
-  /** A change was made since the shown answer was asked for. */
-  stale = $state(false);
+export class Scenarios extends PausedQuery<ScenariosView> {
   counts = $derived(tallyScenarios(this.view));
-
-  private changes = 0;
-  private readonly doc: () => number | null;
-  private readonly run: Run;
-  /** Called after a scenario was recorded or removed (an edit of the book). */
+  /** Called after a scenario was recorded, edited or removed (an edit of
+   *  the book). */
   private readonly edited: () => Promise<void>;
 
   constructor(doc: () => number | null, run: Run, edited: () => Promise<void> = async () => {}) {
-    this.doc = doc;
-    this.run = run;
+    super(doc, run, (d) => api.scenarios(d), RUN_PAUSE);
     this.edited = edited;
-  }
-
-  private readonly check = latestWins(async () => {
-    const doc = this.doc();
-    if (doc === null) {
-      this.view = null;
-      this.stale = false;
-      return;
-    }
-    const asked = this.changes;
-    let view;
-    try {
-      view = await api.scenarios(doc);
-    } catch (e) {
-      // The book was closed meanwhile: its answer is not wanted.
-      if (this.doc() !== doc) return;
-      throw e;
-    }
-    if (this.doc() !== doc) return;
-    this.view = view;
-    this.stale = asked !== this.changes;
-  });
-
-  private readonly later = debounce(() => void this.run(() => this.check()), RUN_PAUSE);
-
-  /** Something the scenarios read changed: run them again after a pause. */
-  schedule = () => {
-    this.changes += 1;
-    this.stale = true;
-    this.later();
-  };
-
-  /** Runs them now (another book is shown): the old book's list goes. */
-  async now() {
-    this.changes += 1;
-    if (this.view && this.view.doc !== this.doc()) this.view = null;
-    this.stale = true;
-    await this.check();
   }
 
   /** Save as scenario: the preview shown, expecting what it shows now. */
   async record(name: string) {
     const doc = this.doc();
     if (doc === null) return;
-    this.changes += 1;
-    this.view = await api.recordScenario(doc, name);
-    this.stale = false;
+    this.take(await api.recordScenario(doc, name));
     await this.edited();
   }
 
@@ -92,18 +42,14 @@ export class Scenarios {
   async edit(name: string, edit: ScenarioEdit) {
     const doc = this.doc();
     if (doc === null) return;
-    this.changes += 1;
-    this.view = await api.editScenario(doc, name, edit);
-    this.stale = false;
+    this.take(await api.editScenario(doc, name, edit));
     await this.edited();
   }
 
   async remove(name: string) {
     const doc = this.doc();
     if (doc === null) return;
-    this.changes += 1;
-    this.view = await api.deleteScenario(doc, name);
-    this.stale = false;
+    this.take(await api.deleteScenario(doc, name));
     await this.edited();
   }
 }

@@ -144,6 +144,15 @@ pub struct Expected {
     pub extra: Map<String, Value>,
 }
 
+/// Adds `s` to `list`, in place of the scenario with its name if any
+/// (names are unique within a book).
+pub fn put(list: &mut Vec<Scenario>, s: Scenario) {
+    match list.iter_mut().find(|x| x.name == s.name) {
+        Some(x) => *x = s,
+        None => list.push(s),
+    }
+}
+
 /// The book's scenarios; an error names the one that cannot be read (the
 /// book itself stays readable, and nothing in it is dropped).
 pub fn of(book: &Book) -> Result<Vec<Scenario>, String> {

@@ -36,7 +36,8 @@ pub struct ScenariosView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ImpactAgainst {
-    /// The book has no unsaved edits: nothing to compare.
+    /// The book has no unsaved edits, or was never saved to a file of its
+    /// own (new, or imported): nothing to compare.
     Clean,
     /// The saved version, rebuilt from the undo history.
     Saved,

@@ -161,6 +161,9 @@ pub(super) struct History {
     undo_bytes: usize,
     /// Undo depth of the saved state; `None` once no undo/redo reaches it.
     saved_depth: Option<usize>,
+    /// The book was never saved to its file in this run (a recovered copy,
+    /// an import): there is no saved state, rather than one out of reach.
+    never_saved: bool,
     /// Counts every change of the book (edit, undo, redo), so autosave can
     /// tell whether what it last wrote is still current.
     revision: u64,
@@ -183,6 +186,20 @@ impl History {
 
     pub(super) fn mark_saved(&mut self) {
         self.saved_depth = Some(self.undo.len());
+        self.never_saved = false;
+    }
+
+    /// Whether the book has no saved state at all (see `never_saved`).
+    pub(super) fn never_saved(&self) -> bool {
+        self.never_saved
+    }
+
+    /// The history of a confirmed import: a new book, never saved.
+    pub(super) fn imported() -> History {
+        History {
+            never_saved: true,
+            ..History::default()
+        }
     }
 
     /// A history whose current state was never saved to its file (a book
@@ -190,6 +207,7 @@ impl History {
     pub(super) fn unsaved() -> History {
         History {
             changed_at: Some(Instant::now()),
+            never_saved: true,
             ..History::default()
         }
     }

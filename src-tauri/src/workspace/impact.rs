@@ -60,7 +60,9 @@ impl Workspace {
     /// What the impact of `doc`'s unsaved edits reads.
     pub fn impact_inputs(&self, doc: u32) -> Result<ImpactInputs, AppError> {
         let d = self.doc(doc)?;
-        let (before, against) = if !d.dirty() {
+        // A book never saved (a recovered copy, an import) has no saved
+        // version to compare with.
+        let (before, against) = if !d.dirty() || d.history.never_saved() {
             (None, ImpactAgainst::Clean)
         } else {
             match d.history.saved_book(&d.book) {
@@ -69,15 +71,17 @@ impl Workspace {
             }
         };
         let (rules, settings) = self.preview_settings_now();
+        // Copied only when there is something to compare it with.
+        let after = if before.is_some() {
+            d.book.clone()
+        } else {
+            Book::default()
+        };
         Ok(ImpactInputs {
             doc,
             before,
             against,
-            after: if d.dirty() {
-                d.book.clone()
-            } else {
-                Book::default()
-            },
+            after,
             chat: self.chat_text.clone(),
             rules,
             settings,
@@ -212,6 +216,19 @@ mod tests {
         ws.undo(doc).unwrap();
         let v = ws.impact_inputs(doc).unwrap().compute().unwrap();
         assert!(v.rows.is_empty() && v.scenarios.is_empty(), "{v:?}");
+    }
+
+    /// A book never saved (here an import) has no saved version: nothing
+    /// to compare, not "past the undo history".
+    #[test]
+    fn a_book_never_saved_has_nothing_to_compare() {
+        let mut ws = Workspace::default();
+        let doc = ws.add_doc(lorebook_engine::model::Book::default(), None);
+        ws.docs[0].history = super::super::history::History::imported();
+        ws.add_entry(doc).unwrap();
+        assert!(ws.docs[0].dirty());
+        let v = ws.impact_inputs(doc).unwrap().compute().unwrap();
+        assert_eq!(v.against, ImpactAgainst::Clean);
     }
 
     /// The saved state rebuilt from the undo history is the book as saved,

@@ -82,7 +82,7 @@ impl Workspace {
         // over it would lose what the report listed. Save asks where.
         let doc = self.add_doc(pending.book, None);
         let d = self.doc_mut(doc)?;
-        d.history = History::default();
+        d.history = History::imported();
         d.origin = Some(pending.view.format);
         d.source = Some(source);
         Ok(Some(doc))

@@ -525,6 +525,21 @@ impl Session<'_> {
         });
     }
 
+    /// Opens the `<details>` element `css`: clicks its own summary until the
+    /// element is open (a click that lands while the layout still moves is
+    /// tried again; an open element is left open).
+    fn open_details(&self, css: &str) {
+        wait_until(&format!("`{css}` open"), TIMEOUT, || {
+            let el = self.find(css)?;
+            if self.property(&el, "open")?.as_deref() == Some("true") {
+                return Ok(());
+            }
+            let summary = self.find(&format!("{css} > summary"))?;
+            self.run(summary.click())?;
+            Err("still closed".to_string())
+        });
+    }
+
     /// Clears the input or textarea `css`, types `text` (a `\n` is typed as
     /// Enter) and waits until the field holds exactly `text`.
     fn type_into(&self, css: &str, text: &str) {
@@ -1381,8 +1396,8 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
     );
     app.click(&format!("{} option[value=\"sillytavern\"]", tid("rules")));
     app.wait_for(&format!("{} {}", tid("injected-entry"), tid("st-position")));
-    app.click(&format!("{} > summary", tid("st-settings")));
-    app.click(&format!("{} summary", tid("st-prompt-panel")));
+    app.open_details(&tid("st-settings"));
+    app.open_details(&tid("st-prompt-panel"));
     app.wait_for(&tid("st-messages"));
     assert_accessible(
         &app,
@@ -1681,16 +1696,19 @@ const REPAIRED_WORLD: &str = r#"{"entries": {
 /// Expands the notice panel's report and every group in it; returns the
 /// report's text.
 fn open_report_details(app: &Session<'_>) -> String {
-    app.click(&format!("{} > details > summary", tid("notice-import")));
+    app.open_details(&format!("{} > details", tid("notice-import")));
     for group in [
         "report-book",
         "report-approximated",
         "report-not-carried",
         "report-notes",
     ] {
-        let css = format!("{} > summary", tid(group));
-        if !app.find_all(&css).expect("look for a group").is_empty() {
-            app.click(&css);
+        if !app
+            .find_all(&tid(group))
+            .expect("look for a group")
+            .is_empty()
+        {
+            app.open_details(&tid(group));
         }
     }
     let report = app.wait_for(&format!("{} {}", tid("notice-import"), tid("report")));
@@ -1814,7 +1832,7 @@ fn an_imported_sillytavern_book_previews_under_its_rules() {
     });
     // The final prompt as SillyTavern assembles it: the at-depth entry
     // (depth 1, as assistant) inside the chat, above the last message.
-    app.click(&format!("{} summary", tid("st-prompt-panel")));
+    app.open_details(&tid("st-prompt-panel"));
     wait_until("the at-depth entry inside the chat", TIMEOUT, || {
         let all = app.messages_in("st-messages")?;
         let at = |text: &str| all.iter().position(|m| m.contains(text));
@@ -1887,7 +1905,7 @@ fn a_typed_persona_description_activates_an_entry_that_matches_it() {
             }
         },
     );
-    app.click(&format!("{} summary", tid("st-inputs")));
+    app.open_details(&tid("st-inputs"));
     app.type_into(&tid("st-in-persona"), "I keep the lighthouse.");
     wait_until("the persona-matching entry injected", TIMEOUT, || {
         let p = app.preview()?;
@@ -2642,7 +2660,7 @@ fn budget_advice_names_the_budget_that_keeps_every_entry() {
         .expect("cut text")
         .contains("cut by the budget"));
     // The request log names them, in the requests where they were cut.
-    app.click(&format!("{} summary", tid("log-panel")));
+    app.open_details(&tid("log-panel"));
     wait_until("the cut entries in the request log", TIMEOUT, || {
         let rows = app.find_all(&tid("log-cut"))?;
         let first = rows.first().ok_or("no request shows a cut entry")?;

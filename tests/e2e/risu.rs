@@ -150,7 +150,7 @@ fn a_risu_export_previews_under_risu_s_rules() {
     });
     // The request log, the one log of every rules, answers under RisuAI's
     // too: a row per request, the entries named.
-    app.click(&format!("{} summary", tid("log-panel")));
+    app.open_details(&tid("log-panel"));
     wait_until("the request log under RisuAI's rules", TIMEOUT, || {
         let rows = app.find_all(&format!("{} li", tid("log")))?;
         if rows.len() != 2 {

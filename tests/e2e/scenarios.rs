@@ -23,7 +23,7 @@ fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
     let mut driver = Driver::start();
     let app = driver.launch(&[]);
     app.wait_ready();
-    app.click(&format!("{} summary", tid("scenarios-panel")));
+    app.open_details(&tid("scenarios-panel"));
     app.type_into(&tid("scenario-name"), "harbor arrival");
     app.click(&tid("scenario-save"));
     wait_until(
@@ -87,7 +87,7 @@ fn a_saved_scenario_fails_after_an_edit_and_passes_after_undo() {
     );
     // Loosened in its small form: one expectation dropped (with "nothing
     // else" on, that entry now fails it), then "nothing else" off.
-    app.click(&format!("{} summary", tid("scenario-expect")));
+    app.open_details(&tid("scenario-expect"));
     app.click(&tid("scenario-drop-expected"));
     wait_until(
         "the dropped entry failing 'nothing else'",
@@ -119,7 +119,7 @@ fn the_timeline_shows_each_request_and_a_click_opens_it() {
     let mut driver = Driver::start();
     let app = driver.launch(&[]);
     app.wait_ready();
-    app.click(&format!("{} summary", tid("timeline-panel")));
+    app.open_details(&tid("timeline-panel"));
     // The lighthouse (id 1) is named from message 4 on.
     let cell = |k: u32| {
         format!(

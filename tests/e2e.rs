@@ -2682,3 +2682,6 @@ mod risu;
 
 #[path = "e2e/scenarios.rs"]
 mod scenarios;
+
+#[path = "e2e/package.rs"]
+mod package;

@@ -88,6 +88,8 @@ pub fn render() -> String {
         LogRow,
         DecoratorInfo,
         Catalog,
+        About,
+        AboutTokenizer,
         lorebook_engine::formats::Format,
         lorebook_engine::formats::ExportFormat,
         lorebook_engine::formats::report::Direction,

@@ -14,6 +14,7 @@ macro_rules! with_command_names {
     ($then:ident) => {
         $then! {
             catalog,
+            about,
             app_state,
             take_notices,
             new_book,

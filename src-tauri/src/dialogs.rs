@@ -52,7 +52,7 @@ const ALL_FILES: Filter = Filter {
     english: "All files",
     extensions: &["*"],
 };
-const BOOKS_AND_CARDS: Filter = Filter {
+pub(crate) const BOOKS_AND_CARDS: Filter = Filter {
     key: "dialog.filter.booksAndCards",
     english: "Lorebooks and cards",
     extensions: &["json", "png", "charx", "lorebook", "story"],

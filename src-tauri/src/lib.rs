@@ -422,3 +422,6 @@ mod compositing_tests {
         assert_eq!(compositing_default(Some(OsStr::new("1")), None), None);
     }
 }
+
+#[cfg(test)]
+mod packaging_tests;

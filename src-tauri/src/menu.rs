@@ -22,10 +22,11 @@ pub enum Group {
     File,
     Edit,
     Preview,
+    Help,
 }
 
 impl Group {
-    pub const ALL: [Group; 3] = [Group::File, Group::Edit, Group::Preview];
+    pub const ALL: [Group; 4] = [Group::File, Group::Edit, Group::Preview, Group::Help];
 
     /// The label key of the submenu (`menu.<id>` in the catalog).
     pub fn id(self) -> &'static str {
@@ -33,6 +34,7 @@ impl Group {
             Group::File => "menu_file",
             Group::Edit => "menu_edit",
             Group::Preview => "menu_preview",
+            Group::Help => "menu_help",
         }
     }
 
@@ -41,6 +43,7 @@ impl Group {
             Group::File => "File",
             Group::Edit => "Edit",
             Group::Preview => "Preview",
+            Group::Help => "Help",
         }
     }
 }
@@ -53,6 +56,7 @@ pub struct Action {
     /// Shown until the UI sends its locale's labels.
     pub label: &'static str,
     /// In Tauri's syntax; `CmdOrCtrl` is Cmd on macOS and Ctrl elsewhere.
+    /// Empty: no shortcut.
     pub accelerator: &'static str,
 }
 
@@ -100,6 +104,7 @@ pub const ACTIONS: &[Action] = &[
         "Toggle Theme",
         "CmdOrCtrl+Shift+L",
     ),
+    action("about", Group::Help, "About Lorebook Studio", ""),
 ];
 
 /// The table as TypeScript, for `bindings.ts`: one row per action.
@@ -140,7 +145,7 @@ pub enum Item {
 }
 
 /// The menu bar as labelled submenus, from labels by menu id (the UI's
-/// catalog: action ids, `menu_file`, `menu_edit`, `menu_preview` and the
+/// catalog: action ids, `menu_file`, `menu_edit`, `menu_preview`, `menu_help` and the
 /// [`EDIT_ITEMS`]); a missing or empty label stays English.
 pub fn layout(labels: &HashMap<String, String>) -> Vec<(String, Vec<Item>)> {
     let label = |id: &str, english: &str| {
@@ -178,7 +183,13 @@ pub fn build_labeled<R: Runtime>(
     app: &AppHandle<R>,
     labels: &HashMap<String, String>,
 ) -> tauri::Result<Menu<R>> {
-    let accelerator = |id: &str| ACTIONS.iter().find(|a| a.id == id).map(|a| a.accelerator);
+    let accelerator = |id: &str| {
+        ACTIONS
+            .iter()
+            .find(|a| a.id == id)
+            .map(|a| a.accelerator)
+            .filter(|a| !a.is_empty())
+    };
     let mut submenus = Vec::new();
     for (title, items) in layout(labels) {
         let s = Submenu::new(app, title, true)?;

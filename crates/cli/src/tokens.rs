@@ -108,9 +108,18 @@ pub fn models() {
             let _ = writeln!(out, "{group}");
         }
         let mark = if f.exact { " " } else { "≈" };
+        // Where an installed family's file was found, so a user (and the
+        // package check) sees which install counts.
+        let place = resources::installed(f)
+            .and_then(|p| {
+                p.parent()
+                    .map(|d| d.canonicalize().unwrap_or(d.to_path_buf()))
+            })
+            .map(|d| format!(" in {}", d.display()))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {mark} {:<15} {:<12} {}",
+            "  {mark} {:<15} {:<12} {}{place}",
             f.id,
             f.exactness(),
             f.availability()

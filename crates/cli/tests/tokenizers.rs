@@ -79,6 +79,18 @@ fn models_lists_every_family() {
     );
     let gpt = out.lines().find(|l| l.contains(" o200k_base ")).unwrap();
     assert!(!gpt.contains('≈') && gpt.contains("exact"), "{gpt}");
+    // An installed family names the folder its file was found in (the
+    // package check reads it to see that the package's own files count).
+    if let Some((_, dir)) = claude.split_once(" installed in ") {
+        assert!(
+            std::path::Path::new(dir.trim())
+                .join("claude.json.gz")
+                .is_file(),
+            "{claude}"
+        );
+    } else {
+        assert!(claude.contains("not installed"), "{claude}");
+    }
 }
 
 #[test]

@@ -227,6 +227,35 @@ pub fn quit(app: AppHandle) {
     app.exit(0);
 }
 
+/// The About dialog's facts: version, licences, the data folder and where
+/// the tokenizer files were found.
+#[tauri::command]
+pub fn about(app: AppHandle) -> R<About> {
+    caught("about", || Ok(about_of(&crate::data_dir(&app))))
+}
+
+/// [`about`] for a data folder.
+pub fn about_of(data_dir: &std::path::Path) -> About {
+    let found = |f: &&lorebook_engine::tokenizer::registry::Family| resources::installed(f);
+    About {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        license: env!("CARGO_PKG_LICENSE").to_string(),
+        data_dir: data_dir.display().to_string(),
+        tokenizers_dir: FAMILIES
+            .iter()
+            .find_map(|f| found(&f))
+            .and_then(|p| p.parent().map(|d| d.display().to_string())),
+        tokenizers: FAMILIES
+            .iter()
+            .map(|f| AboutTokenizer {
+                id: f.id.to_string(),
+                source: f.source.to_string(),
+                available: f.encoding.is_some() || found(&f).is_some(),
+            })
+            .collect(),
+    }
+}
+
 /// The interface preferences saved by an earlier run (the defaults when
 /// there are none).
 #[tauri::command]

@@ -77,3 +77,29 @@ mod tests {
         }
     }
 }
+
+/// What the About dialog shows: the version (the workspace's, as the CLI
+/// and the package carry it), the licences and where things are kept.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct About {
+    pub version: String,
+    /// The program's licence (SPDX).
+    pub license: String,
+    /// Where preferences, recovery copies and the model choice are kept.
+    pub data_dir: String,
+    /// The folder the tokenizer files were found in, if any family is
+    /// installed.
+    pub tokenizers_dir: Option<String>,
+    /// Every tokenizer family: its source with its data's licence.
+    pub tokenizers: Vec<AboutTokenizer>,
+}
+
+/// One tokenizer family in the About dialog.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct AboutTokenizer {
+    pub id: String,
+    /// The package it comes from and its data's licence.
+    pub source: String,
+    /// Built in, or its file was found (else it is not installed).
+    pub available: bool,
+}

@@ -457,6 +457,35 @@ families: Array<FamilyView>,
  */
 profiles: Array<Rules>, };
 
+export type About = { version: string, 
+/**
+ * The program's licence (SPDX).
+ */
+license: string, 
+/**
+ * Where preferences, recovery copies and the model choice are kept.
+ */
+data_dir: string, 
+/**
+ * The folder the tokenizer files were found in, if any family is
+ * installed.
+ */
+tokenizers_dir: string | null, 
+/**
+ * Every tokenizer family: its source with its data's licence.
+ */
+tokenizers: Array<AboutTokenizer>, };
+
+export type AboutTokenizer = { id: string, 
+/**
+ * The package it comes from and its data's licence.
+ */
+source: string, 
+/**
+ * Built in, or its file was found (else it is not installed).
+ */
+available: boolean, };
+
 export type Format = "native" | "sillytavern" | "card_v2" | "card_v3" | "character_book" | "png_card" | "charx" | "risu" | "novelai" | "agnai";
 
 export type ExportFormat = "native" | "sillytavern" | "card_v2" | "card_v3" | "character_book" | "risu" | "novelai" | "agnai";
@@ -1017,6 +1046,7 @@ entry: EntryAdviceView | null, };
 // The name of every command (src-tauri/src/command_list.rs).
 export type Command =
   | 'catalog'
+  | 'about'
   | 'app_state'
   | 'take_notices'
   | 'new_book'
@@ -1104,6 +1134,7 @@ export const ACTIONS = [
   {"id":"previous_entry","group":"edit","label":"Previous Entry","accelerator":"Alt+Up"},
   {"id":"reroll","group":"preview","label":"Reroll Seed","accelerator":"CmdOrCtrl+R"},
   {"id":"toggle_theme","group":"preview","label":"Toggle Theme","accelerator":"CmdOrCtrl+Shift+L"},
+  {"id":"about","group":"help","label":"About Lorebook Studio","accelerator":""},
 ] as const;
 
 export type ActionId = (typeof ACTIONS)[number]['id'];

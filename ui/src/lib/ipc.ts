@@ -11,6 +11,7 @@ import type {
   BookSettings,
   ChatStatus,
   BulkPatch,
+  About,
   Catalog,
   Entry,
   EntryDetail,
@@ -80,6 +81,7 @@ async function call<T>(cmd: Command, args?: Record<string, unknown>): Promise<T>
 
 export const api = {
   catalog: () => call<Catalog>('catalog'),
+  about: () => call<About>('about'),
   appState: () => call<AppStateView>('app_state'),
   takeNotices: () => call<Notice[]>('take_notices'),
   /** `name`: the UI's words for a new book's name. */

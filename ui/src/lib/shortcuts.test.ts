@@ -9,6 +9,11 @@ describe('shortcuts', () => {
     expect(shortcuts.next_entry).toBe('Alt+Down');
   });
 
+  it('shows the label alone for an action without a shortcut', () => {
+    expect(shortcuts.about).toBe('');
+    expect(tip('About', 'about')).toBe('About');
+  });
+
   it('labels every action of the table in both languages', () => {
     for (const locale of ['en', 'pt-BR'] as const) {
       const labels = menuLabels(locale);

@@ -11,7 +11,9 @@ function shown(accelerator: string): string {
 /** The shortcut of every action, by id. */
 export const shortcuts = Object.fromEntries(ACTIONS.map((a) => [a.id, shown(a.accelerator)])) as Record<ActionId, string>;
 
-/** A tooltip: the label and its shortcut. */
+/** A tooltip: the label and its shortcut (the label alone for an action
+ *  without one). */
 export function tip(label: string, action: ActionId): string {
-  return `${label} (${shortcuts[action]})`;
+  const keys = shortcuts[action];
+  return keys === '' ? label : `${label} (${keys})`;
 }

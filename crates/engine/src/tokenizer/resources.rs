@@ -13,7 +13,10 @@
 //! 2. the app's bundled resources (`<resource_dir>/resources/tokenizers`);
 //! 3. next to the executable ([`BESIDE_EXE`]): `tokenizers/`,
 //!    `resources/tokenizers/` (where the build copies them, see
-//!    `tauri.conf.json`), `../share/lorebook-studio/tokenizers/`,
+//!    `tauri.conf.json`), `../lib/Lorebook Studio/resources/tokenizers/`
+//!    (the app's resource folder in a `.deb` or `.rpm`, where the packaged
+//!    `lorebook` CLI in `/usr/bin` finds them),
+//!    `../share/lorebook-studio/tokenizers/`,
 //!    `../Resources/resources/tokenizers/`;
 //! 4. `resources/tokenizers/` of the source tree the program was built from
 //!    (development and tests).
@@ -71,11 +74,13 @@ pub fn search_path() -> &'static [PathBuf] {
 /// Where each kind of install keeps the files, relative to the
 /// executable's folder: beside it (a portable copy, or the copy the build
 /// puts in `target/<profile>/resources/tokenizers/`, as on Windows
-/// bundles), a Unix prefix (`bin/` and `share/`), and a macOS bundle
-/// (`Contents/MacOS/` and `Contents/Resources/`).
-pub const BESIDE_EXE: [&str; 4] = [
+/// bundles), the Linux packages' resource folder (`/usr/bin/` and
+/// `/usr/lib/Lorebook Studio/`), a Unix prefix (`bin/` and `share/`), and
+/// a macOS bundle (`Contents/MacOS/` and `Contents/Resources/`).
+pub const BESIDE_EXE: [&str; 5] = [
     "tokenizers",
     "resources/tokenizers",
+    "../lib/Lorebook Studio/resources/tokenizers",
     "../share/lorebook-studio/tokenizers",
     "../Resources/resources/tokenizers",
 ];
@@ -273,6 +278,10 @@ mod tests {
             Some(&root.join("usr/bin")),
             &source,
         );
+        assert_eq!(found(&dirs), Some(canon(&bundled)));
+        // The packaged CLI in usr/bin finds the app's resource folder on
+        // its own (it has no Tauri resource folder to be given).
+        let dirs = search_path_from(None, None, Some(&root.join("usr/bin")), &nothing);
         assert_eq!(found(&dirs), Some(canon(&bundled)));
         // A macOS bundle without the resource folder set.
         let mac = root.join("Lorebook Studio.app/Contents");

@@ -18,6 +18,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Imported, String> {
 /// Reads and imports a book file.
 pub fn load(path: &Path) -> Result<Imported, String> {
     let bytes = formats::read_limited(path)?;
+    crate::trace::phase("file read");
     from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 

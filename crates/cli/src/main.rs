@@ -44,6 +44,7 @@ mod risu;
 mod scenario;
 mod sillytavern;
 mod tokens;
+mod trace;
 
 use tokens::{load_tokenizer, models, tokens};
 
@@ -204,6 +205,7 @@ struct PreviewArgs {
 }
 
 fn main() -> ExitCode {
+    trace::start();
     // The first and only call, so always accepted.
     lorebook_engine::tokenizer::resources::set_search_path(tokens::search_path())
         .expect("the tokenizer search path is set once, here");
@@ -279,13 +281,16 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
         // and building the index.
         lorebook_engine::tokenizer::registry::family_of(&args.model)?;
         let model = args.model.clone();
-        Some(std::thread::spawn(move || tokenizer_for_model(&model)))
+        Some(std::thread::spawn(move || {
+            tokenizer_for_model(&model).inspect(|t| t.load())
+        }))
     } else {
         None
     };
     let mut books = Vec::new();
     for path in &args.books {
         let imported = books::load(path)?;
+        trace::phase("book read");
         if !imported.report.is_lossless() {
             eprintln!(
                 "note: {}: read as {}; run `lorebook inspect` for what was approximated",
@@ -315,6 +320,10 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
         Some(file) => file.display().to_string(),
         None => tokens::model_label(&args.model),
     };
+    trace::phase("chat read");
+    // The index is built while the tokenizer's tables still load.
+    let mut p = Preview::from_books(books, settings);
+    trace::phase("index built");
     let tokenizer = match loading {
         Some(handle) => Some(
             handle
@@ -323,8 +332,8 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
         ),
         None => tokenizer,
     };
-    let mut p = Preview::from_books(books, settings);
     p.set_tokenizer(tokenizer);
+    trace::phase("tokenizer loaded");
     let diagnostics = diagnostics_text(&p);
     let names = &names_of(p.books());
     let list = Listing {
@@ -335,6 +344,7 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
         let Detail::Studio(r) = &o.detail else {
             return;
         };
+        trace::phase("request computed");
         if args.json {
             emit_json(&RequestJson::new(r, names, list));
         } else {

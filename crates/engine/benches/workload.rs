@@ -78,6 +78,12 @@ pub fn plain_keys(book: &Book) -> Vec<String> {
 /// The 10,000-entry book. With `recursive`, recursion is on and each body
 /// names keys of other entries.
 pub fn book(recursive: bool) -> Book {
+    book_of(10_000, recursive)
+}
+
+/// The workload book with `entries` entries (the first 10,000 are those of
+/// [`book`]; issue 24's large workload has 100,000).
+pub fn book_of(entries: u64, recursive: bool) -> Book {
     let mut rng = Rng::new(0x5EED);
     let mut book = Book {
         name: "Benchmark".into(),
@@ -87,7 +93,7 @@ pub fn book(recursive: bool) -> Book {
         ..Book::default()
     };
     let mut all_keys: Vec<String> = Vec::new();
-    for i in 0..10_000u64 {
+    for i in 0..entries {
         let mut keys = Vec::new();
         for _ in 0..3 {
             let k = rng.below(100);
@@ -125,9 +131,15 @@ pub fn book(recursive: bool) -> Book {
 
 /// The 200-message chat, mentioning keys of `book`.
 pub fn chat(book: &Book) -> Vec<Message> {
+    chat_of(book, 200)
+}
+
+/// A chat of `messages` messages of about 500 bytes, mentioning keys of
+/// `book` (the first 200 are those of [`chat`]).
+pub fn chat_of(book: &Book, messages: usize) -> Vec<Message> {
     let keys = plain_keys(book);
     let mut rng = Rng::new(0xC4A7);
-    (0..200)
+    (0..messages)
         .map(|i| Message {
             role: if i % 2 == 0 {
                 Speaker::User

@@ -474,3 +474,85 @@ fn a_long_number_survives_the_native_file() {
             .unwrap();
     assert_eq!(back, book);
 }
+
+// --- The streamed reading of native files (issue 24) -----------------------------
+
+/// `bytes` read by `import` (which streams a native file's entries) and by
+/// the ordinary reading of the parsed document give the same book and
+/// report, or both an error.
+fn read_alike(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let streamed = import(bytes);
+    let ordinary = serde_json::from_slice::<Value>(bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|v| import_value(v).map_err(|e| e.to_string()));
+    match (streamed, ordinary) {
+        (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
+        (Err(_), Err(_)) => {}
+        (a, b) => prop_assert!(false, "streamed {:?}, ordinary {:?}", a.is_ok(), b.is_ok()),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A native file, with fields of its own at every level.
+    #[test]
+    fn a_native_file_streams_to_the_same_book(
+        book in any_book(any_entry()),
+        extra in any_json(),
+        entry_extra in any_json(),
+    ) {
+        let mut doc: Value = serde_json::from_slice(&native::to_bytes(&book)).unwrap();
+        doc["x_top"] = extra.clone();
+        doc["data"]["x_data"] = extra;
+        if let Some(Value::Object(first)) = doc["data"]["entries"].get_mut(0) {
+            first.insert("x_entry".into(), entry_extra);
+        }
+        read_alike(&serde_json::to_vec(&doc).unwrap())?;
+        read_alike(&serde_json::to_vec_pretty(&doc).unwrap())?;
+    }
+
+    /// Random JSON as a native file's data or entries: read alike, whether
+    /// a book or an error.
+    #[test]
+    fn random_native_shapes_read_alike(a in any_json(), b in any_json()) {
+        for doc in [
+            json!({"spec": "lorebook_v3", "data": a}),
+            json!({"spec": "lorebook_v3", "data": {"name": "n", "entries": [a, b]}}),
+            json!({"spec": "lorebook_v3", "data": {"entries": a}, "kind": b}),
+        ] {
+            read_alike(&serde_json::to_vec(&doc).unwrap())?;
+        }
+    }
+}
+
+/// Duplicate fields keep the later value as the ordinary reading does, a
+/// second `spec` decides nothing on its own, and errors stay errors.
+#[test]
+fn edge_cases_of_a_native_file_read_alike() {
+    for text in [
+        r#"{"spec":"lorebook_v3","data":{"entries":[{"id":1,"content":"a"}],"entries":[{"id":2,"content":"b"}]}}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":[{"id":1}]},"data":{"name":"later"}}"#,
+        r#"{"spec":"lorebook_v3","spec":"chara_card_v2","data":{"entries":[]}}"#,
+        r#"{"spec":"chara_card_v2","spec":"lorebook_v3","data":{"entries":[{"id":3}]}}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":[1,2]}}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":[{"id":"x","keys":"not a list"}]}}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":null}}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":[{"id":1}]}} trailing"#,
+        r#"{"data":{"entries":[{"id":1}]},"spec":"lorebook_v3"}"#,
+        r#"{"spec":"lorebook_v3","data":{"entries":[{"id":1},{"id":1},{}]}}"#,
+        "\u{feff}{\"spec\":\"lorebook_v3\",\"data\":{\"entries\":[{\"id\":4}]}}",
+    ] {
+        let bytes = text.as_bytes();
+        let streamed = import(bytes);
+        let ordinary = lorebook_engine::formats::json::parse_json(bytes)
+            .map_err(|e| e.to_string())
+            .and_then(|v| import_value(v).map_err(|e| e.to_string()));
+        match (&streamed, &ordinary) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{text}: streamed {streamed:?}, ordinary {ordinary:?}"),
+        }
+    }
+}

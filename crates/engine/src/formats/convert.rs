@@ -241,6 +241,12 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
             report,
         });
     }
+    // A native file, the app's own and the biggest books', is read with
+    // its entries streamed; anything else, and any native file that does
+    // not read cleanly, the ordinary way (same book, same errors).
+    if let Some(imported) = super::native_stream::import(bytes) {
+        return Ok(imported);
+    }
     let value = parse(bytes)?;
     import_value(value)
 }

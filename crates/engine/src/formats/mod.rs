@@ -43,6 +43,7 @@ pub mod error;
 pub mod format;
 pub mod json;
 pub mod native;
+mod native_stream;
 pub mod note;
 pub mod novelai;
 pub mod png;

@@ -52,6 +52,16 @@ pub fn load(bytes: &[u8]) -> Result<(Book, Vec<Note>), ImportError> {
 
 /// Reads the native JSON value.
 pub fn from_value(value: Value) -> Result<(Book, Vec<Note>), ImportError> {
+    from_value_with(value, None)
+}
+
+/// [`from_value`], with `data.entries` already read into `entries` when
+/// given (the streamed reader, `native_stream.rs`, leaves an empty array in
+/// their place, so every other field is read and ordered as here).
+pub(crate) fn from_value_with(
+    value: Value,
+    entries: Option<Vec<Entry>>,
+) -> Result<(Book, Vec<Note>), ImportError> {
     let Value::Object(mut top) = value else {
         return Err(ImportError::shape_of_file(
             "expected a JSON object with \"spec\": \"lorebook_v3\"",
@@ -80,7 +90,7 @@ pub fn from_value(value: Value) -> Result<(Book, Vec<Note>), ImportError> {
             ))
         }
     };
-    let (mut book, notes) = book_from_object(data, "data")?;
+    let (mut book, notes) = book_from_parts(data, "data", entries)?;
     book.wrapper_extra = top;
     Ok((book, notes))
 }
@@ -93,7 +103,17 @@ pub(crate) fn detect(top: &Object) -> Detect {
 /// The native codec's import: [`from_value`], with its repair notes and
 /// every entry carried whole in the report.
 pub(crate) fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportError> {
-    let (book, notes) = from_value(value)?;
+    import_value_with(value, None, report)
+}
+
+/// [`import_value`] with `data.entries` already read (see
+/// [`from_value_with`]).
+pub(crate) fn import_value_with(
+    value: Value,
+    entries: Option<Vec<Entry>>,
+    report: &mut Report,
+) -> Result<Book, ImportError> {
+    let (book, notes) = from_value_with(value, entries)?;
     for n in notes {
         report.book.approx("data", n);
     }
@@ -114,7 +134,16 @@ fn carry_every_field(book: &Book, report: &mut Report) {
 }
 
 /// Reads a v3 `character_book`-shaped object (also used by card formats).
-pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Note>), ImportError> {
+pub fn book_from_object(data: Object, path: &str) -> Result<(Book, Vec<Note>), ImportError> {
+    book_from_parts(data, path, None)
+}
+
+/// [`book_from_object`], with the entries already read when given.
+fn book_from_parts(
+    mut data: Object,
+    path: &str,
+    read: Option<Vec<Entry>>,
+) -> Result<(Book, Vec<Note>), ImportError> {
     let mut notes = Vec::new();
     let mut book = Book {
         name: take_string(&mut data, "name", path)?.unwrap_or_default(),
@@ -141,17 +170,27 @@ pub fn book_from_object(mut data: Object, path: &str) -> Result<(Book, Vec<Note>
             ))
         }
     };
-    for (i, raw) in entries.into_iter().enumerate() {
-        let epath = format!("{path}.entries[{i}]");
-        let Value::Object(obj) = raw else {
-            return Err(ImportError::field(epath, "must be an object"));
-        };
-        book.entries.push(entry_from_object(obj, &epath)?);
+    match read {
+        Some(read) => book.entries = read,
+        None => {
+            for (i, raw) in entries.into_iter().enumerate() {
+                book.entries.push(entry_at(raw, path, i)?);
+            }
+        }
     }
     book.extra = data;
     notes.extend(book.clamp_settings());
     notes.extend(fix_ids(&mut book));
     Ok((book, notes))
+}
+
+/// Entry `i` of `path.entries`, which must be an object.
+pub(crate) fn entry_at(raw: Value, path: &str, i: usize) -> Result<Entry, ImportError> {
+    let epath = format!("{path}.entries[{i}]");
+    let Value::Object(obj) = raw else {
+        return Err(ImportError::field(epath, "must be an object"));
+    };
+    entry_from_object(obj, &epath)
 }
 
 /// Placeholder for entries whose id was missing; replaced by [`assign_ids`].
@@ -204,9 +243,20 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
             ext.remove(EDITOR_ID);
         }
     }
-    e.extensions = ext;
-    e.extra = obj;
+    e.extensions = compact(ext);
+    e.extra = compact(obj);
     Ok(e)
+}
+
+/// `map` without the room its taken fields left: an entry's object read
+/// from a file keeps a table sized for all its fields, which a 100,000-entry
+/// book would hold 100,000 times (issue 24).
+fn compact(map: Object) -> Object {
+    if map.is_empty() {
+        Object::new()
+    } else {
+        map.into_iter().collect()
+    }
 }
 
 /// Takes `ext[key]`, a number SillyTavern writes there, when `from_st`
@@ -453,113 +503,5 @@ pub fn save(book: &Book, path: &std::path::Path) -> std::io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn round_trip(text: &str) -> Value {
-        let (book, _) = load(text.as_bytes()).unwrap();
-        serde_json::from_slice(&to_bytes(&book)).unwrap()
-    }
-
-    #[test]
-    fn unknown_fields_and_extensions_survive() {
-        let src = r#"{"spec":"lorebook_v3","spec_note":"x","data":{"name":"B","entries":[
-            {"id":3,"keys":["a"],"content":"c","insertion_order":5,"enabled":true,"use_regex":false,
-             "name":"n","position":"before_char","extensions":{"depth":4,"match_whole_words":true,"role":2,"selectiveLogic":3}}],
-            "custom":{"k":[1,2]}}}"#;
-        let out = round_trip(src);
-        assert_eq!(out["spec_note"], "x");
-        assert_eq!(out["data"]["custom"], json!({"k":[1,2]}));
-        let e = &out["data"]["entries"][0];
-        assert_eq!(e["name"], "n");
-        assert_eq!(e["position"], "before_char");
-        assert_eq!(e["insertion_order"], 5);
-        assert_eq!(e["extensions"]["depth"], 4);
-        assert_eq!(e["extensions"]["match_whole_words"], true);
-        assert_eq!(e["extensions"]["role"], 2);
-        assert_eq!(e["extensions"]["selectiveLogic"], 3);
-    }
-
-    #[test]
-    fn st_extension_fields_become_model_fields() {
-        let src = r#"{"spec":"lorebook_v3","data":{"entries":[
-            {"id":1,"keys":[],"extensions":{"match_whole_words":true,"role":1,"selectiveLogic":2}},
-            {"id":2,"keys":[]}]}}"#;
-        let (book, _) = load(src.as_bytes()).unwrap();
-        assert!(book.entries[0].whole_words);
-        assert_eq!(book.entries[0].role, Role::User);
-        assert_eq!(book.entries[0].secondary_logic, SecondaryLogic::NotAny);
-        // SPEC §7: a file without match_whole_words means whole words off.
-        assert!(!book.entries[1].whole_words);
-        assert!(book.entries[1].extensions.is_empty());
-    }
-
-    #[test]
-    fn out_of_range_settings_are_clamped_with_a_note() {
-        let src =
-            r#"{"spec":"lorebook_v3","data":{"scan_depth":500,"token_budget":5,"entries":[]}}"#;
-        let (book, notes) = load(src.as_bytes()).unwrap();
-        assert_eq!((book.scan_depth, book.token_budget), (100, 100));
-        assert_eq!(notes.len(), 2, "{notes:?}");
-    }
-
-    #[test]
-    fn missing_and_duplicate_ids_get_fresh_ones() {
-        let src = r#"{"spec":"lorebook_v3","data":{"entries":[{"id":4},{"id":4},{},{"id":"zz"}]}}"#;
-        let (book, notes) = load(src.as_bytes()).unwrap();
-        let ids: Vec<u64> = book.entries.iter().map(|e| e.id).collect();
-        assert_eq!(ids, vec![4, 5, 6, 7]);
-        assert_eq!(notes.len(), 3);
-        assert_eq!(book.entries[3].extra["original_id"], "zz");
-    }
-
-    #[test]
-    fn errors_name_the_place() {
-        let check = |src: &str, expected: &str| {
-            let err = load(src.as_bytes()).unwrap_err().to_string();
-            assert!(
-                err.contains(expected),
-                "{err:?} should contain {expected:?}"
-            );
-        };
-        check("{\n  \"spec\": ", "line 2");
-        check(r#"{"spec":"chara_card_v2"}"#, "not a native lorebook");
-        check(r#"[1]"#, "expected a JSON object");
-        check(r#"{"spec":"lorebook_v3"}"#, "no \"data\"");
-        check(
-            r#"{"spec":"lorebook_v3","data":{"entries":[{"enabled":"yes"}]}}"#,
-            "data.entries[0].enabled",
-        );
-        check(
-            r#"{"spec":"lorebook_v3","data":{"entries":[{"keys":[{}]}]}}"#,
-            "data.entries[0].keys[0]",
-        );
-        check(
-            r#"{"spec":"lorebook_v3","data":{"scan_depth":-1}}"#,
-            "must not be negative",
-        );
-    }
-
-    #[test]
-    fn save_is_atomic_and_reloadable() {
-        let dir = std::env::temp_dir().join(format!("lb-native-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("b.json");
-        let mut book = Book {
-            name: "Sol".into(),
-            ..Book::default()
-        };
-        book.add_entry(Entry {
-            keys: vec!["sun".into()],
-            content: "@@keep\nThe sun.".into(),
-            ..Entry::default()
-        });
-        save(&book, &path).unwrap();
-        let (back, notes) = load(&std::fs::read(&path).unwrap()).unwrap();
-        assert!(notes.is_empty());
-        assert_eq!(back, book);
-        let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
-        assert_eq!(leftovers.len(), 1, "no temp file left behind");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
+#[path = "native_tests.rs"]
+mod tests;

@@ -130,7 +130,10 @@ pub enum DropReason {
     /// A primary key matched but the secondary logic failed.
     Secondary {
         logic: String,
-        primary: KeyMatch,
+        // Boxed, as are the activations below, so the reason every
+        // dropped entry carries stays small: a request of a 100,000-entry
+        // book lists 100,000 of them (issue 24).
+        primary: Box<KeyMatch>,
         /// The secondary keys that did match.
         matched: Vec<KeyMatch>,
     },
@@ -138,13 +141,13 @@ pub enum DropReason {
     Probability {
         roll: u8,
         chance: u8,
-        activation: Activation,
+        activation: Box<Activation>,
     },
     /// It activated but did not fit the token budget.
     Budget {
         needed: u32,
         left: u32,
-        activation: Activation,
+        activation: Box<Activation>,
     },
 }
 
@@ -417,24 +420,24 @@ mod tests {
             },
             DropReason::Secondary {
                 logic: "and_any".into(),
-                primary: KeyMatch {
+                primary: Box::new(KeyMatch {
                     key: "moon".into(),
                     source: Source::Message { index: 0 },
                     start: 0,
                     end: 4,
                     pass: 0,
-                },
+                }),
                 matched: vec![],
             },
             DropReason::Probability {
                 roll: 50,
                 chance: 10,
-                activation: activation.clone(),
+                activation: Box::new(activation.clone()),
             },
             DropReason::Budget {
                 needed: 9,
                 left: 1,
-                activation,
+                activation: Box::new(activation),
             },
         ];
         for r in reasons {

@@ -109,7 +109,7 @@ impl Index {
                     Some(&Verdict::Cut { needed, left }) => DropReason::Budget {
                         needed,
                         left,
-                        activation,
+                        activation: Box::new(activation),
                     },
                     _ => continue,
                 },

@@ -238,7 +238,7 @@ impl Index {
             if !ok {
                 return Err(DropReason::Secondary {
                     logic: e.logic.as_str().to_string(),
-                    primary,
+                    primary: Box::new(primary),
                     matched,
                 });
             }
@@ -285,7 +285,7 @@ impl Index {
             Status::Out(DropReason::Probability {
                 roll,
                 chance,
-                activation,
+                activation: Box::new(activation),
             })
         }
     }

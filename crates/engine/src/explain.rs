@@ -365,6 +365,14 @@ pub struct RequestResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A request lists every entry it drops (100,000 for the biggest
+    /// books, per request of a log): the rare large parts of a reason are
+    /// boxed so each stays small (BENCHMARKS.md, issue 24).
+    #[test]
+    fn a_dropped_entry_stays_small() {
+        assert!(std::mem::size_of::<Dropped>() <= 72);
+    }
     use serde_json::json;
 
     #[test]

@@ -158,6 +158,11 @@ pub struct Index {
     /// `entries` are in (book, id) order, as when ids grow with positions:
     /// then results need no sorting by id.
     pub(super) in_id_order: bool,
+    /// The entries a request decides even when none of their keys was
+    /// found (`studio::needs_a_look`), in position order; every other
+    /// entry without a match is "no match" without being looked at, so a
+    /// request costs what its matches cost, not what the book holds.
+    pub(super) loud: Vec<EntryIx>,
     by_id: HashMap<(usize, u64), Slot>,
 }
 
@@ -229,6 +234,7 @@ impl Index {
             any_stateful: false,
             max_depth: 0,
             in_id_order: true,
+            loud: Vec::new(),
             by_id,
         };
         index.summarize();
@@ -433,6 +439,10 @@ impl Index {
             .entries
             .windows(2)
             .all(|w| (w[0].book, w[0].id) < (w[1].book, w[1].id));
+        self.loud = (0..self.entries.len())
+            .filter(|&i| super::studio::needs_a_look(&self.entries[i]))
+            .map(EntryIx::new)
+            .collect();
     }
 
     /// Where the entries of book `book` are in `entries`.

@@ -90,6 +90,12 @@ pub(super) struct Found {
 }
 
 impl Found {
+    /// The entries with a primary match or a primary key the scan gave up
+    /// on (each once or twice, in no order).
+    pub(super) fn entries(&self) -> impl Iterator<Item = EntryIx> + '_ {
+        self.primary.keys().chain(self.gave_up.keys()).copied()
+    }
+
     /// Records `hit`, found in `source` during scan pass `pass`: an entry's
     /// first primary match is the one kept, and each secondary key once.
     fn add(&mut self, hit: LiveHit, source: Source, pass: u8) {

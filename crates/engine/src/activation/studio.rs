@@ -26,49 +26,70 @@ impl Rules for Studio {
         seed: u64,
         state: &State,
     ) -> Activated {
-        let k = history.len();
-        let has_user = history.iter().any(|m| m.role == Speaker::User);
-        let mut found = Found::default();
-        index.scan_messages(cache, history, &mut found);
+        decide(index, cache, history, seed, state, false)
+    }
+}
 
-        let mut status = Vec::with_capacity(index.entries.len());
-        let mut sources = Vec::new();
-        for (at, e) in index.entries.iter().enumerate() {
-            let at = EntryIx::new(at);
-            let s = if !e.enabled {
-                Status::Out(DropReason::Disabled)
-            } else if let Some(reason) = gate(e, at, k, has_user, state) {
-                Status::Out(reason)
-            } else if e.constant {
-                index.roll(at, Activation::Constant, seed, k)
-            } else if let Some(since) = state.matched_in(at).filter(|_| e.decorators.keep) {
-                index.roll(
-                    at,
-                    Activation::Kept {
-                        since_request: since,
-                    },
-                    seed,
-                    k,
-                )
-            } else {
-                index.match_and_roll(at, &found, seed, k)
-            };
-            if s.is_active() {
-                sources.push(at);
-            }
-            status.push(s);
-        }
+/// Steps 1–6 of a request. Only the entries with a match and those that
+/// need a look (`needs_a_look`) are decided; every other one has no match.
+/// `everyone` decides every entry instead: the tests' reference.
+fn decide(
+    index: &Index,
+    cache: &mut HitCache,
+    history: &[Message],
+    seed: u64,
+    state: &State,
+    everyone: bool,
+) -> Activated {
+    let k = history.len();
+    let has_user = history.iter().any(|m| m.role == Speaker::User);
+    let mut found = Found::default();
+    index.scan_messages(cache, history, &mut found);
 
-        let passes = if index.any_recursive {
-            recurse(index, cache, &mut status, sources, &mut found, seed, k)
+    let mut visit: Vec<EntryIx> = if everyone {
+        (0..index.entries.len()).map(EntryIx::new).collect()
+    } else {
+        index.loud.iter().copied().chain(found.entries()).collect()
+    };
+    visit.sort_unstable_by_key(|at| at.get());
+    visit.dedup();
+    let mut status = vec![NO_MATCH; index.entries.len()];
+    let mut sources = Vec::new();
+    for at in visit {
+        let e = index.at(at);
+        let s = if !e.enabled {
+            Status::Out(DropReason::Disabled)
+        } else if let Some(reason) = gate(e, at, k, has_user, state) {
+            Status::Out(reason)
+        } else if e.constant {
+            index.roll(at, Activation::Constant, seed, k)
+        } else if let Some(since) = state.matched_in(at).filter(|_| e.decorators.keep) {
+            index.roll(
+                at,
+                Activation::Kept {
+                    since_request: since,
+                },
+                seed,
+                k,
+            )
         } else {
-            0
+            index.match_and_roll(at, &found, seed, k)
         };
-        Activated {
-            request: k,
-            status,
-            passes,
+        if s.is_active() {
+            sources.push(at);
         }
+        status[at.get()] = s;
+    }
+
+    let passes = if index.any_recursive {
+        recurse(index, cache, &mut status, sources, &mut found, seed, k)
+    } else {
+        0
+    };
+    Activated {
+        request: k,
+        status,
+        passes,
     }
 }
 
@@ -147,6 +168,32 @@ fn awaits_recursion(e: &CompiledEntry, status: &Status) -> bool {
 }
 
 /// Step 2: the gate decorators.
+/// The status of an entry no request needs to look at: enabled, keyed,
+/// neither constant nor gated nor kept, and none of its keys found.
+const NO_MATCH: Status = Status::Out(DropReason::NoMatch {
+    recursion_stopped: false,
+    no_keys: false,
+    gave_up: None,
+});
+
+/// Whether a request must decide entry `e` itself even when none of its
+/// keys was found: a disabled, constant or keyless entry, or one with a
+/// gate decorator or `@@keep`. For any other entry without a found key
+/// every step ends in "no match" (step 1 passes it, `gate` lets it
+/// through, it is no constant and keeps nothing, and `evaluate` finds no
+/// primary match and no key given up on), so `activate` skips it.
+pub(super) fn needs_a_look(e: &CompiledEntry) -> bool {
+    let d = &e.decorators;
+    !e.enabled
+        || e.constant
+        || e.primary.is_empty()
+        || d.keep
+        || d.dont_activate_after_match
+        || d.is_greeting
+        || d.activate_only_after.is_some()
+        || d.activate_only_every.is_some()
+}
+
 fn gate(
     e: &CompiledEntry,
     at: EntryIx,
@@ -180,4 +227,116 @@ fn gate(
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Book, Entry};
+
+    const WORDS: [&str; 6] = ["harbor", "lamp", "fog", "tam", "storm", "gull"];
+
+    /// Entries of every kind `needs_a_look` tells apart, keyed and bodied
+    /// from a few words, in books with and without recursion.
+    fn books(recursive: bool) -> Vec<Book> {
+        (0..2)
+            .map(|b| {
+                let mut book = Book {
+                    recursive_scanning: recursive,
+                    scan_depth: 3,
+                    ..Book::default()
+                };
+                for i in 0..96usize {
+                    // One decorator at most per entry, so each kind is
+                    // seen alone; a third of the entries roll as well.
+                    let mut content = [
+                        "@@keep\n",
+                        "@@dont_activate_after_match\n",
+                        "@@activate_only_after 3\n",
+                        "@@activate_only_every 2\n",
+                        "@@is_greeting 0\n",
+                        "",
+                        "",
+                    ][(i / 2 + b) % 7]
+                        .to_string();
+                    if i % 3 == 0 {
+                        content.push_str("@@probability 50\n");
+                    }
+                    content.push_str(&format!("About the {}.", WORDS[(i + 2) % 6]));
+                    let keys = if i % 13 == 0 {
+                        Vec::new()
+                    } else if i % 2 == 0 {
+                        vec![WORDS[i % 6].to_string()]
+                    } else {
+                        vec![format!("no-such-{i}"), WORDS[(i / 6) % 6].to_string()]
+                    };
+                    book.add_entry(Entry {
+                        comment: format!("e{i}"),
+                        keys,
+                        secondary_keys: vec![WORDS[(i + 1) % 6].to_string()],
+                        selective: i % 8 == 0,
+                        constant: i % 11 == 0,
+                        enabled: i % 7 != 0,
+                        content,
+                        ..Entry::default()
+                    });
+                }
+                book
+            })
+            .collect()
+    }
+
+    fn chat() -> Vec<Message> {
+        [
+            "The harbor is quiet.",
+            "A lamp swings in the fog.",
+            "Nothing here.",
+            "Tam rows out past the gull rock.",
+            "Still nothing.",
+            "A storm gathers over the harbor.",
+            "The end.",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Message {
+            role: if i % 2 == 0 {
+                Speaker::Assistant
+            } else {
+                Speaker::User
+            },
+            name: None,
+            text: t.to_string(),
+        })
+        .collect()
+    }
+
+    /// Deciding only the entries with a match and those that need a look
+    /// gives every request of a log exactly what deciding every entry
+    /// gives: the same status for each entry, the same recursion passes,
+    /// the same state carried on.
+    #[test]
+    fn the_entries_skipped_are_exactly_those_with_no_match() {
+        for recursive in [false, true] {
+            let books = books(recursive);
+            let index = Index::build(&books);
+            assert!(index.loud.len() < index.entries.len());
+            let chat = chat();
+            for seed in [0, 7] {
+                let mut state = State::default();
+                let (mut sparse_cache, mut dense_cache) =
+                    (HitCache::default(), HitCache::default());
+                for k in 0..=chat.len() {
+                    let history = &chat[..k];
+                    let sparse = decide(&index, &mut sparse_cache, history, seed, &state, false);
+                    let dense = decide(&index, &mut dense_cache, history, seed, &state, true);
+                    assert_eq!(
+                        format!("{sparse:?}"),
+                        format!("{dense:?}"),
+                        "recursive {recursive}, seed {seed}, request {k}"
+                    );
+                    index.record(&dense, &mut state);
+                }
+            }
+        }
+    }
 }

@@ -102,7 +102,7 @@ impl Index {
         // each takes the next verdict.
         let mut dropped = Vec::with_capacity(status.len() - injected.len());
         let mut verdicts = outcome.verdicts.iter();
-        for (s, e) in status.into_iter().zip(&self.entries) {
+        for (s, &(book, id)) in status.into_iter().zip(&self.keys) {
             let reason = match s {
                 Status::Out(reason) => reason,
                 Status::Active { activation, .. } => match verdicts.next() {
@@ -114,11 +114,7 @@ impl Index {
                     _ => continue,
                 },
             };
-            dropped.push(Dropped {
-                book: e.book,
-                id: e.id,
-                reason,
-            });
+            dropped.push(Dropped { book, id, reason });
         }
         if !self.in_id_order {
             // Stable, so entries sharing an id (a malformed file) keep their

@@ -163,6 +163,10 @@ pub struct Index {
     /// entry without a match is "no match" without being looked at, so a
     /// request costs what its matches cost, not what the book holds.
     pub(super) loud: Vec<EntryIx>,
+    /// Each entry's (book, id), by position: what every request reads of
+    /// every entry it drops, kept apart so that reading does not walk the
+    /// whole compiled entries (issue 24).
+    pub(super) keys: Vec<(usize, u64)>,
     by_id: HashMap<(usize, u64), Slot>,
 }
 
@@ -235,6 +239,7 @@ impl Index {
             max_depth: 0,
             in_id_order: true,
             loud: Vec::new(),
+            keys: Vec::new(),
             by_id,
         };
         index.summarize();
@@ -439,6 +444,7 @@ impl Index {
             .entries
             .windows(2)
             .all(|w| (w[0].book, w[0].id) < (w[1].book, w[1].id));
+        self.keys = self.entries.iter().map(|e| (e.book, e.id)).collect();
         self.loud = (0..self.entries.len())
             .filter(|&i| super::studio::needs_a_look(&self.entries[i]))
             .map(EntryIx::new)

@@ -29,6 +29,9 @@
 //! (counting them costs time), with when the first command went out and
 //! the last answer came back.
 //!
+//! On the workload, last, a whole chat message is added and removed again
+//! (`WHOLE_MESSAGE`), timed to the painted request label.
+//!
 //! `latency_st` measures chat typing on the 10,000-entry workload under
 //! SillyTavern's rules, with its final prompt open (same command, same
 //! `LATENCY_WORKLOAD`; `--ignored --nocapture latency_st`).
@@ -703,7 +706,39 @@ fn latency() {
         after / 1024,
         from - 1000
     );
+    // Last, as it leaves a message after the chat's typed marker.
+    let mut message_from = 0;
+    app.report(
+        "10k entries, 200 msgs",
+        &WHOLE_MESSAGE,
+        0,
+        &mut message_from,
+        samples,
+    );
 }
+
+/// A whole chat message added, then removed again, sample after sample
+/// (issue 24): the new message names the target entry (its key is
+/// `Zqbench` by then), so the last request changes. Shown when the request
+/// label (`Request N of N`) changed.
+const WHOLE_MESSAGE: Interaction = Interaction {
+    name: "whole message +/-",
+    act: "const ta = Q(tid('chat'));
+          window.__label = Q(tid('request-label')).textContent;
+          if (i % 2 === 0) {
+            typeAtEnd(ta, '\\nTam: The keeper speaks of Zqbench and the storm.');
+          } else {
+            const v = ta.value;
+            const at = v.lastIndexOf('\\nTam: The keeper speaks of Zqbench');
+            ta.focus();
+            ta.setSelectionRange(at, v.length);
+            if (!document.execCommand('delete')) {
+              ta.setRangeText('', at, v.length, 'end');
+              ta.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'deleteContentBackward' }));
+            }
+          }",
+    shown: "Q(tid('request-label')).textContent !== window.__label",
+};
 
 /// More chat typing after the measured samples, for memory: words of five
 /// letters and a space, as prose is typed (one ever longer word is not what

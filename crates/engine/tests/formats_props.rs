@@ -513,6 +513,12 @@ proptest! {
         read_alike(&serde_json::to_vec_pretty(&doc).unwrap())?;
     }
 
+    /// Every format's shapes, parsed once by `import`: read alike.
+    #[test]
+    fn every_format_reads_alike_from_one_parse(v in shaped_json()) {
+        read_alike(&serde_json::to_vec(&v).unwrap())?;
+    }
+
     /// Random JSON as a native file's data or entries: read alike, whether
     /// a book or an error.
     #[test]

@@ -236,21 +236,20 @@ pub fn about(app: AppHandle) -> R<About> {
 
 /// [`about`] for a data folder.
 pub fn about_of(data_dir: &std::path::Path) -> About {
-    let found = |f: &&lorebook_engine::tokenizer::registry::Family| resources::installed(f);
     About {
         version: env!("CARGO_PKG_VERSION").to_string(),
         license: env!("CARGO_PKG_LICENSE").to_string(),
         data_dir: data_dir.display().to_string(),
         tokenizers_dir: FAMILIES
             .iter()
-            .find_map(|f| found(&f))
+            .find_map(resources::installed)
             .and_then(|p| p.parent().map(|d| d.display().to_string())),
         tokenizers: FAMILIES
             .iter()
             .map(|f| AboutTokenizer {
                 id: f.id.to_string(),
                 source: f.source.to_string(),
-                available: f.encoding.is_some() || found(&f).is_some(),
+                available: f.available(),
             })
             .collect(),
     }

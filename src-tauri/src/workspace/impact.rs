@@ -187,13 +187,7 @@ mod tests {
         assert_eq!(v.against, ImpactAgainst::Saved);
         assert!(v.rows.is_empty() && v.scenarios.is_empty(), "{v:?}");
 
-        let mut e = ws.docs[0]
-            .book
-            .entries
-            .iter()
-            .find(|e| e.comment == "The Lighthouse")
-            .unwrap()
-            .clone();
+        let mut e = ws.entry_named("The Lighthouse");
         let id = e.id;
         e.keys = vec!["beacon".into()];
         ws.update_entry(doc, e).unwrap();

@@ -286,13 +286,7 @@ mod tests {
         assert_eq!(w.rows.len(), 2);
         assert_eq!(w.rows[0].id, t.rows[1].id);
 
-        let mut e = ws.docs[0]
-            .book
-            .entries
-            .iter()
-            .find(|e| e.comment == "The Lighthouse")
-            .unwrap()
-            .clone();
+        let mut e = ws.entry_named("The Lighthouse");
         e.keys = vec!["beacon".into()];
         e.constant = false;
         ws.update_entry(doc, e).unwrap();

@@ -296,6 +296,21 @@ impl Workspace {
 }
 
 #[cfg(test)]
+impl Workspace {
+    /// A copy of the first book's entry whose comment is `comment` (the
+    /// tests edit the sample by name).
+    pub(crate) fn entry_named(&self, comment: &str) -> lorebook_engine::model::Entry {
+        self.docs[0]
+            .book
+            .entries
+            .iter()
+            .find(|e| e.comment == comment)
+            .unwrap_or_else(|| panic!("no entry {comment:?}"))
+            .clone()
+    }
+}
+
+#[cfg(test)]
 mod risu_tests;
 #[cfg(test)]
 mod st_cache_tests;

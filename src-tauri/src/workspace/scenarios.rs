@@ -177,13 +177,7 @@ mod tests {
         assert!(v.items.iter().all(|i| i.verdict.as_ref().unwrap().passed));
 
         // The lighthouse loses its keys.
-        let mut e = ws.docs[0]
-            .book
-            .entries
-            .iter()
-            .find(|e| e.comment == "The Lighthouse")
-            .unwrap()
-            .clone();
+        let mut e = ws.entry_named("The Lighthouse");
         let id = e.id;
         e.keys = vec!["beacon".into()];
         ws.update_entry(doc, e).unwrap();

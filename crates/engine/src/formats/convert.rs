@@ -241,11 +241,11 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
             report,
         });
     }
-    // A native file, the app's own and the biggest books', is read with
-    // its entries streamed; anything else, and any native file that does
-    // not read cleanly, the ordinary way (same book, same errors).
-    if let Some(imported) = super::native_stream::import(bytes) {
-        return Ok(imported);
+    // A JSON file is parsed once, a native file's entries streamed; what
+    // that reading is not sure of is read the ordinary way (same book,
+    // same errors).
+    if let Some(read) = super::native_stream::import(bytes) {
+        return read;
     }
     let value = parse(bytes)?;
     import_value(value)

@@ -7,27 +7,30 @@
 //! Everything else of the file is read as JSON values, exactly as
 //! [`super::convert::import`] reads it, with an empty array standing in for
 //! the entries; detection and [`super::native::from_value_with`] then see
-//! the same document. The streamed reading answers only for a well-formed
-//! native file whose entries all read: anything else (another format, a
-//! syntax error, an entry that is not an object or has a bad field, a
-//! duplicate `spec`) answers `None`, and the caller reads the file the
-//! ordinary way, which gives the same book or the same error as ever.
+//! the same document. A document with no `data.entries` is the ordinary
+//! reading's document itself, so it is imported from here whatever its
+//! format (a JSON file is parsed once). The rest answers `None`, and the
+//! caller reads the file the ordinary way, which gives the same book or
+//! the same error as ever: a file that is not UTF-8 or not well-formed, a
+//! duplicate `spec`, an entry that is not an object or has a bad field,
+//! or streamed entries in a file that turns out not to be native.
 
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::convert::{detect_value, Imported};
+use super::convert::{detect_value, import_value, Imported};
+use super::error::ImportError;
 use super::format::Format;
 use super::json::{count_json_values, MAX_JSON_VALUES};
 use super::native::{entry_at, import_value_with};
 use super::report::{Direction, Report};
 use crate::model::{Entry, Object};
 
-/// A native book read from `bytes` with its entries streamed, or `None`
-/// when the ordinary reading must answer (see the module header).
-pub(crate) fn import(bytes: &[u8]) -> Option<Imported> {
+/// The book in `bytes` read with a native file's entries streamed, or
+/// `None` when the ordinary reading must answer (see the module header).
+pub(crate) fn import(bytes: &[u8]) -> Option<Result<Imported, ImportError>> {
     let text = std::str::from_utf8(bytes).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if count_json_values(text, MAX_JSON_VALUES) > MAX_JSON_VALUES {
@@ -37,16 +40,20 @@ pub(crate) fn import(bytes: &[u8]) -> Option<Imported> {
     let (top, entries) = Top.deserialize(&mut de).ok()?;
     de.end().ok()?;
     let top = Value::Object(top);
+    let Some(entries) = entries else {
+        // Nothing was streamed: this is the ordinary reading's document.
+        return Some(import_value(top));
+    };
     if detect_value(&top).ok()? != Format::Native {
         return None;
     }
     let mut report = Report::new(Direction::Import, Format::Native.name());
-    let book = import_value_with(top, entries, &mut report).ok()?;
-    Some(Imported {
+    let book = import_value_with(top, Some(entries), &mut report).ok()?;
+    Some(Ok(Imported {
         format: Format::Native,
         book,
         report,
-    })
+    }))
 }
 
 /// The top-level object: its fields as values, `data` through [`Data`].
@@ -80,7 +87,7 @@ impl<'de> Visitor<'de> for Top {
                 "data" => {
                     let (data, read) = map.next_value_seed(Data)?;
                     entries = read;
-                    top.insert(key, Value::Object(data));
+                    top.insert(key, data);
                 }
                 _ => {
                     let value: Value = map.next_value()?;
@@ -92,23 +99,24 @@ impl<'de> Visitor<'de> for Top {
     }
 }
 
-/// The `data` object: its fields as values, `entries` read one by one,
-/// with an empty array left in their place.
+/// The `data` field: an object's fields as values, `entries` read one by
+/// one with an empty array left in their place; any other value (RisuAI's
+/// `data` is an array) as it is.
 struct Data;
 
 impl<'de> DeserializeSeed<'de> for Data {
-    type Value = (Object, Option<Vec<Entry>>);
+    type Value = (Value, Option<Vec<Entry>>);
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(self)
+        d.deserialize_any(self)
     }
 }
 
 impl<'de> Visitor<'de> for Data {
-    type Value = (Object, Option<Vec<Entry>>);
+    type Value = (Value, Option<Vec<Entry>>);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str("a JSON value")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -123,7 +131,40 @@ impl<'de> Visitor<'de> for Data {
                 data.insert(key, value);
             }
         }
-        Ok((data, entries))
+        Ok((Value::Object(data), entries))
+    }
+
+    // Any other value, as serde_json's own `Value` reads it.
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element::<Value>()? {
+            items.push(v);
+        }
+        Ok((Value::Array(items), None))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok((Value::String(v.to_string()), None))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok((Value::Bool(v), None))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok((Value::from(v), None))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok((Value::from(v), None))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok((Value::from(v), None))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok((Value::Null, None))
     }
 }
 
@@ -170,26 +211,43 @@ mod tests {
             "tests/fixtures/formats/lorebook_v3_all_fields.json",
         ] {
             let bytes = std::fs::read(root.join(rel)).unwrap();
-            let streamed = import(&bytes).unwrap_or_else(|| panic!("{rel} streamed"));
+            let streamed = import(&bytes)
+                .unwrap_or_else(|| panic!("{rel} streamed"))
+                .unwrap();
             let value = crate::formats::json::parse_json(&bytes).unwrap();
             let ordinary = crate::formats::convert::import_value(value).unwrap();
             assert_eq!(streamed, ordinary, "{rel}");
         }
     }
 
-    /// What it leaves to the ordinary reading.
+    /// What it leaves to the ordinary reading, and a file of another
+    /// format read from the one parse, alike.
     #[test]
-    fn other_formats_and_broken_files_are_left_to_the_ordinary_reading() {
+    fn what_is_left_to_the_ordinary_reading_and_other_formats_read_once() {
         for text in [
-            r#"{"entries":{"0":{"key":["a"],"content":"x"}}}"#,
-            r#"{"spec":"chara_card_v3","data":{"character_book":{"entries":[]}}}"#,
             r#"{"spec":"lorebook_v3","spec":"lorebook_v3","data":{"entries":[]}}"#,
             r#"{"spec":"lorebook_v3","data":{"entries":[1]}}"#,
             r#"{"spec":"lorebook_v3","data":{"entries":[{"keys":7}]}}"#,
             r#"{"spec":"lorebook_v3","data":{"entries":[]}"#,
+            r#"{"spec":"chara_card_v3","data":{"entries":[{"id":1}]}}"#,
             r#"[1, 2]"#,
         ] {
             assert!(import(text.as_bytes()).is_none(), "{text}");
+        }
+        for text in [
+            r#"{"entries":{"0":{"key":["a"],"content":"x"}}}"#,
+            r#"{"spec":"chara_card_v3","data":{"name":"c","character_book":{"entries":[]}}}"#,
+            r#"{"type":"risu","ver":1,"data":[{"key":"a","content":"x","mode":"normal","insertorder":100,"alwaysActive":false}]}"#,
+            r#"{"spec":"lorebook_v3","data":{"name":"no entries","n":1.5,"t":true,"z":null}}"#,
+        ] {
+            let value = crate::formats::json::parse_json(text.as_bytes()).unwrap();
+            let ordinary = crate::formats::convert::import_value(value);
+            let streamed = import(text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
+            match (streamed, ordinary) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: {a:?} / {b:?}"),
+            }
         }
     }
 }

@@ -46,11 +46,16 @@ impl Family {
         std::iter::once(self.id).chain(self.models.iter().copied())
     }
 
+    /// Whether it counts here: built in, or its file is installed.
+    pub fn available(&self) -> bool {
+        self.encoding.is_some() || super::resources::installed(self).is_some()
+    }
+
     /// "built in", "installed" or "not installed".
     pub fn availability(&self) -> &'static str {
         if self.encoding.is_some() {
             "built in"
-        } else if super::resources::installed(self).is_some() {
+        } else if self.available() {
             "installed"
         } else {
             "not installed (run scripts/fetch-tokenizers.sh)"

@@ -9,9 +9,12 @@
 //! `@@keep_activate_after_match` / `@@dont_activate_after_match` is what
 //! RisuAI would hold by then.
 
+use lorebook_engine::model::Role;
 use lorebook_engine::profile::{self, Detail, Setup};
-use lorebook_engine::risu::{RisuOptions, RisuResult, RisuSettings};
-use serde_json::{json, Value};
+use lorebook_engine::risu::{
+    Position, RisuDrop, RisuFailure, RisuOptions, RisuResult, RisuSettings, RisuWhy,
+};
+use serde::{Serialize, Serializer};
 
 use super::{emit, load_chat, read_text, PreviewArgs};
 
@@ -24,13 +27,33 @@ fn settings_of(args: &PreviewArgs) -> Result<RisuSettings, String> {
 }
 
 /// A number as JSON: integers without a fraction, NaN as null.
-fn number(n: f64) -> Value {
-    if n.is_nan() {
-        Value::Null
-    } else if n.fract() == 0.0 && n.abs() < 9e15 {
-        json!(n as i64)
-    } else {
-        json!(n)
+struct Number(f64);
+
+impl Serialize for Number {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.0;
+        if n.is_nan() {
+            s.serialize_none()
+        } else if n.fract() == 0.0 && n.abs() < 9e15 {
+            s.serialize_i64(n as i64)
+        } else {
+            s.serialize_f64(n)
+        }
+    }
+}
+
+impl std::fmt::Display for Number {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&serde_json::to_string(self).map_err(|_| std::fmt::Error)?)
+    }
+}
+
+/// A value written as its `Display` text.
+struct Shown<'a, T: std::fmt::Display>(&'a T);
+
+impl<T: std::fmt::Display> Serialize for Shown<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self.0)
     }
 }
 
@@ -60,7 +83,9 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             return;
         };
         if args.json {
-            emit(&format!("{}\n", to_json(r, args.list_unmatched)));
+            let mut line = to_json(r, args.list_unmatched);
+            line.push('\n');
+            emit(&line);
         } else {
             emit(&render(r, chat.len(), &counted_with, args.list_unmatched));
         }
@@ -73,30 +98,80 @@ fn is_unmatched(d: &lorebook_engine::risu::RisuDropped) -> bool {
     matches!(d.reason, RisuDrop::NoMatch | RisuDrop::EmptyKey)
 }
 
-/// The documented JSON object of one request (see the README).
-fn to_json(r: &RisuResult, list_unmatched: bool) -> Value {
-    let injected: Vec<Value> = r
+#[derive(Serialize)]
+struct Budget {
+    limit: Number,
+    used: u32,
+}
+
+#[derive(Serialize)]
+struct InjectedJson<'a> {
+    book: usize,
+    id: u64,
+    comment: &'a str,
+    position: Shown<'a, Position>,
+    depth: Option<Number>,
+    role: Role,
+    order: Number,
+    priority: Number,
+    tokens: u32,
+    pass: u32,
+    reason: Shown<'a, RisuWhy>,
+    why: &'a RisuWhy,
+}
+
+#[derive(Serialize)]
+struct DroppedJson<'a> {
+    book: usize,
+    id: u64,
+    comment: &'a str,
+    reason: Shown<'a, RisuDrop>,
+    why: &'a RisuDrop,
+}
+
+#[derive(Serialize)]
+struct FailureJson<'a> {
+    book: usize,
+    id: u64,
+    comment: &'a str,
+    reason: Shown<'a, RisuFailure>,
+}
+
+/// The documented JSON object of one request (see the README), written
+/// straight from the result.
+#[derive(Serialize)]
+struct RequestJson<'a> {
+    rules: &'static str,
+    request: usize,
+    budget: Budget,
+    passes: u32,
+    injected: Vec<InjectedJson<'a>>,
+    dropped: Vec<DroppedJson<'a>>,
+    unmatched: usize,
+    failure: Option<FailureJson<'a>>,
+}
+
+fn to_json(r: &RisuResult, list_unmatched: bool) -> String {
+    let injected = r
         .injected
         .iter()
-        .map(|i| {
-            json!({
-                "book": i.book,
-                "id": i.id,
-                "comment": i.comment,
-                "position": i.position.to_string(),
-                "depth": i.depth.map(number),
-                "role": i.role,
-                "order": number(i.order),
-                "priority": number(i.priority),
-                "tokens": i.tokens,
-                "pass": i.pass,
-                "reason": i.reason.to_string(),
-                "why": i.reason,
-            })
+        .map(|i| InjectedJson {
+            book: i.book,
+            id: i.id,
+            comment: &i.comment,
+            position: Shown(&i.position),
+            depth: i.depth.map(Number),
+            role: i.role,
+            order: Number(i.order),
+            priority: Number(i.priority),
+            tokens: i.tokens,
+            pass: i.pass,
+            reason: Shown(&i.reason),
+            why: &i.reason,
         })
         .collect();
     let mut unmatched = 0usize;
-    let dropped: Vec<Value> = r
+    let dropped = r
         .dropped
         .iter()
         .filter(|d| {
@@ -104,28 +179,33 @@ fn to_json(r: &RisuResult, list_unmatched: bool) -> Value {
             unmatched += usize::from(skip);
             !skip
         })
-        .map(|d| {
-            json!({
-                "book": d.book,
-                "id": d.id,
-                "comment": &*d.comment,
-                "reason": d.reason.to_string(),
-                "why": d.reason,
-            })
+        .map(|d| DroppedJson {
+            book: d.book,
+            id: d.id,
+            comment: &d.comment,
+            reason: Shown(&d.reason),
+            why: &d.reason,
         })
         .collect();
-    json!({
-        "rules": "risu",
-        "request": r.request,
-        "budget": {"limit": number(r.budget), "used": r.used},
-        "passes": r.passes,
-        "injected": injected,
-        "dropped": dropped,
-        "unmatched": unmatched,
-        "failure": r.failure.as_ref().map(|f| json!({
-            "book": f.book, "id": f.id, "comment": f.comment, "reason": f.to_string()
-        })),
-    })
+    let json = RequestJson {
+        rules: "risu",
+        request: r.request,
+        budget: Budget {
+            limit: Number(r.budget),
+            used: r.used,
+        },
+        passes: r.passes,
+        injected,
+        dropped,
+        unmatched,
+        failure: r.failure.as_ref().map(|f| FailureJson {
+            book: f.book,
+            id: f.id,
+            comment: &f.comment,
+            reason: Shown(f),
+        }),
+    };
+    serde_json::to_string(&json).expect("a request's JSON is always written")
 }
 
 fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) -> String {
@@ -135,7 +215,7 @@ fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) ->
         out,
         "Request {} of {messages} (RisuAI rules) · budget {} tokens ({model}), {} used · {} pass(es)",
         r.request,
-        number(r.budget),
+        Number(r.budget),
         r.used,
         r.passes
     );
@@ -151,7 +231,7 @@ fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) ->
     );
     for (n, i) in r.injected.iter().enumerate() {
         let place = match i.depth {
-            Some(d) => format!("{} {} as {}", i.position, number(d), i.role.as_str()),
+            Some(d) => format!("{} {} as {}", i.position, Number(d), i.role.as_str()),
             None => format!("{} as {}", i.position, i.role.as_str()),
         };
         let _ = writeln!(
@@ -161,7 +241,7 @@ fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) ->
             i.book,
             i.id,
             i.comment,
-            number(i.order),
+            Number(i.order),
             i.tokens
         );
         let _ = writeln!(out, "      {}", i.reason);

@@ -10,7 +10,11 @@ use lorebook_engine::model::{Book, Entry, Role, SecondaryLogic};
 use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuResult, RisuSettings, RisuState};
 use proptest::prelude::*;
 
-const WORDS: [&str; 6] = ["harbor", "tide", "salt", "lamp", "storm", "gull"];
+// Two compounds, so a key can be found inside a word before it is found
+// as a whole word.
+const WORDS: [&str; 8] = [
+    "harbor", "tide", "salt", "lamp", "storm", "gull", "saltlamp", "tidegull",
+];
 
 fn word() -> impl Strategy<Value = String> {
     (0..WORDS.len()).prop_map(|i| WORDS[i].to_string())
@@ -192,6 +196,35 @@ proptest! {
             let before: Vec<String> = book.entries.iter().flat_map(named).collect();
             prop_assert!(named(&after.entries[at]).iter().any(|k| !before.contains(k)));
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    /// A pass evaluates an entry only its keys can change when a text
+    /// holds one of them (`watch::Watchers`, RisuPreview's waking): every
+    /// answer of the log, reasons and all, is that of evaluating every
+    /// entry in every pass, as loadLoreBookV3Prompt does.
+    #[test]
+    fn waking_entries_by_their_keys_answers_as_evaluating_every_entry(
+        entries in proptest::collection::vec(entry(), 1..14),
+        messages in proptest::collection::vec(proptest::collection::vec(word(), 1..4), 1..7),
+        full_words in any::<bool>(),
+    ) {
+        let book = book_of(entries);
+        let chat = chat_of(&messages);
+        let settings = RisuSettings { full_word_matching: full_words, scan_depth: 3.0, ..RisuSettings::default() };
+        let run = |every: bool| {
+            let mut p = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
+            if every {
+                p.evaluate_every_entry();
+            }
+            let mut out = Vec::new();
+            p.log_each(&chat, |r| out.push(format!("{r:?}")));
+            out
+        };
+        prop_assert_eq!(run(false), run(true));
     }
 }
 

@@ -3,10 +3,14 @@
 //! queries, then the budget, the final order and `@@inject_lore`
 //! (docs/risu-rules.md, "Activation" and "Budget and order").
 
-use super::decorators::{js_parse_int, run, Line};
+use super::decorators::{run, Line};
 use super::detail::{Found, RisuDrop, RisuWhy};
 use super::matching::{regex_search, KeyTable, QueryKeys, RegexEnd};
-use super::texts::{body_hits, roll, Texts};
+use super::texts::{body_hits, At, BodyCaches, Texts};
+use super::watch::Watchers;
+
+#[path = "effects.rs"]
+mod effects;
 use super::{Position, Prepared, RisuSettings, RisuState};
 use crate::model::Role;
 
@@ -68,28 +72,59 @@ struct Eval {
 #[derive(Debug, Clone)]
 pub(crate) struct Record {
     pub entry: usize,
+    /// The entry whose body it brings (a child brings its folder's).
+    pub source: usize,
     pub pass: u32,
     pub position: Position,
     pub depth: f64,
     pub role: Role,
     pub order: f64,
     pub priority: f64,
-    pub body: String,
+    pub body: std::sync::Arc<str>,
     pub tokens: u32,
-    pub why: RisuWhy,
+    pub why: Why,
     pub inject: Option<Inject>,
+}
+
+/// Why an entry activated, named for people only when the answer shows
+/// it ([`Why::named`]): most activated entries are cut by the budget.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Why {
+    Named(RisuWhy),
+    /// Key `key` of the entry's primary keys (of the entry whose body it
+    /// brings), found at `at`.
+    Key {
+        key: usize,
+        at: At,
+    },
+}
+
+impl Why {
+    /// The reason in words; `entries` are the preview's, `source` the
+    /// record's.
+    pub fn named(self, entries: &[Prepared], source: usize) -> RisuWhy {
+        match self {
+            Why::Named(why) => why,
+            Why::Key { key, at } => RisuWhy::Key {
+                key: entries[source].primary.raw[key].clone(),
+                found: at.found(|e| entries[e].name.clone()),
+            },
+        }
+    }
 }
 
 /// The request's fixed inputs.
 pub(crate) struct Request<'p> {
     pub entries: &'p [Prepared],
     pub keys: &'p KeyTable,
-    /// The key hits of each body already scanned as a recursive text, by
-    /// content hash: kept between requests, as an activated entry's body
-    /// is the same text every time.
-    pub body_hits: &'p std::cell::RefCell<
-        std::collections::HashMap<u64, std::sync::Arc<super::matching::Hits>>,
-    >,
+    /// What is kept of each entry's body between requests.
+    pub bodies: &'p BodyCaches,
+    pub watchers: &'p Watchers,
+    /// Each entry's [`Prepared::skippable`](super::Prepared), side by side
+    /// so a pass reads one byte an entry it passes over.
+    pub skippable: &'p [bool],
+    /// No entry is passed over for want of a waking key.
+    pub every_entry: bool,
     pub settings: &'p RisuSettings,
     pub seed: u64,
     pub request: usize,
@@ -123,12 +158,27 @@ impl Request<'_> {
         let mut flags = Flags::default();
         let book_start = texts.window_start(self.settings.scan_depth);
         let chat_length = texts.messages.len() + 1;
+        // An entry only its keys can change is evaluated when a key of it
+        // is found for the first time (`due`): in the window's messages,
+        // then in each recursive text as it is added. Until then it is out
+        // for want of a key, as the check below would find.
+        let mut due = vec![false; n];
+        for (i, &skippable) in self.skippable.iter().enumerate() {
+            if skippable {
+                last_drop[i] = Some(RisuDrop::NoMatch);
+            }
+        }
+        let mut seen = self.watchers.seen();
+        for h in &texts.hits[book_start..] {
+            self.watchers.wake(h, &mut seen, &mut due);
+        }
         let mut pass = 0u32;
         loop {
             pass += 1;
             let mut again = false;
             for i in 0..n {
-                if active[i] {
+                let asleep = self.skippable[i] && !std::mem::take(&mut due[i]);
+                if active[i] || (asleep && !self.every_entry) {
                     continue;
                 }
                 let p = &self.entries[i];
@@ -166,7 +216,9 @@ impl Request<'_> {
                             state.vars.insert(format!("da:{key}"));
                         }
                         if recursive {
-                            let hits = body_hits(self.body_hits, self.keys, &record.body);
+                            let hits =
+                                body_hits(self.bodies, self.keys, record.source, &record.body);
+                            self.watchers.wake(&hits, &mut seen, &mut due);
                             texts.push_recursive(i, record.body.clone(), hits);
                             again = true;
                         }
@@ -227,6 +279,7 @@ impl Request<'_> {
         }
         // A child stands in for the first earlier entry with its id.
         let mut source = p;
+        let mut source_index = i;
         let mut child_failed = false;
         if p.lore.mode == "child" {
             let parent = p
@@ -237,6 +290,7 @@ impl Request<'_> {
             match parent {
                 Some(j) if !active[j] => {
                     source = &self.entries[j];
+                    source_index = j;
                     always = true;
                 }
                 _ => child_failed = true,
@@ -268,9 +322,9 @@ impl Request<'_> {
         let mut why = if child_failed {
             None
         } else if p.lore.mode == "child" {
-            Some(RisuWhy::Child)
+            Some(Why::Named(RisuWhy::Child))
         } else if always {
-            Some(RisuWhy::Always)
+            Some(Why::Named(RisuWhy::Always))
         } else {
             None
         };
@@ -310,10 +364,10 @@ impl Request<'_> {
                                 name: names(texts.recursive[r].0),
                             }
                         };
-                        why = Some(RisuWhy::Key {
+                        why = Some(Why::Named(RisuWhy::Key {
                             key: q.raw.first().cloned().unwrap_or_default(),
                             found,
-                        });
+                        }));
                     }
                     if fail {
                         e.gate = Some(match kind {
@@ -338,15 +392,18 @@ impl Request<'_> {
                         }
                     }
                     _ => {
-                        let hit = texts.any(q, e.full_word, start, rec, &names);
+                        let hit = texts.find(q, e.full_word, start, rec);
                         match (kind, hit) {
-                            (QueryKind::Exclude, Some((key, found))) => {
-                                e.gate = Some(RisuDrop::Excluded { key, found });
+                            (QueryKind::Exclude, Some((key, at))) => {
+                                e.gate = Some(RisuDrop::Excluded {
+                                    key: q.raw[key].clone(),
+                                    found: at.found(names),
+                                });
                                 break;
                             }
                             (QueryKind::Exclude, None) => {}
-                            (QueryKind::Primary, Some((key, found))) => {
-                                why = Some(RisuWhy::Key { key, found });
+                            (QueryKind::Primary, Some((key, at))) => {
+                                why = Some(Why::Key { key, at });
                             }
                             (_, Some(_)) => {}
                             (QueryKind::Primary, None) => {
@@ -368,7 +425,11 @@ impl Request<'_> {
         }
         match e.force {
             Force::On { kept } => {
-                why = Some(if kept { RisuWhy::Kept } else { RisuWhy::Forced });
+                why = Some(Why::Named(if kept {
+                    RisuWhy::Kept
+                } else {
+                    RisuWhy::Forced
+                }));
             }
             Force::Off { not_again } => {
                 return Err(if not_again {
@@ -383,11 +444,12 @@ impl Request<'_> {
                 }
             }
         }
-        let why = why.unwrap_or(RisuWhy::Always);
+        let why = why.unwrap_or(Why::Named(RisuWhy::Always));
         let recursive = e.recursive.unwrap_or(self.settings.recursive_scanning);
         Ok(Some((
             Record {
                 entry: i,
+                source: source_index,
                 pass,
                 position: e.position,
                 depth: e.depth,
@@ -401,187 +463,6 @@ impl Request<'_> {
             },
             recursive,
         )))
-    }
-
-    /// One decorator line: its effect on `e`, and whether it succeeded
-    /// (a failure lets the next `@@@` line run).
-    #[allow(clippy::too_many_arguments)]
-    fn decorator(
-        &self,
-        l: &Line,
-        e: &mut Eval,
-        state: &RisuState,
-        flags: &mut Flags,
-        key: &str,
-        i: usize,
-        pass: u32,
-        chat_length: usize,
-    ) -> bool {
-        let int = || js_parse_int(l.args.first());
-        let gate = |e: &mut Eval, d: RisuDrop| {
-            if e.gate.is_none() {
-                e.gate = Some(d);
-            }
-        };
-        match l.name.as_str() {
-            "end" => {
-                e.position = Position::Depth;
-                e.depth = 0.0;
-            }
-            "activate_only_after" => {
-                let n = int();
-                if n.is_nan() {
-                    return false;
-                }
-                if (chat_length as f64) < n {
-                    gate(
-                        e,
-                        RisuDrop::OnlyAfter {
-                            n,
-                            length: chat_length,
-                        },
-                    );
-                }
-            }
-            "activate_only_every" => {
-                let n = int();
-                if n.is_nan() {
-                    return false;
-                }
-                let rem = (chat_length as f64) % n;
-                if rem.is_nan() || rem != 0.0 {
-                    gate(
-                        e,
-                        RisuDrop::OnlyEvery {
-                            n,
-                            length: chat_length,
-                        },
-                    );
-                }
-            }
-            "keep_activate_after_match" => {
-                if state.vars.contains(&format!("ka:{key}")) {
-                    e.force = Force::On { kept: true };
-                } else {
-                    flags.keep = true;
-                }
-                return false;
-            }
-            "dont_activate_after_match" => {
-                if state.vars.contains(&format!("da:{key}")) {
-                    e.force = Force::Off { not_again: true };
-                } else {
-                    flags.dont = true;
-                }
-                return false;
-            }
-            "depth" | "reverse_depth" => {
-                let n = int();
-                if n.is_nan() {
-                    return false;
-                }
-                e.position = if l.name == "depth" {
-                    Position::Depth
-                } else {
-                    Position::ReverseDepth
-                };
-                e.depth = n;
-            }
-            "role" => match l.args.first().map(String::as_str) {
-                Some("user") => e.role = Role::User,
-                Some("assistant") => e.role = Role::Assistant,
-                Some("system") => e.role = Role::System,
-                _ => return false,
-            },
-            "scan_depth" => e.scan_depth = int(),
-            "is_greeting" => {
-                let n = int();
-                if n.is_nan() {
-                    return false;
-                }
-                let greeting = self.settings.fm_index + 1;
-                if (greeting as f64) != n {
-                    gate(e, RisuDrop::Greeting { n, greeting });
-                }
-            }
-            "position" => {
-                let Some(arg) = l.args.first() else {
-                    e.throws = true;
-                    return false;
-                };
-                e.position = match arg.as_str() {
-                    "after_desc" => Position::AfterDesc,
-                    "before_desc" => Position::BeforeDesc,
-                    "personality" => Position::Personality,
-                    "scenario" => Position::Scenario,
-                    a if a.starts_with("pt_") => Position::Template(a[3..].to_string()),
-                    _ => return false,
-                };
-            }
-            "inject_lore" | "inject_at" => {
-                let location = l.args.join(" ");
-                let lore = l.name == "inject_lore";
-                match &mut e.inject {
-                    Some(inj) => {
-                        inj.location = location;
-                        inj.lore = lore;
-                    }
-                    None => {
-                        e.inject = Some(Inject {
-                            location,
-                            lore,
-                            op: InjectOp::Append,
-                        })
-                    }
-                }
-            }
-            "inject_replace" | "inject_prepend" => {
-                let op = if l.name == "inject_replace" {
-                    InjectOp::Replace(l.args.join(" "))
-                } else {
-                    InjectOp::Prepend
-                };
-                match &mut e.inject {
-                    Some(inj) => inj.op = op,
-                    None => {
-                        e.inject = Some(Inject {
-                            location: String::new(),
-                            lore: false,
-                            op,
-                        })
-                    }
-                }
-            }
-            "ignore_on_max_context" => e.priority = -1000.0,
-            "additional_keys" => e.queries.push((QueryKind::Additional, line_index(l, e))),
-            "exclude_keys" => e.queries.push((QueryKind::Exclude, line_index(l, e))),
-            "exclude_keys_all" => e.queries.push((QueryKind::ExcludeAll, line_index(l, e))),
-            "match_full_word" => e.full_word = true,
-            "match_partial_word" => e.full_word = false,
-            "activate" => e.force = Force::On { kept: false },
-            "dont_activate" => e.force = Force::Off { not_again: false },
-            "disable_ui_prompt" => {
-                return matches!(
-                    l.args.first().map(String::as_str),
-                    Some("post_history_instructions" | "system_prompt")
-                )
-            }
-            "probability" => {
-                let percent = int();
-                let r = roll(self.seed, self.request, i, pass) * 100.0;
-                if r > percent {
-                    gate(e, RisuDrop::Probability { percent, roll: r });
-                }
-            }
-            "priority" => e.priority = int(),
-            "recursive" => e.recursive = Some(true),
-            "unrecursive" => e.recursive = Some(false),
-            "no_recursive_search" => e.no_recursive_search = true,
-            // instruct_depth, reverse_instruct_depth, instruct_scan_depth,
-            // is_user_icon and every unknown name: no effect, a failure.
-            _ => return false,
-        }
-        true
     }
 }
 

@@ -87,11 +87,9 @@ pub fn parse(content: &str) -> Parsed {
 
 /// Runs `handler` over the lines the way RisuAI does: a `@@@` line only
 /// when the line before failed (`false`), a line with an empty name as a
-/// success without calling it. Returns the lines that ran, each with its
-/// answer.
-pub fn run(lines: &[Line], mut handler: impl FnMut(&Line) -> bool) -> Vec<(&Line, bool)> {
+/// success without calling it.
+pub fn run(lines: &[Line], mut handler: impl FnMut(&Line) -> bool) {
     let mut failed = false;
-    let mut ran = Vec::new();
     for l in lines {
         if l.fallback && !failed {
             continue;
@@ -100,11 +98,8 @@ pub fn run(lines: &[Line], mut handler: impl FnMut(&Line) -> bool) -> Vec<(&Line
             failed = false;
             continue;
         }
-        let ok = handler(l);
-        failed = !ok;
-        ran.push((l, ok));
+        failed = !handler(l);
     }
-    ran
 }
 
 /// JavaScript's `parseInt(s)` (radix unset): leading white space, a sign,
@@ -187,10 +182,11 @@ mod tests {
     #[test]
     fn parse_decorators_fallbacks() {
         let p = parse("@@@depth 1\n@@a\n@@@b\n@@@c\n@@d\n@@@e\nx");
-        let ran: Vec<&str> = run(&p.lines, |l| l.name != "a" && l.name != "b")
-            .iter()
-            .map(|(l, _)| l.name.as_str())
-            .collect();
+        let mut ran = Vec::new();
+        run(&p.lines, |l| {
+            ran.push(l.name.clone());
+            l.name != "a" && l.name != "b"
+        });
         assert_eq!(ran, ["a", "b", "c", "d"]);
     }
 

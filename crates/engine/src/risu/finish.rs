@@ -3,6 +3,7 @@
 //! "Placement").
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use super::activation::{InjectOp, Record};
 use super::detail::RisuDrop;
@@ -57,32 +58,37 @@ pub(crate) fn finish(
     budget: f64,
     name: impl Fn(usize) -> String,
 ) -> (Vec<Record>, Vec<(Record, RisuDrop)>, u32) {
-    let mut by_priority = records;
-    // Stable: equal priorities keep the activation order.
-    by_priority.sort_by(|a, b| {
-        rank(b.priority)
-            .partial_cmp(&rank(a.priority))
+    // Indexes are sorted, not the records (a record is large, and most
+    // are cut). Stable: equal priorities keep the activation order.
+    let mut by_priority: Vec<usize> = (0..records.len()).collect();
+    by_priority.sort_by(|&a, &b| {
+        rank(records[b].priority)
+            .partial_cmp(&rank(records[a].priority))
             .unwrap_or(Ordering::Equal)
     });
     let mut used = 0f64;
-    let mut kept = Vec::new();
-    let mut dropped = Vec::new();
-    for r in by_priority {
-        let tokens = f64::from(r.tokens);
-        if used + tokens <= budget {
-            used += tokens;
-            kept.push(r);
+    let mut kept_at = Vec::new();
+    let mut cut_at = Vec::new();
+    for at in by_priority {
+        let tokens = records[at].tokens;
+        if used + f64::from(tokens) <= budget {
+            used += f64::from(tokens);
+            kept_at.push(at);
         } else {
             let left = (budget - used).max(0.0) as u32;
-            let tokens = r.tokens;
-            dropped.push((r, RisuDrop::Budget { tokens, left }));
+            cut_at.push((at, RisuDrop::Budget { tokens, left }));
         }
     }
-    kept.sort_by(|a, b| {
-        rank(b.order)
-            .partial_cmp(&rank(a.order))
+    kept_at.sort_by(|&a, &b| {
+        rank(records[b].order)
+            .partial_cmp(&rank(records[a].order))
             .unwrap_or(Ordering::Equal)
     });
+    let mut slots: Vec<Option<Record>> = records.into_iter().map(Some).collect();
+    let mut take = |at: usize| slots[at].take().expect("each record is placed once");
+    let mut dropped: Vec<(Record, RisuDrop)> =
+        cut_at.into_iter().map(|(at, d)| (take(at), d)).collect();
+    let kept: Vec<Record> = kept_at.into_iter().map(take).collect();
     // @@inject_lore: out of the list (its tokens stay spent), into the
     // first entry left whose name it gives.
     let (injectors, mut rest): (Vec<Record>, Vec<Record>) = kept
@@ -93,11 +99,11 @@ pub(crate) fn finish(
         let target = rest.iter_mut().find(|r| name(r.entry) == spec.location);
         match target {
             Some(t) => {
-                t.body = match &spec.op {
+                t.body = Arc::from(match &spec.op {
                     InjectOp::Append => format!("{} {}", t.body, inj.body),
                     InjectOp::Prepend => format!("{} {}", inj.body, t.body),
                     InjectOp::Replace(needle) => js_replace(&t.body, needle, &inj.body),
-                };
+                });
                 let target = spec.location.clone();
                 dropped.push((inj, RisuDrop::InjectedInto { target }));
             }

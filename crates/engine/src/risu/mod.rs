@@ -27,17 +27,19 @@ pub mod finish;
 pub mod known;
 pub mod lore;
 pub mod matching;
+pub mod settings;
 pub mod texts;
+mod watch;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
-use serde_json::Value;
 
 pub use detail::{Found, RisuDrop, RisuWhy};
 pub use known::{risu_decorator, risu_diagnostics, RisuArg, RisuDecorator, RISU_DECORATORS};
 pub use lore::Lore;
+pub use settings::RisuSettings;
 
 use crate::chat::Message;
 use crate::model::{Book, Role};
@@ -46,109 +48,6 @@ use activation::Request;
 use decorators::Line;
 use matching::{Hits, KeyTable, QueryKeys};
 use texts::Texts;
-
-/// RisuAI's lorebook settings: the character's `loreSettings`, else the
-/// global `loreBookDepth` / `loreBookToken`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RisuSettings {
-    /// Messages scanned (RisuAI's default 5; NaN scans all).
-    pub scan_depth: f64,
-    /// Token budget (default 800).
-    pub token_budget: f64,
-    /// Recursion (default on).
-    pub recursive_scanning: bool,
-    /// Whole-word matching (default off).
-    pub full_word_matching: bool,
-    /// The greeting in use: −1 the first message, k the alternate
-    /// greeting k (RisuAI's `fmIndex`), read by `@@is_greeting`.
-    pub fm_index: i64,
-}
-
-impl Default for RisuSettings {
-    fn default() -> Self {
-        RisuSettings {
-            scan_depth: 5.0,
-            token_budget: 800.0,
-            recursive_scanning: true,
-            full_word_matching: false,
-            fm_index: -1,
-        }
-    }
-}
-
-impl RisuSettings {
-    /// The settings by RisuAI's names, as [`RisuSettings::from_json`]
-    /// reads them back (a scenario keeps them so).
-    pub fn to_value(&self) -> Value {
-        serde_json::json!({
-            "fmIndex": self.fm_index,
-            "loreSettings": {
-                "scanDepth": self.scan_depth,
-                "tokenBudget": self.token_budget,
-                "recursiveScanning": self.recursive_scanning,
-                "fullWordMatching": self.full_word_matching,
-            },
-        })
-    }
-
-    /// Reads RisuAI's own names: `loreBookDepth`, `loreBookToken`,
-    /// `loreSettings {tokenBudget, scanDepth, recursiveScanning,
-    /// fullWordMatching}` and `fmIndex`. Without `loreSettings`, the
-    /// global values and RisuAI's defaults apply (recursion on, partial
-    /// words). Other fields are ignored.
-    pub fn from_json(text: &str) -> Result<Self, String> {
-        let v: Value = crate::formats::parse_json(text.as_bytes()).map_err(|e| e.to_string())?;
-        let Value::Object(top) = v else {
-            return Err("RisuAI settings must be a JSON object".into());
-        };
-        let number = |o: &serde_json::Map<String, Value>, k: &str| -> Result<Option<f64>, String> {
-            match o.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_f64()
-                    .map(Some)
-                    .ok_or_else(|| format!("{k} must be a number")),
-            }
-        };
-        let boolean =
-            |o: &serde_json::Map<String, Value>, k: &str| -> Result<Option<bool>, String> {
-                match o.get(k) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::Bool(b)) => Ok(Some(*b)),
-                    Some(_) => Err(format!("loreSettings.{k} must be true or false")),
-                }
-            };
-        let mut s = RisuSettings::default();
-        if let Some(d) = number(&top, "loreBookDepth")? {
-            s.scan_depth = d;
-        }
-        if let Some(t) = number(&top, "loreBookToken")? {
-            s.token_budget = t;
-        }
-        if let Some(f) = number(&top, "fmIndex")? {
-            s.fm_index = f as i64;
-        }
-        match top.get("loreSettings") {
-            None | Some(Value::Null) => {}
-            Some(Value::Object(ls)) => {
-                if let Some(d) = number(ls, "scanDepth")? {
-                    s.scan_depth = d;
-                }
-                if let Some(t) = number(ls, "tokenBudget")? {
-                    s.token_budget = t;
-                }
-                if let Some(r) = boolean(ls, "recursiveScanning")? {
-                    s.recursive_scanning = r;
-                }
-                if let Some(f) = boolean(ls, "fullWordMatching")? {
-                    s.full_word_matching = f;
-                }
-            }
-            Some(_) => return Err("loreSettings must be an object".into()),
-        }
-        Ok(s)
-    }
-}
 
 /// Inputs of a preview besides the books and settings.
 #[derive(Debug, Clone)]
@@ -225,7 +124,7 @@ pub(crate) struct Prepared {
     pub id: u64,
     pub lore: Lore,
     pub lines: Vec<Line>,
-    pub body: String,
+    pub body: Arc<str>,
     pub primary: QueryKeys,
     pub secondary: QueryKeys,
     /// The keys of each decorator line (empty for lines without keys).
@@ -233,6 +132,10 @@ pub(crate) struct Prepared {
     /// Only its keys can turn it on, so it can be passed over when none is
     /// anywhere in the request's texts.
     pub quick: bool,
+    /// Its answer can change between passes without a new text holding
+    /// one of its keys (`@@probability` rolls again each pass, `@@exclude_keys_all`
+    /// can stop holding, regex keys are not interned).
+    pub volatile: bool,
     /// RisuAI's name of it: the comment, or `lorebook <index>`.
     pub name: String,
     /// The after-match state's key: RisuAI's id, else a hash of the content.
@@ -316,8 +219,15 @@ pub struct RisuPreview {
     seed: u64,
     comments: Vec<Arc<str>>,
     hits: HashMap<u64, Arc<Hits>>,
-    /// The key hits of activated bodies scanned as recursive texts.
-    body_hits: texts::BodyHits,
+    /// What is kept of each entry's body (its key hits and tokens).
+    bodies: texts::BodyCaches,
+    /// The entries each key wakes between passes.
+    watchers: watch::Watchers,
+    /// Each entry's [`Prepared::skippable`].
+    skippable: Vec<bool>,
+    /// Every entry evaluated in every pass (the reference the waking is
+    /// tested against).
+    every_entry: bool,
     /// Whether any entry carries after-match state.
     stateful: bool,
 }
@@ -362,6 +272,11 @@ fn prepare(
         ) || (l.name == "position" && l.args.is_empty())
     });
     let quick = !lore.always_active && !lore.key.is_empty() && lore.mode != "child" && !dynamic;
+    let volatile = lore.use_regex
+        || parsed
+            .lines
+            .iter()
+            .any(|l| matches!(l.name.as_str(), "probability" | "exclude_keys_all"));
     let name = if lore.comment.is_empty() {
         format!("lorebook {index}")
     } else {
@@ -375,15 +290,24 @@ fn prepare(
         book: b,
         id: e.id,
         lines: parsed.lines,
-        body: parsed.body,
+        body: Arc::from(parsed.body),
         primary,
         secondary,
         deco_keys,
         quick,
+        volatile,
         name,
         state_key,
         lore,
     })
+}
+
+impl Prepared {
+    /// Only a new text holding one of its keys can change its answer
+    /// between two passes of a request ([`watch::Watchers`]).
+    pub(crate) fn skippable(&self) -> bool {
+        self.quick && !self.volatile
+    }
 }
 
 impl RisuPreview {
@@ -410,6 +334,9 @@ impl RisuPreview {
         let now = keeps_state(&p);
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
+        self.bodies.borrow_mut()[index] = texts::BodyCache::default();
+        self.watchers = watch::Watchers::new(&self.entries);
+        self.skippable[index] = self.entries[index].skippable();
         if now {
             self.stateful = true;
         } else if was {
@@ -436,20 +363,34 @@ impl RisuPreview {
         let stateful = entries.iter().any(keeps_state);
         RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
+            bodies: std::cell::RefCell::new(vec![texts::BodyCache::default(); entries.len()]),
+            watchers: watch::Watchers::new(&entries),
+            skippable: entries.iter().map(Prepared::skippable).collect(),
             entries,
             keys,
             settings,
             counter: TokenCounter::with_tokenizer(options.tokenizer),
             seed: options.seed,
             hits: HashMap::new(),
-            body_hits: std::cell::RefCell::new(HashMap::new()),
+            every_entry: false,
             stateful,
         }
+    }
+
+    /// Evaluates every entry in every pass instead of waking entries by
+    /// their keys: slower, the same answers (the reference a property
+    /// test compares the waking with).
+    #[doc(hidden)]
+    pub fn evaluate_every_entry(&mut self) {
+        self.every_entry = true;
     }
 
     /// Counts the budget with `tokenizer`.
     pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
         self.counter = TokenCounter::with_tokenizer(tokenizer);
+        for c in self.bodies.borrow_mut().iter_mut() {
+            c.tokens = None;
+        }
     }
 
     pub fn settings(&self) -> &RisuSettings {
@@ -487,7 +428,10 @@ impl RisuPreview {
         let request = Request {
             entries: &self.entries,
             keys: &self.keys,
-            body_hits: &self.body_hits,
+            bodies: &self.bodies,
+            watchers: &self.watchers,
+            skippable: &self.skippable,
+            every_entry: self.every_entry,
             settings: &self.settings,
             seed: self.seed,
             request: k,
@@ -517,8 +461,12 @@ impl RisuPreview {
             };
         }
         let mut records = passes.records;
-        for r in &mut records {
-            r.tokens = self.counter.count(&r.body);
+        {
+            let mut bodies = self.bodies.borrow_mut();
+            for r in &mut records {
+                let slot = &mut bodies[r.source].tokens;
+                r.tokens = *slot.get_or_insert_with(|| self.counter.count(&r.body));
+            }
         }
         let (placed, cut, used) = finish::finish(records, self.settings.token_budget, |i| {
             entries[i].name.clone()
@@ -545,8 +493,8 @@ impl RisuPreview {
                     priority: r.priority,
                     tokens: r.tokens,
                     pass: r.pass,
-                    reason: r.why,
-                    content: r.body,
+                    reason: r.why.named(entries, r.source),
+                    content: r.body.to_string(),
                 }
             })
             .collect();

@@ -3,7 +3,6 @@
 //! and the seeded roll that stands in for RisuAI's `Math.random()`
 //! (docs/risu-rules.md, "Activation").
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::detail::Found;
@@ -14,8 +13,10 @@ use super::matching::{Hits, KeyTable, QueryKeys};
 pub(crate) struct Texts<'a> {
     pub messages: Vec<&'a str>,
     pub hits: Vec<Arc<Hits>>,
-    pub(crate) windows: HashMap<usize, (FirstSeen, FirstSeen)>,
-    pub recursive: Vec<(usize, String)>,
+    /// The keys of each scan window asked for, by its first message (a
+    /// request asks for one or two).
+    pub(crate) windows: Vec<(usize, FirstSeen, FirstSeen)>,
+    pub recursive: Vec<(usize, Arc<str>)>,
     pub(crate) recursive_hits: Vec<Arc<Hits>>,
     pub(crate) recursive_partial: FirstSeen,
     pub(crate) recursive_full: FirstSeen,
@@ -26,7 +27,7 @@ impl<'a> Texts<'a> {
         Texts {
             messages,
             hits,
-            windows: HashMap::new(),
+            windows: Vec::new(),
             recursive: Vec::new(),
             recursive_hits: Vec::new(),
             recursive_partial: FirstSeen::default(),
@@ -51,32 +52,36 @@ impl<'a> Texts<'a> {
     }
 
     pub(crate) fn ensure_window(&mut self, start: usize) {
-        let hits = &self.hits;
-        self.windows.entry(start).or_insert_with(|| {
-            let mut partial = FirstSeen::default();
-            let mut full = FirstSeen::default();
-            for (m, h) in hits.iter().enumerate().skip(start) {
-                for &id in &h.partial {
-                    partial.note(id, m);
-                }
-                for &id in &h.full {
-                    full.note(id, m);
-                }
+        if self.windows.iter().any(|w| w.0 == start) {
+            return;
+        }
+        let mut partial = FirstSeen::default();
+        let mut full = FirstSeen::default();
+        for (m, h) in self.hits.iter().enumerate().skip(start) {
+            for &id in &h.partial {
+                partial.note(id, m);
             }
-            (partial, full)
-        });
+            for &id in &h.full {
+                full.note(id, m);
+            }
+        }
+        self.windows.push((start, partial, full));
     }
 
     /// The keys found in the messages from `start` on (partial, full);
     /// [`Texts::ensure_window`] first.
     pub(crate) fn window(&self, start: usize) -> (&FirstSeen, &FirstSeen) {
-        let (p, f) = &self.windows[&start];
+        let (_, p, f) = self
+            .windows
+            .iter()
+            .find(|w| w.0 == start)
+            .expect("ensure_window first");
         (p, f)
     }
 
     /// Adds the body of activated entry `entry` as a recursive text, with
     /// its key hits (`h`, kept by the preview per body).
-    pub fn push_recursive(&mut self, entry: usize, body: String, h: Arc<Hits>) {
+    pub fn push_recursive(&mut self, entry: usize, body: Arc<str>, h: Arc<Hits>) {
         let at = self.recursive_hits.len();
         for &id in &h.partial {
             self.recursive_partial.note(id, at);
@@ -89,29 +94,27 @@ impl<'a> Texts<'a> {
     }
 
     /// Whether any key of `q` is in the window or (with `recursive`) a
-    /// recursive text; where the first one is.
-    pub(crate) fn any(
+    /// recursive text: the first such key's index in `q` and where it is.
+    pub(crate) fn find(
         &mut self,
         q: &QueryKeys,
         full: bool,
         start: usize,
         recursive: bool,
-        names: &dyn Fn(usize) -> String,
-    ) -> Option<(String, Found)> {
+    ) -> Option<(usize, At)> {
         self.ensure_window(start);
         let (wp, wf) = self.window(start);
-        for (raw, id) in q.raw.iter().zip(&q.ids) {
+        for (k, id) in q.ids.iter().enumerate() {
             let (in_window, in_rec) = if full {
                 (wf.at(&id.full), self.recursive_full.at(&id.full))
             } else {
                 (wp.at(&id.partial), self.recursive_partial.at(&id.partial))
             };
             if let Some(m) = in_window {
-                return Some((raw.clone(), Found::Message { n: m + 1 }));
+                return Some((k, At::Message(m + 1)));
             }
             if let Some(at) = in_rec.filter(|_| recursive) {
-                let name = names(self.recursive[at].0);
-                return Some((raw.clone(), Found::Entry { name }));
+                return Some((k, At::Entry(self.recursive[at].0)));
             }
         }
         None
@@ -137,9 +140,27 @@ impl<'a> Texts<'a> {
     pub(crate) fn raw(&self, start: usize, recursive: bool) -> Vec<&str> {
         let mut v: Vec<&str> = self.messages[start..].to_vec();
         if recursive {
-            v.extend(self.recursive.iter().map(|(_, b)| b.as_str()));
+            v.extend(self.recursive.iter().map(|(_, b)| &**b));
         }
         v
+    }
+}
+
+/// Where a key was found: chat message `n` (1-based), or the body of the
+/// activated entry of that index (recursion). Named for people by
+/// [`At::found`] only when the answer shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum At {
+    Message(usize),
+    Entry(usize),
+}
+
+impl At {
+    pub fn found(self, name: impl Fn(usize) -> String) -> Found {
+        match self {
+            At::Message(n) => Found::Message { n },
+            At::Entry(e) => Found::Entry { name: name(e) },
+        }
     }
 }
 
@@ -160,19 +181,32 @@ fn splitmix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The key hits of each body already scanned as a recursive text, by
-/// content hash: kept between requests, as an activated entry's body is
-/// the same text every time.
-pub(crate) type BodyHits = std::cell::RefCell<HashMap<u64, Arc<Hits>>>;
+/// What the preview keeps of each entry's body between requests: its key
+/// hits as a recursive text and its tokens (an activated entry's body is
+/// the same text every time). Indexed by entry; emptied when the entry is
+/// replaced or the tokenizer changes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BodyCache {
+    pub hits: Option<Arc<Hits>>,
+    pub tokens: Option<u32>,
+}
 
-/// The key hits of `body`, scanned once per preview.
-pub(crate) fn body_hits(cache: &BodyHits, keys: &KeyTable, body: &str) -> Arc<Hits> {
-    let h = crate::tokenizer::content_hash(body);
-    if let Some(found) = cache.borrow().get(&h) {
-        return found.clone();
+pub(crate) type BodyCaches = std::cell::RefCell<Vec<BodyCache>>;
+
+/// The key hits of entry `source`'s `body`, scanned once per preview.
+pub(crate) fn body_hits(
+    cache: &BodyCaches,
+    keys: &KeyTable,
+    source: usize,
+    body: &str,
+) -> Arc<Hits> {
+    if let Some(found) = cache.borrow().get(source).and_then(|c| c.hits.clone()) {
+        return found;
     }
     let hits = Arc::new(keys.hits(body));
-    cache.borrow_mut().insert(h, hits.clone());
+    if let Some(c) = cache.borrow_mut().get_mut(source) {
+        c.hits = Some(hits.clone());
+    }
     hits
 }
 

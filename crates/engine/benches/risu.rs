@@ -1,0 +1,45 @@
+//! Benchmarks of RisuAI's rules on the generated workload (see
+//! `workload.rs` and BENCHMARKS.md). Run with
+//! `cargo bench -p lorebook-engine --bench risu`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuSettings, RisuState};
+
+mod workload;
+
+fn benches(c: &mut Criterion) {
+    let book = workload::book(false);
+    let chat = workload::chat(&book);
+    let mut group = c.benchmark_group("risu_10k");
+    group.sample_size(10);
+
+    group.bench_function("load_book", |b| {
+        b.iter(|| RisuPreview::new(&[&book], RisuSettings::default(), RisuOptions::default()))
+    });
+
+    let mut preview = RisuPreview::new(&[&book], RisuSettings::default(), RisuOptions::default());
+    // Warm: whatever the preview keeps between requests is ready.
+    let first = preview.request(&chat, chat.len(), &mut RisuState::default());
+    assert!(
+        !first.injected.is_empty(),
+        "the workload must activate entries"
+    );
+
+    let mut edited = chat.clone();
+    let mut n = 0u64;
+    group.bench_function("request_after_one_message_change", |b| {
+        b.iter(|| {
+            n += 1;
+            edited[199].text = format!("{} {n}", chat[199].text);
+            preview.request(&edited, edited.len(), &mut RisuState::default())
+        })
+    });
+
+    group.bench_function("log_200_requests", |b| {
+        b.iter(|| preview.log_each(&chat, |r| drop(std::hint::black_box(r))))
+    });
+    group.finish();
+}
+
+criterion_group!(risu_benches, benches);
+criterion_main!(risu_benches);

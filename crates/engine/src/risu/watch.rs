@@ -1,0 +1,133 @@
+//! Which entries a key wakes: for the entries that only their keys can
+//! change between two passes of a request, every key id their queries
+//! read, inverted (key id → entries). Such an entry's answer depends only
+//! on which of its keys the request's texts hold (and where each was
+//! first found, which a later text cannot change), so a request evaluates
+//! it again only when a key of it is found for the first time, as a
+//! partial or as a whole word; the answers are those of evaluating every
+//! entry in every pass (`crates/engine/tests/risu_props.rs` compares them
+//! on random books).
+
+use super::matching::Hits;
+use super::Prepared;
+
+/// Key id → entries, as offsets into one flat list.
+#[derive(Debug, Clone, Default)]
+struct Inverted {
+    start: Vec<u32>,
+    entries: Vec<u32>,
+}
+
+impl Inverted {
+    fn new(mut pairs: Vec<(u32, u32)>) -> Self {
+        pairs.sort_unstable();
+        pairs.dedup();
+        let ids = pairs.last().map_or(0, |p| p.0 as usize + 1);
+        let mut start = vec![0u32; ids + 1];
+        for &(id, _) in &pairs {
+            start[id as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        Inverted {
+            start,
+            entries: pairs.into_iter().map(|p| p.1).collect(),
+        }
+    }
+
+    fn ids(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    fn of(&self, id: u32) -> &[u32] {
+        let i = id as usize;
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.entries[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// The entries each key id wakes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Watchers {
+    partial: Inverted,
+    full: Inverted,
+}
+
+impl Watchers {
+    pub fn new(entries: &[Prepared]) -> Self {
+        let mut partial = Vec::new();
+        let mut full = Vec::new();
+        for (i, p) in entries.iter().enumerate() {
+            if !p.skippable() {
+                continue;
+            }
+            let queries = [&p.primary, &p.secondary]
+                .into_iter()
+                .chain(p.deco_keys.iter());
+            for q in queries {
+                for id in &q.ids {
+                    partial.push((id.partial, i as u32));
+                    full.push((id.full, i as u32));
+                }
+            }
+        }
+        Watchers {
+            partial: Inverted::new(partial),
+            full: Inverted::new(full),
+        }
+    }
+
+    /// Nothing found yet, for one request.
+    pub fn seen(&self) -> Seen {
+        Seen {
+            partial: vec![false; self.partial.ids()],
+            full: vec![false; self.full.ids()],
+        }
+    }
+
+    /// Marks `due` every entry a key of `hits` wakes: those of the keys
+    /// found for the first time in this request.
+    pub fn wake(&self, hits: &Hits, seen_so_far: &mut Seen, due: &mut [bool]) {
+        for (ids, inverted, seen) in [
+            (&hits.partial, &self.partial, &mut seen_so_far.partial),
+            (&hits.full, &self.full, &mut seen_so_far.full),
+        ] {
+            for &id in ids {
+                let Some(seen) = seen.get_mut(id as usize) else {
+                    continue;
+                };
+                if !std::mem::replace(seen, true) {
+                    for &e in inverted.of(id) {
+                        due[e as usize] = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The key ids a request's texts have held so far (those some entry
+/// watches).
+pub(crate) struct Seen {
+    partial: Vec<bool>,
+    full: Vec<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Inverted;
+
+    #[test]
+    fn an_inverted_list_gives_each_ids_entries_once() {
+        let inv = Inverted::new(vec![(3, 1), (0, 2), (3, 0), (3, 1), (5, 7)]);
+        assert_eq!(inv.of(3), &[0, 1]);
+        assert_eq!(inv.of(0), &[2]);
+        assert_eq!(inv.of(5), &[7]);
+        for id in [1, 2, 4, 6, 1000] {
+            assert!(inv.of(id).is_empty());
+        }
+    }
+}

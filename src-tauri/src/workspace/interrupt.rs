@@ -6,9 +6,9 @@
 //! `cancelled` (the UI asks again); what it computed so far is either kept
 //! for resuming (the SillyTavern log's timed states) or thrown away.
 //!
-//! Building a preview (the guide's rules' index, the SillyTavern preview
-//! of the attached books) gives way only to those who keep the user's work
-//! (Save, closing a book, autosave, the exit path: [`Interrupt::want_urgently`]),
+//! Building a preview (the guide's rules' index, the SillyTavern or the
+//! RisuAI preview of the attached books) gives way only to those who keep
+//! the user's work (Save, closing a book, autosave, the exit path: [`Interrupt::want_urgently`]),
 //! asked through [`Interrupt::urgently_wanted`]: a newer preview or an edit
 //! needs the same build, which would start over if it stopped for them.
 //! A build that stopped leaves the preview marked stale, built again by

@@ -136,7 +136,10 @@ impl Workspace {
                 None => tokenizer_for_model(&settings.model)
                     .map_err(|e| AppError::tokenizer_unavailable(&settings.model, e))?,
             };
-            let preview = profile::build(
+            // Gives way to whoever keeps the user's work (see
+            // `super::interrupt`); the next view builds it again.
+            let interrupt = self.interrupt.clone();
+            let preview = profile::build_while(
                 &books,
                 Setup::Risu {
                     settings: engine_settings(&self.risu_settings),
@@ -145,8 +148,10 @@ impl Workspace {
                         seed: settings.seed,
                     },
                 },
+                || !interrupt.urgently_wanted(),
             )
-            .map_err(|e| AppError::internal("risu_ready", &e))?;
+            .map_err(|e| AppError::internal("risu_ready", &e))?
+            .ok_or_else(super::interrupt::gave_way)?;
             self.risu_builds += 1;
             self.risu = Some(Box::new(RisuCache { key, preview }));
         }

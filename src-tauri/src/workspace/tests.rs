@@ -1440,7 +1440,7 @@ fn big_book_workspace(n: u64) -> (Workspace, u32) {
 }
 
 /// Issue 17: building the preview of a big book (the guide's index, the
-/// SillyTavern preview) held the workspace to its end, so a save or the
+/// SillyTavern preview, the RisuAI preview) held the workspace to its end, so a save or the
 /// exit-signal handler waited for the whole build. With a save waiting,
 /// the build now stops, the view answers `cancelled`, the preview stays
 /// due, and the next view builds it as if nothing had stopped it. A newer
@@ -1451,13 +1451,12 @@ fn a_save_during_a_first_build_of_a_big_book_does_not_wait_for_it() {
     use std::sync::Arc;
     use std::time::Instant;
 
-    for rules in [Rules::Studio, Rules::Sillytavern] {
+    for rules in [Rules::Studio, Rules::Sillytavern, Rules::Risu] {
         let build = move |ws: &mut Workspace| match rules {
             Rules::Studio => ws
                 .preview_since(None, None)
                 .map(|v| v.result.injected.len()),
             Rules::Sillytavern => ws.st_preview(None).map(|v| v.injected.len()),
-            // Not in the list: its build does not give way yet (issue 19).
             Rules::Risu => ws.risu_preview(None).map(|v| v.injected.len()),
         };
         let (mut whole_ws, _) = big_book_workspace(20_000);
@@ -1533,6 +1532,9 @@ fn a_save_during_a_first_build_of_a_big_book_does_not_wait_for_it() {
         assert_eq!(build(&mut ws).unwrap(), expected);
         if rules == Rules::Sillytavern {
             assert_eq!(ws.st_builds(), 1, "only the build that ended is kept");
+        }
+        if rules == Rules::Risu {
+            assert_eq!(ws.risu_builds(), 1, "only the build that ended is kept");
         }
     }
 }

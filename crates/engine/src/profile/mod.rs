@@ -471,7 +471,18 @@ pub trait Profile: Send {
 /// The profile `setup` names, over `books` (`(name, book)`: the name is the
 /// file's stem, SillyTavern's world name).
 pub fn build(books: &[(String, &Book)], setup: Setup) -> Result<Box<dyn Profile>, String> {
-    Ok(match setup {
+    build_while(books, setup, || true).map(|p| p.expect("never asked to stop"))
+}
+
+/// [`build`] that asks `keep_going` while it builds (SillyTavern's and
+/// RisuAI's builds; the guide's index is built whole) and stops when it
+/// says no: then `Ok(None)`.
+pub fn build_while(
+    books: &[(String, &Book)],
+    setup: Setup,
+    keep_going: impl Fn() -> bool,
+) -> Result<Option<Box<dyn Profile>>, String> {
+    Ok(Some(match setup {
         Setup::Studio {
             settings,
             tokenizer,
@@ -490,16 +501,24 @@ pub fn build(books: &[(String, &Book)], setup: Setup) -> Result<Box<dyn Profile>
             max_context,
             inputs,
             stored,
-        } => Box::new(StProfile {
-            preview: StPreview::new(books, settings, options)?,
-            max_context,
-            inputs,
-            stored,
-            prompts: false,
-        }),
+        } => {
+            let Some(preview) = StPreview::new_while(books, settings, options, keep_going)? else {
+                return Ok(None);
+            };
+            Box::new(StProfile {
+                preview,
+                max_context,
+                inputs,
+                stored,
+                prompts: false,
+            })
+        }
         Setup::Risu { settings, options } => {
             let refs: Vec<&Book> = books.iter().map(|(_, b)| *b).collect();
-            Box::new(RisuProfile(RisuPreview::new(&refs, settings, options)))
+            let Some(preview) = RisuPreview::new_while(&refs, settings, options, keep_going) else {
+                return Ok(None);
+            };
+            Box::new(RisuProfile(preview))
         }
-    })
+    }))
 }

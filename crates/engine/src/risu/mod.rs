@@ -207,6 +207,9 @@ pub struct RisuResult {
     pub failure: Option<RisuFailure>,
 }
 
+/// How many entries a build reads between two questions to `keep_going`.
+pub const CHECK_EVERY: usize = 256;
+
 /// How many message texts' key hits are kept between requests.
 const HITS_KEPT: usize = 50_000;
 
@@ -348,20 +351,40 @@ impl RisuPreview {
     /// The books' entries are concatenated in order, as RisuAI
     /// concatenates the character's, the chat's and the modules' books.
     pub fn new(books: &[&Book], settings: RisuSettings, options: RisuOptions) -> Self {
+        Self::new_while(books, settings, options, || true).expect("never asked to stop")
+    }
+
+    /// [`RisuPreview::new`] that asks `keep_going` while it reads the
+    /// entries (every [`CHECK_EVERY`] entries) and before it builds the key
+    /// table's automaton, and stops when it says no: then `None`. The app
+    /// builds with it while holding its workspace, so a save or the
+    /// exit-signal handler does not wait for a whole build.
+    pub fn new_while(
+        books: &[&Book],
+        settings: RisuSettings,
+        options: RisuOptions,
+        keep_going: impl Fn() -> bool,
+    ) -> Option<Self> {
         let mut keys = KeyTable::default();
         let mut entries = Vec::new();
         for (b, book) in books.iter().enumerate() {
             for e in &book.entries {
                 let index = entries.len();
+                if index % CHECK_EVERY == 0 && !keep_going() {
+                    return None;
+                }
                 let prepared = prepare(e, b, index, &mut |list: &mut dyn Iterator<Item = &str>| {
                     Some(keys.query(list))
                 });
                 entries.extend(prepared);
             }
         }
+        if !keep_going() {
+            return None;
+        }
         keys.finish();
         let stateful = entries.iter().any(keeps_state);
-        RisuPreview {
+        Some(RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             bodies: std::cell::RefCell::new(vec![texts::BodyCache::default(); entries.len()]),
             watchers: watch::Watchers::new(&entries),
@@ -374,7 +397,7 @@ impl RisuPreview {
             hits: HashMap::new(),
             every_entry: false,
             stateful,
-        }
+        })
     }
 
     /// Evaluates every entry in every pass instead of waking entries by

@@ -111,6 +111,8 @@ pub fn render() -> String {
         ExpectedView,
         ScenarioEdit,
         ImpactAgainst,
+        ImpactBaseAsk,
+        ImpactStepView,
         ImpactEntry,
         ImpactMove,
         ImpactRow,

@@ -36,6 +36,8 @@ pub enum Dialog {
     StSettings,
     /// Custom file… in the model picker: a tokenizer file.
     Tokenizer,
+    /// Compare with a file… in the impact strip: any importable book.
+    CompareWith,
 }
 
 /// A file-type filter of a dialog: its name's catalog key, its English
@@ -84,7 +86,7 @@ const TOKENIZERS: Filter = Filter {
 };
 
 impl Dialog {
-    pub const ALL: [Dialog; 8] = [
+    pub const ALL: [Dialog; 9] = [
         Dialog::Open,
         Dialog::Import,
         Dialog::ExportCard,
@@ -93,6 +95,7 @@ impl Dialog {
         Dialog::OpenChat,
         Dialog::StSettings,
         Dialog::Tokenizer,
+        Dialog::CompareWith,
     ];
 
     /// The catalog key of the dialog's title.
@@ -106,6 +109,7 @@ impl Dialog {
             Dialog::OpenChat => "dialog.openChat",
             Dialog::StSettings => "dialog.stSettings",
             Dialog::Tokenizer => "dialog.tokenizer",
+            Dialog::CompareWith => "dialog.compareWith",
         }
     }
 
@@ -120,6 +124,7 @@ impl Dialog {
             Dialog::OpenChat => "Open chat",
             Dialog::StSettings => "Load SillyTavern's settings.json",
             Dialog::Tokenizer => "Choose a tokenizer file",
+            Dialog::CompareWith => "Compare the book with",
         }
     }
 
@@ -136,6 +141,7 @@ impl Dialog {
             Dialog::OpenChat => &[CHATS, ALL_FILES],
             Dialog::StSettings => &[JSON, ALL_FILES],
             Dialog::Tokenizer => &[TOKENIZERS, ALL_FILES],
+            Dialog::CompareWith => &[BOOKS_AND_CARDS, ALL_FILES],
         }
     }
 }

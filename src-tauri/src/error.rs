@@ -150,6 +150,9 @@ pub enum ErrorCode {
     StPreviewFailed { detail: String },
     /// A scenario was given no name.
     ScenarioNameEmpty,
+    /// The impact was asked to compare with an undo step the history does
+    /// not hold (`back` steps ago).
+    NoSuchUndoStep { back: u32 },
     /// The book's stored scenarios do not read; `detail` says where.
     ScenariosUnreadable { detail: String },
     /// Scenario `name` cannot run (its chat, settings or model).
@@ -355,6 +358,13 @@ impl AppError {
             ErrorKind::NotFound,
             format!("no open book with id {doc}"),
             ErrorCode::BookNotOpen { doc },
+        )
+    }
+
+    pub fn no_such_undo_step(back: u32) -> Self {
+        Self::invalid(
+            format!("the undo history holds no step {back} back"),
+            ErrorCode::NoSuchUndoStep { back },
         )
     }
 

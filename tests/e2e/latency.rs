@@ -904,6 +904,132 @@ fn latency_memory() {
 #[test]
 #[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
 fn latency_scroll() {
+    scroll_bench()
+}
+
+/// Issue 21: the activation timeline of the workload (its rows × the 200
+/// requests) scrolled 30 px a frame for 120 frames, three times, from its
+/// top. `LATENCY_WORKLOAD=/tmp/wl32k cargo test --test e2e
+/// latency::latency_timeline_scroll -- --ignored --nocapture --exact`.
+#[test]
+#[ignore = "a benchmark: run it by name"]
+fn latency_timeline_scroll() {
+    let _serial = serial();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.wait_ready();
+    app.js(INSTALL, vec![]);
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(chat)],
+    );
+    app.settle();
+    app.open_details(&tid("timeline-panel"));
+    let rows = wait_until("the timeline's rows", Duration::from_secs(120), || {
+        let rows = app.find_all(&tid("timeline-row"))?;
+        if rows.len() > 20 {
+            Ok(rows.len())
+        } else {
+            Err(format!("{} rows", rows.len()))
+        }
+    });
+    let help = app
+        .find(&format!("{} p", tid("timeline-panel")))
+        .and_then(|el| app.text(&el))
+        .unwrap_or_default();
+    println!("latency | timeline: {rows} rows drawn ({help})");
+    for round in 0..3 {
+        app.js(
+            "let b = document.querySelector('[data-testid=\"timeline\"]');
+             while (b && b.scrollHeight <= b.clientHeight + 1) b = b.parentElement;
+             if (b) b.scrollTop = 0; return true;",
+            vec![],
+        );
+        app.settle();
+        let (p50, p95, fps) = scroll_frames(&app, "timeline");
+        println!(
+            "latency | timeline scroll round {round}: frame time p50 {p50:.1} ms, p95 {p95:.1} ms, {fps:.0} frames/s"
+        );
+    }
+    app.assert_no_errors();
+}
+
+/// A key edit, then the impact strip's new answer (issue 21): the strip
+/// goes stale ("updating…") at the edit and shows its summary again once
+/// the impact is computed, 300 ms after the last change.
+const IMPACT: Interaction = Interaction {
+    name: "impact strip after a key edit",
+    act: "window.__sawStale = false; edit(Q(tid('keys')), 'zqimpact' + i);",
+    shown: "(() => { const s = Q(tid('impact')); if (!s) return false;
+             if (s.textContent.includes('updating')) { window.__sawStale = true; return false; }
+             return window.__sawStale === true && !!s.querySelector(tid('impact-summary')); })()",
+};
+
+/// Issue 21: from a key edit of the entry list's first entry (its keys
+/// field's input event) to the impact strip painted with the answer over
+/// the 200-message chat. `LATENCY_WORKLOAD=/tmp/wl32k cargo test --test e2e
+/// latency::latency_impact_strip -- --ignored --nocapture --exact`.
+#[test]
+#[ignore = "a benchmark: run it by name"]
+fn latency_impact_strip() {
+    let _serial = serial();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.wait_ready();
+    app.js(INSTALL, vec![]);
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(chat)],
+    );
+    app.settle();
+    // The list's first entry.
+    app.click(&tid("entry-row"));
+    app.wait_for(&tid("keys"));
+    // The workload is an import (no saved version): the first edit, then
+    // the strip compares with the book one undo step back.
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('keys')), 'zqimpact'); return true;"),
+        vec![],
+    );
+    let step = format!("{} option[value=\"step:1\"]", tid("impact-base"));
+    wait_until(
+        "the undo step to compare with",
+        Duration::from_secs(60),
+        || app.find(&step).map_err(|e| e.to_string()),
+    );
+    let select = app.find(&tid("impact-base")).expect("the choice");
+    app.run(select.select_by_value("step:1")).expect("choose");
+    wait_until("the strip's first answer", Duration::from_secs(60), || {
+        app.find(&format!("{} {}", tid("impact"), tid("impact-summary")))
+            .map_err(|e| e.to_string())
+    });
+    app.settle();
+    let times = app.sample(&IMPACT, 0, 1, 8);
+    let mut ms: Vec<f64> = times.iter().map(|t| t[0]).collect();
+    ms.sort_by(f64::total_cmp);
+    println!(
+        "latency | impact strip after a key edit: {} samples, p50 {:.0} ms, max {:.0} ms (all: {:?})",
+        ms.len(),
+        ms[ms.len() / 2],
+        ms[ms.len() - 1],
+        times.iter().map(|t| t[0].round()).collect::<Vec<_>>()
+    );
+    app.assert_no_errors();
+}
+
+fn scroll_bench() {
     let _serial = serial();
     let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
         println!("latency | set LATENCY_WORKLOAD to a workload folder");

@@ -163,6 +163,20 @@ fn a_risu_export_previews_under_risu_s_rules() {
             Err(format!("row 2 {last:?}"))
         }
     });
+    // The activation timeline names the harbor's folder on its row.
+    app.open_details(&tid("timeline-panel"));
+    wait_until("the harbor's row under its folder", TIMEOUT, || {
+        let folder = app.text(&app.find(&format!(
+            "{}[data-id=\"0\"] {}",
+            tid("timeline-row"),
+            tid("timeline-folder")
+        ))?)?;
+        if folder.starts_with("Places") {
+            Ok(())
+        } else {
+            Err(format!("folder {folder:?}"))
+        }
+    });
     if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
         app.save_screenshot();
     }

@@ -37,3 +37,37 @@ pub fn impact(s: State<'_, AppState>, doc: u32) -> R<ImpactView> {
     let inputs = guarded(&s, "impact", |ws| ws.impact_inputs(doc))?;
     caught("impact", || inputs.compute())
 }
+
+/// The undo steps the impact can compare with, newest first.
+#[tauri::command(async)]
+pub fn impact_steps(s: State<'_, AppState>, doc: u32) -> R<Vec<ImpactStepView>> {
+    guarded(&s, "impact_steps", |ws| ws.impact_steps(doc))
+}
+
+/// Compares the book's impact with the saved version or an undo step from
+/// now on; answers the impact against it.
+#[tauri::command(async)]
+pub fn set_impact_base(s: State<'_, AppState>, doc: u32, base: ImpactBaseAsk) -> R<ImpactView> {
+    let inputs = guarded(&s, "set_impact_base", |ws| {
+        ws.set_impact_base(doc, base)?;
+        ws.impact_inputs(doc)
+    })?;
+    caught("set_impact_base", || inputs.compute())
+}
+
+/// Compare with a file…: a native dialog, then the chosen file (any format
+/// Import reads) is what the book's impact compares with from now on;
+/// answers the impact against it.
+#[tauri::command]
+pub async fn impact_base_dialog(app: AppHandle, doc: u32) -> R<ImpactView> {
+    let picked = file_dialog(&app, Dialog::CompareWith).blocking_pick_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    let inputs = guarded(&state, "impact_base_dialog", |ws| {
+        ws.set_impact_base_file(doc, &path)?;
+        ws.impact_inputs(doc)
+    })?;
+    caught("impact_base_dialog", || inputs.compute())
+}

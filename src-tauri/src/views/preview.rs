@@ -115,6 +115,9 @@ pub struct TimelineRow {
     pub book: u32,
     pub id: u64,
     pub name: String,
+    // The name of the folder the entry is in (RisuAI's folders), whose
+    // entries the timeline lists together.
+    pub folder: Option<String>,
     pub cells: String,
 }
 

@@ -43,6 +43,32 @@ pub enum ImpactAgainst {
     Saved,
     /// The saved version is past the undo history's reach.
     Unreachable,
+    /// The book as it was some undo steps ago (`ImpactView::base_steps`),
+    /// as the author chose.
+    Step,
+    /// Another file the author picked (`ImpactView::base_file`).
+    File,
+}
+
+/// What the author asks the impact to compare with: the saved version
+/// (the default), the book as it was `back` undo steps ago, or another
+/// file (`path`, picked in a native dialog by `impact_base_dialog`).
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ImpactBaseAsk {
+    Saved,
+    Step { back: u32 },
+}
+
+/// One undo step a book's impact can compare with, newest first.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ImpactStepView {
+    /// How many steps back (1: the state before the last edit).
+    pub back: u32,
+    /// The entry the step edited, when it edited one.
+    pub entry: Option<String>,
+    /// How long ago it was made.
+    pub seconds_ago: u32,
 }
 
 /// An entry that started or stopped being injected in a request, with the
@@ -89,6 +115,10 @@ pub struct ScenarioFlip {
 pub struct ImpactView {
     pub doc: u32,
     pub against: ImpactAgainst,
+    // For `against: step`: how many undo steps back.
+    pub base_steps: Option<u32>,
+    // For `against: file`: the file's name.
+    pub base_file: Option<String>,
     pub rules: Rules,
     pub rows: Vec<ImpactRow>,
     pub scenarios: Vec<ScenarioFlip>,

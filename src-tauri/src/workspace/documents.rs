@@ -217,6 +217,7 @@ impl Workspace {
     pub fn close(&mut self, doc: u32) -> Result<(), AppError> {
         self.doc(doc)?;
         self.docs.retain(|d| d.id != doc);
+        self.impact_bases.remove(&doc);
         self.books_changed();
         Ok(())
     }

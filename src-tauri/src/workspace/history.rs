@@ -293,6 +293,19 @@ impl History {
         self.book_at(current, self.saved_depth?)
     }
 
+    /// The undo steps, newest first: the entry each touched (when one) and
+    /// when it was made.
+    pub(super) fn steps(&self) -> impl Iterator<Item = (Option<u64>, Instant)> + '_ {
+        self.undo.iter().rev().map(|e| (e.entry, e.at))
+    }
+
+    /// The book as it was `back` undo steps ago, from `current`; `None`
+    /// past the history.
+    pub(super) fn book_back(&self, current: &Book, back: usize) -> Option<Book> {
+        let depth = self.undo.len().checked_sub(back)?;
+        self.book_at(current, depth)
+    }
+
     pub(super) fn can_undo(&self) -> bool {
         !self.undo.is_empty()
     }

@@ -96,10 +96,10 @@ fn risu_folder(e: &Entry) -> (Option<&str>, Option<&str>) {
 
 /// The folders of a book by RisuAI key, and the folder (entry id) each
 /// entry is in.
-struct Folders<'a>(std::collections::HashMap<&'a str, u64>);
+pub(super) struct Folders<'a>(std::collections::HashMap<&'a str, u64>);
 
 impl<'a> Folders<'a> {
-    fn of(entries: &'a [Entry]) -> Self {
+    pub(super) fn of(entries: &'a [Entry]) -> Self {
         Folders(
             entries
                 .iter()
@@ -109,7 +109,7 @@ impl<'a> Folders<'a> {
     }
 
     /// Whether `e` is a folder, and the folder entry it is in.
-    fn place(&self, e: &Entry) -> (bool, Option<u64>) {
+    pub(super) fn place(&self, e: &Entry) -> (bool, Option<u64>) {
         let (folder, parent) = risu_folder(e);
         let parent = parent
             .and_then(|k| self.0.get(k).copied())

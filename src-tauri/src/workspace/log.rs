@@ -142,14 +142,36 @@ impl Workspace {
     /// kept; it gives way to a save as the log does.
     pub fn timeline(&mut self, offset: u32, limit: u32) -> Result<TimelineView, AppError> {
         let key = self.timeline_key();
-        if self.timeline.as_ref().is_none_or(|t| t.key != key) {
-            let bare = self.bare_log()?;
-            self.timeline = Some(TimelineCache::of(key, &bare));
-        }
-        let t = self.timeline.as_ref().expect("computed above");
+        let bare = if self.timeline.as_ref().is_none_or(|t| t.key != key) {
+            Some(self.bare_log()?)
+        } else {
+            None
+        };
         let attached: Vec<&super::documents::Doc> =
             self.docs.iter().filter(|d| d.attached).collect();
+        let folders: Vec<super::list::Folders> = attached
+            .iter()
+            .map(|d| super::list::Folders::of(&d.book.entries))
+            .collect();
+        // The folder entry each row's entry is in (book, folder id).
+        let folder_of = |(book, id): (usize, u64)| -> Option<(usize, u64)> {
+            let e = attached.get(book)?.book.entry(id)?;
+            folders[book].place(e).1.map(|f| (book, f))
+        };
+        if let Some(bare) = bare {
+            let mut cache = TimelineCache::of(key, &bare);
+            cache.group(&folder_of);
+            self.timeline = Some(cache);
+        }
+        let t = self.timeline.as_ref().expect("computed above");
         let entries: usize = attached.iter().map(|d| d.book.entries.len()).sum();
+        let name_of = |book: usize, id: u64| {
+            attached
+                .get(book)
+                .and_then(|d| d.book.entry(id))
+                .map(|e| e.display_name().to_string())
+                .unwrap_or_else(|| format!("#{id}"))
+        };
         let rows = t
             .rows
             .iter()
@@ -158,11 +180,8 @@ impl Workspace {
             .map(|((book, id), cells)| TimelineRow {
                 book: *book as u32,
                 id: *id,
-                name: attached
-                    .get(*book)
-                    .and_then(|d| d.book.entry(*id))
-                    .map(|e| e.display_name().to_string())
-                    .unwrap_or_else(|| format!("#{id}")),
+                name: name_of(*book, *id),
+                folder: folder_of((*book, *id)).map(|(b, f)| name_of(b, f)),
                 cells: String::from_utf8_lossy(cells).into_owned(),
             })
             .collect();
@@ -211,12 +230,15 @@ impl Workspace {
     }
 }
 
+/// One timeline row: the entry (book, id) and its letter per request.
+type Row = ((usize, u64), Vec<u8>);
+
 /// The timeline's rows, kept with the key of what they were computed from.
 #[derive(Debug)]
 pub(super) struct TimelineCache {
     key: u64,
     requests: u32,
-    rows: Vec<((usize, u64), Vec<u8>)>,
+    rows: Vec<Row>,
 }
 
 impl TimelineCache {
@@ -236,7 +258,7 @@ impl TimelineCache {
             }
         }
         let count = |c: &[u8], m: u8| c.iter().filter(|&&x| x == m).count();
-        let mut rows: Vec<((usize, u64), Vec<u8>)> = cells.into_iter().collect();
+        let mut rows: Vec<Row> = cells.into_iter().collect();
         rows.sort_by(|a, b| {
             count(&b.1, b'i')
                 .cmp(&count(&a.1, b'i'))
@@ -248,6 +270,27 @@ impl TimelineCache {
             requests: n as u32,
             rows,
         }
+    }
+
+    /// Lists the entries of one folder together, where the folder's most
+    /// active entry is, each folder's in their order; an entry in no
+    /// folder keeps its place.
+    fn group(&mut self, folder_of: &dyn Fn((usize, u64)) -> Option<(usize, u64)>) {
+        let mut groups: Vec<Vec<Row>> = Vec::new();
+        let mut at: std::collections::HashMap<(usize, u64), usize> = Default::default();
+        for row in std::mem::take(&mut self.rows) {
+            match folder_of(row.0) {
+                Some(f) => match at.get(&f) {
+                    Some(&g) => groups[g].push(row),
+                    None => {
+                        at.insert(f, groups.len());
+                        groups.push(vec![row]);
+                    }
+                },
+                None => groups.push(vec![row]),
+            }
+        }
+        self.rows = groups.into_iter().flatten().collect();
     }
 }
 

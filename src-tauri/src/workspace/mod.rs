@@ -104,6 +104,9 @@ pub struct Workspace {
     /// The activation timeline last computed, with what it was computed
     /// from (see `log.rs`).
     timeline: Option<log::TimelineCache>,
+    /// What each book's change impact compares with when the author chose
+    /// something other than its saved version (see `impact.rs`).
+    impact_bases: std::collections::HashMap<u32, impact::ImpactBase>,
     /// Counts changes of the attached books (an edit, a book added,
     /// closed, attached, detached or reloaded): the SillyTavern preview is
     /// built again when it moved.
@@ -143,6 +146,7 @@ impl Default for Workspace {
             risu: None,
             risu_builds: 0,
             timeline: None,
+            impact_bases: std::collections::HashMap::new(),
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,

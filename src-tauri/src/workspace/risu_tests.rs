@@ -324,3 +324,48 @@ fn one_preview_command_answers_under_the_rules_in_force() {
         PreviewAnswer::Sillytavern { .. }
     ));
 }
+
+/// Issue 21: the activation timeline lists a folder's entries together,
+/// where its most active entry is, each row naming its folder; an entry in
+/// no folder keeps its place.
+#[test]
+fn the_timeline_groups_a_folders_entries() {
+    let book = json!({"type": "risu", "ver": 1, "data": [
+        {"key": "alpha", "secondkey": "", "comment": "Loose", "mode": "normal", "insertorder": 500,
+         "alwaysActive": false, "selective": false, "content": "A."},
+        {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 100,
+         "alwaysActive": false, "selective": false, "content": ""},
+        {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 900,
+         "alwaysActive": false, "selective": false, "content": "Tar.", "folder": "folder:places"},
+        {"key": "tower", "secondkey": "", "comment": "Tower", "mode": "normal", "insertorder": 50,
+         "alwaysActive": false, "selective": false, "content": "Stone.", "folder": "folder:places"},
+        {"key": "gull", "secondkey": "", "comment": "Gull", "mode": "normal", "insertorder": 40,
+         "alwaysActive": false, "selective": false, "content": "Wings."}
+    ]});
+    let file = scratch("risu-timeline-folders").join("Places.json");
+    std::fs::write(&file, serde_json::to_vec(&book).unwrap()).unwrap();
+    let mut ws = Workspace::default();
+    let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
+        panic!("pending");
+    };
+    ws.confirm_import(p.id, true).unwrap().unwrap();
+    ws.set_chat(
+        "User: the harbor.\nNarrator: harbor, alpha and gull.\nUser: the harbor tower.".into(),
+    );
+    let t = ws.timeline(0, 100).unwrap();
+    let shape: Vec<(&str, Option<&str>, &str)> = t
+        .rows
+        .iter()
+        .map(|r| (r.name.as_str(), r.folder.as_deref(), r.cells.as_str()))
+        .collect();
+    // By activity alone: Harbor, Loose, Gull, Tower.
+    assert_eq!(
+        shape,
+        [
+            ("Harbor", Some("Places"), "iii"),
+            ("Tower", Some("Places"), "..i"),
+            ("Loose", None, ".ii"),
+            ("Gull", None, ".ii"),
+        ]
+    );
+}

@@ -408,7 +408,7 @@ export type DropReasonKind = "disabled" | "gated" | "no_match" | "secondary" | "
 
 export type LogEntry = { book: number, id: number, name: string, };
 
-export type TimelineRow = { book: number, id: number, name: string, cells: string, };
+export type TimelineRow = { book: number, id: number, name: string, folder: string | null, cells: string, };
 
 export type TimelineView = { requests: number, 
 /**
@@ -648,7 +648,23 @@ request: number | null, position: string | null, depth: number | null, };
 
 export type ScenarioEdit = { "edit": "remove_expected", out: boolean, index: number, } | { "edit": "any_place", index: number, } | { "edit": "exactly", on: boolean, } | { "edit": "nothing_cut", on: boolean, } | { "edit": "max_used", tokens: number | null, };
 
-export type ImpactAgainst = "clean" | "saved" | "unreachable";
+export type ImpactAgainst = "clean" | "saved" | "unreachable" | "step" | "file";
+
+export type ImpactBaseAsk = { "kind": "saved" } | { "kind": "step", back: number, };
+
+export type ImpactStepView = { 
+/**
+ * How many steps back (1: the state before the last edit).
+ */
+back: number, 
+/**
+ * The entry the step edited, when it edited one.
+ */
+entry: string | null, 
+/**
+ * How long ago it was made.
+ */
+seconds_ago: number, };
 
 export type ImpactEntry = { id: number, name: string, now: Reason | null, was: Reason | null, };
 
@@ -658,7 +674,7 @@ export type ImpactRow = { request: number, started: Array<ImpactEntry>, stopped:
 
 export type ScenarioFlip = { name: string, was: boolean | null, now: boolean | null, };
 
-export type ImpactView = { doc: number, against: ImpactAgainst, rules: Rules, rows: Array<ImpactRow>, scenarios: Array<ScenarioFlip>, 
+export type ImpactView = { doc: number, against: ImpactAgainst, base_steps: number | null, base_file: string | null, rules: Rules, rows: Array<ImpactRow>, scenarios: Array<ScenarioFlip>, 
 /**
  * The preview cannot run (a chat or setting it refuses).
  */
@@ -881,7 +897,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "no_such_undo_step", back: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -1100,6 +1116,9 @@ export type Command =
   | 'delete_scenario'
   | 'edit_scenario'
   | 'impact'
+  | 'impact_steps'
+  | 'set_impact_base'
+  | 'impact_base_dialog'
   | 'timeline'
   | 'set_st_field'
   | 'chat_text'

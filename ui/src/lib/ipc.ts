@@ -44,6 +44,8 @@ import type {
   AdviceView,
   EntryEdited,
   PreviewAsk,
+  ImpactStepView,
+  ImpactBaseAsk,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -158,6 +160,12 @@ export const api = {
   editScenario: (doc: number, name: string, edit: ScenarioEdit) => call<ScenariosView>('edit_scenario', { doc, name, edit }),
   /** What the book's unsaved edits change over the chat and the scenarios. */
   impact: (doc: number) => call<ImpactView>('impact', { doc }),
+  /** The undo steps the impact can compare with, newest first. */
+  impactSteps: (doc: number) => call<ImpactStepView[]>('impact_steps', { doc }),
+  /** Compare the impact with the saved version or an undo step from now on. */
+  setImpactBase: (doc: number, base: ImpactBaseAsk) => call<ImpactView>('set_impact_base', { doc, base }),
+  /** Compare with a file…: a native dialog; `cancelled` when none is chosen. */
+  impactBaseDialog: (doc: number) => call<ImpactView>('impact_base_dialog', { doc }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

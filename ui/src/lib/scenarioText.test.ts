@@ -47,6 +47,8 @@ describe('impact totals', () => {
     const totals = impactTotals({
       doc: 1,
       against: 'saved',
+      base_steps: null,
+      base_file: null,
       rules: 'studio',
       error: null,
       rows: [
@@ -70,6 +72,8 @@ describe('impact cells in the timeline', () => {
     const view = {
       doc: 7,
       against: 'saved' as const,
+      base_steps: null,
+      base_file: null,
       rules: 'studio' as const,
       error: null,
       scenarios: [],
@@ -83,6 +87,10 @@ describe('impact cells in the timeline', () => {
     expect([...changedCells(view, docs, 7)].sort()).toEqual(['1:1:4', '1:2:4', '1:3:4']);
     expect(changedCells(view, docs, 5).size).toBe(0);
     expect(changedCells({ ...view, against: 'clean' }, docs, 7).size).toBe(0);
+    expect(changedCells({ ...view, against: 'unreachable' }, docs, 7).size).toBe(0);
+    // Against an undo step or a file the author chose, as against the saved version.
+    expect(changedCells({ ...view, against: 'step', base_steps: 2 }, docs, 7).size).toBe(3);
+    expect(changedCells({ ...view, against: 'file', base_file: 'other.json' }, docs, 7).size).toBe(3);
   });
 });
 
@@ -93,6 +101,8 @@ describe('stopped rows in the timeline', () => {
     const view = {
       doc: 7,
       against: 'saved' as const,
+      base_steps: null,
+      base_file: null,
       rules: 'studio' as const,
       error: null,
       scenarios: [],
@@ -101,8 +111,8 @@ describe('stopped rows in the timeline', () => {
         { request: 3, started: [], stopped: [e(1, 'Lighthouse')], moved: [], budget_before: 0, budget_after: 0 },
       ],
     };
-    const listed = [{ book: 0, id: 2, name: 'Gull', cells: 'i..' }];
-    expect(stoppedRows(view, listed, 3, [{ id: 7, attached: true }], 7)).toEqual([{ book: 0, id: 1, name: 'Lighthouse', cells: '...' }]);
+    const listed = [{ book: 0, id: 2, name: 'Gull', folder: null, cells: 'i..' }];
+    expect(stoppedRows(view, listed, 3, [{ id: 7, attached: true }], 7)).toEqual([{ book: 0, id: 1, name: 'Lighthouse', folder: null, cells: '...' }]);
     expect(stoppedRows(view, listed, 3, [{ id: 7, attached: true }], 8)).toEqual([]);
   });
 });

@@ -482,6 +482,12 @@ impl Session<'_> {
         self.run(self.client.find_all(Locator::Css(css)))
     }
 
+    /// Runs `script` in the page and answers its return value.
+    fn js(&self, script: &str, args: Vec<serde_json::Value>) -> serde_json::Value {
+        self.run(self.client.execute(script, args))
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
     fn find(&self, css: &str) -> Result<Element, WdError> {
         self.run(self.client.find(Locator::Css(css)))
     }

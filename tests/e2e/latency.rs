@@ -172,11 +172,6 @@ fn percentile(xs: &[f64], p: f64) -> f64 {
 }
 
 impl Session<'_> {
-    fn js(&self, script: &str, args: Vec<Value>) -> Value {
-        self.run(self.client.execute(script, args))
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
     fn js_async(&self, script: &str, args: Vec<Value>) -> Value {
         self.run(self.client.execute_async(script, args))
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))

@@ -236,3 +236,62 @@ fn the_impact_compares_with_an_undo_step_or_another_file() {
     strip("Since saved:", true);
     app.assert_no_errors();
 }
+
+/// The timeline of a long chat draws only the columns in view: of 400
+/// requests, the first ones at first, the last ones once scrolled to the
+/// right end, each cell still a click away from its request.
+#[test]
+fn the_timeline_draws_only_the_requests_in_view() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let chat: String = (1..=400)
+        .map(|i| {
+            if i % 2 == 1 {
+                format!("User: the harbor and the lighthouse, {i}.\n")
+            } else {
+                format!("Narrator: fog on the water, {i}.\n")
+            }
+        })
+        .collect();
+    app.js(
+        "const c = document.querySelector('[data-testid=chat]'); c.focus(); c.value = arguments[0];
+         c.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertText' })); return true;",
+        vec![json!(chat)],
+    );
+    app.open_details(&tid("timeline-panel"));
+    let lighthouse = format!("{}[data-id=\"1\"]", tid("timeline-row"));
+    let drawn = |app: &Session<'_>| -> Result<(usize, bool, bool), String> {
+        let cells = app.find_all(&format!("{lighthouse} {}", tid("timeline-cell")))?;
+        let has = |k: u32| {
+            app.find_all(&format!("{lighthouse} [data-request=\"{k}\"]"))
+                .map(|v| !v.is_empty())
+        };
+        Ok((cells.len(), has(1)?, has(400)?))
+    };
+    wait_until("the first columns drawn", TIMEOUT, || match drawn(&app)? {
+        (n, true, false) if n > 0 && n < 400 => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    app.js(
+        "let b = document.querySelector('[data-testid=timeline]');
+         while (b && !(b.scrollWidth > b.clientWidth + 1 && /auto|scroll/.test(getComputedStyle(b).overflowX))) b = b.parentElement;
+         b.scrollLeft = b.scrollWidth; return true;",
+        vec![],
+    );
+    wait_until("the last columns drawn", TIMEOUT, || match drawn(&app)? {
+        (n, false, true) if n < 400 => Ok(()),
+        other => Err(format!("{other:?}")),
+    });
+    app.click(&format!("{lighthouse} [data-request=\"390\"]"));
+    wait_until("request 390 shown", TIMEOUT, || {
+        let label = app.text(&app.find(&tid("request-label"))?)?;
+        if label.contains("390") {
+            Ok(())
+        } else {
+            Err(format!("label {label:?}"))
+        }
+    });
+    app.assert_no_errors();
+}

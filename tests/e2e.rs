@@ -2691,3 +2691,6 @@ mod scenarios;
 
 #[path = "e2e/package.rs"]
 mod package;
+
+#[path = "e2e/figures.rs"]
+mod figures;

@@ -71,6 +71,7 @@ macro_rules! with_command_names {
             impact_steps,
             set_impact_base,
             impact_base_dialog,
+            book_figures,
             timeline,
             set_st_field,
             chat_text,

@@ -1,9 +1,14 @@
 //! `lorebook convert` and `lorebook inspect`: a book file read in any
-//! format, written in another, or described with its import report.
+//! format, written in another, or described with its import report and its
+//! figures (`lorebook_engine::figures`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use lorebook_engine::figures::{book_figures, BookFigures, ChatFigures, ChatTally};
 use lorebook_engine::formats::{self, ExportFormat, Imported};
+use lorebook_engine::profile::ProfileName;
+use lorebook_engine::scenario;
+use lorebook_engine::tokenizer::TokenCounter;
 use serde_json::json;
 
 use crate::{books, emit};
@@ -41,16 +46,54 @@ pub fn convert(
     }
 }
 
-pub fn inspect(path: &Path, json: bool) -> Result<(), String> {
+/// `lorebook inspect`'s options besides the file.
+pub struct InspectArgs {
+    pub json: bool,
+    pub chat: Option<PathBuf>,
+    pub rules: String,
+    pub model: Option<String>,
+    pub largest: usize,
+}
+
+pub fn inspect(path: &Path, args: &InspectArgs) -> Result<(), String> {
     let imported = books::load(path)?;
     let Imported {
         format,
         book,
         report,
     } = &imported;
+    let rules = ProfileName::parse(&args.rules).ok_or_else(|| {
+        format!(
+            "unknown rules {:?}: expected one of {}",
+            args.rules,
+            ProfileName::ids()
+        )
+    })?;
+    let model = args
+        .model
+        .clone()
+        .unwrap_or_else(|| rules.info().default_model.to_string());
+    let tokenizer = lorebook_engine::tokenizer::tokenizer_for_model(&model)?;
+    let mut counter = TokenCounter::with_tokenizer(tokenizer);
+    let figures = book_figures(book, &mut |s| counter.count(s), args.largest);
+    let chat = match &args.chat {
+        None => None,
+        Some(file) => {
+            let text = crate::read_text(file)?;
+            let settings = scenario::Settings {
+                model: Some(model.clone()),
+                ..scenario::Settings::default()
+            };
+            let (mut profile, messages) = scenario::prepare(book, rules, &settings, &text)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+            let mut tally = ChatTally::default();
+            profile.log_each(&messages, &mut |o| tally.add(&o));
+            Some(tally.finish())
+        }
+    };
     let constant = book.entries.iter().filter(|e| e.constant).count();
     let disabled = book.entries.iter().filter(|e| !e.enabled).count();
-    if json {
+    if args.json {
         let value = json!({
             "format": format.id(),
             "format_name": format.name(),
@@ -60,17 +103,61 @@ pub fn inspect(path: &Path, json: bool) -> Result<(), String> {
             "constant": constant,
             "disabled": disabled,
             "report": report,
+            "model": model,
+            "figures": figures,
+            "chat": chat,
         });
         emit(&format!("{value}\n"));
-    } else {
-        emit(&format!("File: {}\n", path.display()));
-        emit(&format!("Format: {}\n", format.name()));
-        emit(&format!("Books: 1 (\"{}\")\n", book.name));
-        emit(&format!(
-            "Entries: {} ({constant} constant, {disabled} disabled)\n",
-            book.entries.len()
-        ));
-        emit(&report.to_string());
+        return Ok(());
     }
+    emit(&format!("File: {}\n", path.display()));
+    emit(&format!("Format: {}\n", format.name()));
+    emit(&format!("Books: 1 (\"{}\")\n", book.name));
+    emit(&format!(
+        "Entries: {} ({constant} constant, {disabled} disabled)\n",
+        book.entries.len()
+    ));
+    emit(&figures_text(&figures, &model, chat.as_ref()));
+    emit(&report.to_string());
     Ok(())
+}
+
+/// The figures in words.
+fn figures_text(f: &BookFigures, model: &str, chat: Option<&ChatFigures>) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Tokens ({model}): {} in all, {} in enabled entries",
+        f.tokens, f.enabled_tokens
+    );
+    let _ = writeln!(
+        out,
+        "Constant entries: {} tokens of the {}-token budget",
+        f.constant_tokens, f.budget
+    );
+    if !f.largest.is_empty() {
+        let _ = writeln!(out, "Largest entries:");
+        for e in &f.largest {
+            let _ = writeln!(out, "  {:>7}  {} (#{})", e.tokens, e.name, e.id);
+        }
+    }
+    if !f.folders.is_empty() {
+        let _ = writeln!(out, "Folders:");
+        for d in &f.folders {
+            let _ = writeln!(
+                out,
+                "  {}: {} entries, {} tokens",
+                d.name, d.entries, d.tokens
+            );
+        }
+    }
+    if let Some(c) = chat {
+        let _ = writeln!(
+            out,
+            "Chat: {} requests; the last injected {} entries ({} tokens); {} entries ({} tokens) were injected in some request",
+            c.requests, c.last_entries, c.last_tokens, c.log_entries, c.log_tokens
+        );
+    }
+    out
 }

@@ -85,11 +85,26 @@ enum Command {
         #[arg(long)]
         into_card: Option<PathBuf>,
     },
-    /// Shows a file's detected format, its counts and the import report.
+    /// Shows a file's detected format, its counts and the import report,
+    /// and the book's figures: entries and tokens, the constant entries
+    /// against the budget, the largest entries, each folder's totals and,
+    /// with --chat, what the request log injected.
     Inspect {
         file: PathBuf,
         #[arg(long)]
         json: bool,
+        /// A chat: the last request's and the whole log's injected entries.
+        #[arg(long)]
+        chat: Option<PathBuf>,
+        /// Whose rules run the chat: studio (the guide's), sillytavern or risu.
+        #[arg(long, default_value = "studio")]
+        rules: String,
+        /// The model whose tokenizer counts (default: the rules' default).
+        #[arg(long)]
+        model: Option<String>,
+        /// How many of the largest entries are listed.
+        #[arg(long, default_value_t = 10)]
+        largest: usize,
     },
     /// Counts tokens of a text file, or of every entry body of a book.
     Tokens {
@@ -218,7 +233,23 @@ fn main() -> ExitCode {
             output,
             into_card,
         } => files::convert(&input, &to, output.as_deref(), into_card.as_deref()),
-        Command::Inspect { file, json } => files::inspect(&file, json),
+        Command::Inspect {
+            file,
+            json,
+            chat,
+            rules,
+            model,
+            largest,
+        } => files::inspect(
+            &file,
+            &files::InspectArgs {
+                json,
+                chat,
+                rules,
+                model,
+                largest,
+            },
+        ),
         Command::Tokens {
             file,
             model,

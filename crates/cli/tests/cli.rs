@@ -496,3 +496,41 @@ fn a_catastrophic_regex_key_does_not_hang_the_sillytavern_preview() {
         "{stdout}"
     );
 }
+
+/// `lorebook inspect`'s figures: entries and tokens, the constant entries
+/// against the budget, the largest entries, and with --chat what the
+/// request log injected (the last request as `preview` shows it).
+#[test]
+fn inspect_gives_the_books_figures_and_the_chats() {
+    let v: Value = serde_json::from_str(&ok(&["inspect", BOOK, "--json", "--chat", CHAT])).unwrap();
+    let f = &v["figures"];
+    assert_eq!(f["entries"], 10);
+    assert_eq!(f["constant"], 1);
+    assert_eq!(f["budget"], 200);
+    assert_eq!(v["model"], "gpt-4o");
+    // The largest first, each entry's body counted once.
+    let largest = f["largest"].as_array().unwrap();
+    assert_eq!(largest.len(), 10);
+    assert_eq!(largest[0]["name"], "The Lighthouse");
+    let sum: u64 = largest.iter().map(|e| e["tokens"].as_u64().unwrap()).sum();
+    assert_eq!(f["tokens"].as_u64().unwrap(), sum);
+    assert!(f["constant_tokens"].as_u64().unwrap() > 0);
+    // The last request as `preview` answers it.
+    let p: Value = serde_json::from_str(&ok(&["preview", BOOK, "--chat", CHAT, "--json"])).unwrap();
+    let c = &v["chat"];
+    assert_eq!(c["requests"], 6);
+    assert_eq!(c["last_tokens"], p["budget"]["used"]);
+    assert_eq!(
+        c["last_entries"].as_u64().unwrap() as usize,
+        p["injected"].as_array().unwrap().len()
+    );
+    assert!(c["log_entries"].as_u64().unwrap() >= c["last_entries"].as_u64().unwrap());
+    // Without a chat there is nothing to say about one; --largest bounds the list.
+    let v: Value =
+        serde_json::from_str(&ok(&["inspect", BOOK, "--json", "--largest", "2"])).unwrap();
+    assert!(v["chat"].is_null());
+    assert_eq!(v["figures"]["largest"].as_array().unwrap().len(), 2);
+    let text = ok(&["inspect", BOOK, "--chat", CHAT]);
+    assert!(text.contains("Largest entries:"), "{text}");
+    assert!(text.contains("Chat: 6 requests"), "{text}");
+}

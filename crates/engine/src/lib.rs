@@ -22,6 +22,7 @@ pub mod compare;
 pub mod decorators;
 pub mod diagnostic;
 pub mod explain;
+pub mod figures;
 pub mod formats;
 pub mod impact;
 pub mod io;

@@ -71,3 +71,9 @@ pub async fn impact_base_dialog(app: AppHandle, doc: u32) -> R<ImpactView> {
     })?;
     caught("impact_base_dialog", || inputs.compute())
 }
+
+/// The book's figures (the Figures panel).
+#[tauri::command(async)]
+pub fn book_figures(s: State<'_, AppState>, doc: u32) -> R<BookFiguresView> {
+    guarded(&s, "book_figures", |ws| ws.book_figures(doc))
+}

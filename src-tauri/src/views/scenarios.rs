@@ -161,3 +161,14 @@ pub enum ScenarioEdit {
         tokens: Option<u32>,
     },
 }
+
+/// The Figures panel of one book: the engine's figures, counted with the
+/// preview's model, and what the chat's request log injected of it (while
+/// it is attached and a chat is loaded).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct BookFiguresView {
+    pub doc: u32,
+    pub model: String,
+    pub figures: lorebook_engine::figures::BookFigures,
+    pub chat: Option<lorebook_engine::figures::ChatFigures>,
+}

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use lorebook_engine::decorators::{self, Diagnostic, Severity};
+use lorebook_engine::figures::risu_folder;
 use lorebook_engine::lint::lint_entry;
 use lorebook_engine::model::Entry;
 use lorebook_engine::preview::Preview;
@@ -79,20 +80,6 @@ fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
 /// the list and the preview are painted first and typing is never held up
 /// for more than one step.
 pub const COUNT_STEP_BYTES: usize = 256 * 1024;
-
-/// One row of the entry list.
-/// The RisuAI folder fields of an entry: whether it is a folder (then
-/// its folder key, RisuAI's `key`), and the key of the folder it is in.
-fn risu_folder(e: &Entry) -> (Option<&str>, Option<&str>) {
-    let Some(serde_json::Value::Object(ns)) = e.extensions.get(lorebook_engine::risu::lore::NS)
-    else {
-        return (None, None);
-    };
-    let folder = (ns.get("mode").and_then(serde_json::Value::as_str) == Some("folder"))
-        .then(|| e.keys.first().map(String::as_str).unwrap_or(""));
-    let parent = ns.get("folder").and_then(serde_json::Value::as_str);
-    (folder, parent)
-}
 
 /// The folders of a book by RisuAI key, and the folder (entry id) each
 /// entry is in.

@@ -18,7 +18,7 @@ pub(super) struct BareRow {
     request: u32,
     used: u32,
     limit: u32,
-    injected: Vec<(usize, u64)>,
+    pub(super) injected: Vec<(usize, u64)>,
     cut: Vec<(usize, u64)>,
     held: Vec<(usize, u64)>,
     gated: Vec<(usize, u64)>,
@@ -98,7 +98,7 @@ impl Workspace {
     }
 
     /// The request log's rows under the rules in force, entries unnamed.
-    fn bare_log(&mut self) -> Result<Vec<BareRow>, AppError> {
+    pub(super) fn bare_log(&mut self) -> Result<Vec<BareRow>, AppError> {
         Ok(match self.rules() {
             Rules::Studio => self.studio_log()?,
             Rules::Sillytavern => self.st_log()?,

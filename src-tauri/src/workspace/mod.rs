@@ -23,6 +23,7 @@
 mod disk;
 mod documents;
 mod edits;
+mod figures;
 mod history;
 mod impact;
 pub use impact::ImpactInputs;

@@ -680,6 +680,49 @@ export type ImpactView = { doc: number, against: ImpactAgainst, base_steps: numb
  */
 error: string | null, };
 
+export type BookFiguresView = { doc: number, model: string, figures: BookFigures, chat: ChatFigures | null, };
+
+export type BookFigures = { entries: number, enabled: number, constant: number, 
+/**
+ * Every entry's body, enabled or not.
+ */
+tokens: number, enabled_tokens: number, 
+/**
+ * The enabled constant entries', which every request injects first.
+ */
+constant_tokens: number, 
+/**
+ * The book's token budget (the guide's rules).
+ */
+budget: number, 
+/**
+ * The largest entries, largest first.
+ */
+largest: Array<EntryTokens>, 
+/**
+ * RisuAI's folders, in the book's order.
+ */
+folders: Array<FolderTotals>, };
+
+export type EntryTokens = { id: number, name: string, tokens: number, };
+
+export type FolderTotals = { 
+/**
+ * The folder entry's id.
+ */
+id: number, name: string, entries: number, tokens: number, };
+
+export type ChatFigures = { requests: number, 
+/**
+ * Entries and tokens injected in the last request.
+ */
+last_entries: number, last_tokens: number, 
+/**
+ * Entries injected in at least one request, and their tokens (each
+ * counted once, at the most it took).
+ */
+log_entries: number, log_tokens: number, };
+
 export type Verdict = { name: string, rules: Rules, passed: boolean, failures: Array<Failure>, };
 
 export type Failure = { "code": "not_injected", id: number, name: string, request: number, 
@@ -1119,6 +1162,7 @@ export type Command =
   | 'impact_steps'
   | 'set_impact_base'
   | 'impact_base_dialog'
+  | 'book_figures'
   | 'timeline'
   | 'set_st_field'
   | 'chat_text'

@@ -46,6 +46,7 @@ import type {
   PreviewAsk,
   ImpactStepView,
   ImpactBaseAsk,
+  BookFiguresView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -166,6 +167,8 @@ export const api = {
   setImpactBase: (doc: number, base: ImpactBaseAsk) => call<ImpactView>('set_impact_base', { doc, base }),
   /** Compare with a file…: a native dialog; `cancelled` when none is chosen. */
   impactBaseDialog: (doc: number) => call<ImpactView>('impact_base_dialog', { doc }),
+  /** The book's figures (the Figures panel). */
+  bookFigures: (doc: number) => call<BookFiguresView>('book_figures', { doc }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

@@ -18,6 +18,7 @@ import { Recovery } from './recovery.svelte';
 import { Problems } from './problems.svelte';
 import { Scenarios } from './scenarios.svelte';
 import { Impact } from './impact.svelte';
+import { Figures } from './figures.svelte';
 import type { AppError, Catalog, ExportFormat, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
@@ -48,6 +49,8 @@ export class Studio {
   readonly scenarios = new Scenarios(() => this.docs.doc, this.run, () => this.docs.refresh());
   /** What the shown book's unsaved edits change (the impact strip). */
   readonly impact = new Impact(() => this.docs.doc, this.run);
+  /** The shown book's figures (the Figures panel), while it is open. */
+  readonly figures = new Figures(() => this.docs.doc, this.run);
   readonly preview = new Preview(this.docs, this.run, {
     // Whatever the preview is refreshed for (an edit, the chat, the
     // attached books, the rules) the checks read too.
@@ -55,6 +58,7 @@ export class Studio {
       this.problems.schedule();
       this.scenarios.schedule();
       this.impact.schedule();
+      this.figures.changed();
     },
     selected: (): [number, number] | null => (this.docs.doc !== null && this.entry.draft ? [this.docs.doc, this.entry.draft.id] : null),
     // RisuAI reads decorators the guide does not know: the list's badges
@@ -166,6 +170,7 @@ export class Studio {
     void this.run(() => this.problems.now());
     void this.run(() => this.scenarios.now());
     void this.run(() => this.impact.now());
+    if (this.figures.open) void this.run(() => this.figures.now());
     await this.docs.reloadList();
     if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
   }

@@ -1,0 +1,64 @@
+//! Issue 22's whole-book figures end to end: the Figures panel on the
+//! sample book with its chat, a click on a largest entry selecting it, and
+//! the figures following an edit.
+
+use super::*;
+
+#[test]
+fn the_figures_panel_sums_up_the_book_and_its_chat() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.click(&tid("figures-toggle"));
+    let text = |id: &str| app.text(&app.find(&tid(id))?).map_err(|e| e.to_string());
+    wait_until("the sample's figures", TIMEOUT, || {
+        let totals = text("figures-totals")?;
+        let chat = text("figures-chat")?;
+        let constant = text("figures-constant")?;
+        if totals.starts_with("10 entries (9 enabled, 1 constant)")
+            && chat.contains("6 requests")
+            && constant.contains("of the 200-token budget")
+        {
+            Ok(())
+        } else {
+            Err(format!("{totals:?} {chat:?} {constant:?}"))
+        }
+    });
+    let first = format!("{} li:first-child button", tid("figures-largest"));
+    wait_until("the lighthouse the largest", TIMEOUT, || {
+        let name = app.text(&app.find(&first)?)?;
+        if name == "The Lighthouse" {
+            Ok(())
+        } else {
+            Err(format!("{name:?}"))
+        }
+    });
+    assert_accessible(&app, "the Figures panel");
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.click(&first);
+    wait_until("the lighthouse in the editor", TIMEOUT, || {
+        let comment = app.value(&tid("comment"))?;
+        if comment == "The Lighthouse" {
+            Ok(())
+        } else {
+            Err(format!("{comment:?}"))
+        }
+    });
+    // An edit: a longer body makes the book's tokens grow.
+    let before = text("figures-totals").unwrap();
+    let el = app.find(&tid("content")).expect("the body");
+    app.run(el.send_keys(" And a great deal more about the lamp and its keeper."))
+        .expect("type");
+    wait_until("the figures following the edit", TIMEOUT, || {
+        let now = text("figures-totals")?;
+        if now != before {
+            Ok(())
+        } else {
+            Err(format!("{now:?}"))
+        }
+    });
+    app.assert_no_errors();
+}

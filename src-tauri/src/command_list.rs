@@ -72,6 +72,8 @@ macro_rules! with_command_names {
             set_impact_base,
             impact_base_dialog,
             book_figures,
+            find_in_book,
+            replace_in_book,
             timeline,
             set_st_field,
             chat_text,

@@ -150,6 +150,8 @@ pub enum ErrorCode {
     StPreviewFailed { detail: String },
     /// A scenario was given no name.
     ScenarioNameEmpty,
+    /// A find pattern does not compile; `detail` is the regex crate's words.
+    BadPattern { detail: String },
     /// The impact was asked to compare with an undo step the history does
     /// not hold (`back` steps ago).
     NoSuchUndoStep { back: u32 },

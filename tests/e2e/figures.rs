@@ -62,3 +62,65 @@ fn the_figures_panel_sums_up_the_book_and_its_chat() {
     });
     app.assert_no_errors();
 }
+
+/// Find and replace (issue 22) end to end: the matches listed with their
+/// context, one left out, the texts that change shown before anything
+/// changes, Replace as one undo step.
+#[test]
+fn find_and_replace_lists_shows_and_replaces_as_one_undo_step() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    app.click(&tid("replace-toggle"));
+    app.type_into(&tid("replace-find"), "harbour");
+    app.type_into(&tid("replace-with"), "port");
+    wait_until("the matches", TIMEOUT, || {
+        let n = app.find_all(&tid("replace-match"))?.len();
+        let edits = app.find_all(&tid("replace-edit"))?.len();
+        if n >= 3 && edits >= 3 {
+            Ok(())
+        } else {
+            Err(format!("{n} matches, {edits} edits"))
+        }
+    });
+    assert_accessible(&app, "the Find and replace panel");
+    // The sample holds "harbour" four times (in three bodies and a name);
+    // the first match left out.
+    let first = format!("{} input", tid("replace-match"));
+    app.click(&first);
+    wait_until("the first match left out", TIMEOUT, || {
+        let summary = app.text(&app.find(&tid("replace-summary"))?)?;
+        if summary.starts_with("4 matches, 3 chosen") {
+            Ok(summary)
+        } else {
+            Err(summary)
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    app.click(&tid("replace-apply"));
+    // The first match is the only one left.
+    wait_until("one match left", TIMEOUT, || {
+        let n = app.find_all(&tid("replace-match"))?.len();
+        if n == 1 {
+            Ok(())
+        } else {
+            Err(format!("{n} matches"))
+        }
+    });
+    app.select_entry(3, "Tam Venn (ferryman)");
+    let body = app.value(&tid("content")).expect("the body");
+    assert!(body.contains("across the port"), "{body}");
+    app.click(&tid("undo"));
+    wait_until("undone at once", TIMEOUT, || {
+        let body = app.value(&tid("content"))?;
+        if body.contains("across the harbour") {
+            Ok(())
+        } else {
+            Err(body)
+        }
+    });
+    app.assert_no_errors();
+}

@@ -11,7 +11,8 @@ use serde::Serialize;
 use crate::model::{Book, Entry};
 
 /// Where to look.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "ReplaceField"))]
 #[serde(rename_all = "snake_case")]
 pub enum Field {
     Name,

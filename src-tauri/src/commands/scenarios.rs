@@ -77,3 +77,31 @@ pub async fn impact_base_dialog(app: AppHandle, doc: u32) -> R<ImpactView> {
 pub fn book_figures(s: State<'_, AppState>, doc: u32) -> R<BookFiguresView> {
     guarded(&s, "book_figures", |ws| ws.book_figures(doc))
 }
+
+/// Find and replace: the matches in the book, and the texts the chosen
+/// ones (all when none are given) change.
+#[tauri::command(async)]
+pub fn find_in_book(
+    s: State<'_, AppState>,
+    doc: u32,
+    ask: FindAsk,
+    chosen: Option<Vec<MatchRef>>,
+) -> R<FindView> {
+    guarded(&s, "find_in_book", |ws| {
+        ws.find_in_book(doc, &ask, chosen.as_deref())
+    })
+}
+
+/// Replaces the chosen matches as one undo step; answers how many entries
+/// changed.
+#[tauri::command(async)]
+pub fn replace_in_book(
+    s: State<'_, AppState>,
+    doc: u32,
+    ask: FindAsk,
+    chosen: Vec<MatchRef>,
+) -> R<u32> {
+    guarded(&s, "replace_in_book", |ws| {
+        ws.replace_in_book(doc, &ask, &chosen)
+    })
+}

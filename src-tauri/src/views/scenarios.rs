@@ -172,3 +172,63 @@ pub struct BookFiguresView {
     pub figures: lorebook_engine::figures::BookFigures,
     pub chat: Option<lorebook_engine::figures::ChatFigures>,
 }
+
+/// What Find and replace looks for, and what it writes instead.
+#[derive(Debug, Clone, Deserialize, TS)]
+pub struct FindAsk {
+    pub pattern: String,
+    pub with: String,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    pub whole_word: bool,
+    // Where to look (all four when empty).
+    pub fields: Vec<lorebook_engine::replace::Field>,
+    // The entries looked in (the selection); `None`: the whole book.
+    pub only: Option<Vec<u64>>,
+}
+
+/// One match, as the list shows it: its entry, field (and key), where it
+/// starts and its context around it.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct FoundMatch {
+    pub id: u64,
+    pub name: String,
+    pub field: lorebook_engine::replace::Field,
+    pub index: Option<u32>,
+    pub start: u32,
+    pub before: String,
+    pub matched: String,
+    pub after: String,
+}
+
+/// A match chosen for replacing.
+#[derive(Debug, Clone, Deserialize, Serialize, TS)]
+pub struct MatchRef {
+    pub id: u64,
+    pub field: lorebook_engine::replace::Field,
+    pub index: Option<u32>,
+    pub start: u32,
+}
+
+/// One text that changes, before and after.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ReplaceEditView {
+    pub id: u64,
+    pub name: String,
+    pub field: lorebook_engine::replace::Field,
+    pub index: Option<u32>,
+    pub before: String,
+    pub after: String,
+}
+
+/// The Find and replace panel's answer.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct FindView {
+    pub doc: u32,
+    // Matches in all (at most the first 2,000 are listed).
+    pub total: u32,
+    pub matches: Vec<FoundMatch>,
+    pub edits: Vec<ReplaceEditView>,
+    // The pattern does not compile: the regex crate's words.
+    pub error: Option<String>,
+}

@@ -32,6 +32,7 @@ mod lint;
 mod list;
 mod log;
 pub mod recovery;
+mod replace;
 mod risu;
 mod scenarios;
 mod st;

@@ -47,6 +47,9 @@ import type {
   ImpactStepView,
   ImpactBaseAsk,
   BookFiguresView,
+  FindAsk,
+  FindView,
+  MatchRef,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -169,6 +172,10 @@ export const api = {
   impactBaseDialog: (doc: number) => call<ImpactView>('impact_base_dialog', { doc }),
   /** The book's figures (the Figures panel). */
   bookFigures: (doc: number) => call<BookFiguresView>('book_figures', { doc }),
+  /** Find and replace: the matches, and the texts the chosen ones change. */
+  findInBook: (doc: number, ask: FindAsk, chosen: MatchRef[] | null) => call<FindView>('find_in_book', { doc, ask, chosen }),
+  /** Replaces the chosen matches as one undo step. */
+  replaceInBook: (doc: number, ask: FindAsk, chosen: MatchRef[]) => call<number>('replace_in_book', { doc, ask, chosen }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

@@ -139,6 +139,7 @@ const errorCodes = {
   st_preview_failed: 0,
   scenario_name_empty: 0,
   no_such_undo_step: 0,
+  bad_pattern: 0,
   scenarios_unreadable: 0,
   scenario_cannot_run: 0,
   st_preview_not_built: 0,

@@ -1,0 +1,217 @@
+//! Find and replace in the app (issue 22): the engine's `replace::Finder`
+//! over the shown book (or the selected entries); the matches listed with
+//! their context, the texts they change shown before anything changes,
+//! and the chosen ones replaced as one undo step.
+
+use lorebook_engine::replace::{self, Finder, Match, Query};
+
+use super::history::Change;
+use super::Workspace;
+use crate::error::{AppError, ErrorCode};
+use crate::views::{FindAsk, FindView, FoundMatch, MatchRef, ReplaceEditView};
+
+/// The most matches listed (the count says how many there are).
+pub const LISTED: usize = 2000;
+
+fn finder(ask: &FindAsk) -> Result<Finder, String> {
+    Finder::new(&Query {
+        pattern: ask.pattern.clone(),
+        regex: ask.regex,
+        case_sensitive: ask.case_sensitive,
+        whole_word: ask.whole_word,
+        fields: ask.fields.clone(),
+    })
+}
+
+/// The engine's match a reference names (what `plan` reads of it).
+fn chosen(refs: &[MatchRef]) -> Vec<Match> {
+    refs.iter()
+        .map(|r| Match {
+            id: r.id,
+            field: r.field,
+            index: r.index.map(|i| i as usize),
+            start: r.start as usize,
+            end: r.start as usize,
+            matched: String::new(),
+            context: String::new(),
+        })
+        .collect()
+}
+
+impl Workspace {
+    /// The matches of `ask` in book `doc`, and the texts that change when
+    /// the `chosen` ones (all when `None`) are replaced.
+    pub fn find_in_book(
+        &self,
+        doc: u32,
+        ask: &FindAsk,
+        picked: Option<&[MatchRef]>,
+    ) -> Result<FindView, AppError> {
+        let d = self.doc(doc)?;
+        let mut view = FindView {
+            doc,
+            total: 0,
+            matches: Vec::new(),
+            edits: Vec::new(),
+            error: None,
+        };
+        let f = match finder(ask) {
+            Ok(f) => f,
+            Err(e) => {
+                view.error = Some(e);
+                return Ok(view);
+            }
+        };
+        let name = |id: u64| {
+            d.book
+                .entry(id)
+                .map(|e| e.display_name().to_string())
+                .unwrap_or_default()
+        };
+        let found = f.find(&d.book, ask.only.as_deref());
+        view.total = found.len() as u32;
+        view.matches = found
+            .iter()
+            .take(LISTED)
+            .map(|m| {
+                let at = m.context.find(&m.matched).unwrap_or(0);
+                FoundMatch {
+                    id: m.id,
+                    name: name(m.id),
+                    field: m.field,
+                    index: m.index.map(|i| i as u32),
+                    start: m.start as u32,
+                    before: m.context[..at].to_string(),
+                    matched: m.matched.clone(),
+                    after: m.context[at + m.matched.len()..].to_string(),
+                }
+            })
+            .collect();
+        let picked = picked.map(chosen);
+        let only: Vec<Match> = match &picked {
+            Some(p) => p.clone(),
+            None => found,
+        };
+        view.edits = f
+            .plan(&d.book, &ask.with, Some(&only))
+            .into_iter()
+            .map(|e| ReplaceEditView {
+                id: e.id,
+                name: name(e.id),
+                field: e.field,
+                index: e.index.map(|i| i as u32),
+                before: e.before,
+                after: e.after,
+            })
+            .collect();
+        Ok(view)
+    }
+
+    /// Replaces the `picked` matches of `ask` in book `doc` as one undo
+    /// step; answers how many entries changed.
+    pub fn replace_in_book(
+        &mut self,
+        doc: u32,
+        ask: &FindAsk,
+        picked: &[MatchRef],
+    ) -> Result<u32, AppError> {
+        let f = finder(ask).map_err(|detail| {
+            AppError::invalid(detail.clone(), ErrorCode::BadPattern { detail })
+        })?;
+        let d = self.doc_mut(doc)?;
+        let edits = f.plan(&d.book, &ask.with, Some(&chosen(picked)));
+        let mut book = d.book.clone();
+        let ids = replace::apply(&mut book, &edits);
+        let mut changes = Vec::new();
+        for id in &ids {
+            let index = d.position(*id)?;
+            let (before, after) = (&d.book.entries[index], &book.entries[index]);
+            if before != after {
+                changes.push(Change::Entry {
+                    index,
+                    before: Some(Box::new(before.clone())),
+                    after: Some(Box::new(after.clone())),
+                });
+            }
+        }
+        let n = changes.len() as u32;
+        let applied = d.commit(changes, None);
+        self.sync(doc, &applied);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lorebook_engine::replace::Field;
+
+    fn ask(pattern: &str, with: &str) -> FindAsk {
+        FindAsk {
+            pattern: pattern.into(),
+            with: with.into(),
+            regex: false,
+            case_sensitive: false,
+            whole_word: false,
+            fields: vec![Field::Content],
+            only: None,
+        }
+    }
+
+    /// Every match listed with its context; the texts the chosen ones
+    /// change shown first; the chosen ones (one left out) replaced as one
+    /// undo step, which undo takes back whole.
+    #[test]
+    fn find_lists_matches_and_replace_is_one_undo_step() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let before = ws.docs[0].book.clone();
+        let a = ask("harbour", "port");
+        let v = ws.find_in_book(doc, &a, None).unwrap();
+        assert!(v.total >= 2, "{v:?}");
+        let m = &v.matches[0];
+        assert_eq!(m.matched.to_lowercase(), "harbour");
+        let text = ws.docs[0].book.entry(m.id).unwrap().content.clone();
+        assert!(text.contains(&format!("{}{}{}", m.before, m.matched, m.after)));
+        assert!(v.edits.iter().all(|e| e.after.contains("port")));
+        // All but the first chosen: its text keeps that one.
+        let chosen: Vec<MatchRef> = v.matches[1..]
+            .iter()
+            .map(|m| MatchRef {
+                id: m.id,
+                field: m.field,
+                index: m.index,
+                start: m.start,
+            })
+            .collect();
+        let planned = ws.find_in_book(doc, &a, Some(&chosen)).unwrap();
+        let changed = ws.replace_in_book(doc, &a, &chosen).unwrap();
+        assert!(changed >= 1);
+        let left = ws.find_in_book(doc, &a, None).unwrap();
+        assert_eq!(left.total, 1, "only the match left out remains");
+        for e in &planned.edits {
+            assert_eq!(ws.docs[0].book.entry(e.id).unwrap().content, e.after);
+        }
+        ws.undo(doc).unwrap();
+        assert_eq!(ws.docs[0].book, before, "one undo step takes it all back");
+    }
+
+    /// A regex with captures; a pattern that does not compile is said in
+    /// the answer and refused with its code.
+    #[test]
+    fn regex_captures_and_bad_patterns() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let mut a = ask(r"(\w+) Venn", "Venn, $1");
+        a.regex = true;
+        a.fields = vec![Field::Name];
+        let v = ws.find_in_book(doc, &a, None).unwrap();
+        assert!(v.edits.iter().any(|e| e.after == "Venn, Orla"), "{v:?}");
+        let mut bad = ask("(", "");
+        bad.regex = true;
+        let v = ws.find_in_book(doc, &bad, None).unwrap();
+        assert!(v.error.is_some() && v.matches.is_empty());
+        let e = ws.replace_in_book(doc, &bad, &[]).unwrap_err();
+        assert!(matches!(e.code, ErrorCode::BadPattern { .. }), "{e:?}");
+    }
+}

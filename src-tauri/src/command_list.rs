@@ -74,6 +74,7 @@ macro_rules! with_command_names {
             book_figures,
             find_in_book,
             replace_in_book,
+            replace_impact,
             timeline,
             set_st_field,
             chat_text,

@@ -97,6 +97,15 @@ fn find_and_replace_lists_shows_and_replaces_as_one_undo_step() {
             Err(summary)
         }
     });
+    // What the chosen replacements change in the chat, before they are made.
+    wait_until("the replacements' impact", TIMEOUT, || {
+        let text = app.text(&app.find(&tid("replace-impact"))?)?;
+        if text.contains("request") && !text.contains("updating") {
+            Ok(())
+        } else {
+            Err(text)
+        }
+    });
     if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
         app.save_screenshot();
     }

@@ -105,3 +105,18 @@ pub fn replace_in_book(
         ws.replace_in_book(doc, &ask, &chosen)
     })
 }
+
+/// What the chosen replacements would change over the chat's request log
+/// and the scenarios, before they are made. The logs run without the lock.
+#[tauri::command(async)]
+pub fn replace_impact(
+    s: State<'_, AppState>,
+    doc: u32,
+    ask: FindAsk,
+    chosen: Vec<MatchRef>,
+) -> R<ImpactView> {
+    let inputs = guarded(&s, "replace_impact", |ws| {
+        ws.replace_impact(doc, &ask, &chosen)
+    })?;
+    caught("replace_impact", || inputs.compute())
+}

@@ -48,6 +48,9 @@ pub enum ImpactAgainst {
     Step,
     /// Another file the author picked (`ImpactView::base_file`).
     File,
+    /// The book as it is now, against an edit not made yet (Find and
+    /// replace's preview of the chosen replacements).
+    Planned,
 }
 
 /// What the author asks the impact to compare with: the saved version

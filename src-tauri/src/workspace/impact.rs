@@ -128,6 +128,25 @@ impl Workspace {
         })
     }
 
+    /// What the impact of an edit not made yet reads: book `doc` as it is
+    /// against `after` (Find and replace's planned replacements).
+    pub fn impact_inputs_of(&self, doc: u32, after: Book) -> Result<ImpactInputs, AppError> {
+        let d = self.doc(doc)?;
+        let (rules, settings) = self.preview_settings_now();
+        Ok(ImpactInputs {
+            doc,
+            before: Some(d.book.clone()),
+            against: ImpactAgainst::Planned,
+            base_steps: None,
+            base_file: None,
+            after,
+            chat: self.chat_text.clone(),
+            rules,
+            settings,
+            scenarios: scenario::of(&d.book).unwrap_or_default(),
+        })
+    }
+
     /// The undo steps `doc`'s impact can compare with, newest first.
     pub fn impact_steps(&self, doc: u32) -> Result<Vec<ImpactStepView>, AppError> {
         let d = self.doc(doc)?;

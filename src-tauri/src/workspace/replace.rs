@@ -107,6 +107,36 @@ impl Workspace {
         Ok(view)
     }
 
+    /// The book `doc` with the `picked` matches of `ask` replaced, not
+    /// written anywhere; with the entries it changes.
+    fn replaced(
+        &self,
+        doc: u32,
+        ask: &FindAsk,
+        picked: &[MatchRef],
+    ) -> Result<(lorebook_engine::model::Book, Vec<u64>), AppError> {
+        let f = finder(ask).map_err(|detail| {
+            AppError::invalid(detail.clone(), ErrorCode::BadPattern { detail })
+        })?;
+        let d = self.doc(doc)?;
+        let edits = f.plan(&d.book, &ask.with, Some(&chosen(picked)));
+        let mut book = d.book.clone();
+        let ids = replace::apply(&mut book, &edits);
+        Ok((book, ids))
+    }
+
+    /// What the `picked` replacements would change over the chat's request
+    /// log and the scenarios, before they are made.
+    pub fn replace_impact(
+        &self,
+        doc: u32,
+        ask: &FindAsk,
+        picked: &[MatchRef],
+    ) -> Result<super::impact::ImpactInputs, AppError> {
+        let (book, _) = self.replaced(doc, ask, picked)?;
+        self.impact_inputs_of(doc, book)
+    }
+
     /// Replaces the `picked` matches of `ask` in book `doc` as one undo
     /// step; answers how many entries changed.
     pub fn replace_in_book(
@@ -115,13 +145,8 @@ impl Workspace {
         ask: &FindAsk,
         picked: &[MatchRef],
     ) -> Result<u32, AppError> {
-        let f = finder(ask).map_err(|detail| {
-            AppError::invalid(detail.clone(), ErrorCode::BadPattern { detail })
-        })?;
+        let (book, ids) = self.replaced(doc, ask, picked)?;
         let d = self.doc_mut(doc)?;
-        let edits = f.plan(&d.book, &ask.with, Some(&chosen(picked)));
-        let mut book = d.book.clone();
-        let ids = replace::apply(&mut book, &edits);
         let mut changes = Vec::new();
         for id in &ids {
             let index = d.position(*id)?;
@@ -213,5 +238,43 @@ mod tests {
         assert!(v.error.is_some() && v.matches.is_empty());
         let e = ws.replace_in_book(doc, &bad, &[]).unwrap_err();
         assert!(matches!(e.code, ErrorCode::BadPattern { .. }), "{e:?}");
+    }
+
+    /// Before replacing: what the chosen replacements would change over
+    /// the chat's log (a key renamed: the entry stops), nothing written.
+    #[test]
+    fn the_impact_of_a_replacement_is_shown_before_it_is_made() {
+        let ws = {
+            let mut ws = Workspace::with_sample();
+            ws.docs[0].history.mark_saved();
+            ws
+        };
+        let doc = ws.docs[0].id;
+        let mut a = ask("lighthouse", "zeppelin");
+        a.fields = vec![Field::Keys];
+        let v = ws.find_in_book(doc, &a, None).unwrap();
+        let all: Vec<MatchRef> = v
+            .matches
+            .iter()
+            .map(|m| MatchRef {
+                id: m.id,
+                field: m.field,
+                index: m.index,
+                start: m.start,
+            })
+            .collect();
+        let before = ws.docs[0].book.clone();
+        let impact = ws.replace_impact(doc, &a, &all).unwrap().compute().unwrap();
+        assert_eq!(impact.against, crate::views::ImpactAgainst::Planned);
+        let light = ws.entry_named("The Lighthouse").id;
+        assert!(
+            impact
+                .rows
+                .iter()
+                .any(|r| r.stopped.iter().any(|s| s.id == light)),
+            "{impact:?}"
+        );
+        assert_eq!(ws.docs[0].book, before, "nothing is written");
+        assert!(!ws.docs[0].dirty());
     }
 }

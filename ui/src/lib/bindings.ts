@@ -648,7 +648,7 @@ request: number | null, position: string | null, depth: number | null, };
 
 export type ScenarioEdit = { "edit": "remove_expected", out: boolean, index: number, } | { "edit": "any_place", index: number, } | { "edit": "exactly", on: boolean, } | { "edit": "nothing_cut", on: boolean, } | { "edit": "max_used", tokens: number | null, };
 
-export type ImpactAgainst = "clean" | "saved" | "unreachable" | "step" | "file";
+export type ImpactAgainst = "clean" | "saved" | "unreachable" | "step" | "file" | "planned";
 
 export type ImpactBaseAsk = { "kind": "saved" } | { "kind": "step", back: number, };
 
@@ -1177,6 +1177,7 @@ export type Command =
   | 'book_figures'
   | 'find_in_book'
   | 'replace_in_book'
+  | 'replace_impact'
   | 'timeline'
   | 'set_st_field'
   | 'chat_text'

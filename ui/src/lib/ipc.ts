@@ -176,6 +176,8 @@ export const api = {
   findInBook: (doc: number, ask: FindAsk, chosen: MatchRef[] | null) => call<FindView>('find_in_book', { doc, ask, chosen }),
   /** Replaces the chosen matches as one undo step. */
   replaceInBook: (doc: number, ask: FindAsk, chosen: MatchRef[]) => call<number>('replace_in_book', { doc, ask, chosen }),
+  /** What the chosen replacements would change over the chat and the scenarios. */
+  replaceImpact: (doc: number, ask: FindAsk, chosen: MatchRef[]) => call<ImpactView>('replace_impact', { doc, ask, chosen }),
   setStField: (doc: number, id: number, edit: StEdit) => call<EntryDetail>('set_st_field', { doc, id, edit }),
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of

@@ -872,6 +872,7 @@ export const en = {
   'replace.summary': "{n} matches, {chosen} chosen: {texts} texts change.",
   'replace.more': "The first 2,000 are listed.",
   'replace.changes': "What changes",
+  'replace.impactNone': "In this chat's requests and the scenarios, these replacements change nothing.",
   'replace.apply': "Replace {n}",
   'impact.title': "Since saved:",
   'impact.titleStep.one': "Since {n} step back:",

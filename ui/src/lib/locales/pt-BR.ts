@@ -874,6 +874,7 @@ export const ptBR: Record<MessageKey, string> = {
   'replace.summary': "{n} ocorrências, {chosen} escolhidas: {texts} textos mudam.",
   'replace.more': "As primeiras 2.000 são listadas.",
   'replace.changes': "O que muda",
+  'replace.impactNone': "Nas requisições deste chat e nos cenários, estas substituições não mudam nada.",
   'replace.apply': "Substituir {n}",
   'impact.title': "Desde o salvamento:",
   'impact.titleStep.one': "Desde {n} passo atrás:",

@@ -84,6 +84,42 @@ fn benches(c: &mut Criterion) {
     group.bench_function("impact_of_an_entry_edit_200_requests", |b| {
         b.iter(|| ws.impact_inputs(doc).unwrap().compute().unwrap())
     });
+    // Find and replace's preview over the whole book (issue 22): a common
+    // syllable in every field, the matches with their context and the
+    // texts that change (80,000 matches, 13,700 texts; the first 2,000 and
+    // 500 listed), then what they would change over the 200 requests.
+    let ask = lorebook_studio_lib::views::FindAsk {
+        pattern: "ka".into(),
+        with: "KA".into(),
+        regex: false,
+        case_sensitive: false,
+        whole_word: false,
+        fields: Vec::new(),
+        only: None,
+    };
+    group.bench_function("find_and_replace_preview_10k", |b| {
+        b.iter(|| ws.find_in_book(doc, &ask, None).unwrap())
+    });
+    group.bench_function("find_and_replace_impact_10k", |b| {
+        let all: Vec<lorebook_studio_lib::views::MatchRef> = ws
+            .find_in_book(doc, &ask, None)
+            .unwrap()
+            .matches
+            .iter()
+            .map(|m| lorebook_studio_lib::views::MatchRef {
+                id: m.id,
+                field: m.field,
+                index: m.index,
+                start: m.start,
+            })
+            .collect();
+        b.iter(|| {
+            ws.replace_impact(doc, &ask, &all)
+                .unwrap()
+                .compute()
+                .unwrap()
+        })
+    });
     group.finish();
     sillytavern(c, &mut ws, doc);
     risu(c, &mut ws, doc);

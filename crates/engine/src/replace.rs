@@ -212,19 +212,28 @@ impl Finder {
     /// The texts that change when the `chosen` matches (all when `None`) are
     /// replaced by `with`.
     pub fn plan(&self, book: &Book, with: &str, chosen: Option<&[Match]>) -> Vec<Edit> {
+        // The chosen starts of each text, looked up once per text (not a
+        // walk of every chosen match per text: 80,000 matches over 40,000
+        // texts took seconds).
+        let mut starts: std::collections::HashMap<(u64, Field, Option<usize>), Vec<usize>> =
+            std::collections::HashMap::new();
+        for m in chosen.unwrap_or_default() {
+            starts
+                .entry((m.id, m.field, m.index))
+                .or_default()
+                .push(m.start);
+        }
         let mut edits = Vec::new();
         for e in &book.entries {
             for (field, index, text) in self.texts(e) {
-                let keep: Option<Vec<usize>> = chosen.map(|c| {
-                    c.iter()
-                        .filter(|m| m.id == e.id && m.field == field && m.index == index)
-                        .map(|m| m.start)
-                        .collect()
-                });
-                if keep.as_ref().is_some_and(Vec::is_empty) {
-                    continue;
-                }
-                let after = self.replace_in(text, with, keep.as_deref());
+                let keep: Option<&[usize]> = match chosen {
+                    None => None,
+                    Some(_) => match starts.get(&(e.id, field, index)) {
+                        Some(k) => Some(k.as_slice()),
+                        None => continue,
+                    },
+                };
+                let after = self.replace_in(text, with, keep);
                 if after != text {
                     edits.push(Edit {
                         id: e.id,

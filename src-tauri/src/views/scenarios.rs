@@ -231,6 +231,8 @@ pub struct FindView {
     // Matches in all (at most the first 2,000 are listed).
     pub total: u32,
     pub matches: Vec<FoundMatch>,
+    // Texts that change in all (at most the first 500 are listed).
+    pub changes: u32,
     pub edits: Vec<ReplaceEditView>,
     // The pattern does not compile: the regex crate's words.
     pub error: Option<String>,

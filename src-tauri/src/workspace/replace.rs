@@ -13,6 +13,10 @@ use crate::views::{FindAsk, FindView, FoundMatch, MatchRef, ReplaceEditView};
 /// The most matches listed (the count says how many there are).
 pub const LISTED: usize = 2000;
 
+/// The most changed texts listed, before and after (each may be a whole
+/// body; the count says how many there are).
+pub const EDITS_LISTED: usize = 500;
+
 fn finder(ask: &FindAsk) -> Result<Finder, String> {
     Finder::new(&Query {
         pattern: ask.pattern.clone(),
@@ -52,6 +56,7 @@ impl Workspace {
             doc,
             total: 0,
             matches: Vec::new(),
+            changes: 0,
             edits: Vec::new(),
             error: None,
         };
@@ -87,14 +92,17 @@ impl Workspace {
                 }
             })
             .collect();
-        let picked = picked.map(chosen);
-        let only: Vec<Match> = match &picked {
-            Some(p) => p.clone(),
+        // Without a choice, every match the search found (only those of
+        // the entries looked in).
+        let only: Vec<Match> = match picked {
+            Some(p) => chosen(p),
             None => found,
         };
-        view.edits = f
-            .plan(&d.book, &ask.with, Some(&only))
+        let plan = f.plan(&d.book, &ask.with, Some(&only));
+        view.changes = plan.len() as u32;
+        view.edits = plan
             .into_iter()
+            .take(EDITS_LISTED)
             .map(|e| ReplaceEditView {
                 id: e.id,
                 name: name(e.id),

@@ -692,7 +692,7 @@ export type MatchRef = { id: number, field: ReplaceField, index: number | null, 
 
 export type ReplaceEditView = { id: number, name: string, field: ReplaceField, index: number | null, before: string, after: string, };
 
-export type FindView = { doc: number, total: number, matches: Array<FoundMatch>, edits: Array<ReplaceEditView>, error: string | null, };
+export type FindView = { doc: number, total: number, matches: Array<FoundMatch>, changes: number, edits: Array<ReplaceEditView>, error: string | null, };
 
 export type BookFigures = { entries: number, enabled: number, constant: number, 
 /**

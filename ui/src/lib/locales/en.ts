@@ -871,6 +871,7 @@ export const en = {
   'replace.badPattern': "The pattern does not compile: {detail}",
   'replace.summary': "{n} matches, {chosen} chosen: {texts} texts change.",
   'replace.more': "The first 2,000 are listed.",
+  'replace.moreEdits': "The first 500 changed texts are shown.",
   'replace.changes': "What changes",
   'replace.impactNone': "In this chat's requests and the scenarios, these replacements change nothing.",
   'replace.apply': "Replace {n}",

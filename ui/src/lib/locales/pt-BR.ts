@@ -873,6 +873,7 @@ export const ptBR: Record<MessageKey, string> = {
   'replace.badPattern': "O padrão não compila: {detail}",
   'replace.summary': "{n} ocorrências, {chosen} escolhidas: {texts} textos mudam.",
   'replace.more': "As primeiras 2.000 são listadas.",
+  'replace.moreEdits': "Os primeiros 500 textos alterados são mostrados.",
   'replace.changes': "O que muda",
   'replace.impactNone': "Nas requisições deste chat e nos cenários, estas substituições não mudam nada.",
   'replace.apply': "Substituir {n}",

@@ -106,12 +106,7 @@ fn benches(c: &mut Criterion) {
             .unwrap()
             .matches
             .iter()
-            .map(|m| lorebook_studio_lib::views::MatchRef {
-                id: m.id,
-                field: m.field,
-                index: m.index,
-                start: m.start,
-            })
+            .map(lorebook_studio_lib::views::MatchRef::from)
             .collect();
         b.iter(|| {
             ws.replace_impact(doc, &ask, &all)

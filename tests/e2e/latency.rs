@@ -541,6 +541,21 @@ fn pause() -> Option<Duration> {
 }
 
 /// The workload's chat as pasted text, one `User:`/`Tam:` line a message.
+/// The app on the workload in `dir`: its book opened, the bench's IPC
+/// counters installed, its chat pasted, every answer in.
+fn open_workload<'d>(driver: &'d mut Driver, dir: &Path) -> Session<'d> {
+    let book = dir.join("book.json");
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.wait_ready();
+    app.js(INSTALL, vec![]);
+    app.js(
+        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
+        vec![json!(workload_chat(dir))],
+    );
+    app.settle();
+    app
+}
+
 fn workload_chat(dir: &Path) -> String {
     let raw = std::fs::read_to_string(dir.join("chat.json")).expect("workload chat.json");
     let msgs: Vec<Value> = serde_json::from_str(&raw).expect("chat.json is JSON");
@@ -914,17 +929,8 @@ fn latency_timeline_scroll() {
         println!("latency | set LATENCY_WORKLOAD to a workload folder");
         return;
     };
-    let book = dir.join("book.json");
     let mut driver = Driver::start();
-    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
-    app.wait_ready();
-    app.js(INSTALL, vec![]);
-    let chat = workload_chat(&dir);
-    app.js(
-        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
-        vec![json!(chat)],
-    );
-    app.settle();
+    let app = open_workload(&mut driver, &dir);
     app.open_details(&tid("timeline-panel"));
     let rows = wait_until("the timeline's rows", Duration::from_secs(120), || {
         let rows = app.find_all(&tid("timeline-row"))?;
@@ -957,7 +963,7 @@ fn latency_timeline_scroll() {
 
 /// A key edit, then the impact strip's new answer (issue 21): the strip
 /// goes stale ("updating…") at the edit and shows its summary again once
-/// the impact is computed, 300 ms after the last change.
+/// the impact is computed, `IMPACT_PAUSE` (150 ms) after the last change.
 const IMPACT: Interaction = Interaction {
     name: "impact strip after a key edit",
     act: "window.__sawStale = false; edit(Q(tid('keys')), 'zqimpact' + i);",
@@ -978,17 +984,8 @@ fn latency_impact_strip() {
         println!("latency | set LATENCY_WORKLOAD to a workload folder");
         return;
     };
-    let book = dir.join("book.json");
     let mut driver = Driver::start();
-    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
-    app.wait_ready();
-    app.js(INSTALL, vec![]);
-    let chat = workload_chat(&dir);
-    app.js(
-        &format!("{HELPERS} edit(Q(tid('chat')), arguments[0]); return true;"),
-        vec![json!(chat)],
-    );
-    app.settle();
+    let app = open_workload(&mut driver, &dir);
     // The list's first entry.
     app.click(&tid("entry-row"));
     app.wait_for(&tid("keys"));

@@ -213,6 +213,17 @@ pub struct MatchRef {
     pub start: u32,
 }
 
+impl From<&FoundMatch> for MatchRef {
+    fn from(m: &FoundMatch) -> Self {
+        MatchRef {
+            id: m.id,
+            field: m.field,
+            index: m.index,
+            start: m.start,
+        }
+    }
+}
+
 /// One text that changes, before and after.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct ReplaceEditView {

@@ -9,6 +9,7 @@
 //! so typing never waits for an impact.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use lorebook_engine::impact::{self, Change as RequestChange};
 use lorebook_engine::model::Book;
@@ -29,7 +30,8 @@ use crate::views::{
 /// what it means.
 #[derive(Debug)]
 pub struct ImpactBase {
-    book: Book,
+    // Shared with each impact computed against it, not copied.
+    book: Arc<Book>,
     label: BaseLabel,
 }
 
@@ -43,7 +45,7 @@ enum BaseLabel {
 pub struct ImpactInputs {
     doc: u32,
     /// The saved book; `None` when there is nothing to compare (`against`).
-    before: Option<Book>,
+    before: Option<Arc<Book>>,
     against: ImpactAgainst,
     base_steps: Option<u32>,
     base_file: Option<String>,
@@ -84,61 +86,63 @@ impl Workspace {
     /// What the impact of `doc`'s unsaved edits reads.
     pub fn impact_inputs(&self, doc: u32) -> Result<ImpactInputs, AppError> {
         let d = self.doc(doc)?;
-        let (mut base_steps, mut base_file) = (None, None);
         let (before, against) = match self.impact_bases.get(&doc) {
             Some(base) => {
                 let against = match &base.label {
-                    BaseLabel::Step(n) => {
-                        base_steps = Some(*n);
-                        ImpactAgainst::Step
-                    }
-                    BaseLabel::File(name) => {
-                        base_file = Some(name.clone());
-                        ImpactAgainst::File
-                    }
+                    BaseLabel::Step(n) => (ImpactAgainst::Step, Some(*n), None),
+                    BaseLabel::File(name) => (ImpactAgainst::File, None, Some(name.clone())),
                 };
                 (Some(base.book.clone()), against)
             }
             // A book never saved (a recovered copy, an import) has no
             // saved version to compare with.
-            None if !d.dirty() || d.history.never_saved() => (None, ImpactAgainst::Clean),
+            None if !d.dirty() || d.history.never_saved() => {
+                (None, (ImpactAgainst::Clean, None, None))
+            }
             None => match d.history.saved_book(&d.book) {
-                Some(b) => (Some(b), ImpactAgainst::Saved),
-                None => (None, ImpactAgainst::Unreachable),
+                Some(b) => (Some(Arc::new(b)), (ImpactAgainst::Saved, None, None)),
+                None => (None, (ImpactAgainst::Unreachable, None, None)),
             },
         };
-        let (rules, settings) = self.preview_settings_now();
         // Copied only when there is something to compare it with.
         let after = if before.is_some() {
             d.book.clone()
         } else {
             Book::default()
         };
+        self.inputs(doc, before, against, after)
+    }
+
+    /// What the impact of an edit not made yet reads: book `doc` as it is
+    /// against `after` (Find and replace's planned replacements).
+    pub fn impact_inputs_of(&self, doc: u32, after: Book) -> Result<ImpactInputs, AppError> {
+        let before = Arc::new(self.doc(doc)?.book.clone());
+        self.inputs(
+            doc,
+            Some(before),
+            (ImpactAgainst::Planned, None, None),
+            after,
+        )
+    }
+
+    /// `before` against `after` for book `doc`, with what `before` is
+    /// (`against`, and the undo steps or file it names), under the
+    /// preview's rules, over its chat and the book's scenarios.
+    fn inputs(
+        &self,
+        doc: u32,
+        before: Option<Arc<Book>>,
+        (against, base_steps, base_file): (ImpactAgainst, Option<u32>, Option<String>),
+        after: Book,
+    ) -> Result<ImpactInputs, AppError> {
+        let d = self.doc(doc)?;
+        let (rules, settings) = self.preview_settings_now();
         Ok(ImpactInputs {
             doc,
             before,
             against,
             base_steps,
             base_file,
-            after,
-            chat: self.chat_text.clone(),
-            rules,
-            settings,
-            scenarios: scenario::of(&d.book).unwrap_or_default(),
-        })
-    }
-
-    /// What the impact of an edit not made yet reads: book `doc` as it is
-    /// against `after` (Find and replace's planned replacements).
-    pub fn impact_inputs_of(&self, doc: u32, after: Book) -> Result<ImpactInputs, AppError> {
-        let d = self.doc(doc)?;
-        let (rules, settings) = self.preview_settings_now();
-        Ok(ImpactInputs {
-            doc,
-            before: Some(d.book.clone()),
-            against: ImpactAgainst::Planned,
-            base_steps: None,
-            base_file: None,
             after,
             chat: self.chat_text.clone(),
             rules,
@@ -178,7 +182,7 @@ impl Workspace {
                 self.impact_bases.insert(
                     doc,
                     ImpactBase {
-                        book,
+                        book: Arc::new(book),
                         label: BaseLabel::Step(back),
                     },
                 );
@@ -202,7 +206,7 @@ impl Workspace {
         self.impact_bases.insert(
             doc,
             ImpactBase {
-                book,
+                book: Arc::new(book),
                 label: BaseLabel::File(name),
             },
         );

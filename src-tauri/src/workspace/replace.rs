@@ -208,15 +208,7 @@ mod tests {
         assert!(text.contains(&format!("{}{}{}", m.before, m.matched, m.after)));
         assert!(v.edits.iter().all(|e| e.after.contains("port")));
         // All but the first chosen: its text keeps that one.
-        let chosen: Vec<MatchRef> = v.matches[1..]
-            .iter()
-            .map(|m| MatchRef {
-                id: m.id,
-                field: m.field,
-                index: m.index,
-                start: m.start,
-            })
-            .collect();
+        let chosen: Vec<MatchRef> = v.matches[1..].iter().map(MatchRef::from).collect();
         let planned = ws.find_in_book(doc, &a, Some(&chosen)).unwrap();
         let changed = ws.replace_in_book(doc, &a, &chosen).unwrap();
         assert!(changed >= 1);
@@ -261,16 +253,7 @@ mod tests {
         let mut a = ask("lighthouse", "zeppelin");
         a.fields = vec![Field::Keys];
         let v = ws.find_in_book(doc, &a, None).unwrap();
-        let all: Vec<MatchRef> = v
-            .matches
-            .iter()
-            .map(|m| MatchRef {
-                id: m.id,
-                field: m.field,
-                index: m.index,
-                start: m.start,
-            })
-            .collect();
+        let all: Vec<MatchRef> = v.matches.iter().map(MatchRef::from).collect();
         let before = ws.docs[0].book.clone();
         let impact = ws.replace_impact(doc, &a, &all).unwrap().compute().unwrap();
         assert_eq!(impact.against, crate::views::ImpactAgainst::Planned);

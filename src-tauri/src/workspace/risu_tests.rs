@@ -182,29 +182,38 @@ fn risu_decorators_are_not_unknown_under_risu_s_rules() {
     }));
 }
 
-/// RisuAI's folders show as folders: the folder row is marked, its
-/// entries follow it (whatever the sort), and an entry whose folder is
-/// filtered out keeps its own place.
-#[test]
-fn risu_folders_list_as_folders_with_their_entries() {
-    use crate::views::{EntryFilter, ListQuery, SortKey};
-    let book = json!({"type": "risu", "ver": 1, "data": [
-        {"key": "alpha", "secondkey": "", "comment": "Loose", "mode": "normal", "insertorder": 500,
-         "alwaysActive": false, "selective": false, "content": "A."},
-        {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 100,
-         "alwaysActive": false, "selective": false, "content": ""},
-        {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 900,
-         "alwaysActive": false, "selective": false, "content": "Tar.", "folder": "folder:places"},
-        {"key": "tower", "secondkey": "", "comment": "Tower", "mode": "normal", "insertorder": 50,
-         "alwaysActive": false, "selective": false, "content": "Stone.", "folder": "folder:places"}
-    ]});
-    let file = scratch("risu-folders").join("Places.json");
+/// A RisuAI book imported and confirmed: an entry "Loose" (alpha), the
+/// folder "Places" with "Harbor" (harbor) and "Tower" (tower), then `more`.
+fn places(more: &[serde_json::Value]) -> (Workspace, u32) {
+    let mut data = vec![
+        json!({"key": "alpha", "secondkey": "", "comment": "Loose", "mode": "normal", "insertorder": 500,
+         "alwaysActive": false, "selective": false, "content": "A."}),
+        json!({"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 100,
+         "alwaysActive": false, "selective": false, "content": ""}),
+        json!({"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 900,
+         "alwaysActive": false, "selective": false, "content": "Tar.", "folder": "folder:places"}),
+        json!({"key": "tower", "secondkey": "", "comment": "Tower", "mode": "normal", "insertorder": 50,
+         "alwaysActive": false, "selective": false, "content": "Stone.", "folder": "folder:places"}),
+    ];
+    data.extend(more.iter().cloned());
+    let book = json!({"type": "risu", "ver": 1, "data": data});
+    let file = scratch("risu-places").join("Places.json");
     std::fs::write(&file, serde_json::to_vec(&book).unwrap()).unwrap();
     let mut ws = Workspace::default();
     let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
         panic!("pending");
     };
     let doc = ws.confirm_import(p.id, true).unwrap().unwrap();
+    (ws, doc)
+}
+
+/// RisuAI's folders show as folders: the folder row is marked, its
+/// entries follow it (whatever the sort), and an entry whose folder is
+/// filtered out keeps its own place.
+#[test]
+fn risu_folders_list_as_folders_with_their_entries() {
+    use crate::views::{EntryFilter, ListQuery, SortKey};
+    let (mut ws, doc) = places(&[]);
     let query = |filter| ListQuery {
         search: String::new(),
         filter,
@@ -330,25 +339,9 @@ fn one_preview_command_answers_under_the_rules_in_force() {
 /// no folder keeps its place.
 #[test]
 fn the_timeline_groups_a_folders_entries() {
-    let book = json!({"type": "risu", "ver": 1, "data": [
-        {"key": "alpha", "secondkey": "", "comment": "Loose", "mode": "normal", "insertorder": 500,
-         "alwaysActive": false, "selective": false, "content": "A."},
-        {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 100,
-         "alwaysActive": false, "selective": false, "content": ""},
-        {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 900,
-         "alwaysActive": false, "selective": false, "content": "Tar.", "folder": "folder:places"},
-        {"key": "tower", "secondkey": "", "comment": "Tower", "mode": "normal", "insertorder": 50,
-         "alwaysActive": false, "selective": false, "content": "Stone.", "folder": "folder:places"},
-        {"key": "gull", "secondkey": "", "comment": "Gull", "mode": "normal", "insertorder": 40,
-         "alwaysActive": false, "selective": false, "content": "Wings."}
-    ]});
-    let file = scratch("risu-timeline-folders").join("Places.json");
-    std::fs::write(&file, serde_json::to_vec(&book).unwrap()).unwrap();
-    let mut ws = Workspace::default();
-    let ImportOutcome::Pending(p) = ws.import_path(&file).unwrap() else {
-        panic!("pending");
-    };
-    ws.confirm_import(p.id, true).unwrap().unwrap();
+    let gull = json!({"key": "gull", "secondkey": "", "comment": "Gull", "mode": "normal",
+        "insertorder": 40, "alwaysActive": false, "selective": false, "content": "Wings."});
+    let (mut ws, _) = places(&[gull]);
     ws.set_chat(
         "User: the harbor.\nNarrator: harbor, alpha and gull.\nUser: the harbor tower.".into(),
     );

@@ -2694,3 +2694,6 @@ mod package;
 
 #[path = "e2e/figures.rs"]
 mod figures;
+
+#[path = "e2e/folders.rs"]
+mod folders;

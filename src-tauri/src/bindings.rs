@@ -71,6 +71,7 @@ pub fn render() -> String {
         EntryRow,
         EntryDetail,
         BulkPatch,
+        crate::workspace::FolderContents,
         OpenResult,
         AttachedBook,
         EntryName,

@@ -155,6 +155,11 @@ pub enum ErrorCode {
     /// The impact was asked to compare with an undo step the history does
     /// not hold (`back` steps ago).
     NoSuchUndoStep { back: u32 },
+    /// Entry `id` was named as a folder and is not one.
+    NotAFolder { id: u64 },
+    /// Folder `id` cannot go into `into`: that is the folder itself or a
+    /// folder inside it.
+    FolderIntoItself { id: u64, into: u64 },
     /// The book's stored scenarios do not read; `detail` says where.
     ScenariosUnreadable { detail: String },
     /// Scenario `name` cannot run (its chat, settings or model).
@@ -367,6 +372,20 @@ impl AppError {
         Self::invalid(
             format!("the undo history holds no step {back} back"),
             ErrorCode::NoSuchUndoStep { back },
+        )
+    }
+
+    pub fn not_a_folder(id: u64) -> Self {
+        Self::invalid(
+            format!("entry {id} is not a folder"),
+            ErrorCode::NotAFolder { id },
+        )
+    }
+
+    pub fn folder_into_itself(id: u64, into: u64) -> Self {
+        Self::invalid(
+            format!("folder {id} cannot go into {into}, which is itself or inside it"),
+            ErrorCode::FolderIntoItself { id, into },
         )
     }
 

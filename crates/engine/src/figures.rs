@@ -7,15 +7,15 @@
 //!
 //! An entry's tokens are those of its body as the preview injects it (the
 //! content without its decorator lines), counted by the caller's
-//! tokenizer; folders are RisuAI's (`risu` entry fields: a folder entry,
-//! and the entries whose `folder` names its key).
+//! tokenizer; folders are the book's ([`crate::folders`]), and a folder's
+//! totals hold every entry inside it at any depth.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
 use crate::decorators;
-use crate::model::{Book, Entry};
+use crate::model::Book;
 use crate::profile::Outcome;
 
 /// An entry and its tokens.
@@ -27,7 +27,8 @@ pub struct EntryTokens {
     pub tokens: u32,
 }
 
-/// One folder's totals (its entries, not the folder entry itself).
+/// One folder's totals: the entries inside it at any depth (not the
+/// folders themselves).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FolderTotals {
@@ -54,7 +55,7 @@ pub struct BookFigures {
     pub budget: u32,
     /// The largest entries, largest first.
     pub largest: Vec<EntryTokens>,
-    /// RisuAI's folders, in the book's order.
+    /// The book's folders, in the book's order, each named by its path.
     pub folders: Vec<FolderTotals>,
 }
 
@@ -72,18 +73,6 @@ pub struct ChatFigures {
     pub log_tokens: u64,
 }
 
-/// An entry's RisuAI folder fields: its key when it is a folder, and the
-/// key of the folder it is in.
-pub fn risu_folder(e: &Entry) -> (Option<&str>, Option<&str>) {
-    let Some(serde_json::Value::Object(ns)) = e.extensions.get(crate::risu::lore::NS) else {
-        return (None, None);
-    };
-    let folder = (ns.get("mode").and_then(serde_json::Value::as_str) == Some("folder"))
-        .then(|| e.keys.first().map(String::as_str).unwrap_or(""));
-    let parent = ns.get("folder").and_then(serde_json::Value::as_str);
-    (folder, parent)
-}
-
 /// The figures of `book`; `count` counts a body's tokens; `largest` is how
 /// many of the largest entries are listed.
 pub fn book_figures(
@@ -91,26 +80,31 @@ pub fn book_figures(
     count: &mut dyn FnMut(&str) -> u32,
     largest: usize,
 ) -> BookFigures {
-    let folders: HashMap<&str, usize> = book
+    let tree = crate::folders::Tree::of(book);
+    let folders: HashMap<u64, usize> = book
         .entries
         .iter()
-        .filter_map(|e| risu_folder(e).0)
+        .filter(|e| e.folder)
         .enumerate()
-        .map(|(i, k)| (k, i))
+        .map(|(i, e)| (e.id, i))
         .collect();
     let mut totals: Vec<FolderTotals> = book
         .entries
         .iter()
-        .filter(|e| risu_folder(e).0.is_some())
-        .map(|e| FolderTotals {
-            id: e.id,
-            name: e.display_name().to_string(),
-            entries: 0,
-            tokens: 0,
+        .filter(|e| e.folder)
+        .map(|e| {
+            let mut path = tree.path(e.id);
+            path.push(e.comment.clone());
+            FolderTotals {
+                id: e.id,
+                name: path.join(" › "),
+                entries: 0,
+                tokens: 0,
+            }
         })
         .collect();
     let mut f = BookFigures {
-        entries: book.entries.len() as u32,
+        entries: (book.entries.len() - folders.len()) as u32,
         enabled: 0,
         constant: 0,
         tokens: 0,
@@ -122,7 +116,9 @@ pub fn book_figures(
     };
     let mut sized: Vec<(u32, usize)> = Vec::with_capacity(book.entries.len());
     for (i, e) in book.entries.iter().enumerate() {
-        let (is_folder, parent) = risu_folder(e);
+        if e.folder {
+            continue;
+        }
         let tokens = count(decorators::parse(&e.content).body);
         f.tokens += u64::from(tokens);
         if e.enabled {
@@ -133,12 +129,9 @@ pub fn book_figures(
             }
         }
         f.constant += u32::from(e.constant);
-        if let Some(&at) = parent
-            .filter(|_| is_folder.is_none())
-            .and_then(|k| folders.get(k))
-        {
-            totals[at].entries += 1;
-            totals[at].tokens += u64::from(tokens);
+        for at in tree.ancestors(e.id).iter().filter_map(|f| folders.get(f)) {
+            totals[*at].entries += 1;
+            totals[*at].tokens += u64::from(tokens);
         }
         sized.push((tokens, i));
     }
@@ -197,7 +190,7 @@ impl ChatTally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::model::Entry;
 
     fn entry(id: u64, comment: &str, content: &str, risu: Option<serde_json::Value>) -> Entry {
         let mut e = Entry {
@@ -222,22 +215,22 @@ mod tests {
             token_budget: 100,
             ..Book::default()
         };
-        let mut places = entry(1, "Places", "", Some(json!({"mode": "folder"})));
-        places.keys = vec!["folder:places".into()];
-        places.enabled = false;
+        let places = Entry {
+            folder: true,
+            ..entry(1, "Places", "", None)
+        };
+        let inside = |e: Entry| Entry {
+            parent: Some(1),
+            ..e
+        };
         book.entries = vec![
             Entry {
                 constant: true,
                 ..entry(0, "World", "one two three", None)
             },
             places,
-            entry(
-                2,
-                "Harbor",
-                "@@depth 2\nfour five",
-                Some(json!({"folder": "folder:places"})),
-            ),
-            entry(3, "Tower", "six", Some(json!({"folder": "folder:places"}))),
+            inside(entry(2, "Harbor", "@@depth 2\nfour five", None)),
+            inside(entry(3, "Tower", "six", None)),
             Entry {
                 enabled: false,
                 ..entry(4, "Draft", "seven eight nine", None)
@@ -245,7 +238,7 @@ mod tests {
         ];
         let mut words = |s: &str| s.split_whitespace().count() as u32;
         let f = book_figures(&book, &mut words, 3);
-        assert_eq!((f.entries, f.enabled, f.constant), (5, 3, 1));
+        assert_eq!((f.entries, f.enabled, f.constant), (4, 3, 1));
         assert_eq!((f.tokens, f.enabled_tokens, f.constant_tokens), (9, 6, 3));
         assert_eq!(f.budget, 100);
         let largest: Vec<(u64, u32)> = f.largest.iter().map(|e| (e.id, e.tokens)).collect();

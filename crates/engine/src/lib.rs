@@ -23,6 +23,7 @@ pub mod decorators;
 pub mod diagnostic;
 pub mod explain;
 pub mod figures;
+pub mod folders;
 pub mod formats;
 pub mod impact;
 pub mod io;

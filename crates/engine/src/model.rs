@@ -268,6 +268,11 @@ pub struct Entry {
     pub extensions: Object,
     /// Fields of the file's entry object that the model does not own.
     pub extra: Object,
+    /// A folder: it holds entries and never activates under the guide's or
+    /// SillyTavern's rules (see [`crate::folders`]).
+    pub folder: bool,
+    /// The id of the folder this entry is in; `None` at the top.
+    pub parent: Option<u64>,
 }
 
 impl Default for Entry {
@@ -291,6 +296,8 @@ impl Default for Entry {
             content: String::new(),
             extensions: Object::new(),
             extra: Object::new(),
+            folder: false,
+            parent: None,
         }
     }
 }

@@ -111,6 +111,42 @@ pub fn bulk_update(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, patch: BulkP
 }
 
 #[tauri::command(async)]
+pub fn add_folder(s: State<'_, AppState>, doc: u32, name: String, parent: Option<u64>) -> R<u64> {
+    guarded(&s, "add_folder", |ws| ws.add_folder(doc, &name, parent))
+}
+
+#[tauri::command(async)]
+pub fn move_to_folder(s: State<'_, AppState>, doc: u32, ids: Vec<u64>, into: Option<u64>) -> R<()> {
+    guarded(&s, "move_to_folder", |ws| {
+        ws.move_to_folder(doc, &ids, into)
+    })
+}
+
+#[tauri::command(async)]
+pub fn rename_folder(s: State<'_, AppState>, doc: u32, id: u64, name: String) -> R<()> {
+    guarded(&s, "rename_folder", |ws| ws.rename_folder(doc, id, &name))
+}
+
+#[tauri::command(async)]
+pub fn folder_entries(s: State<'_, AppState>, doc: u32, id: u64) -> R<Vec<u64>> {
+    guarded(&s, "folder_entries", |ws| ws.folder_entries(doc, id))
+}
+
+#[tauri::command(async)]
+pub fn set_folder_enabled(s: State<'_, AppState>, doc: u32, id: u64, enabled: bool) -> R<()> {
+    guarded(&s, "set_folder_enabled", |ws| {
+        ws.set_folder_enabled(doc, id, enabled)
+    })
+}
+
+#[tauri::command(async)]
+pub fn delete_folder(s: State<'_, AppState>, doc: u32, id: u64, contents: FolderContents) -> R<()> {
+    guarded(&s, "delete_folder", |ws| {
+        ws.delete_folder(doc, id, contents)
+    })
+}
+
+#[tauri::command(async)]
 pub fn undo(s: State<'_, AppState>, doc: u32) -> R<bool> {
     guarded(&s, "undo", |ws| ws.undo(doc))
 }

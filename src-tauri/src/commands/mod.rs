@@ -38,7 +38,7 @@ use crate::dialogs::{file_dialog, Dialog, NativeLabels};
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::*;
 use crate::workspace::recovery::{RecoveredBook, Recovery};
-use crate::workspace::Workspace;
+use crate::workspace::{FolderContents, Workspace};
 
 // Commands that touch the workspace run off the main thread
 // (`command(async)`), so a long one — the first list of a 10,000-entry book —

@@ -95,11 +95,17 @@ pub struct EntryRow {
     pub diagnostics: u32,
     /// The worst of them, for the row's badge.
     pub severity: Option<Severity>,
-    /// A RisuAI folder (`mode: "folder"`): a heading for the entries in
-    /// it, not an entry that fires.
+    /// A folder (see `lorebook_engine::folders`): a heading for the
+    /// entries in it, not an entry that fires.
     pub folder: bool,
-    /// The folder entry this entry is in, when that folder is in the book.
+    /// The folder this entry is in, when that folder is in the book.
     pub parent: Option<u64>,
+    /// How many listed folders hold it (its indent).
+    pub depth: u32,
+    /// A folder's entries at any depth, filters aside (`None`: no folder).
+    pub inside: Option<u32>,
+    /// Their body tokens; `None` while one is not counted yet.
+    pub inside_tokens: Option<u64>,
 }
 
 /// The token count of one entry's body, counted after its list row was

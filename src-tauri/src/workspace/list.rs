@@ -10,12 +10,13 @@
 //! next to the entries' names, so every view shows the same one.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use lorebook_engine::decorators::{self, Diagnostic, Severity};
-use lorebook_engine::figures::risu_folder;
+use lorebook_engine::folders::Tree;
 use lorebook_engine::lint::lint_entry;
-use lorebook_engine::model::Entry;
+use lorebook_engine::model::{Book, Entry};
 use lorebook_engine::preview::Preview;
 
 use super::documents::Doc;
@@ -81,39 +82,29 @@ fn tally(diagnostics: &[Diagnostic]) -> (u32, Option<Severity>) {
 /// for more than one step.
 pub const COUNT_STEP_BYTES: usize = 256 * 1024;
 
-/// The folders of a book by RisuAI key, and the folder (entry id) each
-/// entry is in.
-pub(super) struct Folders<'a>(std::collections::HashMap<&'a str, u64>);
+/// The book's folders ([`Tree`]) for the list: each row's folder and depth.
+pub(super) struct Folders(Tree);
 
-impl<'a> Folders<'a> {
-    pub(super) fn of(entries: &'a [Entry]) -> Self {
-        Folders(
-            entries
-                .iter()
-                .filter_map(|e| risu_folder(e).0.map(|k| (k, e.id)))
-                .collect(),
-        )
+impl Folders {
+    pub(super) fn of(book: &Book) -> Self {
+        Folders(Tree::of(book))
     }
 
-    /// Whether `e` is a folder, and the folder entry it is in.
+    /// Whether `e` is a folder, and the folder it is in.
     pub(super) fn place(&self, e: &Entry) -> (bool, Option<u64>) {
-        let (folder, parent) = risu_folder(e);
-        let parent = parent
-            .and_then(|k| self.0.get(k).copied())
-            .filter(|&p| p != e.id);
-        (folder.is_some(), parent)
+        (e.folder, self.0.parent(e.id))
     }
 }
 
-/// Each folder's rows right after its own, in their sorted order; an entry
-/// whose folder is not listed (filtered out) keeps its place.
+/// Each folder's rows right after its own, at any depth, in their sorted
+/// order; a row whose folder is not listed keeps its place. Sets each
+/// row's `depth` (how many listed folders hold it).
 fn tree_order(rows: Vec<EntryRow>) -> Vec<EntryRow> {
     if !rows.iter().any(|r| r.parent.is_some()) {
         return rows;
     }
-    let listed: std::collections::HashSet<u64> =
-        rows.iter().filter(|r| r.folder).map(|r| r.id).collect();
-    let mut children: std::collections::HashMap<u64, Vec<EntryRow>> = Default::default();
+    let listed: HashSet<u64> = rows.iter().filter(|r| r.folder).map(|r| r.id).collect();
+    let mut children: HashMap<u64, Vec<EntryRow>> = HashMap::new();
     let mut top = Vec::with_capacity(rows.len());
     for r in rows {
         match r.parent.filter(|p| listed.contains(p)) {
@@ -121,12 +112,38 @@ fn tree_order(rows: Vec<EntryRow>) -> Vec<EntryRow> {
             None => top.push(r),
         }
     }
-    let mut out = Vec::with_capacity(top.len());
-    for r in top {
-        let id = r.id;
+    let mut out = Vec::with_capacity(top.len() + children.len());
+    // Depth first, without recursion (a deep tree is no stack risk).
+    let mut stack: Vec<(EntryRow, u32)> = top.into_iter().rev().map(|r| (r, 0)).collect();
+    while let Some((mut r, depth)) = stack.pop() {
+        r.depth = depth;
+        if let Some(kids) = children.remove(&r.id) {
+            stack.extend(kids.into_iter().rev().map(|k| (k, depth + 1)));
+        }
         out.push(r);
-        if let Some(kids) = children.remove(&id) {
-            out.extend(kids);
+    }
+    out
+}
+
+/// Each folder's totals over the whole book (filters aside): the entries
+/// inside it at any depth and their tokens, `None` while one is not
+/// counted yet.
+fn folder_totals(
+    book: &Book,
+    tree: &Tree,
+    mut counted: impl FnMut(&str) -> Option<u32>,
+) -> HashMap<u64, (u32, Option<u64>)> {
+    let mut out: HashMap<u64, (u32, Option<u64>)> = HashMap::new();
+    for e in book.entries.iter().filter(|e| !e.folder) {
+        let up = tree.ancestors(e.id);
+        if up.is_empty() {
+            continue;
+        }
+        let tokens = counted(decorators::parse(&e.content).body);
+        for f in up {
+            let t = out.entry(f).or_insert((0, Some(0)));
+            t.0 += 1;
+            t.1 = t.1.zip(tokens).map(|(a, b)| a + u64::from(b));
         }
     }
     out
@@ -140,7 +157,13 @@ fn row(
 ) -> EntryRow {
     EntryRow {
         id: e.id,
-        name: e.display_name().to_string(),
+        // A folder's name is its comment (a RisuAI folder's key is
+        // private-use text).
+        name: if e.folder {
+            e.comment.clone()
+        } else {
+            e.display_name().to_string()
+        },
         keys: e.keys.join(", "),
         enabled: e.enabled,
         constant: e.constant,
@@ -151,6 +174,29 @@ fn row(
         severity: worst,
         folder,
         parent,
+        depth: 0,
+        inside: None,
+        inside_tokens: None,
+    }
+}
+
+/// `a` before `b` in the list sorted by `key`; ties by id.
+fn by(key: SortKey, a: &EntryRow, b: &EntryRow, descending: bool) -> std::cmp::Ordering {
+    let o = match key {
+        SortKey::Id => a.id.cmp(&b.id),
+        SortKey::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
+        SortKey::Keys => a.keys.to_lowercase().cmp(&b.keys.to_lowercase()),
+        SortKey::Order => a.order.cmp(&b.order),
+        SortKey::Priority => a.priority.cmp(&b.priority),
+        SortKey::Tokens => a.tokens.cmp(&b.tokens),
+        SortKey::Enabled => a.enabled.cmp(&b.enabled),
+        SortKey::Constant => a.constant.cmp(&b.constant),
+    }
+    .then(a.id.cmp(&b.id));
+    if descending {
+        o.reverse()
+    } else {
+        o
     }
 }
 
@@ -223,7 +269,7 @@ impl Workspace {
         } else {
             COUNT_STEP_BYTES
         };
-        let folders = Folders::of(&d.book.entries);
+        let folders = Folders::of(&d.book);
         let mut rows: Vec<EntryRow> = Vec::with_capacity(d.book.entries.len());
         for e in &d.book.entries {
             let found = tally(&diagnostics(preview, book, e, risu));
@@ -235,7 +281,8 @@ impl Workspace {
                 // Hints are not problems: the filter lists what needs fixing.
                 EntryFilter::Diagnostics => found.1.is_some_and(Severity::is_problem),
             };
-            if !matches_filter || !mentions(e, &needle) {
+            // A folder is listed when something inside it is (below).
+            if e.folder || !matches_filter || !mentions(e, &needle) {
                 continue;
             }
             let body = decorators::parse(&e.content).body;
@@ -247,24 +294,41 @@ impl Workspace {
             });
             rows.push(row(e, tokens, found, folders.place(e)));
         }
+        // The folders holding a listed entry, and every folder when
+        // nothing is filtered out; each with its totals.
+        if d.book.entries.iter().any(|e| e.folder) {
+            let filtered = !needle.is_empty() || q.filter != EntryFilter::All;
+            let mut wanted: HashSet<u64> = HashSet::new();
+            for r in &rows {
+                wanted.extend(folders.0.ancestors(r.id));
+            }
+            let totals = folder_totals(&d.book, &folders.0, |b| preview.counted_tokens(b));
+            for e in d.book.entries.iter().filter(|e| e.folder) {
+                // A filtered list keeps the folders of what it lists, and
+                // a folder whose name the search finds (filters aside).
+                let named =
+                    !needle.is_empty() && q.filter == EntryFilter::All && mentions(e, &needle);
+                if filtered && !wanted.contains(&e.id) && !named {
+                    continue;
+                }
+                let mut r = row(e, None, (0, None), folders.place(e));
+                let (n, tokens) = totals.get(&e.id).copied().unwrap_or((0, Some(0)));
+                r.inside = Some(n);
+                r.inside_tokens = tokens;
+                rows.push(r);
+            }
+        }
         let key = q.sort;
+        // Folders keep the book's order among themselves, before entries
+        // at the same level, whatever the sort.
         rows.sort_by(|a, b| {
-            let o = match key {
-                SortKey::Id => a.id.cmp(&b.id),
-                SortKey::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
-                SortKey::Keys => a.keys.to_lowercase().cmp(&b.keys.to_lowercase()),
-                SortKey::Order => a.order.cmp(&b.order),
-                SortKey::Priority => a.priority.cmp(&b.priority),
-                SortKey::Tokens => a.tokens.cmp(&b.tokens),
-                SortKey::Enabled => a.enabled.cmp(&b.enabled),
-                SortKey::Constant => a.constant.cmp(&b.constant),
-            }
-            .then(a.id.cmp(&b.id));
-            if q.descending {
-                o.reverse()
-            } else {
-                o
-            }
+            b.folder.cmp(&a.folder).then_with(|| {
+                if a.folder {
+                    std::cmp::Ordering::Equal
+                } else {
+                    by(key, a, b, q.descending)
+                }
+            })
         });
         Ok(tree_order(rows))
     }
@@ -330,9 +394,9 @@ impl Workspace {
         let diagnostics = diagnostics(&self.preview, book, &e, risu).into_owned();
         // The book's folders are looked up only for an entry in one (this
         // runs per keystroke in the editor).
-        let place = match risu_folder(&e) {
-            (folder, None) => (folder.is_some(), None),
-            _ => Folders::of(&self.doc(doc)?.book.entries).place(&e),
+        let place = match e.parent {
+            None => (e.folder, None),
+            Some(_) => Folders::of(&self.doc(doc)?.book).place(&e),
         };
         let row = row(&e, Some(tokens), tally(&diagnostics), place);
         Ok(EntryDetail {

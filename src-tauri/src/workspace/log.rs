@@ -151,7 +151,7 @@ impl Workspace {
             self.docs.iter().filter(|d| d.attached).collect();
         let folders: Vec<super::list::Folders> = attached
             .iter()
-            .map(|d| super::list::Folders::of(&d.book.entries))
+            .map(|d| super::list::Folders::of(&d.book))
             .collect();
         // The folder entry each row's entry is in (book, folder id).
         let folder_of = |(book, id): (usize, u64)| -> Option<(usize, u64)> {

@@ -23,6 +23,8 @@
 mod disk;
 mod documents;
 mod edits;
+mod folders;
+pub use folders::FolderContents;
 mod figures;
 mod history;
 mod impact;

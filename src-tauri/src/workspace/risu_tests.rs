@@ -207,9 +207,10 @@ fn places(more: &[serde_json::Value]) -> (Workspace, u32) {
     (ws, doc)
 }
 
-/// RisuAI's folders show as folders: the folder row is marked, its
-/// entries follow it (whatever the sort), and an entry whose folder is
-/// filtered out keeps its own place.
+/// RisuAI's folders show as folders: the folder row is marked and comes
+/// before the entries at its level, its entries follow it, one level
+/// deeper (whatever the sort), and a filter keeps the folders of what it
+/// lists.
 #[test]
 fn risu_folders_list_as_folders_with_their_entries() {
     use crate::views::{EntryFilter, ListQuery, SortKey};
@@ -221,25 +222,28 @@ fn risu_folders_list_as_folders_with_their_entries() {
         descending: true,
     };
     let rows = ws.list(doc, &query(EntryFilter::All)).unwrap();
-    let shape: Vec<(&str, bool, Option<u64>)> = rows
+    let shape: Vec<(&str, bool, Option<u64>, u32)> = rows
         .iter()
-        .map(|r| (r.name.as_str(), r.folder, r.parent))
+        .map(|r| (r.name.as_str(), r.folder, r.parent, r.depth))
         .collect();
     assert_eq!(
         shape,
         [
-            ("Loose", false, None),
-            ("Places", true, None),
-            ("Harbor", false, Some(1)),
-            ("Tower", false, Some(1)),
+            ("Places", true, None, 0),
+            ("Harbor", false, Some(1), 1),
+            ("Tower", false, Some(1), 1),
+            ("Loose", false, None, 0),
         ],
         "by order, descending, each folder's entries after it"
     );
-    // The folder is disabled in the model (it never fires), so the
-    // "enabled" filter leaves it out and its entries keep their places.
+    assert_eq!(rows[0].inside, Some(2));
+    // The folder is disabled in the model (it never fires), but the
+    // "enabled" filter keeps it for the entries it lists inside it.
     let rows = ws.list(doc, &query(EntryFilter::Enabled)).unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(names, ["Harbor", "Loose", "Tower"]);
+    assert_eq!(names, ["Places", "Harbor", "Tower", "Loose"]);
+    let rows = ws.list(doc, &query(EntryFilter::Constant)).unwrap();
+    assert!(rows.is_empty(), "no entry listed, so no folder either");
     // An edited entry's row keeps its folder.
     assert_eq!(ws.entry(doc, 3).unwrap().row.parent, Some(1));
     // And the export writes the folder back as a RisuAI folder.

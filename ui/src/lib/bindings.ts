@@ -66,7 +66,16 @@ extensions: { [key in string]?: JsonValue },
 /**
  * Fields of the file's entry object that the model does not own.
  */
-extra: { [key in string]?: JsonValue }, };
+extra: { [key in string]?: JsonValue }, 
+/**
+ * A folder: it holds entries and never activates under the guide's or
+ * SillyTavern's rules (see [`crate::folders`]).
+ */
+folder: boolean, 
+/**
+ * The id of the folder this entry is in; `None` at the top.
+ */
+parent: number | null, };
 
 export type Role = "system" | "user" | "assistant";
 
@@ -304,14 +313,26 @@ diagnostics: number,
  */
 severity: Severity | null, 
 /**
- * A RisuAI folder (`mode: "folder"`): a heading for the entries in
- * it, not an entry that fires.
+ * A folder (see `lorebook_engine::folders`): a heading for the
+ * entries in it, not an entry that fires.
  */
 folder: boolean, 
 /**
- * The folder entry this entry is in, when that folder is in the book.
+ * The folder this entry is in, when that folder is in the book.
  */
-parent: number | null, };
+parent: number | null, 
+/**
+ * How many listed folders hold it (its indent).
+ */
+depth: number, 
+/**
+ * A folder's entries at any depth, filters aside (`None`: no folder).
+ */
+inside: number | null, 
+/**
+ * Their body tokens; `None` while one is not counted yet.
+ */
+inside_tokens: number | null, };
 
 export type EntryDetail = { entry: Entry, decorator_lines: Array<DecoratorLine>, 
 /**
@@ -339,6 +360,8 @@ export type BulkPatch = { enabled: boolean | null, order: number | null, priorit
  * SillyTavern fields set on every entry (position, depth, group…).
  */
 st: Array<StEdit>, };
+
+export type FolderContents = "keep" | "delete";
 
 export type OpenResult = { doc: number, 
 /**
@@ -712,7 +735,7 @@ budget: number,
  */
 largest: Array<EntryTokens>, 
 /**
- * RisuAI's folders, in the book's order.
+ * The book's folders, in the book's order, each named by its path.
  */
 folders: Array<FolderTotals>, };
 
@@ -944,7 +967,7 @@ export type GroupLoss = { "code": "sticky_holds" } | { "code": "on_cooldown" } |
 
 export type StDetail = { "code": "disabled" } | { "code": "triggers", triggers: Array<string>, } | { "code": "character_filter", character: string, } | { "code": "delay", length: number, delay: number, } | { "code": "cooldown", left: number, } | { "code": "delayed_until_recursion" } | { "code": "delayed_until_level", level: number, } | { "code": "non_recursable" } | { "code": "dont_activate" } | { "code": "no_keys" } | { "code": "no_match", depth: number, } | { "code": "secondary", logic: string | null, hits: number, n: number, } | { "code": "group", group: string, loss: GroupLoss, } | { "code": "probability", roll: number, chance: number, } | { "code": "budget_reached", budget: number, } | { "code": "budget", total: number, budget: number, percent: number, context: number, cap: number, } | { "code": "empty_content" } | { "code": "outlet_without_name" } | { "code": "unknown_position" } | { "code": "regex_too_slow", key: string, } | { "code": "regex_budget_spent", key: string, } | { "code": "regex_too_large", key: string, };
 
-export type Note = { "code": "clamped", field: string, value: number, min: number, max: number, clamped: number, } | { "code": "id_used_twice", index: number, old: number, new: number, } | { "code": "id_not_whole", index: number, value: string, new: number, } | { "code": "no_id", index: number, new: number, } | { "code": "uid_used_twice", old: number, new: number, } | { "code": "no_usable_uid", new: number, } | { "code": "uid_not_whole", value: string, } | { "code": "read_as", value: string, read: number, } | { "code": "not_number_ignored", value: string, } | { "code": "not_number_default", value: string, default: number, } | { "code": "not_bool", value: string, read: boolean, } | { "code": "logic_unknown", value: string, } | { "code": "role_unknown", value: string, } | { "code": "scan_depth_clamped", value: string, read: number, } | { "code": "whole_words_global" } | { "code": "st_use_regex_ignored" } | { "code": "risu_constant" } | { "code": "risu_folder" } | { "code": "no_book_settings", tool: string, } | { "code": "risu_recursion" } | { "code": "written_as", target: string, value: string, } | { "code": "disabled_as_decorator" } | { "code": "regex_as_literals", tool: string, } | { "code": "key_has_comma", key: string, } | { "code": "patterns_joined" } | { "code": "risu_priority", priority: number, } | { "code": "st_priority", priority: number, order: number, } | { "code": "novel_ai_order", order: number, priority: number, } | { "code": "position_unknown", value: string, } | { "code": "st_book_settings" } | { "code": "unknown_spec", old: string, new: string, } | { "code": "source_spelling", was: string, shown: string, } | { "code": "decorator_in_content", tool: string, } | { "code": "decorator_unknown_to_v3" } | { "code": "no_decorators_v2" } | { "code": "no_decorators", tool: string, } | { "code": "no_secondary_keys", tool: string, } | { "code": "only_and_any", tool: string, logic: string, } | { "code": "inside_words", tool: string, } | { "code": "case_insensitive", tool: string, } | { "code": "no_regex", tool: string, } | { "code": "no_constant", tool: string, } | { "code": "no_role", tool: string, } | { "code": "no_extensions", tool: string, } | { "code": "source_field_no_place", tool: string, } | { "code": "book_field_no_place", tool: string, } | { "code": "set_per_chat", tool: string, } | { "code": "no_book_name", tool: string, } | { "code": "no_spec_in_bare_book" } | { "code": "read_from_chunk", chunk: string, spec: string | null, } | { "code": "chunk_not_read", chunk: string, used: string, } | { "code": "chunk_skipped", chunk: string, error: string, } | { "code": "chunk_added", chunk: string, from: string, } | { "code": "charx_assets" } | { "code": "novel_ai_story_read" } | { "code": "novel_ai_story_written" } | { "code": "card_from_import" } | { "code": "minimal_card", name: string, };
+export type Note = { "code": "clamped", field: string, value: number, min: number, max: number, clamped: number, } | { "code": "id_used_twice", index: number, old: number, new: number, } | { "code": "id_not_whole", index: number, value: string, new: number, } | { "code": "no_id", index: number, new: number, } | { "code": "uid_used_twice", old: number, new: number, } | { "code": "no_usable_uid", new: number, } | { "code": "uid_not_whole", value: string, } | { "code": "read_as", value: string, read: number, } | { "code": "not_number_ignored", value: string, } | { "code": "not_number_default", value: string, default: number, } | { "code": "not_bool", value: string, read: boolean, } | { "code": "logic_unknown", value: string, } | { "code": "role_unknown", value: string, } | { "code": "scan_depth_clamped", value: string, read: number, } | { "code": "whole_words_global" } | { "code": "st_use_regex_ignored" } | { "code": "risu_constant" } | { "code": "risu_folder" } | { "code": "folders_from_paths", folders: number, } | { "code": "no_book_settings", tool: string, } | { "code": "risu_recursion" } | { "code": "written_as", target: string, value: string, } | { "code": "disabled_as_decorator" } | { "code": "regex_as_literals", tool: string, } | { "code": "key_has_comma", key: string, } | { "code": "patterns_joined" } | { "code": "risu_priority", priority: number, } | { "code": "st_priority", priority: number, order: number, } | { "code": "novel_ai_order", order: number, priority: number, } | { "code": "position_unknown", value: string, } | { "code": "st_book_settings" } | { "code": "unknown_spec", old: string, new: string, } | { "code": "source_spelling", was: string, shown: string, } | { "code": "folders_as_paths", folders: number, } | { "code": "empty_folder", path: string, } | { "code": "decorator_in_content", tool: string, } | { "code": "decorator_unknown_to_v3" } | { "code": "no_decorators_v2" } | { "code": "no_decorators", tool: string, } | { "code": "no_secondary_keys", tool: string, } | { "code": "only_and_any", tool: string, logic: string, } | { "code": "inside_words", tool: string, } | { "code": "case_insensitive", tool: string, } | { "code": "no_regex", tool: string, } | { "code": "no_constant", tool: string, } | { "code": "no_role", tool: string, } | { "code": "no_extensions", tool: string, } | { "code": "source_field_no_place", tool: string, } | { "code": "book_field_no_place", tool: string, } | { "code": "set_per_chat", tool: string, } | { "code": "no_book_name", tool: string, } | { "code": "no_spec_in_bare_book" } | { "code": "read_from_chunk", chunk: string, spec: string | null, } | { "code": "chunk_not_read", chunk: string, used: string, } | { "code": "chunk_skipped", chunk: string, error: string, } | { "code": "chunk_added", chunk: string, from: string, } | { "code": "charx_assets" } | { "code": "novel_ai_story_read" } | { "code": "novel_ai_story_written" } | { "code": "card_from_import" } | { "code": "minimal_card", name: string, };
 
 export type DropKind = "disabled" | "trigger" | "character_filter" | "delay" | "cooldown" | "recursion" | "decorator" | "no_keys" | "no_match" | "secondary" | "group" | "probability" | "budget" | "not_placed";
 
@@ -952,7 +975,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -1141,6 +1164,12 @@ export type Command =
   | 'duplicate_entries'
   | 'delete_entries'
   | 'bulk_update'
+  | 'add_folder'
+  | 'move_to_folder'
+  | 'rename_folder'
+  | 'folder_entries'
+  | 'set_folder_enabled'
+  | 'delete_folder'
   | 'undo'
   | 'redo'
   | 'split_keys'
@@ -1237,6 +1266,7 @@ export const NOTE_CODES = [
   'st_use_regex_ignored',
   'risu_constant',
   'risu_folder',
+  'folders_from_paths',
   'no_book_settings',
   'risu_recursion',
   'written_as',
@@ -1251,6 +1281,8 @@ export const NOTE_CODES = [
   'st_book_settings',
   'unknown_spec',
   'source_spelling',
+  'folders_as_paths',
+  'empty_folder',
   'decorator_in_content',
   'decorator_unknown_to_v3',
   'no_decorators_v2',

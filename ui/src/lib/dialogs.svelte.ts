@@ -9,6 +9,8 @@ export interface Confirmation {
   /** The label of the button that runs `action`. */
   yes: string;
   action: () => void;
+  /** A second answer beside yes (a folder's delete: keep its entries). */
+  other?: { label: string; action: () => void };
 }
 
 export interface Exporting {
@@ -36,15 +38,17 @@ export class Dialogs {
   /** Files changed on disk, asked about one at a time. */
   disk = $state<DiskChange[]>([]);
 
-  ask(text: string, yes: string, action: () => void) {
-    this.confirm = { text, yes, action };
+  ask(text: string, yes: string, action: () => void, other?: { label: string; action: () => void }) {
+    this.confirm = { text, yes, action, other };
   }
 
-  /** Closes the confirmation; yes runs its action. */
-  answer(yes: boolean) {
-    const action = this.confirm?.action;
+  /** Closes the confirmation; yes runs its action, `other` the second
+   *  answer's. */
+  answer(yes: boolean | 'other') {
+    const c = this.confirm;
     this.confirm = null;
-    if (yes) action?.();
+    if (yes === 'other') c?.other?.action();
+    else if (yes) c?.action();
   }
 
   /** Queues a question about `doc`, replacing an older one about it. */

@@ -22,14 +22,61 @@ export class Documents {
   anchor = $state<number | null>(null);
   /** Bumped to move the focus to the search box (the Find action). */
   focusSearch = $state(0);
-  /** The collapsed folders (RisuAI's), as `doc:id`: their entries are
-   *  left out of the list shown. */
+  /** The collapsed folders, as `doc:id`: what is inside them is left out
+   *  of the list shown. */
   collapsed = $state<string[]>([]);
-  /** The rows the list shows: those inside a collapsed folder left out. */
+  /** The rows the list shows: those inside a collapsed folder left out,
+   *  unless a search or filter is on (its matches show wherever they are).
+   *  Rows come in tree order with their depth, so one pass does it. */
   shown = $derived.by(() => {
     const doc = this.doc;
-    if (this.collapsed.length === 0) return this.rows;
-    return this.rows.filter((r) => r.parent === null || !this.collapsed.includes(`${doc}:${r.parent}`));
+    if (this.collapsed.length === 0 || this.search.trim() !== '' || this.filter !== 'all') return this.rows;
+    const shut = new Set(this.collapsed);
+    const out: EntryRow[] = [];
+    let below = -1;
+    for (const r of this.rows) {
+      if (below >= 0 && r.depth > below) continue;
+      below = -1;
+      out.push(r);
+      if (r.folder && shut.has(`${doc}:${r.id}`)) below = r.depth;
+    }
+    return out;
+  });
+  /** Each folder's body tokens, from the rows inside it as their counts
+   *  come in (a folder row's own `inside_tokens` is `null` until every
+   *  count is known when the list is made); `null` while one is missing. */
+  folderTokens = $derived.by(() => {
+    const out = new Map<number, number | null>();
+    const open: { id: number; depth: number; sum: number | null }[] = [];
+    const close = (depth: number) => {
+      while (open.length > 0 && open[open.length - 1].depth >= depth) {
+        const f = open.pop()!;
+        out.set(f.id, f.sum);
+      }
+    };
+    for (const r of this.rows) {
+      close(r.depth);
+      if (r.folder) open.push({ id: r.id, depth: r.depth, sum: 0 });
+      else for (const f of open) f.sum = f.sum === null || r.tokens === null ? null : f.sum + r.tokens;
+    }
+    close(-1);
+    return out;
+  });
+  /** The listed folders with their paths ("Places › Harbor"), in list
+   *  order: the choices of "Move to". */
+  folders = $derived.by(() => {
+    const parent = new Map<number, number | null>();
+    const name = new Map<number, string>();
+    for (const r of this.rows) {
+      if (!r.folder) continue;
+      parent.set(r.id, r.parent);
+      name.set(r.id, r.name);
+    }
+    return [...name.keys()].map((id) => {
+      const path: string[] = [];
+      for (let at: number | null | undefined = id; at != null && path.length < 64; at = parent.get(at)) path.unshift(name.get(at) ?? '');
+      return { id, path: path.join(' › ') };
+    });
   });
 
   /** `report`: how a failure of a background step (`fillTokens`) is

@@ -16,7 +16,7 @@ vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) })
 const { Documents } = await import('./documents.svelte');
 
 const row = (id: number, tokens: number | null): EntryRow => ({
-  id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null, folder: false, parent: null,
+  id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null, folder: false, parent: null, depth: 0, inside: null, inside_tokens: null,
 });
 
 describe('the entry list of a big book', () => {
@@ -86,12 +86,12 @@ describe('the entry list of a big book', () => {
   });
 });
 
-describe("RisuAI's folders in the entry list", () => {
+describe('folders in the entry list', () => {
   it('hide their entries while collapsed, per book, and stepping passes over them', () => {
     const docs = new Documents();
     docs.doc = 1;
     const folder = { ...row(1, 0), folder: true, enabled: false };
-    const kid = (id: number) => ({ ...row(id, 0), parent: 1 });
+    const kid = (id: number) => ({ ...row(id, 0), parent: 1, depth: 1 });
     docs.rows = [row(0, 0), folder, kid(2), kid(3), row(4, 0)];
     expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 2, 3, 4]);
     docs.toggleFolder(1);
@@ -107,5 +107,26 @@ describe("RisuAI's folders in the entry list", () => {
     expect(docs.isCollapsed(1)).toBe(true);
     docs.toggleFolder(1, true);
     expect(docs.shown.map((r) => r.id)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('hide a nested folder with its parent, show matches while searching, and total tokens', () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    const folder = (id: number, parent: number | null, depth: number) => ({ ...row(id, 0), folder: true, parent, depth, tokens: null });
+    const kid = (id: number, parent: number, depth: number, tokens: number | null) => ({ ...row(id, tokens), parent, depth });
+    docs.rows = [folder(1, null, 0), folder(2, 1, 1), kid(3, 2, 2, 5), kid(4, 1, 1, 7), row(5, 1)];
+    expect([...docs.folderTokens]).toEqual([[2, 5], [1, 12]]);
+    expect(docs.folders).toEqual([{ id: 1, path: 'e1' }, { id: 2, path: 'e1 › e2' }]);
+    docs.toggleFolder(2);
+    expect(docs.shown.map((r) => r.id)).toEqual([1, 2, 4, 5]);
+    docs.toggleFolder(1);
+    expect(docs.shown.map((r) => r.id)).toEqual([1, 5]);
+    // A search shows its matches inside collapsed folders.
+    docs.search = 'e3';
+    expect(docs.shown.map((r) => r.id)).toEqual([1, 2, 3, 4, 5]);
+    docs.search = '';
+    // A count still missing leaves the total unknown.
+    docs.rows = [folder(1, null, 0), kid(4, 1, 1, null)];
+    expect(docs.folderTokens.get(1)).toBeNull();
   });
 });

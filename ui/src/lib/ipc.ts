@@ -50,6 +50,7 @@ import type {
   FindAsk,
   FindView,
   MatchRef,
+  FolderContents,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -122,6 +123,14 @@ export const api = {
   duplicateEntries: (doc: number, ids: number[], copyName: string) => call<number[]>('duplicate_entries', { doc, ids, copyName }),
   deleteEntries: (doc: number, ids: number[]) => call<void>('delete_entries', { doc, ids }),
   bulkUpdate: (doc: number, ids: number[], patch: BulkPatch) => call<void>('bulk_update', { doc, ids, patch }),
+  addFolder: (doc: number, name: string, parent: number | null) => call<number>('add_folder', { doc, name, parent }),
+  moveToFolder: (doc: number, ids: number[], into: number | null) => call<void>('move_to_folder', { doc, ids, into }),
+  renameFolder: (doc: number, id: number, name: string) => call<void>('rename_folder', { doc, id, name }),
+  folderEntries: (doc: number, id: number) => call<number[]>('folder_entries', { doc, id }),
+  setFolderEnabled: (doc: number, id: number, enabled: boolean) =>
+    call<void>('set_folder_enabled', { doc, id, enabled }),
+  deleteFolder: (doc: number, id: number, contents: FolderContents) =>
+    call<void>('delete_folder', { doc, id, contents }),
   undo: (doc: number) => call<boolean>('undo', { doc }),
   redo: (doc: number) => call<boolean>('redo', { doc }),
   splitKeys: (text: string) => call<string[]>('split_keys', { text }),

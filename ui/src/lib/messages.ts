@@ -139,6 +139,8 @@ const errorCodes = {
   st_preview_failed: 0,
   scenario_name_empty: 0,
   no_such_undo_step: 0,
+  not_a_folder: 0,
+  folder_into_itself: 0,
   bad_pattern: 0,
   scenarios_unreadable: 0,
   scenario_cannot_run: 0,

@@ -270,6 +270,82 @@ export class Studio {
     if (this.docs.selected.length > 0) await this.reselect();
   }
 
+  /** Makes a folder inside the selected folder (or the selected entry's
+   *  folder), selects it and shows it open. */
+  async addFolder() {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    await this.entry.flush();
+    const at = this.docs.rows.find((r) => r.id === this.docs.selected[0]);
+    const parent = at ? (at.folder ? at.id : at.parent) : null;
+    const id = await api.addFolder(doc, this.t('folder.newName'), parent);
+    if (parent !== null) this.docs.toggleFolder(parent, true);
+    await this.afterEdit();
+    await this.select(id);
+  }
+
+  /** Puts `ids` (default: the selection) into folder `into` (`null`: the
+   *  top), as one undo step. */
+  async moveTo(into: number | null, ids: number[] = this.docs.selected) {
+    const doc = this.docs.doc;
+    if (doc === null || ids.length === 0) return;
+    await this.entry.flush();
+    await api.moveToFolder(doc, ids, into);
+    if (into !== null) this.docs.toggleFolder(into, true);
+    await this.afterEdit();
+    await this.reselect();
+  }
+
+  async renameFolder(id: number, name: string) {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    await api.renameFolder(doc, id, name);
+    await this.afterEdit();
+    await this.reselect();
+  }
+
+  async setFolderEnabled(id: number, enabled: boolean) {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    await this.entry.flush();
+    await api.setFolderEnabled(doc, id, enabled);
+    await this.afterEdit();
+    await this.reselect();
+  }
+
+  /** Selects every entry inside folder `id` (any depth), opening it. */
+  async selectFolderEntries(id: number) {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    const ids = await api.folderEntries(doc, id);
+    if (ids.length === 0) return;
+    this.docs.toggleFolder(id, true);
+    await this.select(ids[0]);
+    this.docs.selected = ids;
+  }
+
+  /** Asks what becomes of folder `id`'s contents, then deletes it. */
+  askDeleteFolder(id: number, name: string, inside: number) {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    const gone = async (contents: 'keep' | 'delete') => {
+      await api.deleteFolder(doc, id, contents);
+      this.docs.selected = [];
+      this.entry.clear();
+      await this.afterEdit();
+    };
+    if (inside === 0) {
+      this.dialogs.ask(this.t('folder.deleteEmpty', { name }), this.t('confirm.deleteYes'), () => void this.run(() => gone('keep')));
+      return;
+    }
+    this.dialogs.ask(
+      this.t('folder.deleteAsk', { name, n: inside }),
+      this.t('folder.deleteAll', { n: inside }),
+      () => void this.run(() => gone('delete')),
+      { label: this.t('folder.deleteKeep'), action: () => void this.run(() => gone('keep')) },
+    );
+  }
+
   /** Reloads the selected entry from Rust (after undo, redo, bulk edits). */
   async reselect() {
     const doc = this.docs.doc;

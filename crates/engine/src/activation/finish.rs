@@ -102,8 +102,10 @@ impl Index {
         // each takes the next verdict.
         let mut dropped = Vec::with_capacity(status.len() - injected.len());
         let mut verdicts = outcome.verdicts.iter();
-        for (s, &(book, id)) in status.into_iter().zip(&self.keys) {
+        for ((s, &(book, id)), e) in status.into_iter().zip(&self.keys).zip(&self.entries) {
             let reason = match s {
+                // A folder holds entries; it is no entry left out.
+                Status::Out(_) if e.folder => continue,
                 Status::Out(reason) => reason,
                 Status::Active { activation, .. } => match verdicts.next() {
                     Some(&Verdict::Cut { needed, left }) => DropReason::Budget {

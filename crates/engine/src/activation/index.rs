@@ -77,6 +77,8 @@ pub struct CompiledEntry {
     pub position: usize,
     pub comment: Box<str>,
     pub enabled: bool,
+    /// A folder: never enabled, and left out of the result's lists.
+    pub folder: bool,
     pub constant: bool,
     /// Its book has recursive scanning on.
     pub recursive: bool,
@@ -538,7 +540,9 @@ fn compile(
         id: e.id,
         position,
         comment: e.comment.as_str().into(),
-        enabled: e.enabled,
+        // A folder holds entries and never fires (crate::folders).
+        enabled: e.enabled && !e.folder,
+        folder: e.folder,
         constant: e.constant,
         recursive: settings.recursive,
         selective: e.selective && !secondary.is_empty(),

@@ -32,7 +32,7 @@ use serde_json::Value;
 use super::error::{ExportError, ImportError};
 use super::format::{Detect, ExportFormat, Format};
 use super::json::{parse_json, to_pretty, type_name};
-use super::report::{Direction, Report};
+use super::report::{Direction, Note, Report};
 use super::{agnai, card, charx, native, novelai, png, risu, sillytavern};
 use crate::model::{Book, Object};
 
@@ -239,13 +239,14 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
             format: c.format,
             book,
             report,
-        });
+        }
+        .with_folders());
     }
     // A JSON file is parsed once, a native file's entries streamed; what
     // that reading is not sure of is read the ordinary way (same book,
     // same errors).
     if let Some(read) = super::native_stream::import(bytes) {
-        return read;
+        return read.map(Imported::with_folders);
     }
     let value = parse(bytes)?;
     import_value(value)
@@ -281,7 +282,8 @@ pub fn import_as(format: Format, bytes: &[u8]) -> Result<Imported, ImportError> 
         format,
         book,
         report,
-    })
+    }
+    .with_folders())
 }
 
 /// [`import`] for an already parsed JSON document.
@@ -299,7 +301,56 @@ pub fn import_value(value: Value) -> Result<Imported, ImportError> {
         format,
         book,
         report,
-    })
+    }
+    .with_folders())
+}
+
+impl Imported {
+    /// The book with the folders its entries' folder paths name
+    /// ([`crate::folders::unflatten`]): how a book from a format without
+    /// folders gets its tree back.
+    fn with_folders(mut self) -> Imported {
+        let made = crate::folders::unflatten(&mut self.book);
+        if made > 0 {
+            self.report.book.approx(
+                crate::folders::PATH,
+                Note::FoldersFromPaths { folders: made },
+            );
+        }
+        self
+    }
+}
+
+/// `book` as a format without folders holds it ([`crate::folders::flatten`]),
+/// with the report's words on what that cost; the book itself when it has no
+/// folders or `to` has them.
+fn for_target<'a>(
+    book: &'a Book,
+    to: ExportFormat,
+    report: &mut Report,
+) -> std::borrow::Cow<'a, Book> {
+    if matches!(to, ExportFormat::Native | ExportFormat::Risu) {
+        return std::borrow::Cow::Borrowed(book);
+    }
+    // NovelAI and Agnai write back only their own namespace's fields.
+    let ns = match to {
+        ExportFormat::NovelAi => Some(novelai::NS),
+        ExportFormat::Agnai => Some(agnai::NS),
+        _ => None,
+    };
+    let Some((flat, facts)) = crate::folders::flatten(book, ns) else {
+        return std::borrow::Cow::Borrowed(book);
+    };
+    report.book.approx(
+        "folders",
+        Note::FoldersAsPaths {
+            folders: facts.folders,
+        },
+    );
+    for path in facts.empty {
+        report.book.lose("folders", Note::EmptyFolder { path });
+    }
+    std::borrow::Cow::Owned(flat)
 }
 
 /// Writes a book in a format, with the report of what could not be carried.
@@ -308,7 +359,8 @@ pub fn export(book: &Book, to: ExportFormat) -> Result<(Vec<u8>, Report), Export
         .and_then(|c| c.write)
         .ok_or(ExportError::NoWriter(to))?;
     let mut report = Report::new(Direction::Export, to.name());
-    let value = write(book, &mut report);
+    let book = for_target(book, to, &mut report);
+    let value = write(&book, &mut report);
     Ok((to_pretty(&value), report))
 }
 
@@ -328,7 +380,8 @@ pub fn export_into_card(
         other => return Err(ExportError::NotACardFormat(other)),
     };
     let mut report = Report::new(Direction::Export, Format::PngCard.name());
-    let bytes = png::export_into(book, card_png, version, &mut report)?;
+    let book = for_target(book, to, &mut report);
+    let bytes = png::export_into(&book, card_png, version, &mut report)?;
     Ok((bytes, report))
 }
 

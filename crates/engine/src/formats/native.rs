@@ -181,6 +181,7 @@ fn book_from_parts(
     book.extra = data;
     notes.extend(book.clamp_settings());
     notes.extend(fix_ids(&mut book));
+    crate::folders::repair(&mut book);
     Ok((book, notes))
 }
 
@@ -235,6 +236,13 @@ fn entry_from_object(mut obj: Object, path: &str) -> Result<Entry, ImportError> 
     }
     if let Some(logic) = take_st_number(&mut ext, "selectiveLogic", SecondaryLogic::from_st) {
         e.secondary_logic = logic;
+    }
+    if let Some(f) = take_bool(&mut ext, crate::folders::IS_FOLDER, &xpath)? {
+        e.folder = f;
+    }
+    if let Some(p) = ext.get(crate::folders::PARENT).and_then(usable_id) {
+        e.parent = Some(p);
+        ext.remove(crate::folders::PARENT);
     }
     // The editor's id of an entry written with its source id.
     if e.id == NO_ID && obj.contains_key(ORIGINAL_ID) {
@@ -459,6 +467,12 @@ fn entry_to_object(e: &Entry, id: Value) -> Object {
     o.insert("content".into(), json!(e.content));
     let mut ext = e.extensions.clone();
     ext.insert("match_whole_words".into(), json!(e.whole_words));
+    if e.folder {
+        ext.insert(crate::folders::IS_FOLDER.into(), json!(true));
+    }
+    if let Some(p) = e.parent {
+        ext.insert(crate::folders::PARENT.into(), json!(p));
+    }
     if restored {
         ext.insert(EDITOR_ID.into(), json!(e.id));
     }

@@ -68,8 +68,10 @@ pub enum Note {
     StUseRegexIgnored,
     /// RisuAI's `mode: "constant"`.
     RisuConstant,
-    /// A RisuAI folder, kept as a disabled entry.
+    /// A RisuAI folder, kept as a folder (a disabled entry holding entries).
     RisuFolder,
+    /// Folders rebuilt from the entries' folder paths.
+    FoldersFromPaths { folders: usize },
     /// A RisuAI export carries no book settings.
     NoBookSettings { tool: String },
     /// RisuAI scans recursively unless told not to: recursion on.
@@ -101,7 +103,12 @@ pub enum Note {
     /// The exported file repeats the source's spelling of a value.
     SourceSpelling { was: String, shown: String },
 
+    /// Folders written as each entry's folder path.
+    FoldersAsPaths { folders: usize },
+
     // Fields the target cannot hold.
+    /// A folder with no entry inside: the target keeps no trace of it.
+    EmptyFolder { path: String },
     /// A decorator the target does not know; its line stays in the content.
     DecoratorInContent { tool: String },
     /// A decorator other v3 readers do not know.
@@ -210,6 +217,7 @@ impl Note {
             Note::StUseRegexIgnored,
             Note::RisuConstant,
             Note::RisuFolder,
+            Note::FoldersFromPaths { folders: 1 },
             Note::NoBookSettings { tool: s() },
             Note::RisuRecursion,
             Note::WrittenAs {
@@ -236,6 +244,8 @@ impl Note {
                 was: s(),
                 shown: s(),
             },
+            Note::FoldersAsPaths { folders: 1 },
+            Note::EmptyFolder { path: s() },
             Note::DecoratorInContent { tool: s() },
             Note::DecoratorUnknownToV3,
             Note::NoDecoratorsV2,
@@ -349,6 +359,18 @@ impl fmt::Display for Note {
             Note::RisuFolder => {
                 f.write_str("a RisuAI folder: listed as a folder with its entries, and disabled so it never fires")
             }
+            Note::FoldersFromPaths { folders } => write!(
+                f,
+                "folders made again from the entries' folder paths: {folders}"
+            ),
+            Note::FoldersAsPaths { folders } => write!(
+                f,
+                "folders written as each entry's folder path (extensions.lorebook_studio_folder), which the next import makes into folders again: {folders}"
+            ),
+            Note::EmptyFolder { path } => write!(
+                f,
+                "folder \"{path}\" holds no entry: the target has no folders and keeps no trace of it"
+            ),
             Note::NoBookSettings { tool } => write!(f, "a {tool} export has none; defaults used"),
             Note::RisuRecursion => {
                 f.write_str("not in the file; on, as RisuAI scans recursively by default")

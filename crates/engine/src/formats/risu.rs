@@ -13,7 +13,7 @@
 //! | `extentions.risu_case_sensitive` | `case_sensitive` | (RisuAI's spelling) |
 //! | `activationPercent` | `extensions["risu"]` | RisuAI's lorebook code never reads it: kept, not a probability |
 //! | — | `whole_words: false` | RisuAI matches keys inside words |
-//! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` entries are folders: disabled (they never fire), listed by the app as folders with the entries whose `folder` names them, and written back as folders |
+//! | `mode`, `bookVersion`, `folder`, `id`, `loreCache`, other fields | `extensions["risu"]` | `mode: "folder"` records are folders (`folder`, see [`crate::folders`]), and an entry whose `folder` names a folder's key is in it (`parent`); written back as RisuAI folders, a folder without a key given one |
 //! | top-level fields besides `type`, `ver`, `data` | book `extensions["risu"]` | |
 //!
 //! Export goes through [`crate::risu::Lore::of`], the mapping the `risu`
@@ -114,7 +114,72 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         .book
         .approx("recursive_scanning", Note::RisuRecursion);
     let path = |i| format!("data[{i}]");
-    import_entries(book, report, &MAPPING, data, path, &raw_top)
+    let mut book = import_entries(book, report, &MAPPING, data, path, &raw_top)?;
+    place_in_folders(&mut book);
+    Ok(book)
+}
+
+/// Each entry whose RisuAI `folder` names a folder's key is put in that
+/// folder (and the field is then the model's `parent`); a `folder` naming
+/// no folder of the file stays as it was.
+fn place_in_folders(book: &mut Book) {
+    let keys: std::collections::HashMap<String, u64> = book
+        .entries
+        .iter()
+        .filter(|e| e.folder)
+        .filter_map(|e| Some((e.keys.first()?.clone(), e.id)))
+        .collect();
+    for e in &mut book.entries {
+        let Some(Value::Object(ns)) = e.extensions.get_mut(NS) else {
+            continue;
+        };
+        let Some(&parent) = ns
+            .get("folder")
+            .and_then(Value::as_str)
+            .and_then(|k| keys.get(k))
+        else {
+            continue;
+        };
+        if parent != e.id {
+            ns.remove("folder");
+            e.parent = Some(parent);
+        }
+        if ns.is_empty() {
+            e.extensions.remove(NS);
+        }
+    }
+    crate::folders::repair(book);
+}
+
+/// The book as RisuAI's records name folders: a folder's `key` (its first
+/// key; one made from its id when it has none, as RisuAI's own are
+/// private-use text) in its entries' `folder`.
+fn with_folder_keys(book: &Book) -> std::borrow::Cow<'_, Book> {
+    if !book.entries.iter().any(|e| e.folder) {
+        return std::borrow::Cow::Borrowed(book);
+    }
+    let mut b = book.clone();
+    let mut keys = std::collections::HashMap::new();
+    for e in b.entries.iter_mut().filter(|e| e.folder) {
+        if e.keys.first().is_none_or(|k| k.trim().is_empty()) {
+            e.keys = vec![format!("\u{f000}folder:lorebook-studio-{}", e.id)];
+        }
+        keys.insert(e.id, e.keys[0].clone());
+    }
+    let tree = crate::folders::Tree::of(&b);
+    for e in &mut b.entries {
+        let Some(key) = tree.parent(e.id).and_then(|p| keys.get(&p)) else {
+            continue;
+        };
+        let ns = e
+            .extensions
+            .entry(NS)
+            .or_insert_with(|| Value::Object(Object::new()));
+        if let Value::Object(ns) = ns {
+            ns.insert("folder".into(), json!(key));
+        }
+    }
+    std::borrow::Cow::Owned(b)
 }
 
 fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, ImportError> {
@@ -168,6 +233,8 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
         sec.approx("mode", Note::RisuConstant);
     }
     if o.get("mode").and_then(Value::as_str) == Some("folder") {
+        o.remove("mode");
+        e.folder = true;
         e.enabled = false;
         sec.approx("mode", Note::RisuFolder);
     }
@@ -319,9 +386,14 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     o.insert("key".into(), json!(lore.key));
     o.insert("comment".into(), json!(lore.comment));
     o.insert("content".into(), json!(lore.content));
+    let mode = ns.remove("mode");
     o.insert(
         "mode".into(),
-        ns.remove("mode").unwrap_or_else(|| json!("normal")),
+        match (e.folder, mode) {
+            (true, _) => json!("folder"),
+            (false, Some(m)) => m,
+            (false, None) => json!("normal"),
+        },
     );
     o.insert("insertorder".into(), json!(lore.insertorder as i64));
     o.insert("alwaysActive".into(), json!(lore.always_active));
@@ -373,6 +445,7 @@ fn book_top(book: &Book) -> Object {
 
 /// Writes a book as a RisuAI lorebook export.
 pub fn export_value(book: &Book, report: &mut Report) -> Value {
+    let book = &*with_folder_keys(book);
     let (data, mut top, ext) = export_parts(book, report, &MAPPING);
     let no_place = Note::BookFieldNoPlace {
         tool: MAPPING.tool.into(),

@@ -636,6 +636,11 @@ fn entries_of(
         if (i + 1) % every == 0 && !keep_going() {
             return None;
         }
+        // SillyTavern has no folders: an export has flattened them into
+        // paths (`crate::folders::flatten`); its rules never see one.
+        if e.folder {
+            continue;
+        }
         let o = export_entry(report, e, SOURCE, entry_to_st);
         let mut key = e.id.to_string();
         if entries.contains_key(&key) {

@@ -61,7 +61,8 @@ impl Item<'_> {
 pub(crate) fn items<'b>(cx: &LintContext, books: &'b [Book]) -> Vec<Item<'b>> {
     let mut out = Vec::new();
     for (b, book) in books.iter().enumerate() {
-        for e in &book.entries {
+        // A folder holds entries; it is no entry to check (crate::folders).
+        for e in book.entries.iter().filter(|e| !e.folder) {
             let st = (!cx.rules.is_studio()).then(|| context::st_entry(b, e));
             let body = match &st {
                 Some(s) => s.content.clone(),

@@ -81,6 +81,7 @@ pub fn coverage(preview: &mut Preview, chat: &[Message]) -> (Coverage, BudgetLog
     let mut cov = Tally::new(preview.books().iter().enumerate().flat_map(|(b, book)| {
         book.entries
             .iter()
+            .filter(|e| !e.folder)
             .map(move |e| (EntryRef { book: b, id: e.id }, e.enabled))
     }));
     let effective: HashMap<EntryRef, (i64, i64)> = preview
@@ -122,6 +123,7 @@ pub fn coverage_st(books: &[crate::model::Book], results: &[StResult]) -> Covera
     let mut cov = Tally::new(books.iter().enumerate().flat_map(|(b, book)| {
         book.entries
             .iter()
+            .filter(|e| !e.folder)
             .map(move |e| (EntryRef { book: b, id: e.id }, e.enabled))
     }));
     for r in results {

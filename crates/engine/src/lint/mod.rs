@@ -75,7 +75,7 @@ pub fn lint(
     cx.chat_loaded = chat.is_some();
     let mut out = Vec::new();
     for (b, book) in books.iter().enumerate() {
-        for e in &book.entries {
+        for e in book.entries.iter().filter(|e| !e.folder) {
             out.extend(check_entry(&cx, b, e));
         }
     }

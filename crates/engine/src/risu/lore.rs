@@ -76,7 +76,12 @@ impl Lore {
             _ => None,
         };
         let text = |k: &str| ns.and_then(|o| o.get(k)).and_then(Value::as_str);
-        let mode = text("mode").unwrap_or("normal").to_string();
+        let mode = if e.folder {
+            "folder"
+        } else {
+            text("mode").unwrap_or("normal")
+        }
+        .to_string();
         let id = ns.and_then(|o| o.get("id")).and_then(|v| match v {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),

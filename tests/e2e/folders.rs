@@ -1,0 +1,175 @@
+//! Issue 22's folders end to end: make a folder, name it, move an entry in
+//! with "Move to folder", drag another onto it, collapse it, enable and
+//! disable what it holds, delete it keeping its entries, and undo.
+
+use fantoccini::actions::{InputSource, MouseActions, PointerAction, MOUSE_BUTTON_LEFT};
+
+use super::*;
+
+fn row(id: u64) -> String {
+    format!("{}[data-id=\"{id}\"]", tid("entry-row"))
+}
+
+#[test]
+fn folders_are_made_filled_by_menu_and_drag_collapsed_and_deleted() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let ids = app.row_ids().expect("the sample's rows");
+    let (first, second) = (ids[0], ids[1]);
+    let entries = ids.len();
+    app.click(&tid("add-folder"));
+    app.wait_for(&tid("folder-pane"));
+    app.type_into(&tid("folder-name"), "Places");
+    let field = app.find(&tid("folder-name")).expect("the name field");
+    app.run(field.send_keys(&char::from(Key::Enter).to_string()))
+        .expect("press Enter");
+    let folder_css = format!("{}[data-folder]", tid("entry-row"));
+    // The row's words, as the page holds them (a row clips its text).
+    let words = |css: &str| -> Result<String, String> {
+        let v = app.js(
+            "const el = document.querySelector(arguments[0]); return el ? el.textContent : null;",
+            vec![serde_json::json!(css)],
+        );
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("no {css}"))
+    };
+    wait_until("the folder named, first in the list", TIMEOUT, || {
+        let text = words(&folder_css)?;
+        if text.contains("Places") && text.contains("0 entries") {
+            Ok(())
+        } else {
+            Err(format!("{text:?}"))
+        }
+    });
+    let folder: u64 = app
+        .attr(&app.find(&folder_css).unwrap(), "data-id")
+        .unwrap()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Move the first entry in with the selection's "Move to folder".
+    app.click(&row(first));
+    app.click(&format!("{} option[value=\"{folder}\"]", tid("move-to")));
+    wait_until("the first entry inside", TIMEOUT, || {
+        let depth = app.attr(&app.find(&row(first))?, "data-depth")?;
+        if depth.as_deref() == Some("1") {
+            Ok(())
+        } else {
+            Err(format!("depth {depth:?}"))
+        }
+    });
+    // Drag the second entry onto the folder.
+    let from = app.find(&row(second)).expect("the second row");
+    let onto = app.find(&row(folder)).expect("the folder row");
+    let mouse = MouseActions::new("mouse".into())
+        .then(PointerAction::MoveToElement {
+            element: from,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveBy {
+            duration: Some(Duration::from_millis(100)),
+            x: 0.0,
+            y: -12.0,
+        })
+        .then(PointerAction::MoveToElement {
+            element: onto,
+            duration: Some(Duration::from_millis(200)),
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    app.run(app.client.perform_actions(mouse)).expect("drag");
+    wait_until("the second entry dragged inside", TIMEOUT, || {
+        let depth = app.attr(&app.find(&row(second))?, "data-depth")?;
+        let text = words(&row(folder))?;
+        if depth.as_deref() == Some("1") && text.contains("2 entries") {
+            Ok(())
+        } else {
+            Err(format!("depth {depth:?}, folder {text:?}"))
+        }
+    });
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    // Collapsing the folder hides its entries; opening shows them again.
+    app.click(&row(folder));
+    wait_until("the folder collapsed", TIMEOUT, || {
+        let n = app.find_all(&row(first))?.len();
+        let state = app.attr(&app.find(&row(folder))?, "data-folder")?;
+        if n == 0 && state.as_deref() == Some("collapsed") {
+            Ok(())
+        } else {
+            Err(format!("{n} rows of the first entry, folder {state:?}"))
+        }
+    });
+    app.wait_for(&tid("folder-pane"));
+    assert_accessible(&app, "the folder pane");
+    // Disable what it holds, then enable it again.
+    app.click(&tid("folder-disable"));
+    wait_until("the folder's counts", TIMEOUT, || {
+        let counts = app.text(&app.find(&tid("folder-counts"))?)?;
+        if counts.starts_with("2 entries inside") {
+            Ok(())
+        } else {
+            Err(counts)
+        }
+    });
+    app.click(&row(folder)); // open it again
+    wait_until("the entries shown struck through", TIMEOUT, || {
+        let class = app
+            .attr(&app.find(&row(first))?, "class")?
+            .unwrap_or_default();
+        if class.contains("off") {
+            Ok(())
+        } else {
+            Err(class)
+        }
+    });
+    app.click(&row(folder));
+    app.click(&tid("folder-enable"));
+    app.click(&row(folder));
+    wait_until("the entries enabled again", TIMEOUT, || {
+        let class = app
+            .attr(&app.find(&row(second))?, "class")?
+            .unwrap_or_default();
+        if !class.contains("off") {
+            Ok(())
+        } else {
+            Err(class)
+        }
+    });
+    // Delete the folder, keeping its entries: they are at the top again.
+    app.click(&row(folder));
+    app.click(&tid("folder-delete"));
+    app.click(&tid("confirm-other"));
+    wait_until("the folder gone, its entries kept", TIMEOUT, || {
+        let ids = app.row_ids()?;
+        let depth = app.attr(&app.find(&row(first))?, "data-depth")?;
+        if ids.len() == entries && !ids.contains(&folder) && depth.as_deref() == Some("0") {
+            Ok(())
+        } else {
+            Err(format!("{ids:?}, depth {depth:?}"))
+        }
+    });
+    // Undo brings the folder back (still collapsed) with both entries.
+    app.click(&tid("undo"));
+    wait_until("the folder back", TIMEOUT, || {
+        let text = words(&row(folder))?;
+        if text.contains("2 entries") {
+            Ok(())
+        } else {
+            Err(text)
+        }
+    });
+    app.assert_no_errors();
+}

@@ -15,8 +15,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Imported, String> {
     formats::import(bytes).map_err(|e| e.to_string())
 }
 
-/// Reads and imports a book file.
+/// Reads and imports a book file, or a book kept as a folder of Markdown
+/// files (`formats::markdown`).
 pub fn load(path: &Path) -> Result<Imported, String> {
+    if path.is_dir() {
+        return formats::markdown::import(path);
+    }
     let bytes = formats::read_limited(path)?;
     crate::trace::phase("file read");
     from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))

@@ -19,6 +19,9 @@ pub fn convert(
     output: Option<&Path>,
     into_card: Option<&Path>,
 ) -> Result<(), String> {
+    if to == "folder" {
+        return to_folder(input, output, into_card);
+    }
     let to: ExportFormat = to
         .parse()
         .map_err(|e: formats::UnknownExportFormat| e.to_string())?;
@@ -44,6 +47,26 @@ pub fn convert(
                 .map_err(|e| format!("cannot write to standard output: {e}"))
         }
     }
+}
+
+/// `convert --to folder -o DIR`: the book as a folder of Markdown files.
+fn to_folder(input: &Path, output: Option<&Path>, into_card: Option<&Path>) -> Result<(), String> {
+    if into_card.is_some() {
+        return Err("--into-card needs --to ccv2 or ccv3, not folder".into());
+    }
+    let Some(out) = output else {
+        return Err("--to folder writes a folder: give -o DIR".into());
+    };
+    let imported = books::load(input)?;
+    eprint!("{}", imported.report);
+    formats::markdown::write(&imported.book, out)?;
+    eprintln!(
+        "wrote {} entries to {} (one Markdown file each, settings in {})",
+        imported.book.entries.len(),
+        out.display(),
+        formats::markdown::BOOK_FILE
+    );
+    Ok(())
 }
 
 /// `lorebook inspect`'s options besides the file.

@@ -3,7 +3,8 @@
 //! - `lorebook preview BOOK... --chat FILE [--request K | --log] [--model NAME | --tokenizer FILE] [--seed N] [--json] [--list-unmatched]`
 //!   (`--rules sillytavern` adds `--st-settings`, `--st-sources`, `--max-context`, `--user`, `--char`, `--author-note…`;
 //!   `--rules risu` adds `--risu-settings`)
-//! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]`
+//! - `lorebook convert IN --to FORMAT [-o OUT] [--into-card CARD.png]` (`--to folder -o DIR`: a folder of
+//!   Markdown files; any BOOK argument may be such a folder)
 //! - `lorebook inspect FILE [--json]`
 //! - `lorebook tokens FILE [--model NAME | --tokenizer FILE]`
 //! - `lorebook models`
@@ -73,9 +74,10 @@ enum Command {
     Preview(Box<PreviewArgs>),
     /// Converts a book to another format, printing what could not be carried.
     Convert {
-        /// The book to read (any importable format).
+        /// The book to read (any importable format, or a book's folder).
         input: PathBuf,
-        /// native, sillytavern, ccv2, ccv3, book, risu, novelai or agnai.
+        /// native, sillytavern, ccv2, ccv3, book, risu, novelai or agnai;
+        /// folder writes a folder of Markdown files (with -o DIR).
         #[arg(long)]
         to: String,
         /// Where to write; standard output when omitted (not for PNG cards).

@@ -42,6 +42,7 @@ pub mod convert;
 pub mod error;
 pub mod format;
 pub mod json;
+pub mod markdown;
 pub mod native;
 mod native_stream;
 pub mod note;

@@ -153,6 +153,9 @@ pub enum Note {
     ChunkSkipped { chunk: String, error: String },
     /// A missing card chunk added from another card's text.
     ChunkAdded { chunk: String, from: String },
+    /// A file of a Markdown-folder book that could not be read (`problem`:
+    /// why, in English): left out, and left on disk.
+    FileNotRead { file: String, problem: String },
     /// A CHARX archive: its `card.json` read, the assets not.
     CharxAssets,
     /// A NovelAI story: the lorebook read, the story kept.
@@ -281,6 +284,10 @@ impl Note {
             Note::ChunkAdded {
                 chunk: s(),
                 from: s(),
+            },
+            Note::FileNotRead {
+                file: s(),
+                problem: s(),
             },
             Note::CharxAssets,
             Note::NovelAiStoryRead,
@@ -471,6 +478,10 @@ impl fmt::Display for Note {
             Note::ChunkAdded { chunk, from } => write!(
                 f,
                 "the PNG had no \"{chunk}\" chunk; one was added from the \"{from}\" card"
+            ),
+            Note::FileNotRead { file, problem } => write!(
+                f,
+                "{file} was not read ({problem}): its entry is not in the book, and the file is left as it is"
             ),
             Note::CharxAssets => f.write_str(
                 "book read from card.json; the archive's assets are not part of a book and were not read",

@@ -648,6 +648,7 @@ export const en = {
   'note.read_from_chunk_no_spec': 'book read from the "{chunk}" chunk (no spec)',
   'note.chunk_not_read': 'the "{chunk}" chunk was not read (the "{used}" chunk was)',
   'note.chunk_skipped': 'the "{chunk}" chunk was skipped: {error}',
+  'note.file_not_read': '{file} was not read ({problem}): its entry is not in the book, and the file is left as it is',
   'note.chunk_added': 'the PNG had no "{chunk}" chunk; one was added from the "{from}" card',
   'note.charx_assets': "book read from card.json; the archive's assets are not part of a book and were not read",
   'note.novel_ai_story_read': 'a NovelAI story: its lorebook was read; the story is kept for export',

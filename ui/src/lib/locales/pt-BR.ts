@@ -650,6 +650,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.read_from_chunk_no_spec': 'livro lido do bloco "{chunk}" (sem spec)',
   'note.chunk_not_read': 'o bloco "{chunk}" não foi lido (o bloco "{used}" foi)',
   'note.chunk_skipped': 'o bloco "{chunk}" foi ignorado: {error}',
+  'note.file_not_read': '{file} não foi lido ({problem}): sua entrada não está no livro, e o arquivo fica como está',
   'note.chunk_added': 'o PNG não tinha bloco "{chunk}"; um foi acrescentado a partir do cartão "{from}"',
   'note.charx_assets': 'livro lido de card.json; os recursos do arquivo não fazem parte de um livro e não foram lidos',
   'note.novel_ai_story_read': 'uma história do NovelAI: o lorebook foi lido; a história é mantida para exportar',

@@ -38,6 +38,8 @@ macro_rules! with_command_names {
             duplicate_entries,
             delete_entries,
             bulk_update,
+            open_folder_dialog,
+            save_as_folder,
             add_folder,
             move_to_folder,
             rename_folder,

@@ -38,6 +38,10 @@ pub enum Dialog {
     Tokenizer,
     /// Compare with a file… in the impact strip: any importable book.
     CompareWith,
+    /// Open Folder…: a book kept as a folder of Markdown files.
+    OpenFolder,
+    /// Save As Folder…: where to keep the book's folder.
+    SaveAsFolder,
 }
 
 /// A file-type filter of a dialog: its name's catalog key, its English
@@ -86,7 +90,7 @@ const TOKENIZERS: Filter = Filter {
 };
 
 impl Dialog {
-    pub const ALL: [Dialog; 9] = [
+    pub const ALL: [Dialog; 11] = [
         Dialog::Open,
         Dialog::Import,
         Dialog::ExportCard,
@@ -96,6 +100,8 @@ impl Dialog {
         Dialog::StSettings,
         Dialog::Tokenizer,
         Dialog::CompareWith,
+        Dialog::OpenFolder,
+        Dialog::SaveAsFolder,
     ];
 
     /// The catalog key of the dialog's title.
@@ -110,6 +116,8 @@ impl Dialog {
             Dialog::StSettings => "dialog.stSettings",
             Dialog::Tokenizer => "dialog.tokenizer",
             Dialog::CompareWith => "dialog.compareWith",
+            Dialog::OpenFolder => "dialog.openFolder",
+            Dialog::SaveAsFolder => "dialog.saveAsFolder",
         }
     }
 
@@ -125,6 +133,8 @@ impl Dialog {
             Dialog::StSettings => "Load SillyTavern's settings.json",
             Dialog::Tokenizer => "Choose a tokenizer file",
             Dialog::CompareWith => "Compare the book with",
+            Dialog::OpenFolder => "Open a book kept as a folder",
+            Dialog::SaveAsFolder => "Choose where to keep the book as a folder",
         }
     }
 
@@ -142,6 +152,7 @@ impl Dialog {
             Dialog::StSettings => &[JSON, ALL_FILES],
             Dialog::Tokenizer => &[TOKENIZERS, ALL_FILES],
             Dialog::CompareWith => &[BOOKS_AND_CARDS, ALL_FILES],
+            Dialog::OpenFolder | Dialog::SaveAsFolder => &[],
         }
     }
 }

@@ -155,6 +155,9 @@ pub enum ErrorCode {
     /// The impact was asked to compare with an undo step the history does
     /// not hold (`back` steps ago).
     NoSuchUndoStep { back: u32 },
+    /// `file` is not a book kept as a folder, or cannot be written as one;
+    /// `detail` says why.
+    NotABookFolder { file: String, detail: String },
     /// Entry `id` was named as a folder and is not one.
     NotAFolder { id: u64 },
     /// Folder `id` cannot go into `into`: that is the folder itself or a

@@ -173,3 +173,52 @@ fn folders_are_made_filled_by_menu_and_drag_collapsed_and_deleted() {
     });
     app.assert_no_errors();
 }
+
+/// A book kept as a folder of Markdown files, given on the command line
+/// (as "Open with" does): it opens bound to the folder, Save writes the
+/// edited entry's file (renamed with the entry), and a file changed by
+/// another program makes Save ask first; Overwrite writes the app's book.
+#[test]
+fn a_book_kept_as_a_folder_opens_saves_and_asks_over_an_outside_edit() {
+    use lorebook_engine::formats::{markdown, native};
+    let _serial = serial();
+    let files = TempDir::new("md-folder");
+    let dir = files.path().join("Saltmere");
+    let sample = std::fs::read(Path::new(ROOT).join("samples/saltmere.json")).unwrap();
+    let (book, _) = native::load(&sample).unwrap();
+    markdown::write(&book, &dir).expect("write the folder");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[dir.to_str().unwrap()]);
+    app.wait_ready();
+    app.select_entry(1, "The Lighthouse");
+    app.type_into(&tid("comment"), "The Beacon");
+    app.wait_for(&tid("dirty"));
+    app.click(&tid("save"));
+    wait_until("the entry's file renamed with it", TIMEOUT, || {
+        if dir.join("The Beacon.md").is_file() && !dir.join("The Lighthouse.md").exists() {
+            Ok(())
+        } else {
+            Err("The Beacon.md not written yet".to_string())
+        }
+    });
+    // Another program edits a file; the next Save asks before writing.
+    std::thread::sleep(Duration::from_millis(50));
+    let orla = dir.join("Orla Venn.md");
+    let text = std::fs::read_to_string(&orla).unwrap();
+    std::fs::write(&orla, text.replace("keeper", "warden")).unwrap();
+    app.type_into(&tid("comment"), "The Beacon Light");
+    app.wait_for(&tid("dirty"));
+    app.click(&tid("save"));
+    app.wait_for(&tid("disk-message"));
+    app.click(&tid("disk-overwrite"));
+    wait_until("the app's book written over the edit", TIMEOUT, || {
+        if dir.join("The Beacon Light.md").is_file()
+            && !std::fs::read_to_string(&orla).unwrap().contains("warden")
+        {
+            Ok(())
+        } else {
+            Err("not written yet".to_string())
+        }
+    });
+    app.assert_no_errors();
+}

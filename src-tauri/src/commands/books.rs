@@ -181,6 +181,56 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
     })
 }
 
+/// Open Folder…: a book kept as a folder of Markdown files, opened bound
+/// to its folder.
+#[tauri::command]
+pub async fn open_folder_dialog(app: AppHandle) -> R<ImportOutcome> {
+    let picked = file_dialog(&app, Dialog::OpenFolder).blocking_pick_folder();
+    let Some(dir) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    guarded(&state, "open_folder_dialog", |ws| {
+        let result = ws.import_path(&dir);
+        store_recent(&app, ws);
+        result
+    })
+}
+
+/// Save As Folder…: the book written as a folder of Markdown files, in the
+/// chosen folder when it is empty or already a book's, else in a new
+/// folder named after the book inside it. The book is then bound to it.
+#[tauri::command]
+pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<String> {
+    let picked = file_dialog(&app, Dialog::SaveAsFolder).blocking_pick_folder();
+    let Some(chosen) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    guarded(&state, "save_as_folder", |ws| {
+        let name = ws.doc(doc)?.book.name.clone();
+        let target = folder_target(&chosen, &name)?;
+        let result = ws.save(doc, Some(target), false);
+        store_recent(&app, ws);
+        result
+    })
+}
+
+/// Where Save As Folder writes when `chosen` is picked: `chosen` itself
+/// when empty or a book's folder, else `chosen/NAME` (made), `NAME` the
+/// book's name as a file name.
+pub(crate) fn folder_target(chosen: &std::path::Path, name: &str) -> Result<PathBuf, AppError> {
+    use lorebook_engine::formats::markdown;
+    let empty = std::fs::read_dir(chosen).is_ok_and(|mut d| d.next().is_none());
+    let target = if empty || markdown::is_book_folder(chosen) {
+        chosen.to_path_buf()
+    } else {
+        chosen.join(markdown::file_stem(name))
+    };
+    std::fs::create_dir_all(&target).map_err(|e| AppError::write(&target, "save", e))?;
+    Ok(target)
+}
+
 /// The open, unmodified books whose files changed on disk, each once per
 /// change; the UI asks on window focus and offers to reload them.
 #[tauri::command(async)]

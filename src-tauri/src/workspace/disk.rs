@@ -41,6 +41,25 @@ impl Fingerprint {
         }
     }
 
+    /// The fingerprint of a book kept as a folder of Markdown files
+    /// (`formats::markdown`): its files' total size, the newest time among
+    /// them and their directories (a rename or a removal changes a
+    /// directory's), and a SHA-256 over each file's path and bytes.
+    pub fn of_folder(dir: &Path) -> Fingerprint {
+        let mut hash = Sha256::new();
+        let (len, modified) = folder_stat(dir, &mut |rel, path| {
+            hash.update(rel.to_string_lossy().as_bytes());
+            hash.update([0]);
+            hash.update(std::fs::read(path).unwrap_or_default());
+            hash.update([0]);
+        });
+        Fingerprint {
+            len,
+            modified,
+            hash: hash.finalize().into(),
+        }
+    }
+
     /// A fingerprint no file matches: the file's state is not known (a
     /// recovery copy written before fingerprints were kept), so saving over
     /// it asks first.
@@ -58,6 +77,16 @@ impl Fingerprint {
         let Ok(meta) = std::fs::metadata(path) else {
             return Some(Change::Gone);
         };
+        if meta.is_dir() {
+            if !formats::markdown::is_book_folder(path) {
+                return Some(Change::Gone);
+            }
+            if folder_stat(path, &mut |_, _| {}) == (self.len, self.modified) {
+                return None;
+            }
+            let now = Fingerprint::of_folder(path);
+            return (now.hash != self.hash).then_some(Change::Edited(now));
+        }
         if meta.len() == self.len && meta.modified().ok() == self.modified {
             return None;
         }
@@ -67,6 +96,56 @@ impl Fingerprint {
         let now = Fingerprint::of(path, &bytes);
         (now.hash != self.hash).then_some(Change::Edited(now))
     }
+}
+
+/// The total size of a book folder's files (`book.yaml` and every `.md`
+/// file, hidden directories skipped) and the newest time among them and
+/// their directories; `each` is given every file, in a fixed order.
+fn folder_stat(dir: &Path, each: &mut dyn FnMut(&Path, &Path)) -> (u64, Option<SystemTime>) {
+    fn walk(
+        root: &Path,
+        rel: &Path,
+        depth: usize,
+        acc: &mut (u64, Option<SystemTime>),
+        each: &mut dyn FnMut(&Path, &Path),
+    ) {
+        let here = root.join(rel);
+        let newest = |acc: &mut (u64, Option<SystemTime>), t: Option<SystemTime>| {
+            acc.1 = acc.1.max(t);
+        };
+        newest(
+            acc,
+            std::fs::metadata(&here).and_then(|m| m.modified()).ok(),
+        );
+        let Ok(read) = std::fs::read_dir(&here) else {
+            return;
+        };
+        let mut names: Vec<_> = read
+            .filter_map(Result::ok)
+            .filter(|d| !d.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        names.sort_by_key(|d| d.file_name());
+        for d in names {
+            let Ok(meta) = d.metadata() else { continue };
+            let r = rel.join(d.file_name());
+            if meta.is_dir() {
+                if depth < 64 {
+                    walk(root, &r, depth + 1, acc, each);
+                }
+                continue;
+            }
+            let name = d.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".md") || (depth == 0 && name == formats::markdown::BOOK_FILE) {
+                acc.0 += meta.len();
+                newest(acc, meta.modified().ok());
+                each(&r, &d.path());
+            }
+        }
+    }
+    let mut acc = (0, None);
+    walk(dir, Path::new(""), 0, &mut acc, each);
+    acc
 }
 
 /// How a file differs from its fingerprint.
@@ -128,16 +207,39 @@ impl Workspace {
                 ErrorCode::NeverSaved,
             )
         })?;
-        let bytes = read_book_file(&path)?;
-        let (book, _) = native::load(&bytes).map_err(|e| AppError::not_a_book(&path, &e))?;
+        let (book, seen) = if path.is_dir() {
+            let (book, _) = read_folder(&path)?;
+            (book, Fingerprint::of_folder(&path))
+        } else {
+            let bytes = read_book_file(&path)?;
+            let (book, _) = native::load(&bytes).map_err(|e| AppError::not_a_book(&path, &e))?;
+            (book, Fingerprint::of(&path, &bytes))
+        };
         let d = self.doc_mut(doc)?;
         d.book = book;
         d.history = History::saved();
-        d.disk = Some(Fingerprint::of(&path, &bytes));
+        d.disk = Some(seen);
         d.disk_reported = None;
         self.books_changed();
         Ok(())
     }
+}
+
+/// Reads the book kept as a folder of Markdown files at `dir`, with a note
+/// per file left out (`formats::markdown`).
+pub(super) fn read_folder(
+    dir: &Path,
+) -> Result<(lorebook_engine::model::Book, Vec<formats::note::Note>), AppError> {
+    let imported = formats::markdown::import(dir).map_err(|e| {
+        AppError::invalid(
+            e.clone(),
+            ErrorCode::NotABookFolder {
+                file: dir.display().to_string(),
+                detail: e,
+            },
+        )
+    })?;
+    Ok((imported.book, imported.report.notes))
 }
 
 #[cfg(test)]
@@ -220,5 +322,59 @@ mod tests {
             ErrorKind::ChangedOnDisk
         );
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    /// A book kept as a folder of Markdown files opens bound to its
+    /// folder, saves back into it (only the edited entry's file changes),
+    /// refuses to save over an edit made outside, reports that edit on
+    /// focus, and reloads it.
+    #[test]
+    fn a_book_kept_as_a_folder_opens_saves_and_follows_outside_edits() {
+        use lorebook_engine::formats::{markdown, native};
+        let dir = std::env::temp_dir().join(format!("lbs-disk-folder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (sample, _) = native::load(super::super::SAMPLE_BOOK.as_bytes()).unwrap();
+        markdown::write(&sample, &dir).unwrap();
+        let mut ws = Workspace::default();
+        let doc = ws.open_path(&dir).unwrap().doc;
+        assert_eq!(ws.doc(doc).unwrap().book, sample);
+        let light = dir.join("The Lighthouse.md");
+        let orla = dir.join("Orla Venn.md");
+        let untouched = std::fs::metadata(&orla).unwrap().modified().unwrap();
+        edit(&mut ws, doc);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        ws.save(doc, None, false).unwrap();
+        assert!(std::fs::read_to_string(&light)
+            .unwrap()
+            .contains("- edited"));
+        assert_eq!(
+            std::fs::metadata(&orla).unwrap().modified().unwrap(),
+            untouched
+        );
+        assert!(ws.disk_changes().is_empty(), "our own save is no change");
+        // An editor changes a file (later than the save: the file system's
+        // clock is coarse): reported once, and reloaded.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let text = std::fs::read_to_string(&orla).unwrap();
+        std::fs::write(&orla, text.replace("keeper", "warden")).unwrap();
+        assert_eq!(ws.disk_changes(), [doc]);
+        assert!(ws.disk_changes().is_empty());
+        edit(&mut ws, doc);
+        let err = ws.save(doc, None, false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::ChangedOnDisk);
+        ws.reload(doc).unwrap();
+        let book = &ws.doc(doc).unwrap().book;
+        assert!(book.entries.iter().any(|e| e.content.contains("warden")));
+        // Save As Folder into a folder of other files makes one inside it.
+        let other = dir.with_extension("other");
+        let _ = std::fs::remove_dir_all(&other);
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("notes.txt"), "mine").unwrap();
+        let target = crate::commands::folder_target(&other, "Saltmere").unwrap();
+        assert_eq!(target, other.join("Saltmere"));
+        ws.save(doc, Some(target.clone()), false).unwrap();
+        assert!(target.join(markdown::BOOK_FILE).is_file());
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&other);
     }
 }

@@ -139,10 +139,16 @@ impl Workspace {
                 notes: vec![],
             });
         }
-        let bytes = read_book_file(path)?;
-        let (book, notes) = native::load(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
+        let (book, notes, seen) = if path.is_dir() {
+            let (book, notes) = super::disk::read_folder(path)?;
+            (book, notes, Fingerprint::of_folder(&canonical))
+        } else {
+            let bytes = read_book_file(path)?;
+            let (book, notes) = native::load(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
+            (book, notes, Fingerprint::of(&canonical, &bytes))
+        };
         let doc = self.add_doc(book, Some(canonical.clone()));
-        self.doc_mut(doc)?.disk = Some(Fingerprint::of(&canonical, &bytes));
+        self.doc_mut(doc)?.disk = Some(seen);
         self.remember(canonical);
         Ok(OpenResult { doc, notes })
     }
@@ -202,12 +208,28 @@ impl Workspace {
             return Err(AppError::read_only(&target));
         }
         let d = self.doc_mut(doc)?;
-        let bytes = native::to_bytes(&d.book);
-        formats::write_with_backup(&target, &bytes)
-            .map_err(|e| AppError::write(&target, "save", e))?;
+        // A book kept as a folder of Markdown files is written as one (no
+        // backup copy: such a book is meant for git).
+        let seen = if target.is_dir() {
+            formats::markdown::write(&d.book, &target).map_err(|detail| {
+                AppError::invalid(
+                    detail.clone(),
+                    ErrorCode::NotABookFolder {
+                        file: target.display().to_string(),
+                        detail,
+                    },
+                )
+            })?;
+            Fingerprint::of_folder(&target)
+        } else {
+            let bytes = native::to_bytes(&d.book);
+            formats::write_with_backup(&target, &bytes)
+                .map_err(|e| AppError::write(&target, "save", e))?;
+            Fingerprint::of(&target, &bytes)
+        };
         d.history.mark_saved();
         let canonical = target.canonicalize().unwrap_or(target);
-        d.disk = Some(Fingerprint::of(&canonical, &bytes));
+        d.disk = Some(seen);
         d.disk_reported = None;
         d.path = Some(canonical.clone());
         self.remember(canonical.clone());

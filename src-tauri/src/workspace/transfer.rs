@@ -29,6 +29,11 @@ impl Workspace {
     /// with its report, for [`Workspace::confirm_import`]. Nothing is
     /// written to disk.
     pub fn import_path(&mut self, path: &Path) -> Result<ImportOutcome, AppError> {
+        // A book kept as a folder of Markdown files is our own layout: it
+        // opens bound to its folder.
+        if path.is_dir() {
+            return self.open_path(path).map(ImportOutcome::Opened);
+        }
         let bytes = read_book_file(path)?;
         let mut imported = formats::import(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
         if imported.format == Format::Native && imported.report.is_lossless() {

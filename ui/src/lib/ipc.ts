@@ -106,6 +106,8 @@ export const api = {
    *  opened; without it that is a `changed_on_disk` error. */
   save: (doc: number, overwrite = false) => call<string>('save', { doc, overwrite }),
   saveAs: (doc: number) => call<string>('save_as', { doc }),
+  openFolderDialog: () => call<ImportOutcome>('open_folder_dialog'),
+  saveAsFolder: (doc: number) => call<string>('save_as_folder', { doc }),
   /** The open, unmodified books whose files changed on disk. */
   checkDiskChanges: () => call<number[]>('check_disk_changes'),
   reloadDoc: (doc: number) => call<void>('reload_doc', { doc }),

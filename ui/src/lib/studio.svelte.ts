@@ -475,6 +475,24 @@ export class Studio {
     await this.dialogs.refreshImports();
   }
 
+  /** Open Folder…: a book kept as a folder of Markdown files. */
+  async openFolder() {
+    await this.entry.flush();
+    const o = await api.openFolderDialog();
+    if (o.kind === 'opened') await this.afterOpen([o.doc], o.notes);
+  }
+
+  /** Save As Folder…: the shown book written as a folder of Markdown
+   *  files, then bound to it. */
+  async saveAsFolder() {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    await this.entry.flush();
+    const path = await api.saveAsFolder(doc);
+    this.feedback.notify(this.t('notice.saved', { path }));
+    await this.docs.refresh();
+  }
+
   async confirmImport(id: number, accept: boolean) {
     const doc = await api.confirmImport(id, accept);
     await this.dialogs.refreshImports();

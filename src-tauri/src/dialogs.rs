@@ -42,6 +42,8 @@ pub enum Dialog {
     OpenFolder,
     /// Save As Folder…: where to keep the book's folder.
     SaveAsFolder,
+    /// Merge a Book Into This One…: any importable book.
+    MergeFrom,
 }
 
 /// A file-type filter of a dialog: its name's catalog key, its English
@@ -90,7 +92,7 @@ const TOKENIZERS: Filter = Filter {
 };
 
 impl Dialog {
-    pub const ALL: [Dialog; 11] = [
+    pub const ALL: [Dialog; 12] = [
         Dialog::Open,
         Dialog::Import,
         Dialog::ExportCard,
@@ -102,6 +104,7 @@ impl Dialog {
         Dialog::CompareWith,
         Dialog::OpenFolder,
         Dialog::SaveAsFolder,
+        Dialog::MergeFrom,
     ];
 
     /// The catalog key of the dialog's title.
@@ -118,6 +121,7 @@ impl Dialog {
             Dialog::CompareWith => "dialog.compareWith",
             Dialog::OpenFolder => "dialog.openFolder",
             Dialog::SaveAsFolder => "dialog.saveAsFolder",
+            Dialog::MergeFrom => "dialog.mergeFrom",
         }
     }
 
@@ -135,6 +139,7 @@ impl Dialog {
             Dialog::CompareWith => "Compare the book with",
             Dialog::OpenFolder => "Open a book kept as a folder",
             Dialog::SaveAsFolder => "Choose where to keep the book as a folder",
+            Dialog::MergeFrom => "Merge a book into this one",
         }
     }
 
@@ -153,6 +158,7 @@ impl Dialog {
             Dialog::Tokenizer => &[TOKENIZERS, ALL_FILES],
             Dialog::CompareWith => &[BOOKS_AND_CARDS, ALL_FILES],
             Dialog::OpenFolder | Dialog::SaveAsFolder => &[],
+            Dialog::MergeFrom => &[BOOKS_AND_CARDS, ALL_FILES],
         }
     }
 }

@@ -158,6 +158,8 @@ pub enum ErrorCode {
     /// `file` is not a book kept as a folder, or cannot be written as one;
     /// `detail` says why.
     NotABookFolder { file: String, detail: String },
+    /// No merge is waiting for book `doc` (it was applied or cancelled).
+    NoMergePending { doc: u32 },
     /// Entry `id` was named as a folder and is not one.
     NotAFolder { id: u64 },
     /// Folder `id` cannot go into `into`: that is the folder itself or a

@@ -83,6 +83,7 @@ pub const ACTIONS: &[Action] = &[
     action("open_folder", Group::File, "Open Folder…", ""),
     action("save_as_folder", Group::File, "Save As Folder…", ""),
     action("import", Group::File, "Import…", "CmdOrCtrl+I"),
+    action("merge", Group::File, "Merge a Book Into This One…", ""),
     action("export", Group::File, "Export As…", "CmdOrCtrl+Shift+E"),
     action("open_chat", Group::File, "Open Chat…", "CmdOrCtrl+Shift+O"),
     action("close_book", Group::File, "Close Book", "CmdOrCtrl+W"),

@@ -222,3 +222,88 @@ fn a_book_kept_as_a_folder_opens_saves_and_asks_over_an_outside_edit() {
     });
     app.assert_no_errors();
 }
+
+/// Merge a book into this one (issue 22): the other file chosen in the
+/// native dialog (answered with xdotool), its three groups shown, one new
+/// entry left out, a changed entry taken from the other book, Merge as one
+/// undo step.
+#[test]
+fn a_book_is_merged_picking_entries_and_undone_in_one_step() {
+    use lorebook_engine::formats::native;
+    use lorebook_engine::model::Entry;
+    let _serial = serial();
+    let files = TempDir::new("merge");
+    let file = files.path().join("saltmere-theirs.json");
+    let sample = std::fs::read(Path::new(ROOT).join("samples/saltmere.json")).unwrap();
+    let (mut theirs, _) = native::load(&sample).unwrap();
+    theirs.entries[1].content = "A brighter lighthouse.".into();
+    for (id, name) in [(70, "Smugglers"), (71, "Wreckers")] {
+        theirs.entries.push(Entry {
+            id,
+            comment: name.into(),
+            keys: vec![name.to_lowercase()],
+            content: format!("{name} land at night."),
+            ..Entry::default()
+        });
+    }
+    std::fs::write(&file, native::to_bytes(&theirs)).unwrap();
+    let mut driver = Driver::start();
+    let display = driver.display.clone();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let before = app.row_ids().expect("rows").len();
+    app.click(&tid("merge-start"));
+    answer_file_dialog(
+        &display,
+        "Merge a book into this one|Mesclar um livro neste",
+        &file,
+    );
+    let summary = app.wait_for(&tid("merge-summary"));
+    let text = app.text(&summary).unwrap();
+    assert!(
+        text.contains("Only there: 2") && text.contains("different: 1"),
+        "{text}"
+    );
+    assert_accessible(&app, "the merge panel");
+    if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {
+        app.save_screenshot();
+    }
+    // Leave Wreckers out, take the other book's lighthouse.
+    let boxes = app
+        .find_all(&format!(
+            "{} input[type=checkbox]",
+            tid("merge-only-theirs")
+        ))
+        .unwrap();
+    app.run(boxes[1].click()).expect("untick Wreckers");
+    let take = app.find(&tid("merge-take")).unwrap();
+    app.run(take.select_by_value("theirs"))
+        .expect("take theirs");
+    app.click(&tid("merge-apply"));
+    wait_until("the merged book", TIMEOUT, || {
+        let n = app.row_ids()?.len();
+        let words = app.js("return document.body.textContent", vec![]);
+        let words = words.as_str().unwrap_or("");
+        if n == before + 1 && words.contains("Smugglers") && !words.contains("Wreckers") {
+            Ok(())
+        } else {
+            Err(format!("{n} rows"))
+        }
+    });
+    app.select_entry(1, "The Lighthouse");
+    assert_eq!(
+        app.value(&tid("content")).unwrap(),
+        "A brighter lighthouse."
+    );
+    app.click(&tid("undo"));
+    wait_until("the merge undone", TIMEOUT, || {
+        let n = app.row_ids()?.len();
+        let content = app.value(&tid("content"))?;
+        if n == before && content != "A brighter lighthouse." {
+            Ok(())
+        } else {
+            Err(format!("{n} rows, {content:?}"))
+        }
+    });
+    app.assert_no_errors();
+}

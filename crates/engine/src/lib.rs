@@ -29,6 +29,7 @@ pub mod impact;
 pub mod io;
 pub mod lint;
 pub mod matcher;
+pub mod merge;
 pub mod model;
 pub mod placement;
 pub mod preview;

@@ -231,6 +231,36 @@ pub(crate) fn folder_target(chosen: &std::path::Path, name: &str) -> Result<Path
     Ok(target)
 }
 
+/// Merge a Book Into This One…: the other book chosen in a native dialog,
+/// answered as the three groups the author decides on.
+#[tauri::command]
+pub async fn merge_dialog(app: AppHandle, doc: u32) -> R<MergeView> {
+    let picked = file_dialog(&app, Dialog::MergeFrom).blocking_pick_file();
+    let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
+        return Err(AppError::nothing_chosen());
+    };
+    let state = app.state::<AppState>();
+    guarded(&state, "merge_dialog", |ws| ws.merge_from(doc, &path))
+}
+
+/// Applies the author's merge choices as one undo step.
+#[tauri::command(async)]
+pub fn apply_merge(
+    s: State<'_, AppState>,
+    doc: u32,
+    choices: lorebook_engine::merge::MergeChoices,
+) -> R<lorebook_engine::merge::MergeSummary> {
+    guarded(&s, "apply_merge", |ws| ws.apply_merge(doc, &choices))
+}
+
+#[tauri::command(async)]
+pub fn cancel_merge(s: State<'_, AppState>) -> R<()> {
+    guarded(&s, "cancel_merge", |ws| {
+        ws.cancel_merge();
+        Ok(())
+    })
+}
+
 /// The open, unmodified books whose files changed on disk, each once per
 /// change; the UI asks on window focus and offers to reload them.
 #[tauri::command(async)]

@@ -160,3 +160,44 @@ pub struct OpenResult {
     /// Values repaired on load (clamped settings, new ids).
     pub notes: Vec<Note>,
 }
+
+/// An entry only one book of a merge has.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct MergeAlone {
+    pub id: u64,
+    pub name: String,
+}
+
+/// A field that differs in a merge pair, each side as text.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct MergeField {
+    pub field: String,
+    pub mine: String,
+    pub theirs: String,
+}
+
+/// An entry in both books of a merge, but different.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct MergePair {
+    /// The entry here.
+    pub mine: u64,
+    /// Its match in the other book.
+    pub theirs: u64,
+    pub name: String,
+    /// How they were matched: `id`, `name` or `keys`.
+    pub by: String,
+    pub fields: Vec<MergeField>,
+}
+
+/// The groups of a merge being decided: only in the other book, only
+/// here, in both but different, and how many are the same.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct MergeView {
+    pub doc: u32,
+    /// The other book's file name.
+    pub file: String,
+    pub only_theirs: Vec<MergeAlone>,
+    pub only_mine: Vec<MergeAlone>,
+    pub different: Vec<MergePair>,
+    pub same: u32,
+}

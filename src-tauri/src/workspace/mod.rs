@@ -24,6 +24,7 @@ mod disk;
 mod documents;
 mod edits;
 mod folders;
+mod merge;
 pub use folders::FolderContents;
 mod figures;
 mod history;
@@ -111,6 +112,8 @@ pub struct Workspace {
     /// What each book's change impact compares with when the author chose
     /// something other than its saved version (see `impact.rs`).
     impact_bases: std::collections::HashMap<u32, impact::ImpactBase>,
+    /// The book being merged into an open one, while the author decides.
+    merging: Option<merge::PendingMerge>,
     /// Counts changes of the attached books (an edit, a book added,
     /// closed, attached, detached or reloaded): the SillyTavern preview is
     /// built again when it moved.
@@ -151,6 +154,7 @@ impl Default for Workspace {
             risu_builds: 0,
             timeline: None,
             impact_bases: std::collections::HashMap::new(),
+            merging: None,
             books_gen: 0,
             tokenizer_gen: 0,
             st_builds: 0,

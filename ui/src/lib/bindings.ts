@@ -363,6 +363,46 @@ st: Array<StEdit>, };
 
 export type FolderContents = "keep" | "delete";
 
+export type MergeAlone = { id: number, name: string, };
+
+export type MergeField = { field: string, mine: string, theirs: string, };
+
+export type MergePair = { 
+/**
+ * The entry here.
+ */
+mine: number, 
+/**
+ * Its match in the other book.
+ */
+theirs: number, name: string, 
+/**
+ * How they were matched: `id`, `name` or `keys`.
+ */
+by: string, fields: Array<MergeField>, };
+
+export type MergeView = { doc: number, 
+/**
+ * The other book's file name.
+ */
+file: string, only_theirs: Array<MergeAlone>, only_mine: Array<MergeAlone>, different: Array<MergePair>, same: number, };
+
+export type Take = "mine" | "theirs" | "both";
+
+export type PairChoice = { mine: number, take: Take, };
+
+export type MergeChoices = { 
+/**
+ * Entries only in their book to add (their ids).
+ */
+add: Array<number>, 
+/**
+ * Entries only in this book to delete (ids here).
+ */
+delete: Array<number>, pairs: Array<PairChoice>, };
+
+export type MergeSummary = { added: number, replaced: number, kept_both: number, deleted: number, };
+
 export type OpenResult = { doc: number, 
 /**
  * Values repaired on load (clamped settings, new ids).
@@ -975,7 +1015,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -1165,6 +1205,9 @@ export type Command =
   | 'delete_entries'
   | 'bulk_update'
   | 'open_folder_dialog'
+  | 'merge_dialog'
+  | 'apply_merge'
+  | 'cancel_merge'
   | 'save_as_folder'
   | 'add_folder'
   | 'move_to_folder'
@@ -1232,6 +1275,7 @@ export const ACTIONS = [
   {"id":"open_folder","group":"file","label":"Open Folder…","accelerator":""},
   {"id":"save_as_folder","group":"file","label":"Save As Folder…","accelerator":""},
   {"id":"import","group":"file","label":"Import…","accelerator":"CmdOrCtrl+I"},
+  {"id":"merge","group":"file","label":"Merge a Book Into This One…","accelerator":""},
   {"id":"export","group":"file","label":"Export As…","accelerator":"CmdOrCtrl+Shift+E"},
   {"id":"open_chat","group":"file","label":"Open Chat…","accelerator":"CmdOrCtrl+Shift+O"},
   {"id":"close_book","group":"file","label":"Close Book","accelerator":"CmdOrCtrl+W"},

@@ -51,6 +51,9 @@ import type {
   FindView,
   MatchRef,
   FolderContents,
+  MergeView,
+  MergeChoices,
+  MergeSummary,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -107,6 +110,9 @@ export const api = {
   save: (doc: number, overwrite = false) => call<string>('save', { doc, overwrite }),
   saveAs: (doc: number) => call<string>('save_as', { doc }),
   openFolderDialog: () => call<ImportOutcome>('open_folder_dialog'),
+  mergeDialog: (doc: number) => call<MergeView>('merge_dialog', { doc }),
+  applyMerge: (doc: number, choices: MergeChoices) => call<MergeSummary>('apply_merge', { doc, choices }),
+  cancelMerge: () => call<void>('cancel_merge'),
   saveAsFolder: (doc: number) => call<string>('save_as_folder', { doc }),
   /** The open, unmodified books whose files changed on disk. */
   checkDiskChanges: () => call<number[]>('check_disk_changes'),

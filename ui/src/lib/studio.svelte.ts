@@ -19,7 +19,7 @@ import { Problems } from './problems.svelte';
 import { Scenarios } from './scenarios.svelte';
 import { Impact } from './impact.svelte';
 import { Figures } from './figures.svelte';
-import type { AppError, Catalog, ExportFormat, Note, Problem, Span, StEdit } from './bindings';
+import type { AppError, Catalog, ExportFormat, MergeChoices, MergeView, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
 
@@ -74,6 +74,8 @@ export class Studio {
   /** The span of the problem last clicked, for the editor to select once
    *  its entry is shown; `n` tells two clicks on the same problem apart. */
   highlight = $state<{ id: number; span: Span; n: number } | null>(null);
+  /** The merge being decided (Merge a Book Into This One…). */
+  merge = $state<MergeView | null>(null);
   readonly dialogs = new Dialogs();
   readonly recovery = new Recovery();
   readonly entry = new EntryDraft({
@@ -473,6 +475,33 @@ export class Studio {
     const opened = outcomes.flatMap((o) => (o.kind === 'opened' ? [o] : []));
     await this.afterOpen(opened.map((o) => o.doc), opened.flatMap((o) => o.notes));
     await this.dialogs.refreshImports();
+  }
+
+  /** Merge a Book Into This One…: asks for the other file, then shows
+   *  the three groups to decide on. */
+  async startMerge() {
+    const doc = this.docs.doc;
+    if (doc === null) return;
+    await this.entry.flush();
+    this.merge = await api.mergeDialog(doc);
+  }
+
+  /** Applies the merge choices as one undo step and says what it did. */
+  async applyMerge(choices: MergeChoices) {
+    const m = this.merge;
+    if (m === null) return;
+    const s = await api.applyMerge(m.doc, choices);
+    this.merge = null;
+    this.feedback.notify(
+      this.t('merge.done', { added: s.added, replaced: s.replaced, both: s.kept_both, deleted: s.deleted }),
+    );
+    await this.afterEdit();
+    await this.reselect();
+  }
+
+  async cancelMerge() {
+    this.merge = null;
+    await api.cancelMerge();
   }
 
   /** Open Folder…: a book kept as a folder of Markdown files. */

@@ -1297,3 +1297,47 @@ fn self_find(app: &Session<'_>, id: &str) -> Result<(), String> {
         Err(format!("no {id}"))
     }
 }
+
+const FOLDER_TOGGLE: Interaction = Interaction {
+    name: "folder collapsed or expanded",
+    act: "const f = Q(`${tid('entry-row')}[data-folder]`); window.__was = f.dataset.folder; f.click();",
+    shown: "Q(`${tid('entry-row')}[data-folder]`)?.dataset.folder !== window.__was",
+};
+const SEARCH: Interaction = Interaction {
+    name: "search typed, list filtered",
+    act: "window.__count = Q('#entry-count').textContent; edit(Q(tid('search')), i % 2 === 0 ? 'entry 1' : 'entry 12');",
+    shown: "Q('#entry-count').textContent !== window.__count",
+};
+
+/// Issue 22: on a workload with folders (`--folders 100`), from a click on
+/// the first folder row to the list painted with it collapsed or expanded,
+/// and from a new search text's input event to the list painted filtered.
+/// `LATENCY_WORKLOAD=/tmp/wlf cargo test --test e2e latency::latency_folders
+/// -- --ignored --nocapture --exact`.
+#[test]
+#[ignore = "a benchmark: run it by name"]
+fn latency_folders() {
+    let _serial = serial();
+    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+        return;
+    };
+    let mut driver = Driver::start();
+    let app = open_workload(&mut driver, &dir);
+    app.wait_for(&format!("{}[data-folder]", tid("entry-row")));
+    for it in [&FOLDER_TOGGLE, &SEARCH] {
+        app.settle();
+        let times = app.sample(it, 0, 0, samples());
+        let mut ms: Vec<f64> = times.iter().map(|t| t[0]).collect();
+        ms.sort_by(f64::total_cmp);
+        println!(
+            "latency | {}: {} samples, p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms",
+            it.name,
+            ms.len(),
+            percentile(&ms, 50.0),
+            percentile(&ms, 95.0),
+            ms[ms.len() - 1]
+        );
+    }
+    app.assert_no_errors();
+}

@@ -5,6 +5,7 @@
 //! cargo run --release -p lorebook-engine --example workload -- /tmp/wl
 //! cargo run --release -p lorebook-engine --example workload -- /tmp/wl32k --budget 32000
 //! cargo run --release -p lorebook-engine --example workload -- /tmp/wl100k --entries 100000 --messages 5000
+//! cargo run --release -p lorebook-engine --example workload -- /tmp/wlf --folders 100
 //! /usr/bin/time -v target/release/lorebook preview /tmp/wl/book.json --chat /tmp/wl/chat.json --json > /dev/null
 //! ```
 
@@ -35,6 +36,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // measures 32,000) keeps more entries and so prints more.
     if let Some(budget) = option("--budget")? {
         book.token_budget = budget as u32;
+    }
+    // `--folders N`: N folders (ten at the top, the rest inside them), each
+    // entry in folder `i % N` (issue 22's folder benchmarks).
+    if let Some(n) = option("--folders")?.filter(|&n| n > 0) {
+        let ids = book.fresh_ids(n as usize);
+        for (k, &id) in ids.iter().enumerate() {
+            let parent = (k >= 10).then(|| ids[k % 10]);
+            book.entries.push(lorebook_engine::model::Entry {
+                id,
+                comment: if k < 10 {
+                    format!("Region {k}")
+                } else {
+                    format!("Area {k}")
+                },
+                folder: true,
+                parent,
+                ..Default::default()
+            });
+        }
+        for (i, e) in book.entries.iter_mut().filter(|e| !e.folder).enumerate() {
+            e.parent = Some(ids[i % ids.len()]);
+        }
     }
     lorebook_engine::formats::native::save(&book, &dir.join("book.json"))?;
     let messages = option("--messages")?.unwrap_or(200) as usize;

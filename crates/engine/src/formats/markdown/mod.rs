@@ -32,6 +32,8 @@ pub const FORMAT: &str = "lorebook-studio-folder";
 pub const VERSION: u64 = 1;
 /// The largest file read (an entry or the settings).
 pub(super) const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// How many threads write a book's changed files.
+const WRITERS: usize = 32;
 /// The deepest folder read.
 pub(super) const MAX_DEPTH: usize = 64;
 
@@ -261,17 +263,39 @@ pub fn write(book: &Book, dir: &Path) -> Result<(), String> {
     let before = existing(dir);
     let files = files(book);
     let written: HashSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
+    let mut changed = Vec::new();
     for (rel, bytes) in &files {
         let path = dir.join(rel);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
         // Unchanged files are not touched (git and editors see no change).
-        if std::fs::read(&path).ok().as_deref() == Some(bytes.as_slice()) {
-            continue;
+        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+            changed.push((path, bytes));
         }
-        crate::io::write_atomic(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    // Each file is written atomically (fsynced, then renamed): the waits
+    // for the disk overlap on a few threads (10,000 new files took 6 s
+    // one at a time, 2.2–2.6 s this way; BENCHMARKS.md).
+    let chunk = changed.len().div_ceil(WRITERS).max(1);
+    std::thread::scope(|s| {
+        let jobs: Vec<_> = changed
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    for (path, bytes) in part {
+                        crate::io::write_atomic(path, bytes)
+                            .map_err(|e| format!("{}: {e}", path.display()))?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        jobs.into_iter().try_for_each(|j| {
+            j.join()
+                .unwrap_or_else(|_| Err("a writer thread failed".into()))
+        })
+    })?;
     let mut dirs = HashSet::new();
     for rel in before.into_iter().filter(|p| !written.contains(p)) {
         let path = dir.join(&rel);

@@ -543,6 +543,16 @@ fn pause() -> Option<Duration> {
 /// The workload's chat as pasted text, one `User:`/`Tam:` line a message.
 /// The app on the workload in `dir`: its book opened, the bench's IPC
 /// counters installed, its chat pasted, every answer in.
+/// `LATENCY_WORKLOAD`, the workload folder a bench runs on; `None` (and a
+/// line saying so) when it is not set.
+fn workload_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from);
+    if dir.is_none() {
+        println!("latency | set LATENCY_WORKLOAD to a workload folder");
+    }
+    dir
+}
+
 fn open_workload<'d>(driver: &'d mut Driver, dir: &Path) -> Session<'d> {
     let book = dir.join("book.json");
     let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
@@ -787,10 +797,7 @@ return [document.getElementsByTagName('*').length, nodes, fresh, changes];
 #[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
 fn latency_memory() {
     let _serial = serial();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let typed: usize = std::env::var("LATENCY_TYPED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -925,10 +932,7 @@ fn latency_scroll() {
 #[ignore = "a benchmark: run it by name"]
 fn latency_timeline_scroll() {
     let _serial = serial();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     app.open_details(&tid("timeline-panel"));
@@ -980,10 +984,7 @@ const IMPACT: Interaction = Interaction {
 #[ignore = "a benchmark: run it by name"]
 fn latency_impact_strip() {
     let _serial = serial();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     // The list's first entry.
@@ -1023,10 +1024,7 @@ fn latency_impact_strip() {
 
 fn scroll_bench() {
     let _serial = serial();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let css = std::env::var("LATENCY_SCROLL_CSS").unwrap_or_default();
     let book = dir.join("book.json");
     let mut driver = Driver::start();
@@ -1187,10 +1185,7 @@ const CONTENT_ST: Interaction = Interaction {
 fn latency_st() {
     let _serial = serial();
     let samples = samples();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let book = dir.join("book.json");
     let mut driver = Driver::start();
     let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
@@ -1318,10 +1313,7 @@ const SEARCH: Interaction = Interaction {
 #[ignore = "a benchmark: run it by name"]
 fn latency_folders() {
     let _serial = serial();
-    let Some(dir) = std::env::var_os("LATENCY_WORKLOAD").map(PathBuf::from) else {
-        println!("latency | set LATENCY_WORKLOAD to a workload folder");
-        return;
-    };
+    let Some(dir) = workload_dir() else { return };
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     app.wait_for(&format!("{}[data-folder]", tid("entry-row")));

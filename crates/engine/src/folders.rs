@@ -118,6 +118,18 @@ impl Tree {
     }
 }
 
+/// The folder `e` is in, as [`Tree::parent`] answers it, without building
+/// the tree for an entry that is no folder: only folders hold entries, so
+/// such an entry is never inside itself and its parent is good when it
+/// names a folder of the book (one editor keystroke asks this).
+pub fn parent_of(book: &Book, e: &Entry) -> Option<u64> {
+    let p = e.parent?;
+    if e.folder {
+        return Tree::of(book).parent(e.id);
+    }
+    book.entry(p).is_some_and(|f| f.folder).then_some(p)
+}
+
 /// Clears the parents [`Tree`] does not trust (a parent that is no folder
 /// of the book, a folder inside itself); returns how many were cleared.
 pub fn repair(book: &mut Book) -> usize {
@@ -332,6 +344,10 @@ mod tests {
         b.entries[0].parent = Some(2); // Places in Harbor in Places
         b.entries[3].parent = Some(5); // Sun in an entry that is no folder
         b.entries[4].parent = Some(99); // Tower in nothing
+        let t = Tree::of(&b);
+        for e in &b.entries {
+            assert_eq!(parent_of(&b, e), t.parent(e.id), "entry {}", e.id);
+        }
         assert_eq!(repair(&mut b), 3);
         assert_eq!(Tree::of(&b).path(3), ["Places", "Harbor"]);
         assert_eq!(b.entries[3].parent, None);

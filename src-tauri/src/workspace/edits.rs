@@ -129,15 +129,7 @@ impl Workspace {
             ..Entry::default()
         };
         let id = entry.id;
-        let index = d.book.entries.len();
-        let applied = d.commit(
-            vec![Change::Entry {
-                index,
-                before: None,
-                after: Some(Box::new(entry)),
-            }],
-            None,
-        );
+        let applied = d.commit(vec![Change::add(d.book.entries.len(), entry)], None);
         self.sync(doc, &applied);
         Ok(id)
     }
@@ -191,23 +183,11 @@ impl Workspace {
 
     pub fn delete(&mut self, doc: u32, ids: &[u64]) -> Result<(), AppError> {
         let d = self.doc_mut(doc)?;
-        let mut positions = ids
+        let positions = ids
             .iter()
             .map(|&id| d.position(id))
             .collect::<Result<Vec<_>, _>>()?;
-        positions.sort_unstable();
-        positions.dedup();
-        // Remove from the back so earlier indices stay valid; undo replays
-        // the inverse changes backwards, re-inserting from the front.
-        let changes = positions
-            .iter()
-            .rev()
-            .map(|&index| Change::Entry {
-                index,
-                before: Some(Box::new(d.book.entries[index].clone())),
-                after: None,
-            })
-            .collect();
+        let changes = Change::removals(&d.book.entries, positions);
         let applied = d.commit(changes, None);
         self.sync(doc, &applied);
         Ok(())

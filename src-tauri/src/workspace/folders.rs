@@ -39,15 +39,7 @@ impl Workspace {
             ..Entry::default()
         };
         let id = entry.id;
-        let index = d.book.entries.len();
-        let applied = d.commit(
-            vec![Change::Entry {
-                index,
-                before: None,
-                after: Some(Box::new(entry)),
-            }],
-            None,
-        );
+        let applied = d.commit(vec![Change::add(d.book.entries.len(), entry)], None);
         self.sync(doc, &applied);
         Ok(id)
     }
@@ -77,11 +69,7 @@ impl Workspace {
                     parent: into,
                     ..before.clone()
                 };
-                changes.push(Change::Entry {
-                    index,
-                    before: Some(Box::new(before.clone())),
-                    after: Some(Box::new(after)),
-                });
+                changes.push(Change::edit(index, before, after));
             }
         }
         let applied = d.commit(changes, None);
@@ -93,7 +81,7 @@ impl Workspace {
     pub fn rename_folder(&mut self, doc: u32, id: u64, name: &str) -> Result<(), AppError> {
         let d = self.doc_mut(doc)?;
         let index = folder_at(&d.book.entries, id)?;
-        let before = d.book.entries[index].clone();
+        let before = &d.book.entries[index];
         if before.comment == name {
             return Ok(());
         }
@@ -101,14 +89,7 @@ impl Workspace {
             comment: name.to_string(),
             ..before.clone()
         };
-        let applied = d.commit(
-            vec![Change::Entry {
-                index,
-                before: Some(Box::new(before)),
-                after: Some(Box::new(after)),
-            }],
-            None,
-        );
+        let applied = d.commit(vec![Change::edit(index, before, after)], None);
         self.sync(doc, &applied);
         Ok(())
     }
@@ -156,14 +137,11 @@ impl Workspace {
             FolderContents::Keep => {
                 for (index, e) in d.book.entries.iter().enumerate() {
                     if tree.parent(e.id) == Some(id) {
-                        changes.push(Change::Entry {
-                            index,
-                            before: Some(Box::new(e.clone())),
-                            after: Some(Box::new(Entry {
-                                parent: up,
-                                ..e.clone()
-                            })),
-                        });
+                        let after = Entry {
+                            parent: up,
+                            ..e.clone()
+                        };
+                        changes.push(Change::edit(index, e, after));
                     }
                 }
             }
@@ -173,15 +151,9 @@ impl Workspace {
                 }
             }
         }
-        gone.sort_unstable();
-        // From the back, so the earlier positions stay right.
-        for &index in gone.iter().rev() {
-            changes.push(Change::Entry {
-                index,
-                before: Some(Box::new(d.book.entries[index].clone())),
-                after: None,
-            });
-        }
+        // The edits first: they move nothing, so the removals' positions
+        // hold.
+        changes.extend(Change::removals(&d.book.entries, gone));
         let applied = d.commit(changes, None);
         self.sync(doc, &applied);
         Ok(())

@@ -54,6 +54,41 @@ pub(super) enum Change {
 }
 
 impl Change {
+    /// Entry `before`, at `index`, becomes `after`.
+    pub(super) fn edit(index: usize, before: &Entry, after: Entry) -> Change {
+        Change::Entry {
+            index,
+            before: Some(Box::new(before.clone())),
+            after: Some(Box::new(after)),
+        }
+    }
+
+    /// `e` inserted at `index`.
+    pub(super) fn add(index: usize, e: Entry) -> Change {
+        Change::Entry {
+            index,
+            before: None,
+            after: Some(Box::new(e)),
+        }
+    }
+
+    /// The entries of `entries` at `positions` removed, from the back so
+    /// the earlier positions stay valid (undo replays the inverse changes
+    /// backwards, inserting from the front). Repeated positions count once.
+    pub(super) fn removals(entries: &[Entry], mut positions: Vec<usize>) -> Vec<Change> {
+        positions.sort_unstable();
+        positions.dedup();
+        positions
+            .iter()
+            .rev()
+            .map(|&index| Change::Entry {
+                index,
+                before: Some(Box::new(entries[index].clone())),
+                after: None,
+            })
+            .collect()
+    }
+
     /// The change that takes the book back: `after` → `before`.
     pub(super) fn inverse(&self) -> Change {
         match self {

@@ -392,12 +392,11 @@ impl Workspace {
         let tokens = self.preview.count_tokens(parsed.body);
         let risu = self.rules() == Rules::Risu;
         let diagnostics = diagnostics(&self.preview, book, &e, risu).into_owned();
-        // The book's folders are looked up only for an entry in one (this
-        // runs per keystroke in the editor).
-        let place = match e.parent {
-            None => (e.folder, None),
-            Some(_) => Folders::of(&self.doc(doc)?.book).place(&e),
-        };
+        // This runs per keystroke in the editor: no tree of the book.
+        let place = (
+            e.folder,
+            lorebook_engine::folders::parent_of(&self.doc(doc)?.book, &e),
+        );
         let row = row(&e, Some(tokens), tally(&diagnostics), place);
         Ok(EntryDetail {
             st: lorebook_engine::formats::st_fields::read(&e),

@@ -116,32 +116,20 @@ impl Workspace {
         let mut changes = Vec::new();
         for e in plan.replace {
             let index = d.position(e.id)?;
-            changes.push(Change::Entry {
-                index,
-                before: Some(Box::new(d.book.entries[index].clone())),
-                after: Some(Box::new(e)),
-            });
+            changes.push(Change::edit(index, &d.book.entries[index], e));
         }
-        let mut gone: Vec<usize> = plan
+        // Then the removals (the edits moved nothing), then the additions
+        // after what is left.
+        let gone: Vec<usize> = plan
             .delete
             .iter()
             .map(|&id| d.position(id))
             .collect::<Result<_, _>>()?;
-        gone.sort_unstable();
-        for &index in gone.iter().rev() {
-            changes.push(Change::Entry {
-                index,
-                before: Some(Box::new(d.book.entries[index].clone())),
-                after: None,
-            });
-        }
-        let start = d.book.entries.len() - gone.len();
+        let removals = Change::removals(&d.book.entries, gone);
+        let start = d.book.entries.len() - removals.len();
+        changes.extend(removals);
         for (k, e) in plan.add.into_iter().enumerate() {
-            changes.push(Change::Entry {
-                index: start + k,
-                before: None,
-                after: Some(Box::new(e)),
-            });
+            changes.push(Change::add(start + k, e));
         }
         let applied = d.commit(changes, None);
         self.sync(doc, &applied);

@@ -260,7 +260,6 @@ pub fn write(book: &Book, dir: &Path) -> Result<(), String> {
             ));
         }
     }
-    let before = existing(dir);
     let files = files(book);
     let written: HashSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
     let mut changed = Vec::new();
@@ -297,7 +296,7 @@ pub fn write(book: &Book, dir: &Path) -> Result<(), String> {
         })
     })?;
     let mut dirs = HashSet::new();
-    for rel in before.into_iter().filter(|p| !written.contains(p)) {
+    for rel in stale(dir, &written) {
         let path = dir.join(&rel);
         std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -319,52 +318,63 @@ pub fn write(book: &Book, dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The layout's files already in `dir`, relative to it: the `.md` files
-/// that read as entries (what [`read`] takes into the book). A file that
-/// does not read is never among them, so a save never removes it.
-fn existing(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(dir, Path::new(""), 0, &mut |rel, text| {
-        let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
-        if text.is_some_and(|t| read_entry(t, folder).is_ok()) {
-            out.push(rel.to_path_buf());
+/// The layout's files in `dir` that the book no longer has: the `.md`
+/// files other than `written` that read as entries (what [`read`] takes
+/// into the book), relative to `dir`. A file that does not read is never
+/// among them, so a save never removes it; the files just written are not
+/// read again.
+fn stale(dir: &Path, written: &HashSet<PathBuf>) -> Vec<PathBuf> {
+    md_files(dir)
+        .into_iter()
+        .filter(|rel| !written.contains(rel))
+        .filter(|rel| {
+            let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
+            crate::io::read_text_capped(&dir.join(rel), MAX_FILE_BYTES)
+                .is_ok_and(|t| read_entry(&t, folder).is_ok())
+        })
+        .collect()
+}
+
+/// Every `.md` file under `root` (hidden directories skipped, at most
+/// [`MAX_DEPTH`] deep), relative to it, directories in name order.
+fn md_files(root: &Path) -> Vec<PathBuf> {
+    fn collect(root: &Path, rel: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        if depth > MAX_DEPTH {
+            return;
         }
-    });
+        let Ok(read) = std::fs::read_dir(root.join(rel)) else {
+            return;
+        };
+        let mut names: Vec<(String, bool)> = read
+            .filter_map(Result::ok)
+            .filter_map(|d| {
+                let name = d.file_name().into_string().ok()?;
+                let dir = d.file_type().ok()?.is_dir();
+                Some((name, dir))
+            })
+            .filter(|(n, _)| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        for (name, is_dir) in names {
+            let path = rel.join(&name);
+            if is_dir {
+                collect(root, &path, depth + 1, out);
+            } else if name.ends_with(".md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    collect(root, Path::new(""), 0, &mut out);
     out
 }
 
-/// Calls `each` with every `.md` file under `dir` (relative path, its text
-/// or `None` when it cannot be read as text), directories in name order.
-pub(super) fn walk(
-    root: &Path,
-    rel: &Path,
-    depth: usize,
-    each: &mut dyn FnMut(&Path, Option<&str>),
-) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    let Ok(read) = std::fs::read_dir(root.join(rel)) else {
-        return;
-    };
-    let mut names: Vec<(String, bool)> = read
-        .filter_map(Result::ok)
-        .filter_map(|d| {
-            let name = d.file_name().into_string().ok()?;
-            let dir = d.file_type().ok()?.is_dir();
-            Some((name, dir))
-        })
-        .filter(|(n, _)| !n.starts_with('.'))
-        .collect();
-    names.sort();
-    for (name, is_dir) in names {
-        let path = rel.join(&name);
-        if is_dir {
-            walk(root, &path, depth + 1, each);
-        } else if name.ends_with(".md") {
-            let text = crate::io::read_text_capped(&root.join(&path), MAX_FILE_BYTES).ok();
-            each(&path, text.as_deref());
-        }
+/// Calls `each` with every `.md` file under `root` ([`md_files`]): its
+/// relative path, and its text or `None` when it cannot be read as text.
+pub(super) fn walk(root: &Path, each: &mut dyn FnMut(&Path, Option<&str>)) {
+    for rel in md_files(root) {
+        let text = crate::io::read_text_capped(&root.join(&rel), MAX_FILE_BYTES).ok();
+        each(&rel, text.as_deref());
     }
 }
 

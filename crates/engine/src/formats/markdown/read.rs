@@ -192,7 +192,7 @@ pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
     // Every file, with the directory it is in.
     let mut problems = Vec::new();
     let mut read: Vec<(PathBuf, Entry, Option<u64>)> = Vec::new();
-    walk(dir, Path::new(""), 0, &mut |rel, text| {
+    walk(dir, &mut |rel, text| {
         let file = rel.to_string_lossy().into_owned();
         let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
         let Some(text) = text else {

@@ -118,7 +118,45 @@ fn benches(c: &mut Criterion) {
     group.finish();
     sillytavern(c, &mut ws, doc);
     risu(c, &mut ws, doc);
+    folders(c, &mut ws, &book, &dir);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 22: a search typed in the box of the workload book put into 100
+/// folders (the latency bench's `latency_folders` workload, token counts
+/// all in): every entry's name, keys and body searched, the folders
+/// holding a match kept, each folder's totals.
+fn folders(
+    c: &mut Criterion,
+    ws: &mut Workspace,
+    book: &lorebook_engine::model::Book,
+    dir: &std::path::Path,
+) {
+    let mut foldered = book.clone();
+    workload::with_folders(&mut foldered, 100);
+    let path = dir.join("folders.json");
+    lorebook_engine::formats::native::save(&foldered, &path).unwrap();
+    let doc = ws.open_path(&path).unwrap().doc;
+    let mut from = Some(0);
+    while let Some(f) = from {
+        from = ws.count_list_tokens(doc, f).unwrap().next;
+    }
+    let searches = ["entry 1", "entry 12"].map(|s| ListQuery {
+        search: s.into(),
+        filter: EntryFilter::All,
+        sort: SortKey::Order,
+        descending: true,
+    });
+    let mut group = c.benchmark_group("workspace_10k_folders");
+    group.sample_size(20);
+    let mut turn = 0;
+    group.bench_function("list_search_in_100_folders", |b| {
+        b.iter(|| {
+            turn += 1;
+            ws.list(doc, &searches[turn % 2]).unwrap()
+        })
+    });
+    group.finish();
 }
 
 /// The same workspace under RisuAI's rules (its defaults: scan depth 5,

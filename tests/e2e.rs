@@ -53,6 +53,17 @@ fn serial() -> MutexGuard<'static, ()> {
 
 // ---------------------------------------------------------------- polling
 
+/// Waits until no element `css` is shown.
+fn wait_gone(app: &Session<'_>, css: &str, what: &str) {
+    wait_until(what, TIMEOUT, || {
+        if app.find_all(css)?.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("`{css}` is still shown"))
+        }
+    });
+}
+
 /// Polls `probe` until it returns `Ok`, or fails the test after `timeout`
 /// with `what` and the last thing `probe` saw (its `Err`).
 fn wait_until<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Result<T, String>) -> T {
@@ -914,10 +925,11 @@ fn a_book_from_the_command_line_is_saved_and_reopened() {
     app.assert_no_errors();
 }
 
-/// Another program rewrites the open book's file; Save asks before
+/// Another program rewrites the open book's file while it has unsaved
+/// changes: the app notices at once and asks; kept, Save asks again before
 /// overwriting it, and Overwrite then writes the user's version.
 #[test]
-fn a_file_changed_on_disk_asks_before_save() {
+fn a_file_changed_on_disk_asks_at_once_and_before_save() {
     let _serial = serial();
     let files = TempDir::new("disk");
     let book = files.path().join("book.json");
@@ -933,9 +945,19 @@ fn a_file_changed_on_disk_asks_before_save() {
     app.wait_for(&tid("dirty"));
     let sample = std::fs::read_to_string(&book).expect("read the book");
     std::fs::write(&book, sample.replace("Saltmere", "Saltmarsh")).expect("change the file");
-    app.click(&tid("save"));
+    // Noticed without a save or a focus change (the app follows the file).
     let message = app.wait_for(&tid("disk-message"));
     assert_accessible(&app, "the changed-on-disk question");
+    let text = app.text(&message).expect("the question's text");
+    assert!(
+        text.contains("changed, moved or deleted by another program"),
+        "{text}"
+    );
+    app.click(&tid("disk-keep"));
+    wait_gone(&app, &tid("disk-message"), "the question to close");
+    app.wait_for(&tid("dirty"));
+    app.click(&tid("save"));
+    let message = app.wait_for(&tid("disk-message"));
     let text = app.text(&message).expect("the question's text");
     assert!(
         text.contains("changed, moved or deleted by another program"),

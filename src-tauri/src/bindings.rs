@@ -63,6 +63,7 @@ pub fn render() -> String {
         explain::EntryKey,
         explain::RequestResult,
         DocSummary,
+        DiskChange,
         AppStateView,
         BookSettings,
         EntryFilter,

@@ -14,6 +14,7 @@ pub mod prefs;
 pub mod preview_settings;
 pub mod trace;
 pub mod views;
+pub mod watch;
 pub mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -269,6 +270,16 @@ pub fn run() {
             let state = app.state::<AppState>();
             let dir = data_dir(app.handle());
             let mut rec = Recovery::new(&dir);
+            // Outside edits of the open books' files: the UI checks them
+            // as it does on focus (`check_disk_changes`). The books to
+            // follow are given by `remember`, below and after every command.
+            let emitter = app.handle().clone();
+            let followed = state.watch.start(move || {
+                let _ = emitter.emit("disk-changed", ());
+            });
+            if let Err(e) = followed {
+                eprintln!("Lorebook Studio: outside edits are checked on focus only: {e}");
+            }
             if let Ok(mut ws) = state.ws.lock() {
                 ws.add_recent(recent);
                 state.remember(&ws);

@@ -177,7 +177,8 @@ fn folders_are_made_filled_by_menu_and_drag_collapsed_and_deleted() {
 /// A book kept as a folder of Markdown files, given on the command line
 /// (as "Open with" does): it opens bound to the folder, Save writes the
 /// edited entry's file (renamed with the entry), and a file changed by
-/// another program makes Save ask first; Overwrite writes the app's book.
+/// another program shows up in the open book, or asks at once when the book
+/// has unsaved changes; Overwrite writes the app's book.
 #[test]
 fn a_book_kept_as_a_folder_opens_saves_and_asks_over_an_outside_edit() {
     use lorebook_engine::formats::{markdown, native};
@@ -201,20 +202,34 @@ fn a_book_kept_as_a_folder_opens_saves_and_asks_over_an_outside_edit() {
             Err("The Beacon.md not written yet".to_string())
         }
     });
-    // Another program edits a file; the next Save asks before writing.
+    // Another program edits a file while the book has no unsaved changes:
+    // it shows up in the open book, and the entry shown stays shown.
     std::thread::sleep(Duration::from_millis(50));
     let orla = dir.join("Orla Venn.md");
     let text = std::fs::read_to_string(&orla).unwrap();
     std::fs::write(&orla, text.replace("keeper", "warden")).unwrap();
-    app.type_into(&tid("comment"), "The Beacon Light");
+    app.select_entry(2, "Orla Venn");
+    wait_until("the outside edit shown in the open book", TIMEOUT, || {
+        let content = app.value(&tid("content"))?;
+        if content.contains("warden") {
+            Ok(())
+        } else {
+            Err(content)
+        }
+    });
+    assert!(
+        app.find_all(&tid("dirty")).unwrap().is_empty(),
+        "reloaded, not edited"
+    );
+    // With unsaved changes, the next outside edit asks at once.
+    app.type_into(&tid("comment"), "Orla Venn, warden");
     app.wait_for(&tid("dirty"));
-    app.click(&tid("save"));
+    let text = std::fs::read_to_string(&orla).unwrap();
+    std::fs::write(&orla, text.replace("warden", "keeper")).unwrap();
     app.wait_for(&tid("disk-message"));
     app.click(&tid("disk-overwrite"));
     wait_until("the app's book written over the edit", TIMEOUT, || {
-        if dir.join("The Beacon Light.md").is_file()
-            && !std::fs::read_to_string(&orla).unwrap().contains("warden")
-        {
+        if dir.join("Orla Venn, warden.md").is_file() && !orla.exists() {
             Ok(())
         } else {
             Err("not written yet".to_string())

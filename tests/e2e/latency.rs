@@ -1304,9 +1304,22 @@ const SEARCH: Interaction = Interaction {
     shown: "Q('#entry-count').textContent !== window.__count",
 };
 
+/// Entry 0 (selected, in "Region 0") moved by the selection bar's "Move to
+/// folder" choice into "Region 0 › Area 10" and back, to the whole list
+/// painted with it one level deeper or shallower.
+const MOVE: Interaction = Interaction {
+    name: "entry moved to another folder",
+    act: r#"const s = Q(tid('move-to')); const o = Array.from(s.options);
+             const want = i % 2 === 0 ? o.find((x) => x.text.endsWith('Area 10')) : o.find((x) => x.text === 'Region 0');
+             window.__depth = i % 2 === 0 ? '2' : '1';
+             s.value = want.value; s.dispatchEvent(new Event('change'));"#,
+    shown: r#"Q(`${tid('entry-row')}[data-id="0"]`)?.dataset.depth === window.__depth"#,
+};
+
 /// Issue 22: on a workload with folders (`--folders 100`), from a click on
 /// the first folder row to the list painted with it collapsed or expanded,
-/// and from a new search text's input event to the list painted filtered.
+/// from a new search text's input event to the list painted filtered, and
+/// from an entry's move to the list painted with it in its new folder.
 /// `LATENCY_WORKLOAD=/tmp/wlf cargo test --test e2e latency::latency_folders
 /// -- --ignored --nocapture --exact`.
 #[test]
@@ -1317,7 +1330,14 @@ fn latency_folders() {
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     app.wait_for(&format!("{}[data-folder]", tid("entry-row")));
-    for it in [&FOLDER_TOGGLE, &SEARCH] {
+    for it in [&FOLDER_TOGGLE, &SEARCH, &MOVE] {
+        if it.name == MOVE.name {
+            // Entry 0 selected, found by a search, then the whole list.
+            app.type_into(&tid("search"), "entry 0");
+            app.select_entry(0, "Entry 0");
+            app.type_into(&tid("search"), "");
+            app.wait_for(&format!("{}[data-id=\"0\"]", tid("entry-row")));
+        }
         app.settle();
         let times = app.sample(it, 0, 0, samples());
         let mut ms: Vec<f64> = times.iter().map(|t| t[0]).collect();

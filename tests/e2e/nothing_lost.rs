@@ -47,17 +47,6 @@ fn wait_for_copy_that(recovery: &Path, what: &str, test: impl Fn(&Path) -> bool)
     })
 }
 
-/// Waits until no element `css` is shown.
-fn wait_gone(app: &Session<'_>, css: &str, what: &str) {
-    wait_until(what, TIMEOUT, || {
-        if app.find_all(css)?.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("`{css}` is still shown"))
-        }
-    });
-}
-
 /// Issue 17: a book restored from a recovery copy still knows its file as
 /// it was when the copy was made. The app is ended with the book unsaved,
 /// another program changes the file while the app is down, the next start

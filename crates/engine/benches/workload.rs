@@ -129,6 +129,35 @@ pub fn book_of(entries: u64, recursive: bool) -> Book {
     book
 }
 
+/// Puts `book`'s entries into `n` folders: ten at the top ("Region k"), the
+/// rest inside them ("Area k"), entry `i` in folder `i % n` (issue 22's
+/// folder benchmarks, `--folders` of the workload example).
+// Used by the app's workspace bench and the workload example, not by every
+// bench that includes this file.
+#[allow(dead_code)]
+pub fn with_folders(book: &mut Book, n: usize) {
+    if n == 0 {
+        return;
+    }
+    let ids = book.fresh_ids(n);
+    for (k, &id) in ids.iter().enumerate() {
+        book.entries.push(Entry {
+            id,
+            comment: if k < 10 {
+                format!("Region {k}")
+            } else {
+                format!("Area {k}")
+            },
+            folder: true,
+            parent: (k >= 10).then(|| ids[k % 10]),
+            ..Entry::default()
+        });
+    }
+    for (i, e) in book.entries.iter_mut().filter(|e| !e.folder).enumerate() {
+        e.parent = Some(ids[i % ids.len()]);
+    }
+}
+
 /// The 200-message chat, mentioning keys of `book`.
 pub fn chat(book: &Book) -> Vec<Message> {
     chat_of(book, 200)

@@ -39,25 +39,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // `--folders N`: N folders (ten at the top, the rest inside them), each
     // entry in folder `i % N` (issue 22's folder benchmarks).
-    if let Some(n) = option("--folders")?.filter(|&n| n > 0) {
-        let ids = book.fresh_ids(n as usize);
-        for (k, &id) in ids.iter().enumerate() {
-            let parent = (k >= 10).then(|| ids[k % 10]);
-            book.entries.push(lorebook_engine::model::Entry {
-                id,
-                comment: if k < 10 {
-                    format!("Region {k}")
-                } else {
-                    format!("Area {k}")
-                },
-                folder: true,
-                parent,
-                ..Default::default()
-            });
-        }
-        for (i, e) in book.entries.iter_mut().filter(|e| !e.folder).enumerate() {
-            e.parent = Some(ids[i % ids.len()]);
-        }
+    if let Some(n) = option("--folders")? {
+        workload::with_folders(&mut book, n as usize);
     }
     lorebook_engine::formats::native::save(&book, &dir.join("book.json"))?;
     let messages = option("--messages")?.unwrap_or(200) as usize;

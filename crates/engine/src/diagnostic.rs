@@ -155,6 +155,16 @@ pub enum ArgProblem {
     UnexpectedArgument {
         arg: String,
     },
+    /// RisuAI's `@@position` written without its position (RisuAI's prompt
+    /// build then fails).
+    MissingPosition,
+    /// A `@@position` RisuAI does not know (it skips the line).
+    NotPosition {
+        arg: String,
+    },
+    /// A RisuAI key decorator (`@@additional_keys`, `@@exclude_keys`,
+    /// `@@exclude_keys_all`) written without keys.
+    MissingKeys,
 }
 
 impl fmt::Display for DiagnosticMessage {
@@ -218,6 +228,14 @@ impl fmt::Display for ArgProblem {
             Self::MissingRole => f.write_str("needs system, user or assistant"),
             Self::NotRole { arg } => write!(f, "\"{arg}\" is not system, user or assistant"),
             Self::UnexpectedArgument { arg } => write!(f, "takes no argument, found \"{arg}\""),
+            Self::MissingPosition => {
+                f.write_str("needs a position; without one RisuAI's prompt build fails")
+            }
+            Self::NotPosition { arg } => write!(
+                f,
+                "\"{arg}\" is not pt_<name>, before_desc, after_desc, personality or scenario"
+            ),
+            Self::MissingKeys => f.write_str("needs keys, separated by commas"),
         }
     }
 }

@@ -261,10 +261,12 @@ pub fn cancel_merge(s: State<'_, AppState>) -> R<()> {
     })
 }
 
-/// The open, unmodified books whose files changed on disk, each once per
-/// change; the UI asks on window focus and offers to reload them.
+/// The open books whose files changed on disk, each once per change; the
+/// UI asks when the followed files changed (`disk-changed`, see
+/// `crate::watch`) and on window focus, reloads the unmodified ones and
+/// asks about the others.
 #[tauri::command(async)]
-pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<u32>> {
+pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<DiskChange>> {
     guarded(&s, "check_disk_changes", |ws| Ok(ws.disk_changes()))
 }
 

@@ -59,6 +59,8 @@ pub struct AppState {
     /// answers while long work holds the workspace: the UI reads the state
     /// after every edit, and its Save waits for that read.
     shown: Mutex<AppStateView>,
+    /// The open books' files, followed for edits by other programs.
+    pub watch: crate::watch::Watch,
 }
 
 impl AppState {
@@ -67,6 +69,7 @@ impl AppState {
             interrupt: ws.interrupt.clone(),
             edit_mark: AtomicU64::new(ws.edit_mark()),
             shown: Mutex::new(ws.state()),
+            watch: crate::watch::Watch::default(),
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         }
@@ -105,9 +108,12 @@ impl AppState {
     /// ([`AppState::edit_mark`], the state `app_state` answers while the
     /// workspace is busy). Every command calls it as it ends, holding the
     /// workspace, and so does whatever changes the workspace outside one.
+    /// The books' files followed for outside edits are kept in step here
+    /// too, so no command that opens, closes or moves a book can forget.
     pub fn remember(&self, ws: &Workspace) {
         self.edit_mark.store(ws.edit_mark(), Ordering::SeqCst);
         *self.shown.lock().unwrap_or_else(|p| p.into_inner()) = ws.state();
+        self.watch.follow(ws.book_paths());
     }
 }
 

@@ -23,6 +23,16 @@ pub struct DocSummary {
     pub risu: bool,
 }
 
+/// An open book whose file (or folder) another program changed since it
+/// was opened or saved, told once per change (`check_disk_changes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct DiskChange {
+    pub doc: u32,
+    /// The book has unsaved changes: the user is asked which version to
+    /// keep. Otherwise the book is read again.
+    pub dirty: bool,
+}
+
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct AppStateView {
     pub docs: Vec<DocSummary>,

@@ -4,14 +4,16 @@
 //! last saved: size, modification time and a SHA-256 of its bytes. Saving
 //! over a file that no longer matches is refused with
 //! [`crate::error::ErrorKind::ChangedOnDisk`] unless the user chose to overwrite, and
-//! [`Workspace::disk_changes`] tells the UI, when the window regains focus,
-//! which unmodified books it may offer to reload.
+//! [`Workspace::disk_changes`] tells the UI, when the files followed by
+//! `crate::watch` changed or the window regains focus, which books changed:
+//! the UI reads an unmodified one again and asks about one with unsaved
+//! changes.
 //!
 //! **Invariant:** size and time are only a fast path; a file whose size or
 //! time differ but whose bytes are the same (a `touch`, a copy back) is not
 //! a change.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use lorebook_engine::formats::{self, native};
@@ -20,6 +22,7 @@ use sha2::{Digest, Sha256};
 use super::history::History;
 use super::Workspace;
 use crate::error::{read_book_file, AppError, ErrorCode};
+use crate::views::DiskChange;
 
 /// What a file looked like when the app last read or wrote it (kept in
 /// recovery sidecars, so a restored book still knows it).
@@ -175,15 +178,19 @@ impl Workspace {
         Err(AppError::changed_on_disk(path, gone))
     }
 
-    /// The open, unmodified books whose files changed on disk since they
-    /// were opened or saved, each reported once per change so that a user
-    /// who keeps their version is not asked again at every focus.
-    pub fn disk_changes(&mut self) -> Vec<u32> {
+    /// The files (or folders) of the open books, which the app follows for
+    /// outside edits (`crate::watch`).
+    pub fn book_paths(&self) -> Vec<PathBuf> {
+        self.docs.iter().filter_map(|d| d.path.clone()).collect()
+    }
+
+    /// The open books whose files changed on disk since they were opened
+    /// or saved, with whether they have unsaved changes, each reported
+    /// once per change so that a user who keeps their version is not asked
+    /// again at every focus.
+    pub fn disk_changes(&mut self) -> Vec<DiskChange> {
         let mut changed = Vec::new();
         for d in &mut self.docs {
-            if d.dirty() {
-                continue;
-            }
             let (Some(path), Some(seen)) = (&d.path, &d.disk) else {
                 continue;
             };
@@ -192,7 +199,10 @@ impl Workspace {
             };
             if d.disk_reported.as_ref() != Some(&now) {
                 d.disk_reported = Some(now);
-                changed.push(d.id);
+                changed.push(DiskChange {
+                    doc: d.id,
+                    dirty: d.dirty(),
+                });
             }
         }
         changed
@@ -246,6 +256,7 @@ pub(super) fn read_folder(
 mod tests {
     use super::super::Workspace;
     use crate::error::ErrorKind;
+    use crate::views::DiskChange;
 
     fn open_copy(name: &str) -> (Workspace, u32, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("lbs-disk-{name}-{}", std::process::id()));
@@ -302,20 +313,27 @@ mod tests {
         std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
+    fn change(doc: u32, dirty: bool) -> Vec<DiskChange> {
+        vec![DiskChange { doc, dirty }]
+    }
+
     #[test]
-    fn focus_offers_to_reload_unmodified_books_once_per_change() {
+    fn outside_edits_are_told_once_per_change_with_whether_the_book_has_edits() {
         let (mut ws, doc, path) = open_copy("focus");
+        assert_eq!(ws.book_paths(), std::slice::from_ref(&path));
         assert!(ws.disk_changes().is_empty());
         let changed = super::super::SAMPLE_BOOK.replace("Saltmere", "Saltmarsh");
         std::fs::write(&path, &changed).unwrap();
-        assert_eq!(ws.disk_changes(), vec![doc]);
-        assert!(ws.disk_changes().is_empty(), "asked once per change");
+        assert_eq!(ws.disk_changes(), change(doc, false));
+        assert!(ws.disk_changes().is_empty(), "told once per change");
         ws.reload(doc).unwrap();
         assert!(ws.doc(doc).unwrap().book.name.contains("Saltmarsh"));
         assert!(!ws.doc(doc).unwrap().dirty());
-        // A modified book is never offered: the save asks instead.
+        // A book with edits is told too, as dirty (the UI asks), and the
+        // save still refuses to write over the change unasked.
         edit(&mut ws, doc);
         std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
+        assert_eq!(ws.disk_changes(), change(doc, true));
         assert!(ws.disk_changes().is_empty());
         assert_eq!(
             ws.save(doc, None, false).unwrap_err().kind,
@@ -357,7 +375,7 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         let text = std::fs::read_to_string(&orla).unwrap();
         std::fs::write(&orla, text.replace("keeper", "warden")).unwrap();
-        assert_eq!(ws.disk_changes(), [doc]);
+        assert_eq!(ws.disk_changes(), change(doc, false));
         assert!(ws.disk_changes().is_empty());
         edit(&mut ws, doc);
         let err = ws.save(doc, None, false).unwrap_err();

@@ -213,21 +213,64 @@ fn diagnostics<'a>(
         Some(c) => Cow::Borrowed(c.diagnostics.as_slice()),
         None => Cow::Owned(lint_entry(e)),
     };
-    match risu.then(|| lorebook_engine::risu::risu_diagnostics(&found)) {
+    match risu.then(|| lorebook_engine::risu::risu_diagnostics(&e.content, &found)) {
         Some(Some(changed)) => Cow::Owned(changed),
         _ => found,
     }
 }
 
-/// Whether `e` mentions `needle` (lowercase) in its name, keys or content.
-fn mentions(e: &Entry, needle: &str) -> bool {
-    needle.is_empty()
-        || e.comment.to_lowercase().contains(needle)
-        || e.keys
-            .iter()
-            .chain(&e.secondary_keys)
-            .any(|k| k.to_lowercase().contains(needle))
-        || e.content.to_lowercase().contains(needle)
+/// The list's search box: case-insensitive, over names, keys and content.
+/// Text typed in ASCII (nearly every search) is found without lowering
+/// every body of the book per keystroke, by an ASCII-case-insensitive
+/// search; other text is compared lowercased on both sides. The two agree
+/// but for the few letters outside ASCII whose lowercase is ASCII (the
+/// Kelvin sign, a dotted capital I), which only the second finds.
+pub(super) enum Search {
+    Everything,
+    Ascii(aho_corasick::AhoCorasick),
+    Lowered(String),
+}
+
+impl Search {
+    pub(super) fn new(typed: &str) -> Search {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return Search::Everything;
+        }
+        if typed.is_ascii() {
+            let built = aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build([typed]);
+            if let Ok(found) = built {
+                return Search::Ascii(found);
+            }
+        }
+        Search::Lowered(typed.to_lowercase())
+    }
+
+    /// Whether nothing was typed (every entry is listed).
+    pub(super) fn everything(&self) -> bool {
+        matches!(self, Search::Everything)
+    }
+
+    fn finds(&self, text: &str) -> bool {
+        match self {
+            Search::Everything => true,
+            Search::Ascii(found) => found.is_match(text),
+            Search::Lowered(needle) => text.to_lowercase().contains(needle.as_str()),
+        }
+    }
+
+    /// Whether `e` mentions the text in its name, keys or content.
+    pub(super) fn mentions(&self, e: &Entry) -> bool {
+        self.everything()
+            || self.finds(&e.comment)
+            || e.keys
+                .iter()
+                .chain(&e.secondary_keys)
+                .any(|k| self.finds(k))
+            || self.finds(&e.content)
+    }
 }
 
 impl Workspace {
@@ -261,7 +304,7 @@ impl Workspace {
                     .map(|e| decorators::parse(&e.content).body),
             );
         }
-        let needle = q.search.trim().to_lowercase();
+        let search = Search::new(&q.search);
         // Sorting by tokens needs every count; otherwise counting stops
         // after a budget (see `COUNT_STEP_BYTES`).
         let mut budget = if q.sort == SortKey::Tokens {
@@ -282,7 +325,7 @@ impl Workspace {
                 EntryFilter::Diagnostics => found.1.is_some_and(Severity::is_problem),
             };
             // A folder is listed when something inside it is (below).
-            if e.folder || !matches_filter || !mentions(e, &needle) {
+            if e.folder || !matches_filter || !search.mentions(e) {
                 continue;
             }
             let body = decorators::parse(&e.content).body;
@@ -297,7 +340,7 @@ impl Workspace {
         // The folders holding a listed entry, and every folder when
         // nothing is filtered out; each with its totals.
         if d.book.entries.iter().any(|e| e.folder) {
-            let filtered = !needle.is_empty() || q.filter != EntryFilter::All;
+            let filtered = !search.everything() || q.filter != EntryFilter::All;
             let mut wanted: HashSet<u64> = HashSet::new();
             for r in &rows {
                 wanted.extend(folders.0.ancestors(r.id));
@@ -307,7 +350,7 @@ impl Workspace {
                 // A filtered list keeps the folders of what it lists, and
                 // a folder whose name the search finds (filters aside).
                 let named =
-                    !needle.is_empty() && q.filter == EntryFilter::All && mentions(e, &needle);
+                    !search.everything() && q.filter == EntryFilter::All && search.mentions(e);
                 if filtered && !wanted.contains(&e.id) && !named {
                     continue;
                 }
@@ -483,5 +526,27 @@ mod tests {
             "● Untitled — Lorebook Studio",
             "a book with neither name nor file"
         );
+    }
+
+    #[test]
+    fn the_search_ignores_case_in_ascii_and_beyond_and_finds_every_field() {
+        let entry = Entry {
+            comment: "The Lighthouse".into(),
+            keys: vec!["beacon".into()],
+            secondary_keys: vec!["Fog Horn".into()],
+            content: "Keeper ÉLODIE tends the lamp.".into(),
+            ..Entry::default()
+        };
+        let finds = |typed: &str| Search::new(typed).mentions(&entry);
+        assert!(finds(""), "nothing typed lists everything");
+        assert!(
+            finds("  lighthouse "),
+            "name, case and spaces around ignored"
+        );
+        assert!(finds("BEACON") && finds("fog horn") && finds("the lamp"));
+        assert!(finds("élodie") && finds("Élodie"), "beyond ASCII, lowered");
+        assert!(!finds("lantern") && !finds("élodies"));
+        assert!(matches!(Search::new("lamp"), Search::Ascii(_)));
+        assert!(matches!(Search::new("élodie"), Search::Lowered(_)));
     }
 }

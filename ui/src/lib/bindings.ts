@@ -101,7 +101,7 @@ fallback: boolean, status: LineStatus, };
 
 export type Severity = "hint" | "warning" | "error";
 
-export type ArgProblem = { "code": "missing_number" } | { "code": "not_whole_number", arg: string, } | { "code": "below", value: number, min: number, } | { "code": "out_of_range", value: number, min: number, max: number, } | { "code": "missing_role" } | { "code": "not_role", arg: string, } | { "code": "unexpected_argument", arg: string, };
+export type ArgProblem = { "code": "missing_number" } | { "code": "not_whole_number", arg: string, } | { "code": "below", value: number, min: number, } | { "code": "out_of_range", value: number, min: number, max: number, } | { "code": "missing_role" } | { "code": "not_role", arg: string, } | { "code": "unexpected_argument", arg: string, } | { "code": "missing_position" } | { "code": "not_position", arg: string, } | { "code": "missing_keys" };
 
 export type PatternLimit = "length" | "alternatives" | "groups" | "nesting";
 
@@ -274,6 +274,13 @@ sillytavern: boolean,
  * Imported from RisuAI: RisuAI's rules are its default.
  */
 risu: boolean, };
+
+export type DiskChange = { doc: number, 
+/**
+ * The book has unsaved changes: the user is asked which version to
+ * keep. Otherwise the book is read again.
+ */
+dirty: boolean, };
 
 export type AppStateView = { docs: Array<DocSummary>, chat_error: ChatError | null, chat_warnings: Array<ChatWarning>, settings: Settings, recent: Array<string>, 
 /**

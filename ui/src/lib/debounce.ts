@@ -1,8 +1,9 @@
-// The UI's two ways of pacing commands. Typing in the search box and the
-// book settings waits for a pause (`debounce`); what feeds the live preview
-// (the chat, the entry draft, the preview itself) is sent at once and then
-// paced by the answers (`latestWins`), so a keystroke never waits for a
-// timer and a burst never queues one command per keystroke.
+// The UI's two ways of pacing commands. Typing in the book settings waits
+// for a pause (`debounce`); what feeds the live preview (the chat, the
+// entry draft, the preview itself) and the entry list's search box is sent
+// at once and then paced by the answers (`latestWins`), so a keystroke
+// never waits for a timer and a burst never queues one command per
+// keystroke.
 
 /** Calls `fn` with the latest arguments once `ms` have passed without
  *  another call; earlier calls within the pause are dropped. */

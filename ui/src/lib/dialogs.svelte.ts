@@ -20,11 +20,12 @@ export interface Exporting {
   report: Report | null;
 }
 
-/** A book whose file changed on disk behind the app's back: `save` when a
- *  save was refused (overwrite, save as or reload?), `reload` when the
- *  window regained focus and the book has no unsaved changes. */
-export interface DiskChange {
-  kind: 'save' | 'reload';
+/** A book whose file changed on disk behind the app's back while it has
+ *  unsaved changes: `save` when a save was refused, `changed` when the
+ *  change was noticed (the files followed, or window focus). Either way:
+ *  overwrite, save as or reload? */
+export interface DiskQuestion {
+  kind: 'save' | 'changed';
   doc: number;
   /** Rust's sentence naming the file and what happened to it. */
   message: string;
@@ -36,7 +37,7 @@ export class Dialogs {
   imports = $state<PendingImport[]>([]);
   exporting = $state<Exporting | null>(null);
   /** Files changed on disk, asked about one at a time. */
-  disk = $state<DiskChange[]>([]);
+  disk = $state<DiskQuestion[]>([]);
 
   ask(text: string, yes: string, action: () => void, other?: { label: string; action: () => void }) {
     this.confirm = { text, yes, action, other };
@@ -52,7 +53,7 @@ export class Dialogs {
   }
 
   /** Queues a question about `doc`, replacing an older one about it. */
-  askDisk(change: DiskChange) {
+  askDisk(change: DiskQuestion) {
     this.disk = [...this.disk.filter((d) => d.doc !== change.doc), change];
   }
 

@@ -3,6 +3,7 @@
 import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
+  DiskChange,
   AppError,
   Command,
   ErrorCode,
@@ -115,7 +116,7 @@ export const api = {
   cancelMerge: () => call<void>('cancel_merge'),
   saveAsFolder: (doc: number) => call<string>('save_as_folder', { doc }),
   /** The open, unmodified books whose files changed on disk. */
-  checkDiskChanges: () => call<number[]>('check_disk_changes'),
+  checkDiskChanges: () => call<DiskChange[]>('check_disk_changes'),
   reloadDoc: (doc: number) => call<void>('reload_doc', { doc }),
   closeDoc: (doc: number) => call<void>('close_doc', { doc }),
   bookSettings: (doc: number) => call<BookSettings>('book_settings', { doc }),

@@ -70,6 +70,9 @@ const argCodes = {
   missing_role: 0,
   not_role: 0,
   unexpected_argument: 0,
+  missing_position: 0,
+  not_position: 0,
+  missing_keys: 0,
 } satisfies Record<ArgProblem['code'], 0>;
 
 const gateCodes = {

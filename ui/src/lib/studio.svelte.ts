@@ -407,44 +407,62 @@ export class Studio {
 
   /** The answer to a question about a file changed on disk. */
   async resolveDisk(doc: number, answer: 'overwrite' | 'save_as' | 'reload' | 'keep') {
-    // After a refused save the user knows the book has edits: reloading
-    // drops them. Offered on focus, the book had none when asked.
-    const afterSave = this.dialogs.disk.find((d) => d.doc === doc)?.kind === 'save';
+    // Asked because the book has edits, the user knows that reloading
+    // drops them.
     this.dialogs.doneDisk(doc);
     if (answer === 'overwrite') await this.saveDoc(doc, false, true);
     if (answer === 'save_as') await this.saveDoc(doc, true, false);
-    if (answer === 'reload') await this.reload(doc, afterSave);
+    if (answer === 'reload') await this.reload(doc, true);
   }
 
-  /** On window focus: offers to reload unmodified books changed on disk. */
+  /** When the open books' files changed (Rust follows them and says
+   *  `disk-changed`) and on window focus: a book changed on disk that has
+   *  no unsaved changes is read again, the entry shown staying shown; one
+   *  with unsaved changes asks which version to keep, unless a question
+   *  about it is already open. */
   async checkDisk() {
-    for (const doc of await api.checkDiskChanges()) {
+    for (const { doc, dirty } of await api.checkDiskChanges()) {
       const name = this.docs.app?.docs.find((d) => d.id === doc)?.name ?? '';
-      this.dialogs.askDisk({ kind: 'reload', doc, message: this.t('disk.reloadText', { name }) });
+      if (dirty) {
+        if (!this.dialogs.disk.some((d) => d.doc === doc)) {
+          this.dialogs.askDisk({ kind: 'changed', doc, message: this.t('disk.changedText', { name }) });
+        }
+        continue;
+      }
+      if (await this.reload(doc)) this.feedback.notify(this.t('disk.reloaded', { name }));
     }
   }
 
   /** Reads `doc` again from its file, dropping its edits. The edit still
    *  held here is sent and answered first, so the decision reads the book's
    *  real state: a book that has edits by then is reloaded only when
-   *  `discardEdits` (the user chose to drop them) or after asking. */
-  async reload(doc: number, discardEdits = false) {
+   *  `discardEdits` (the user chose to drop them) or after asking. True
+   *  when it was reloaded without asking. */
+  async reload(doc: number, discardEdits = false): Promise<boolean> {
     await this.entry.flush();
     await this.docs.refresh();
     const d = this.docs.app?.docs.find((x) => x.id === doc);
-    if (!d) return;
+    if (!d) return false;
     const go = async () => {
+      const shown = doc === this.docs.doc ? this.docs.selected[0] : undefined;
       if (doc === this.docs.doc) this.entry.clear();
       await api.reloadDoc(doc);
       await this.docs.refresh();
-      if (doc === this.docs.doc) await this.switchDoc(doc);
+      if (doc === this.docs.doc) {
+        await this.switchDoc(doc);
+        // The entry that was shown stays shown when the file still has it.
+        if (shown !== undefined && shown !== this.docs.selected[0] && this.docs.rows.some((r) => r.id === shown)) {
+          await this.select(shown);
+        }
+      }
       this.preview.schedule();
     };
     if (d.dirty && !discardEdits) {
       this.dialogs.ask(this.t('confirm.reloadText', { name: d.name }), this.t('disk.reload'), () => void this.run(go));
-      return;
+      return false;
     }
     await go();
+    return true;
   }
 
   async newBook() {

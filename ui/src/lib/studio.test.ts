@@ -204,16 +204,32 @@ describe('studio', () => {
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
   });
 
-  it('offers on focus to reload a book changed on disk', async () => {
+  it('reloads a book changed on disk without unsaved changes, and says so', async () => {
     const s = new Studio();
     await s.docs.refresh();
     s.docs.doc = 1;
-    responses.check_disk_changes = () => [1];
+    responses.check_disk_changes = () => [{ doc: 1, dirty: false }];
     await s.checkDisk();
-    expect(s.dialogs.disk[0]).toMatchObject({ kind: 'reload', doc: 1 });
+    expect(s.dialogs.disk).toEqual([]);
+    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1 }]);
+    expect(s.feedback.notices).toEqual([{ kind: 'message', text: '"B" was changed on disk by another program and has been reloaded.' }]);
+  });
+
+  it('asks about a book changed on disk with unsaved changes, once, and reloads only when told', async () => {
+    const s = new Studio();
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    responses.check_disk_changes = () => [{ doc: 1, dirty: true }];
+    await s.checkDisk();
+    expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(false);
+    expect(s.dialogs.disk).toMatchObject([{ kind: 'changed', doc: 1 }]);
     expect(s.dialogs.disk[0].message).toContain('"B"');
+    // A question already open is not replaced by the same one.
+    const first = s.dialogs.disk[0];
+    await s.checkDisk();
+    expect(s.dialogs.disk).toEqual([first]);
     await s.resolveDisk(1, 'reload');
-    expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(true);
+    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1 }]);
     expect(s.dialogs.disk).toEqual([]);
   });
 

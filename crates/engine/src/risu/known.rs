@@ -3,7 +3,8 @@
 //! argument it takes, whether it changes anything, and its meaning
 //! (docs/risu-rules.md, "The decorators loadLoreBookV3Prompt recognises").
 
-use crate::diagnostic::{Diagnostic, DiagnosticMessage, Severity};
+use super::decorators::{self as risu_lines, js_parse_int};
+use crate::diagnostic::{ArgProblem, Diagnostic, DiagnosticMessage, Severity};
 
 /// What a RisuAI decorator takes after its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,11 +201,59 @@ pub fn risu_decorator(name: &str) -> Option<&'static RisuDecorator> {
     RISU_DECORATORS.iter().find(|d| d.name == name)
 }
 
-/// The guide's diagnostics of an entry as RisuAI's rules see them: a
-/// decorator the guide does not know but RisuAI reads is no problem, and
-/// one RisuAI parses and ignores is said to have no effect (a hint).
-/// `None` when nothing changes, so the common case allocates nothing.
-pub fn risu_diagnostics(diagnostics: &[Diagnostic]) -> Option<Vec<Diagnostic>> {
+/// What is wrong with the arguments of RisuAI decorator `k` written as
+/// `line` (one line of the content), read as RisuAI 460ecae reads them
+/// (`parseDecorators`, then `loadLoreBookV3Prompt`'s handler), and how bad
+/// it is. `None`: nothing.
+fn argument_problem(k: &RisuDecorator, line: &str) -> Option<(Severity, ArgProblem)> {
+    let parsed = risu_lines::parse(line);
+    let args = parsed
+        .lines
+        .first()
+        .map(|l| l.args.as_slice())
+        .unwrap_or(&[]);
+    let first = args.first();
+    let warn = |p| Some((Severity::Warning, p));
+    match k.arg {
+        // parseInt: leading digits are enough ("12th" is 12); no number at
+        // all makes RisuAI skip the line.
+        RisuArg::Int => match first {
+            None => warn(ArgProblem::MissingNumber),
+            Some(a) if js_parse_int(Some(a)).is_nan() => {
+                warn(ArgProblem::NotWholeNumber { arg: a.clone() })
+            }
+            Some(_) => None,
+        },
+        RisuArg::Role => match first.map(String::as_str) {
+            None => warn(ArgProblem::MissingRole),
+            Some("system" | "user" | "assistant") => None,
+            Some(a) => warn(ArgProblem::NotRole { arg: a.into() }),
+        },
+        RisuArg::Position => match first.map(String::as_str) {
+            None => Some((Severity::Error, ArgProblem::MissingPosition)),
+            Some("before_desc" | "after_desc" | "personality" | "scenario") => None,
+            Some(a) if a.starts_with("pt_") => None,
+            Some(a) => warn(ArgProblem::NotPosition { arg: a.into() }),
+        },
+        RisuArg::Keys if args.is_empty() => warn(ArgProblem::MissingKeys),
+        // A flag ignores what follows it: harmless, but not what was meant.
+        RisuArg::None if !args.is_empty() => Some((
+            Severity::Hint,
+            ArgProblem::UnexpectedArgument {
+                arg: args.join(", "),
+            },
+        )),
+        _ => None,
+    }
+}
+
+/// The guide's diagnostics of an entry whose content is `content` as
+/// RisuAI's rules see them: a decorator the guide does not know but RisuAI
+/// reads is no problem unless its argument is one RisuAI cannot use (a bad
+/// argument, worded with what RisuAI then does), and one RisuAI parses and
+/// ignores is said to have no effect (a hint). `None` when nothing
+/// changes, so the common case allocates nothing.
+pub fn risu_diagnostics(content: &str, diagnostics: &[Diagnostic]) -> Option<Vec<Diagnostic>> {
     let risu_name = |d: &Diagnostic| match &d.message {
         DiagnosticMessage::UnknownDecorator { name } => risu_decorator(name),
         _ => None,
@@ -213,9 +262,23 @@ pub fn risu_diagnostics(diagnostics: &[Diagnostic]) -> Option<Vec<Diagnostic>> {
         return None;
     }
     let mut out = Vec::with_capacity(diagnostics.len());
+    let line_of = |n: Option<usize>| n.and_then(|n| content.split('\n').nth(n.checked_sub(1)?));
     for d in diagnostics {
         match risu_name(d) {
-            Some(k) if k.effect => {}
+            Some(k) if k.effect => {
+                if let Some((severity, problem)) =
+                    line_of(d.line).and_then(|l| argument_problem(k, l))
+                {
+                    out.push(Diagnostic {
+                        line: d.line,
+                        severity,
+                        message: DiagnosticMessage::BadArgument {
+                            decorator: k.name.to_string(),
+                            problem,
+                        },
+                    });
+                }
+            }
             Some(k) => out.push(Diagnostic {
                 line: d.line,
                 severity: Severity::Hint,
@@ -247,9 +310,9 @@ mod tests {
 
     #[test]
     fn risu_decorators_are_no_longer_unknown() {
-        let parsed =
-            crate::decorators::parse("@@exclude_keys storm\n@@is_user_icon x\n@@bogus\nBody");
-        let got = risu_diagnostics(&parsed.diagnostics).expect("something changes");
+        let content = "@@exclude_keys storm\n@@is_user_icon x\n@@bogus\nBody";
+        let parsed = crate::decorators::parse(content);
+        let got = risu_diagnostics(content, &parsed.diagnostics).expect("something changes");
         let messages: Vec<_> = got.iter().map(|d| (d.line, d.message.clone())).collect();
         assert_eq!(
             messages,
@@ -269,6 +332,51 @@ mod tests {
             ]
         );
         assert_eq!(got[0].severity, Severity::Hint);
-        assert!(risu_diagnostics(&crate::decorators::parse("@@bogus\nB").diagnostics).is_none());
+        let bogus = "@@bogus\nB";
+        assert!(risu_diagnostics(bogus, &crate::decorators::parse(bogus).diagnostics).is_none());
+    }
+
+    /// The handler of `loadLoreBookV3Prompt` (RisuAI 460ecae) reads each
+    /// decorator's arguments as `parseDecorators` split them: a number by
+    /// `parseInt` (no number: the line is skipped), a position from its
+    /// list (none at all: the prompt build throws), keys as a list. Bad
+    /// arguments of the RisuAI-only decorators are named; good ones, and
+    /// what parseInt accepts ("3rd"), are not.
+    #[test]
+    fn load_lore_book_v3_prompt_arguments_are_checked_as_risu_reads_them() {
+        use ArgProblem::*;
+        let check = |content: &str| -> Vec<(Option<usize>, Severity, DiagnosticMessage)> {
+            let parsed = crate::decorators::parse(content);
+            risu_diagnostics(content, &parsed.diagnostics)
+                .unwrap_or_else(|| parsed.diagnostics.clone())
+                .into_iter()
+                .map(|d| (d.line, d.severity, d.message))
+                .collect()
+        };
+        let bad = |line, severity, decorator: &str, problem| {
+            (
+                Some(line),
+                severity,
+                DiagnosticMessage::BadArgument {
+                    decorator: decorator.into(),
+                    problem,
+                },
+            )
+        };
+        assert_eq!(
+            check("@@depth\n@@reverse_depth soon\n@@position\n@@position middle\n@@exclude_keys\n@@activate now\nBody"),
+            [
+                bad(1, Severity::Warning, "depth", MissingNumber),
+                bad(2, Severity::Warning, "reverse_depth", NotWholeNumber { arg: "soon".into() }),
+                bad(3, Severity::Error, "position", MissingPosition),
+                bad(4, Severity::Warning, "position", NotPosition { arg: "middle".into() }),
+                bad(5, Severity::Warning, "exclude_keys", MissingKeys),
+                bad(6, Severity::Hint, "activate", UnexpectedArgument { arg: "now".into() }),
+            ]
+        );
+        assert_eq!(
+            check("@@depth 3rd\n@@position pt_lore\n@@position after_desc\n@@additional_keys storm, fog\n@@activate\nBody"),
+            [],
+        );
     }
 }

@@ -1312,7 +1312,7 @@ const MOVE: Interaction = Interaction {
     act: r#"const s = Q(tid('move-to')); const o = Array.from(s.options);
              const want = i % 2 === 0 ? o.find((x) => x.text.endsWith('Area 10')) : o.find((x) => x.text === 'Region 0');
              window.__depth = i % 2 === 0 ? '2' : '1';
-             s.value = want.value; s.dispatchEvent(new Event('change'));"#,
+             s.value = want.value; s.dispatchEvent(new Event('change', { bubbles: true }));"#,
     shown: r#"Q(`${tid('entry-row')}[data-id="0"]`)?.dataset.depth === window.__depth"#,
 };
 
@@ -1330,16 +1330,35 @@ fn latency_folders() {
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     app.wait_for(&format!("{}[data-folder]", tid("entry-row")));
-    for it in [&FOLDER_TOGGLE, &SEARCH, &MOVE] {
+    for it in [&MOVE, &FOLDER_TOGGLE, &SEARCH] {
         if it.name == MOVE.name {
             // Entry 0 selected, found by a search, then the whole list.
             app.type_into(&tid("search"), "entry 0");
             app.select_entry(0, "Entry 0");
-            app.type_into(&tid("search"), "");
-            app.wait_for(&format!("{}[data-id=\"0\"]", tid("entry-row")));
+            app.js(
+                "const el = document.querySelector('[data-testid=\"search\"]'); el.value = ''; \
+                 el.dispatchEvent(new InputEvent('input', { bubbles: true })); return true;",
+                vec![],
+            );
+            wait_until("the whole list back, entry 0 in view", TIMEOUT, || {
+                let ready = app.js(
+                    "const s = document.querySelector('[data-testid=\"move-to\"]'); \
+                     return !!s && s.options.length > 100 \
+                       && !!document.querySelector('[data-testid=\"entry-row\"][data-id=\"0\"]');",
+                    vec![],
+                );
+                if ready == json!(true) {
+                    Ok(())
+                } else {
+                    Err("not yet".to_string())
+                }
+            });
         }
         app.settle();
         let times = app.sample(it, 0, 0, samples());
+        if std::env::var_os("LATENCY_IPC").is_some() {
+            app.bytes_per_update(it, 0, samples());
+        }
         let mut ms: Vec<f64> = times.iter().map(|t| t[0]).collect();
         ms.sort_by(f64::total_cmp);
         println!(

@@ -69,6 +69,7 @@ pub fn render() -> String {
         EntryFilter,
         SortKey,
         ListQuery,
+        ListPatch,
         EntryRow,
         EntryDetail,
         BulkPatch,

@@ -1330,7 +1330,7 @@ fn latency_folders() {
     let mut driver = Driver::start();
     let app = open_workload(&mut driver, &dir);
     app.wait_for(&format!("{}[data-folder]", tid("entry-row")));
-    for it in [&MOVE, &FOLDER_TOGGLE, &SEARCH] {
+    for it in [&FOLDER_TOGGLE, &SEARCH, &MOVE] {
         if it.name == MOVE.name {
             // Entry 0 selected, found by a search, then the whole list.
             app.type_into(&tid("search"), "entry 0");

@@ -16,9 +16,19 @@ pub fn set_book_settings(s: State<'_, AppState>, doc: u32, settings: BookSetting
     })
 }
 
+/// The entry list of `doc`, as a change to the list the UI has (`have`)
+/// with the rows it changed on its own since (`changed`; see `ListPatch`).
 #[tauri::command(async)]
-pub fn list_entries(s: State<'_, AppState>, doc: u32, query: ListQuery) -> R<Vec<EntryRow>> {
-    guarded(&s, "list_entries", |ws| ws.list(doc, &query))
+pub fn list_entries(
+    s: State<'_, AppState>,
+    doc: u32,
+    query: ListQuery,
+    have: Option<u64>,
+    changed: Vec<u64>,
+) -> R<ListPatch> {
+    guarded(&s, "list_entries", |ws| {
+        ws.list_patch(doc, &query, have, &changed)
+    })
 }
 
 /// The token counts the list of `doc` was sent without, a step at a time

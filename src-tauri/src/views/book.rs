@@ -86,8 +86,26 @@ pub struct ListQuery {
     pub descending: bool,
 }
 
-/// One row of the entry list.
+/// The entry list as a change to the one the UI already holds: a move, an
+/// undo or a bulk edit changes a few rows of a 10,000-row list, so only
+/// those (and, when it changed, the order) cross the IPC boundary.
 #[derive(Debug, Clone, Serialize, TS)]
+pub struct ListPatch {
+    /// This list's number, for the UI to send back as the one it has.
+    pub rev: u64,
+    /// The list this changes; `None` when `rows` is the whole list, in
+    /// order.
+    pub base: Option<u64>,
+    /// With a base: the rows that are new or differ from the base's (and
+    /// those the UI said it changed on its own), in any order.
+    pub rows: Vec<EntryRow>,
+    /// With a base: every row's id in list order, when the order or the
+    /// rows listed changed; `None` keeps the base's.
+    pub order: Option<Vec<u64>>,
+}
+
+/// One row of the entry list.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
 pub struct EntryRow {
     pub id: u64,
     /// Comment, falling back to the first key.

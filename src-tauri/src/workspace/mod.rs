@@ -10,6 +10,7 @@
 //!   inverse;
 //! - [`edits`]: edits of a book's settings and entries;
 //! - [`list`]: the entry list and the editor's view of one entry;
+//!   [`list_patch`]: the list sent as a change to the one the UI holds;
 //! - [`lint`]: the Problems panel's checks, quick fixes and budget advice;
 //! - [`recovery`]: autosave copies of unsaved books and their restore;
 //! - [`st`]: the preview's rules, SillyTavern's settings and its results;
@@ -33,6 +34,7 @@ pub use impact::ImpactInputs;
 pub mod interrupt;
 mod lint;
 mod list;
+mod list_patch;
 mod log;
 pub mod recovery;
 mod replace;
@@ -52,7 +54,7 @@ use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
 use lorebook_engine::prompt::PromptMessage;
 
-use crate::views::{AppStateView, DocSummary, Rules, StSettingsView};
+use crate::views::{AppStateView, DocSummary, EntryRow, Rules, StSettingsView};
 
 pub use documents::Doc;
 pub use lint::LintJob;
@@ -93,6 +95,9 @@ pub struct Workspace {
     /// The last final prompt sent to the UI and its number, which the next
     /// preview view is a change to (see `PromptPatch`).
     sent_prompt: (u32, Vec<PromptMessage>),
+    /// The last entry list sent to the UI: its number, its book and its
+    /// rows, which the next list is a change to (see `ListPatch`).
+    sent_list: (u64, u32, Vec<EntryRow>),
     /// A user's tokenizer file counting instead of the model's.
     tokenizer_file: Option<PathBuf>,
     /// The same for the final prompt under SillyTavern's rules.
@@ -146,6 +151,7 @@ impl Default for Workspace {
             st_settings: st_rules::default_settings(),
             st_inputs: crate::views::StInputsView::default(),
             sent_prompt: (0, Vec::new()),
+            sent_list: (0, 0, Vec::new()),
             tokenizer_file: None,
             sent_st_prompt: (0, Vec::new()),
             st: None,

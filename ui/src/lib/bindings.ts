@@ -300,6 +300,27 @@ export type SortKey = "id" | "name" | "keys" | "order" | "priority" | "tokens" |
 
 export type ListQuery = { search: string, filter: EntryFilter, sort: SortKey, descending: boolean, };
 
+export type ListPatch = { 
+/**
+ * This list's number, for the UI to send back as the one it has.
+ */
+rev: number, 
+/**
+ * The list this changes; `None` when `rows` is the whole list, in
+ * order.
+ */
+base: number | null, 
+/**
+ * With a base: the rows that are new or differ from the base's (and
+ * those the UI said it changed on its own), in any order.
+ */
+rows: Array<EntryRow>, 
+/**
+ * With a base: every row's id in list order, when the order or the
+ * rows listed changed; `None` keeps the base's.
+ */
+order: Array<number> | null, };
+
 export type EntryRow = { id: number, 
 /**
  * Comment, falling back to the first key.

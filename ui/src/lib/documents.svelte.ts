@@ -2,7 +2,7 @@
 // shown: its query, its rows and the selection. Documents live in Rust; this
 // holds views of them.
 import { api } from './ipc';
-import type { AppStateView, EntryFilter, EntryRow, SortKey, TokenStep } from './bindings';
+import type { AppStateView, EntryFilter, EntryRow, ListPatch, SortKey, TokenStep } from './bindings';
 
 export type SelectMode = 'one' | 'toggle' | 'range';
 
@@ -108,20 +108,69 @@ export class Documents {
    *  token counts (Rust counts only so much per command, so the list is
    *  painted first); unless `fill` is false, the counts are then asked
    *  for in the background (`fillTokens`). */
-  async reloadList(fill = true) {
+  async reloadList(fill = true): Promise<void> {
     this.listLoads += 1;
-    if (this.doc === null) {
-      this.rows = [];
+    const doc = this.doc;
+    if (doc === null) {
+      this.clearList();
       return;
     }
-    this.rows = await api.listEntries(this.doc, {
-      search: this.search,
-      filter: this.filter,
-      sort: this.sort,
-      descending: this.descending,
-    });
+    const have = this.listRev?.doc === doc ? this.listRev.rev : null;
+    const changed = [...this.changedRows];
+    const patch = await api.listEntries(
+      doc,
+      { search: this.search, filter: this.filter, sort: this.sort, descending: this.descending },
+      have,
+      changed,
+    );
+    // An answer older than the list held (two loads crossed) is dropped.
+    if (this.listRev !== null && patch.rev < this.listRev.rev) return;
+    const rows = this.applyPatch(patch);
+    if (rows === null) {
+      // Made against a list no longer held: ask for the whole list.
+      this.listRev = null;
+      return this.reloadList(fill);
+    }
+    this.rows = rows;
+    this.listRev = { doc, rev: patch.rev };
+    for (const id of changed) this.changedRows.delete(id);
+    if (patch.base === null) this.changedRows.clear();
     if (fill) void this.fillTokens();
   }
+
+  /** The rows after `patch` (Rust's `ListPatch`): the whole list, or the
+   *  rows held with those it sends replaced, in its order. Rows it does
+   *  not send keep their identity, so only changed rows are painted
+   *  again. `null` when it does not fit the rows held. */
+  private applyPatch(patch: ListPatch): EntryRow[] | null {
+    if (patch.base === null) return patch.rows;
+    if (patch.base !== this.listRev?.rev) return null;
+    if (patch.rows.length === 0 && patch.order === null) return this.rows;
+    const byId = new Map(this.rows.map((r) => [r.id, r]));
+    for (const r of patch.rows) byId.set(r.id, r);
+    if (patch.order === null) return this.rows.map((r) => byId.get(r.id)!);
+    const out: EntryRow[] = [];
+    for (const id of patch.order) {
+      const r = byId.get(id);
+      if (r === undefined) return null;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /** Empties the list (no book shown). */
+  clearList() {
+    this.rows = [];
+    this.listRev = null;
+    this.changedRows.clear();
+  }
+
+  /** The list last applied (`ListPatch.rev`) and its book: the next load
+   *  asks for a change to it. */
+  private listRev: { doc: number; rev: number } | null = null;
+  /** Rows put in place on their own since that list (`replaceRow`), which
+   *  Rust sends again with the next load. */
+  private readonly changedRows = new Set<number>();
 
   /** Bumped per list load: a fill started for an older list stops. */
   private listLoads = 0;
@@ -209,5 +258,6 @@ export class Documents {
    *  stays cheap on 10,000-entry books. */
   replaceRow(row: EntryRow) {
     this.rows = this.rows.map((r) => (r.id === row.id ? row : r));
+    this.changedRows.add(row.id);
   }
 }

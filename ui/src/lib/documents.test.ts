@@ -15,8 +15,68 @@ vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) })
 
 const { Documents } = await import('./documents.svelte');
 
+/** Rust's answer with the whole list (a new `rev` each time). */
+let revs = 0;
+const whole = (rows: EntryRow[]) => ({ rev: ++revs, base: null, rows, order: null });
+
 const row = (id: number, tokens: number | null): EntryRow => ({
   id, name: `e${id}`, keys: 'k', enabled: true, constant: false, order: 100 - id, priority: 10, tokens, diagnostics: 0, severity: null, folder: false, parent: null, depth: 0, inside: null, inside_tokens: null,
+});
+
+describe('the entry list as a change to the one held', () => {
+  beforeEach(() => {
+    calls.length = 0;
+    for (const k of Object.keys(responses)) delete responses[k];
+  });
+
+  it('keeps the rows Rust does not send, takes its order, and says which rows it changed itself', async () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    responses.list_entries = () => whole([row(1, 5), row(2, 6), row(3, 7)]);
+    await docs.reloadList(false);
+    const [one, , three] = docs.rows;
+    const held = calls.at(-1)!.args;
+    expect([held.have, held.changed]).toEqual([null, []]);
+    const rev = revs;
+    // An entry edit puts its row in place; the next load names it.
+    docs.replaceRow({ ...row(2, 6), name: 'edited' });
+    responses.list_entries = (a) => ({ rev: ++revs, base: a.have, rows: [{ ...row(2, 6), name: 'moved' }], order: [2, 3, 1] });
+    await docs.reloadList(false);
+    expect([calls.at(-1)!.args.have, calls.at(-1)!.args.changed]).toEqual([rev, [2]]);
+    expect(docs.rows.map((r) => [r.id, r.name])).toEqual([[2, 'moved'], [3, 'e3'], [1, 'e1']]);
+    expect(docs.rows[1]).toBe(three);
+    expect(docs.rows[2]).toBe(one);
+    // Sent once: the next load names no row.
+    responses.list_entries = (a) => ({ rev: ++revs, base: a.have, rows: [], order: null });
+    await docs.reloadList(false);
+    expect(calls.at(-1)!.args.changed).toEqual([]);
+    expect(docs.rows.map((r) => r.id)).toEqual([2, 3, 1]);
+  });
+
+  it('asks for the whole list when a change does not fit the rows held', async () => {
+    const docs = new Documents();
+    docs.doc = 1;
+    responses.list_entries = () => whole([row(1, 5)]);
+    await docs.reloadList(false);
+    const first = revs;
+    // A change made against another list, then one naming a row not held.
+    let answers: (() => unknown)[] = [
+      () => ({ rev: ++revs, base: 999, rows: [], order: null }),
+      () => whole([row(1, 5), row(2, 6)]),
+    ];
+    responses.list_entries = () => answers.shift()!();
+    await docs.reloadList(false);
+    expect(calls.filter((c) => c.cmd === 'list_entries').map((c) => c.args.have)).toEqual([null, first, null]);
+    expect(docs.rows.map((r) => r.id)).toEqual([1, 2]);
+    answers = [() => ({ rev: ++revs, base: revs - 1, rows: [], order: [1, 2, 9] }), () => whole([row(9, 1)])];
+    await docs.reloadList(false);
+    expect(docs.rows.map((r) => r.id)).toEqual([9]);
+    // Another book's list is asked for whole.
+    docs.doc = 2;
+    answers = [() => whole([row(4, 1)])];
+    await docs.reloadList(false);
+    expect(calls.at(-1)!.args.have).toBeNull();
+  });
 });
 
 describe('the entry list of a big book', () => {
@@ -28,7 +88,7 @@ describe('the entry list of a big book', () => {
   it('is shown first and its token counts filled in a step at a time', async () => {
     const docs = new Documents();
     docs.doc = 1;
-    responses.list_entries = () => [row(3, 7), row(1, null), row(2, null), row(4, null)];
+    responses.list_entries = () => whole([row(3, 7), row(1, null), row(2, null), row(4, null)]);
     // Rust counts from the asked position; a step may also carry counts
     // the list already had.
     const steps: Record<number, TokenStep> = {
@@ -46,7 +106,7 @@ describe('the entry list of a big book', () => {
   it('asks for nothing when every count came with the list', async () => {
     const docs = new Documents();
     docs.doc = 1;
-    responses.list_entries = () => [row(1, 5), row(2, 6)];
+    responses.list_entries = () => whole([row(1, 5), row(2, 6)]);
     await docs.reloadList();
     await Promise.resolve();
     expect(calls.some((c) => c.cmd === 'count_list_tokens')).toBe(false);
@@ -55,7 +115,7 @@ describe('the entry list of a big book', () => {
   it('stops filling a list loaded again, which fills its own', async () => {
     const docs = new Documents();
     docs.doc = 1;
-    responses.list_entries = () => [row(1, null), row(2, null)];
+    responses.list_entries = () => whole([row(1, null), row(2, null)]);
     let release: () => void = () => {};
     responses.count_list_tokens = () =>
       new Promise<TokenStep>((resolve) => {
@@ -65,7 +125,7 @@ describe('the entry list of a big book', () => {
     const filling = docs.fillTokens();
     await Promise.resolve();
     // The search changed: a new list, without entry 2's count.
-    responses.list_entries = () => [row(1, null)];
+    responses.list_entries = () => whole([row(1, null)]);
     await docs.reloadList(false);
     release();
     await filling;
@@ -77,7 +137,7 @@ describe('the entry list of a big book', () => {
     const report = vi.fn();
     const docs = new Documents(report);
     docs.doc = 1;
-    responses.list_entries = () => [row(1, null)];
+    responses.list_entries = () => whole([row(1, null)]);
     responses.count_list_tokens = () => Promise.reject({ kind: 'not_found', message: 'no open book with id 1' });
     await docs.reloadList(false);
     await docs.fillTokens();

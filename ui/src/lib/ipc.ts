@@ -3,6 +3,7 @@
 import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
+  ListPatch,
   DiskChange,
   AppError,
   Command,
@@ -121,7 +122,8 @@ export const api = {
   closeDoc: (doc: number) => call<void>('close_doc', { doc }),
   bookSettings: (doc: number) => call<BookSettings>('book_settings', { doc }),
   setBookSettings: (doc: number, settings: BookSettings) => call<void>('set_book_settings', { doc, settings }),
-  listEntries: (doc: number, query: ListQuery) => call<EntryRow[]>('list_entries', { doc, query }),
+  listEntries: (doc: number, query: ListQuery, have: number | null, changed: number[]) =>
+    call<ListPatch>('list_entries', { doc, query, have, changed }),
   getEntry: (doc: number, id: number) => call<EntryDetail>('get_entry', { doc, id }),
   /** Stores the edited entry; the answer carries the workspace's state and,
    *  when `preview` names the one shown, that preview (one round trip). */

@@ -30,7 +30,7 @@ describe('recovery and quitting', () => {
     calls.length = 0;
     for (const k of Object.keys(responses)) delete responses[k];
     responses.app_state = () => state(false);
-    responses.list_entries = () => [];
+    responses.list_entries = () => ({ rev: 1, base: null, rows: [], order: null });
     responses.rules_view = () => ({ rules: 'studio', chosen: false, st: {} });
     responses.get_entry = (a) => detail(a.id as number, 'Body');
   });

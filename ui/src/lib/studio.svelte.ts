@@ -603,7 +603,7 @@ export class Studio {
         const next = this.docs.app?.docs[0]?.id;
         if (next !== undefined) await this.switchDoc(next);
         else {
-          this.docs.rows = [];
+          this.docs.clearList();
           this.docs.selected = [];
           this.entry.clear();
         }

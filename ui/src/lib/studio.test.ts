@@ -20,7 +20,7 @@ describe('studio', () => {
     calls.length = 0;
     for (const k of Object.keys(responses)) delete responses[k];
     responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
-    responses.list_entries = () => [];
+    responses.list_entries = () => ({ rev: 1, base: null, rows: [], order: null });
     responses.get_entry = (a) => detail(a.id as number, 'Body');
     responses.update_entry = (a) => ({
       detail: { ...detail(1, 'x'), entry: a.entry, row: { ...detail(1, 'x').row, tokens: 42 } },

@@ -58,6 +58,7 @@ use crate::views::{AppStateView, DocSummary, EntryRow, Rules, StSettingsView};
 
 pub use documents::Doc;
 pub use lint::LintJob;
+pub use list::COUNT_STEP_BYTES;
 pub use view::SHOWN_PER_KIND;
 
 use history::Change;

@@ -159,22 +159,38 @@ impl Workspace {
     }
 }
 
+/// Problem `p` as RisuAI's rules see it. The checks have no RisuAI rules
+/// yet (the guide's apply), but a decorator RisuAI reads is not unknown
+/// under them: it is no problem, unless RisuAI cannot use its argument,
+/// which is reported as the editor reports it (`risu_argument_problem`).
+fn risu_problem(
+    mut p: Problem,
+    entries: &HashMap<EntryRef, &lorebook_engine::model::Entry>,
+) -> Option<Problem> {
+    let Finding::DecoratorUnknown { name } = &p.finding else {
+        return Some(p);
+    };
+    lorebook_engine::risu::risu_decorator(name)?;
+    let line = match (p.span, entries.get(&p.entry)) {
+        (lorebook_engine::lint::Span::Content { start, end }, Some(e)) => {
+            e.content.get(start..end)?
+        }
+        _ => return None,
+    };
+    let (severity, problem) = lorebook_engine::risu::risu_argument_problem(name, line)?;
+    p.finding = Finding::DecoratorBadArgument {
+        decorator: name.clone(),
+        problem,
+    };
+    p.severity = severity;
+    p.fix = None;
+    Some(p)
+}
+
 impl LintJob {
     /// Runs every check and keeps the problems of the job's book; `tokens`
     /// counts the bodies the budget checks weigh.
     pub fn run(self, tokens: &mut dyn CountTokens) -> ProblemsView {
-        let problems: Vec<Problem> =
-            lint::lint(&self.cx, &self.books, tokens, self.chat.as_deref())
-                .into_iter()
-                .filter(|p| p.entry.book == self.position)
-                // The checks have no RisuAI rules yet; under them, at least
-                // a decorator RisuAI reads is not called unknown.
-                .filter(|p| {
-                    self.rules != Rules::Risu
-                        || !matches!(&p.finding, Finding::DecoratorUnknown { name }
-                            if lorebook_engine::risu::risu_decorator(name).is_some())
-                })
-                .collect();
         // One map of every entry, not a search per named entry: a big book
         // has thousands of problems naming thousands of entries.
         let entries: HashMap<EntryRef, &lorebook_engine::model::Entry> = self
@@ -187,6 +203,18 @@ impl LintJob {
                     .map(move |e| (EntryRef { book, id: e.id }, e))
             })
             .collect();
+        let problems: Vec<Problem> =
+            lint::lint(&self.cx, &self.books, tokens, self.chat.as_deref())
+                .into_iter()
+                .filter(|p| p.entry.book == self.position)
+                .filter_map(|p| {
+                    if self.rules == Rules::Risu {
+                        risu_problem(p, &entries)
+                    } else {
+                        Some(p)
+                    }
+                })
+                .collect();
         let mut names: BTreeMap<EntryRef, String> = BTreeMap::new();
         for p in &problems {
             for r in std::iter::once(p.entry).chain(referenced(&p.finding)) {

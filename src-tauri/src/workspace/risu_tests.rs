@@ -182,6 +182,68 @@ fn risu_decorators_are_not_unknown_under_risu_s_rules() {
     }));
 }
 
+/// Under RisuAI's rules a RisuAI decorator whose argument RisuAI cannot
+/// use is named, with the same problem, in the editor and in the Problems
+/// panel: `@@position` without a position is an error (RisuAI's prompt
+/// build throws), `@@depth soon` a warning (the line is skipped).
+#[test]
+fn risu_decorators_with_bad_arguments_are_named_in_the_editor_and_the_problems() {
+    use lorebook_engine::diagnostic::{ArgProblem, DiagnosticMessage, Severity};
+    use lorebook_engine::lint::Finding;
+    let (mut ws, doc) = imported();
+    let mut e = ws.entry(doc, 1).unwrap().entry;
+    e.content = "@@depth soon\n@@position\n@@exclude_keys storm\nThe light turns.".into();
+    ws.update_entry(doc, e).unwrap();
+    let shown: Vec<(Severity, DiagnosticMessage)> = ws
+        .entry(doc, 1)
+        .unwrap()
+        .diagnostics
+        .into_iter()
+        .map(|d| (d.severity, d.message))
+        .collect();
+    let depth = ArgProblem::NotWholeNumber { arg: "soon".into() };
+    let bad = |decorator: &str, problem: ArgProblem| DiagnosticMessage::BadArgument {
+        decorator: decorator.into(),
+        problem,
+    };
+    assert_eq!(
+        shown,
+        [
+            (Severity::Warning, bad("depth", depth.clone())),
+            (
+                Severity::Error,
+                bad("position", ArgProblem::MissingPosition)
+            ),
+        ]
+    );
+    let problems = ws.lint_job(doc).unwrap().run(&mut ws);
+    let mine: Vec<(Severity, Finding)> = problems
+        .problems
+        .into_iter()
+        .filter(|p| p.entry.id == 1 && p.code().starts_with("decorator"))
+        .map(|p| (p.severity, p.finding))
+        .collect();
+    assert_eq!(
+        mine,
+        [
+            (
+                Severity::Warning,
+                Finding::DecoratorBadArgument {
+                    decorator: "depth".into(),
+                    problem: depth,
+                }
+            ),
+            (
+                Severity::Error,
+                Finding::DecoratorBadArgument {
+                    decorator: "position".into(),
+                    problem: ArgProblem::MissingPosition,
+                }
+            ),
+        ]
+    );
+}
+
 /// A RisuAI book imported and confirmed: an entry "Loose" (alpha), the
 /// folder "Places" with "Harbor" (harbor) and "Tower" (tower), then `more`.
 fn places(more: &[serde_json::Value]) -> (Workspace, u32) {

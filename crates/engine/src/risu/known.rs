@@ -247,6 +247,15 @@ fn argument_problem(k: &RisuDecorator, line: &str) -> Option<(Severity, ArgProbl
     }
 }
 
+/// What is wrong with the argument of decorator `name`, written as `line`,
+/// under RisuAI's rules ([`argument_problem`]); `None` for a decorator
+/// RisuAI does not read or ignores, and for a good argument.
+pub fn risu_argument_problem(name: &str, line: &str) -> Option<(Severity, ArgProblem)> {
+    risu_decorator(name)
+        .filter(|k| k.effect)
+        .and_then(|k| argument_problem(k, line))
+}
+
 /// The guide's diagnostics of an entry whose content is `content` as
 /// RisuAI's rules see them: a decorator the guide does not know but RisuAI
 /// reads is no problem unless its argument is one RisuAI cannot use (a bad

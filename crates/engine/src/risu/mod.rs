@@ -37,7 +37,10 @@ use std::sync::Arc;
 use serde::{Serialize, Serializer};
 
 pub use detail::{Found, RisuDrop, RisuWhy};
-pub use known::{risu_decorator, risu_diagnostics, RisuArg, RisuDecorator, RISU_DECORATORS};
+pub use known::{
+    risu_argument_problem, risu_decorator, risu_diagnostics, RisuArg, RisuDecorator,
+    RISU_DECORATORS,
+};
 pub use lore::Lore;
 pub use settings::RisuSettings;
 

@@ -270,10 +270,12 @@ pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<DiskChange>> {
     guarded(&s, "check_disk_changes", |ws| Ok(ws.disk_changes()))
 }
 
-/// Reads a book again from its file, dropping its edits.
+/// Reads a book again from its file, dropping its edits; unless
+/// `unless_edited` and it has unsaved changes by now (`false`: kept, not
+/// read), which the UI asks for when it reloads a book it saw unmodified.
 #[tauri::command(async)]
-pub fn reload_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
-    guarded(&s, "reload_doc", |ws| ws.reload(doc))
+pub fn reload_doc(s: State<'_, AppState>, doc: u32, unless_edited: bool) -> R<bool> {
+    guarded(&s, "reload_doc", |ws| ws.reload(doc, unless_edited))
 }
 
 #[tauri::command(async)]

@@ -209,30 +209,77 @@ impl Workspace {
     }
 
     /// Reads `doc` again from its file, dropping its edits and undo
-    /// history.
-    pub fn reload(&mut self, doc: u32) -> Result<(), AppError> {
+    /// history; unless `unless_edited` and the book has unsaved changes by
+    /// now (an edit sent while the reload was being decided), which are
+    /// then kept and nothing is read (`Ok(false)`).
+    pub fn reload(&mut self, doc: u32, unless_edited: bool) -> Result<bool, AppError> {
+        if unless_edited && self.doc(doc)?.dirty() {
+            return Ok(false);
+        }
         let path = self.doc(doc)?.path.clone().ok_or_else(|| {
             AppError::invalid(
                 "this book has no file to reload from: it was never saved",
                 ErrorCode::NeverSaved,
             )
         })?;
-        let (book, seen) = if path.is_dir() {
-            let (book, _) = read_folder(&path)?;
-            (book, Fingerprint::of_folder(&path))
-        } else {
-            let bytes = read_book_file(&path)?;
-            let (book, _) = native::load(&bytes).map_err(|e| AppError::not_a_book(&path, &e))?;
-            (book, Fingerprint::of(&path, &bytes))
-        };
+        let (book, _, seen) = read_steady(&path)?;
         let d = self.doc_mut(doc)?;
         d.book = book;
         d.history = History::saved();
         d.disk = Some(seen);
         d.disk_reported = None;
         self.books_changed();
-        Ok(())
+        Ok(true)
     }
+}
+
+/// How many times [`read_steady`] reads a folder that keeps changing.
+const STEADY_TRIES: usize = 5;
+
+/// The book at `path` (a book file, or a book kept as a folder), with the
+/// fingerprint of what was read, not of what the files became while they
+/// were read: a file's time is taken before its bytes (a later change
+/// then shows as a change), and a folder is read again while its sizes
+/// and times moved during the read (a `git checkout` in progress), at
+/// most [`STEADY_TRIES`] times, after which its fingerprint is one no
+/// folder matches, so the next check reads it again and a save asks
+/// first.
+pub(super) fn read_steady(
+    path: &Path,
+) -> Result<
+    (
+        lorebook_engine::model::Book,
+        Vec<formats::note::Note>,
+        Fingerprint,
+    ),
+    AppError,
+> {
+    if !path.is_dir() {
+        let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        let bytes = read_book_file(path)?;
+        let (book, notes) = native::load(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
+        let seen = Fingerprint {
+            len: bytes.len() as u64,
+            modified,
+            hash: Sha256::digest(&bytes).into(),
+        };
+        return Ok((book, notes, seen));
+    }
+    let mut last = None;
+    for _ in 0..STEADY_TRIES {
+        let before = folder_stat(path, &mut |_, _| {});
+        let (book, notes) = read_folder(path)?;
+        let seen = Fingerprint::of_folder(path);
+        if (seen.len, seen.modified) == before {
+            return Ok((book, notes, seen));
+        }
+        last = Some((book, notes));
+    }
+    let (book, notes) = match last {
+        Some(read) => read,
+        None => read_folder(path)?,
+    };
+    Ok((book, notes, Fingerprint::unknown()))
 }
 
 /// Reads the book kept as a folder of Markdown files at `dir`, with a note
@@ -326,7 +373,7 @@ mod tests {
         std::fs::write(&path, &changed).unwrap();
         assert_eq!(ws.disk_changes(), change(doc, false));
         assert!(ws.disk_changes().is_empty(), "told once per change");
-        ws.reload(doc).unwrap();
+        assert!(ws.reload(doc, true).unwrap());
         assert!(ws.doc(doc).unwrap().book.name.contains("Saltmarsh"));
         assert!(!ws.doc(doc).unwrap().dirty());
         // A book with edits is told too, as dirty (the UI asks), and the
@@ -335,6 +382,10 @@ mod tests {
         std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
         assert_eq!(ws.disk_changes(), change(doc, true));
         assert!(ws.disk_changes().is_empty());
+        // A reload asked for an unmodified book that has edits by now keeps
+        // them and reads nothing.
+        assert!(!ws.reload(doc, true).unwrap());
+        assert!(ws.doc(doc).unwrap().dirty());
         assert_eq!(
             ws.save(doc, None, false).unwrap_err().kind,
             ErrorKind::ChangedOnDisk
@@ -380,7 +431,8 @@ mod tests {
         edit(&mut ws, doc);
         let err = ws.save(doc, None, false).unwrap_err();
         assert_eq!(err.kind, ErrorKind::ChangedOnDisk);
-        ws.reload(doc).unwrap();
+        // Reload, dropping the edit (the user's answer to the question).
+        assert!(ws.reload(doc, false).unwrap());
         let book = &ws.doc(doc).unwrap().book;
         assert!(book.entries.iter().any(|e| e.content.contains("warden")));
         // Save As Folder into a folder of other files makes one inside it.

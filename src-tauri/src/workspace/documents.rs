@@ -10,7 +10,7 @@ use lorebook_engine::model::Book;
 use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
-use crate::error::{read_book_file, AppError, ErrorCode};
+use crate::error::{AppError, ErrorCode};
 use crate::views::{BookSettings, ImportOutcome, OpenResult};
 
 /// How many files the recent list remembers.
@@ -139,14 +139,7 @@ impl Workspace {
                 notes: vec![],
             });
         }
-        let (book, notes, seen) = if path.is_dir() {
-            let (book, notes) = super::disk::read_folder(path)?;
-            (book, notes, Fingerprint::of_folder(&canonical))
-        } else {
-            let bytes = read_book_file(path)?;
-            let (book, notes) = native::load(&bytes).map_err(|e| AppError::not_a_book(path, &e))?;
-            (book, notes, Fingerprint::of(&canonical, &bytes))
-        };
+        let (book, notes, seen) = super::disk::read_steady(&canonical)?;
         let doc = self.add_doc(book, Some(canonical.clone()));
         self.doc_mut(doc)?.disk = Some(seen);
         self.remember(canonical);

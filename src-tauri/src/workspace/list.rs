@@ -413,8 +413,9 @@ impl Workspace {
                 id,
                 tokens: preview.count_tokens(body),
             })
-            .collect();
+            .collect::<Vec<_>>();
         let next = (end < entries.len()).then_some(end as u32);
+        self.counted_into_sent_list(doc, &counts);
         Ok(TokenStep { counts, next })
     }
 

@@ -4,17 +4,17 @@
 //! the UI keeps keep their identity, so it paints only what changed.
 //!
 //! **Invariant:** the UI's list after applying a patch is the list
-//! [`Workspace::list`] made, except for token counts the UI filled in
-//! since (`count_list_tokens`), which are counts of the same bodies. A
-//! patch is made only against the list last sent, for the same book, when
-//! the UI says that is the one it has; rows the UI changed on its own
-//! (an entry edit's row) are sent again whatever they are.
+//! [`Workspace::list`] made. A patch is made only against the list last
+//! sent, for the same book, when the UI says that is the one it has; the
+//! token counts the UI fills in afterwards (`count_list_tokens`) are
+//! written into that list too, and rows the UI changed on its own (an
+//! entry edit's row) are sent again whatever they are.
 
 use std::collections::{HashMap, HashSet};
 
 use super::Workspace;
 use crate::error::AppError;
-use crate::views::{EntryRow, ListPatch, ListQuery};
+use crate::views::{EntryRow, ListPatch, ListQuery, RowTokens};
 
 /// `rows`, the list of book `doc`, as a change to `sent` when `have` names
 /// it; `sent` becomes this list. `changed`: the rows the UI changed since.
@@ -55,6 +55,23 @@ pub(super) fn patch(
 }
 
 impl Workspace {
+    /// Counts the UI fills into the rows of the list last sent
+    /// (`count_list_tokens`), so that the list held there is the list
+    /// held in the UI: a later list where such a count is missing again
+    /// (the model changed, the body changed and is not counted yet) then
+    /// differs and is sent.
+    pub(super) fn counted_into_sent_list(&mut self, doc: u32, counts: &[RowTokens]) {
+        if self.sent_list.1 != doc || counts.is_empty() {
+            return;
+        }
+        let counted: HashMap<u64, u32> = counts.iter().map(|c| (c.id, c.tokens)).collect();
+        for r in &mut self.sent_list.2 {
+            if r.tokens.is_none() {
+                r.tokens = counted.get(&r.id).copied();
+            }
+        }
+    }
+
     /// The entry list of `doc` ([`Workspace::list`]) as a change to the
     /// list the UI has (`have`, the `rev` of the last patch it applied),
     /// with the rows it changed on its own since (`changed`).
@@ -140,5 +157,31 @@ mod tests {
         assert_eq!(p5.base, None);
         let p6 = patch(&mut sent, 8, third.clone(), Some(p5.rev), &[]);
         assert_eq!(p6.base, None);
+    }
+
+    /// Counts filled in after a list are part of the list held: a later
+    /// list where the count is missing again (a new model) sends the row.
+    #[test]
+    fn counts_filled_in_count_as_held() {
+        let mut ws = Workspace::default();
+        let p = patch(
+            &mut ws.sent_list,
+            3,
+            vec![row(1, "a"), row(2, "b")],
+            None,
+            &[],
+        );
+        ws.counted_into_sent_list(3, &[RowTokens { id: 2, tokens: 40 }]);
+        ws.counted_into_sent_list(9, &[RowTokens { id: 1, tokens: 5 }]);
+        assert_eq!(ws.sent_list.2[1].tokens, Some(40));
+        assert_eq!(ws.sent_list.2[0].tokens, None, "another book's counts");
+        let again = patch(
+            &mut ws.sent_list,
+            3,
+            vec![row(1, "a"), row(2, "b")],
+            Some(p.rev),
+            &[],
+        );
+        assert_eq!(again.rows, [row(2, "b")], "its count is missing again");
     }
 }

@@ -215,7 +215,7 @@ fn a_book_reloaded_from_its_changed_file_builds_the_preview_again() {
     std::fs::write(&path, lorebook_engine::formats::native::to_bytes(&changed)).unwrap();
     let revision = ws.doc(doc).unwrap().history.revision();
     assert_rebuilt(&mut ws, "reloaded from its file", |ws| {
-        ws.reload(doc).unwrap()
+        assert!(ws.reload(doc, false).unwrap());
     });
     assert_eq!(ws.doc(doc).unwrap().history.revision(), revision);
     assert_eq!(ws.doc(doc).unwrap().book.entries[0].keys, ["quiet"]);

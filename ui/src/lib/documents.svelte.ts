@@ -123,8 +123,9 @@ export class Documents {
       have,
       changed,
     );
-    // An answer older than the list held (two loads crossed) is dropped.
-    if (this.listRev !== null && patch.rev < this.listRev.rev) return;
+    // An answer older than the list held (two loads crossed), or for a
+    // book no longer shown, is dropped.
+    if (this.doc !== doc || (this.listRev !== null && patch.rev < this.listRev.rev)) return;
     const rows = this.applyPatch(patch);
     if (rows === null) {
       // Made against a list no longer held: ask for the whole list.

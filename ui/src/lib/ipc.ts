@@ -118,7 +118,7 @@ export const api = {
   saveAsFolder: (doc: number) => call<string>('save_as_folder', { doc }),
   /** The open, unmodified books whose files changed on disk. */
   checkDiskChanges: () => call<DiskChange[]>('check_disk_changes'),
-  reloadDoc: (doc: number) => call<void>('reload_doc', { doc }),
+  reloadDoc: (doc: number, unlessEdited: boolean) => call<boolean>('reload_doc', { doc, unlessEdited }),
   closeDoc: (doc: number) => call<void>('close_doc', { doc }),
   bookSettings: (doc: number) => call<BookSettings>('book_settings', { doc }),
   setBookSettings: (doc: number, settings: BookSettings) => call<void>('set_book_settings', { doc, settings }),

@@ -429,7 +429,11 @@ export class Studio {
         }
         continue;
       }
-      if (await this.reload(doc)) this.feedback.notify(this.t('disk.reloaded', { name }));
+      // One book that cannot be read again (a merge conflict in its file)
+      // is reported; the others are still reloaded.
+      await this.run(async () => {
+        if (await this.reload(doc)) this.feedback.notify(this.t('disk.reloaded', { name }));
+      });
     }
   }
 
@@ -443,27 +447,41 @@ export class Studio {
     await this.docs.refresh();
     const d = this.docs.app?.docs.find((x) => x.id === doc);
     if (!d) return false;
-    const go = async () => {
+    // With `unlessEdited`, Rust reads nothing if the book has edits by the
+    // time the request reaches it (a keystroke sent meanwhile). The entry
+    // shown is shown again afterwards, whatever happened.
+    const go = async (unlessEdited: boolean): Promise<boolean> => {
       const shown = doc === this.docs.doc ? this.docs.selected[0] : undefined;
       if (doc === this.docs.doc) this.entry.clear();
-      await api.reloadDoc(doc);
-      await this.docs.refresh();
-      if (doc === this.docs.doc) {
-        await this.switchDoc(doc);
-        // The entry that was shown stays shown when the file still has it.
-        if (shown !== undefined && shown !== this.docs.selected[0] && this.docs.rows.some((r) => r.id === shown)) {
-          await this.select(shown);
+      try {
+        return await api.reloadDoc(doc, unlessEdited);
+      } finally {
+        await this.docs.refresh();
+        if (doc === this.docs.doc) {
+          await this.switchDoc(doc);
+          // The entry that was shown stays shown when the file still has it.
+          if (shown !== undefined && shown !== this.docs.selected[0] && this.docs.rows.some((r) => r.id === shown)) {
+            await this.select(shown);
+          }
         }
+        this.reloads += 1;
+        this.preview.schedule();
       }
-      this.preview.schedule();
     };
     if (d.dirty && !discardEdits) {
-      this.dialogs.ask(this.t('confirm.reloadText', { name: d.name }), this.t('disk.reload'), () => void this.run(go));
+      this.dialogs.ask(this.t('confirm.reloadText', { name: d.name }), this.t('disk.reload'), () => void this.run(() => go(false)));
       return false;
     }
-    await go();
-    return true;
+    if (await go(!discardEdits)) return true;
+    // Edited while the reload was on its way: the edits are kept, and the
+    // change on disk is asked about as for any book with edits.
+    this.dialogs.askDisk({ kind: 'changed', doc, message: this.t('disk.changedText', { name: d.name }) });
+    return false;
   }
+
+  /** Bumped after each reload: what shows a book's settings reads them
+   *  again. */
+  reloads = $state(0);
 
   async newBook() {
     await this.entry.flush();

@@ -209,10 +209,37 @@ describe('studio', () => {
     await s.docs.refresh();
     s.docs.doc = 1;
     responses.check_disk_changes = () => [{ doc: 1, dirty: false }];
+    responses.reload_doc = () => true;
     await s.checkDisk();
     expect(s.dialogs.disk).toEqual([]);
-    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1 }]);
+    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1, unlessEdited: true }]);
     expect(s.feedback.notices).toEqual([{ kind: 'message', text: '"B" was changed on disk by another program and has been reloaded.' }]);
+    expect(s.reloads).toBe(1);
+  });
+
+  it('asks instead when the book was edited while its reload was on its way', async () => {
+    const s = new Studio();
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    responses.check_disk_changes = () => [{ doc: 1, dirty: false }];
+    // Rust found edits by then: it kept them and read nothing.
+    responses.reload_doc = () => false;
+    await s.checkDisk();
+    expect(s.feedback.notices).toEqual([]);
+    expect(s.dialogs.disk).toMatchObject([{ kind: 'changed', doc: 1 }]);
+  });
+
+  it('reports a book that cannot be read again and still reloads the others', async () => {
+    const s = new Studio();
+    responses.app_state = () => ({ docs: [1, 2].map((id) => ({ id, name: `B${id}`, path: null, dirty: false, attached: true, entries: 1, can_undo: false, can_redo: false })), chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    responses.check_disk_changes = () => [{ doc: 1, dirty: false }, { doc: 2, dirty: false }];
+    responses.reload_doc = (a) => (a.doc === 1 ? Promise.reject({ kind: 'not_a_book', message: 'b1.json: not a book' }) : true);
+    await s.checkDisk();
+    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => (c.args as { doc: number }).doc)).toEqual([1, 2]);
+    expect(s.feedback.errors).toContain('b1.json: not a book');
+    expect(s.feedback.notices).toEqual([{ kind: 'message', text: '"B2" was changed on disk by another program and has been reloaded.' }]);
   });
 
   it('asks about a book changed on disk with unsaved changes, once, and reloads only when told', async () => {
@@ -228,8 +255,9 @@ describe('studio', () => {
     const first = s.dialogs.disk[0];
     await s.checkDisk();
     expect(s.dialogs.disk).toEqual([first]);
+    responses.reload_doc = () => true;
     await s.resolveDisk(1, 'reload');
-    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1 }]);
+    expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1, unlessEdited: false }]);
     expect(s.dialogs.disk).toEqual([]);
   });
 

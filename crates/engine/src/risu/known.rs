@@ -207,11 +207,13 @@ pub fn risu_decorator(name: &str) -> Option<&'static RisuDecorator> {
 /// it is. `None`: nothing.
 fn argument_problem(k: &RisuDecorator, line: &str) -> Option<(Severity, ArgProblem)> {
     let parsed = risu_lines::parse(line);
-    let args = parsed
-        .lines
-        .first()
-        .map(|l| l.args.as_slice())
-        .unwrap_or(&[]);
+    let read = parsed.lines.first()?;
+    // The guide ends a name at any white space, RisuAI only at a space:
+    // "@@position<tab>x" is another, unknown name to RisuAI, not this one.
+    if read.name != k.name {
+        return None;
+    }
+    let args = read.args.as_slice();
     let first = args.first();
     let warn = |p| Some((Severity::Warning, p));
     match k.arg {
@@ -382,6 +384,11 @@ mod tests {
                 bad(5, Severity::Warning, "exclude_keys", MissingKeys),
                 bad(6, Severity::Hint, "activate", UnexpectedArgument { arg: "now".into() }),
             ]
+        );
+        assert_eq!(
+            check("@@position\tafter_desc\nBody"),
+            [],
+            "a tab does not end a name in RisuAI: another decorator"
         );
         assert_eq!(
             check("@@depth 3rd\n@@position pt_lore\n@@position after_desc\n@@additional_keys storm, fog\n@@activate\nBody"),

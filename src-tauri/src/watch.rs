@@ -17,7 +17,7 @@
 //! own saves, a `touch` or a copy of the same bytes never reload anything,
 //! and a missed event costs nothing but the wait for the next focus.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -95,8 +95,9 @@ struct Running {
     targets: Arc<Mutex<BTreeSet<Target>>>,
     /// The books' paths as last given to [`Watch::follow`].
     paths: Vec<PathBuf>,
-    /// What the system watches now: path, and whether recursively.
-    watched: BTreeSet<(PathBuf, bool)>,
+    /// What the system watches now: each path once, and whether
+    /// recursively.
+    watched: BTreeMap<PathBuf, bool>,
 }
 
 /// The app's one watcher (in `AppState`); it does nothing until
@@ -138,7 +139,7 @@ impl Watch {
             system,
             targets,
             paths: Vec::new(),
-            watched: BTreeSet::new(),
+            watched: BTreeMap::new(),
         });
         Ok(())
     }
@@ -154,28 +155,36 @@ impl Watch {
         }
         let wanted: BTreeSet<Target> = paths.iter().map(|p| Target::of(p)).collect();
         r.paths = paths;
-        let system: BTreeSet<(PathBuf, bool)> = wanted.iter().map(Target::watched).collect();
-        *r.targets.lock().unwrap_or_else(|p| p.into_inner()) = wanted;
-        for gone in r.watched.difference(&system) {
-            let _ = r.system.unwatch(&gone.0);
+        // One watch per path (the system has one per directory): a folder
+        // book's folder that also holds a book file is watched recursively,
+        // which covers the file's events too.
+        let mut system: BTreeMap<PathBuf, bool> = BTreeMap::new();
+        for (path, recursive) in wanted.iter().map(Target::watched) {
+            *system.entry(path).or_default() |= recursive;
         }
-        let mut now = BTreeSet::new();
-        for w in &system {
-            if r.watched.contains(w) {
-                now.insert(w.clone());
+        *r.targets.lock().unwrap_or_else(|p| p.into_inner()) = wanted;
+        for (path, recursive) in &r.watched {
+            if system.get(path) != Some(recursive) {
+                let _ = r.system.unwatch(path);
+            }
+        }
+        let mut now = BTreeMap::new();
+        for (path, &recursive) in &system {
+            if r.watched.get(path) == Some(&recursive) {
+                now.insert(path.clone(), recursive);
                 continue;
             }
-            let mode = if w.1 {
+            let mode = if recursive {
                 RecursiveMode::Recursive
             } else {
                 RecursiveMode::NonRecursive
             };
-            match r.system.watch(&w.0, mode) {
+            match r.system.watch(path, mode) {
                 Ok(()) => {
-                    now.insert(w.clone());
+                    now.insert(path.clone(), recursive);
                 }
                 // Focus still checks it.
-                Err(e) => eprintln!("Lorebook Studio: cannot follow {}: {e}", w.0.display()),
+                Err(e) => eprintln!("Lorebook Studio: cannot follow {}: {e}", path.display()),
             }
         }
         r.watched = now;
@@ -258,6 +267,27 @@ mod tests {
         assert!(told(&rx), "an entry's file in a subfolder");
         std::fs::remove_file(book.join("Places").join("Harbor.md")).unwrap();
         assert!(told(&rx), "an entry's file removed");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A book file kept in a book folder's own directory, both open: one
+    /// watch serves both, and closing the folder book leaves the file
+    /// followed.
+    #[test]
+    fn a_book_file_beside_a_book_folder_s_files_stays_followed_when_the_folder_closes() {
+        let dir = temp("shared");
+        std::fs::write(dir.join("book.yaml"), "name: x\n").unwrap();
+        let file = dir.join("other.json");
+        std::fs::write(&file, "{}").unwrap();
+        let (watch, rx) = started();
+        watch.follow(vec![dir.clone(), file.clone()]);
+        std::fs::write(dir.join("Harbor.md"), "x").unwrap();
+        assert!(told(&rx), "the folder book");
+        watch.follow(vec![file.clone()]);
+        std::fs::write(&file, "{\"n\":1}").unwrap();
+        assert!(told(&rx), "the book file, still followed");
+        std::fs::write(dir.join("Harbor.md"), "y").unwrap();
+        assert!(quiet(&rx), "the closed folder book");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

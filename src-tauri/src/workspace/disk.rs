@@ -88,7 +88,11 @@ impl Fingerprint {
                 return None;
             }
             let now = Fingerprint::of_folder(path);
-            return (now.hash != self.hash).then_some(Change::Edited(now));
+            return Some(if now.hash != self.hash {
+                Change::Edited(now)
+            } else {
+                Change::Same(now)
+            });
         }
         if meta.len() == self.len && meta.modified().ok() == self.modified {
             return None;
@@ -97,7 +101,11 @@ impl Fingerprint {
             return Some(Change::Unreadable);
         };
         let now = Fingerprint::of(path, &bytes);
-        (now.hash != self.hash).then_some(Change::Edited(now))
+        Some(if now.hash != self.hash {
+            Change::Edited(now)
+        } else {
+            Change::Same(now)
+        })
     }
 }
 
@@ -153,6 +161,10 @@ fn folder_stat(dir: &Path, each: &mut dyn FnMut(&Path, &Path)) -> (u64, Option<S
 
 /// How a file differs from its fingerprint.
 enum Change {
+    /// Its size or time changed, its bytes did not (a `touch`, a copy of
+    /// the same bytes): no change, with the fingerprint to keep so the
+    /// bytes are not read again at the next check.
+    Same(Fingerprint),
     Gone,
     /// Its size or time changed and its bytes cannot be read to compare.
     Unreadable,
@@ -171,7 +183,7 @@ impl Workspace {
             return Ok(());
         }
         let gone = match seen.changed(path) {
-            None => return Ok(()),
+            None | Some(Change::Same(_)) => return Ok(()),
             Some(Change::Gone) => true,
             Some(Change::Unreadable | Change::Edited(_)) => false,
         };
@@ -194,8 +206,13 @@ impl Workspace {
             let (Some(path), Some(seen)) = (&d.path, &d.disk) else {
                 continue;
             };
-            let Some(Change::Edited(now)) = seen.changed(path) else {
-                continue;
+            let now = match seen.changed(path) {
+                Some(Change::Edited(now)) => now,
+                Some(Change::Same(now)) => {
+                    d.disk = Some(now);
+                    continue;
+                }
+                _ => continue,
             };
             if d.disk_reported.as_ref() != Some(&now) {
                 d.disk_reported = Some(now);
@@ -350,8 +367,17 @@ mod tests {
     #[test]
     fn a_deleted_file_is_a_change_and_the_same_bytes_are_not() {
         let (mut ws, doc, path) = open_copy("same");
-        // Rewriting the same bytes changes the time, not the content.
+        // Rewriting the same bytes changes the time, not the content: no
+        // change, and the new time is kept, so the next check does not
+        // read the bytes again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&path, super::super::SAMPLE_BOOK).unwrap();
+        assert!(ws.disk_changes().is_empty());
+        let modified = std::fs::metadata(&path).unwrap().modified().ok();
+        assert_eq!(
+            ws.doc(doc).unwrap().disk.as_ref().unwrap().modified,
+            modified
+        );
         ws.save(doc, None, false).unwrap();
         std::fs::remove_file(&path).unwrap();
         let err = ws.save(doc, None, false).unwrap_err();

@@ -203,6 +203,7 @@ pub fn render() -> String {
         LintedBook,
         LintName,
         ProblemsView,
+        HintCount,
         EntryAdviceView,
         AdviceView,
     );

@@ -58,9 +58,12 @@ pub fn update_entry(
 /// The problems of book `doc` under the preview's rules (docs/lint.md).
 /// The checks run with the workspace's lock free (a big book takes longer
 /// than a keystroke may wait), taking it only to count tokens.
+/// Without `hints`, the hints are only counted per code: a big book has
+/// hundreds of thousands, which the panel lists only when asked.
 #[tauri::command(async)]
-pub fn lint_problems(s: State<'_, AppState>, doc: u32) -> R<ProblemsView> {
+pub fn lint_problems(s: State<'_, AppState>, doc: u32, hints: bool) -> R<ProblemsView> {
     let job = guarded(&s, "lint_problems", |ws| ws.lint_job(doc))?;
+    let job = if hints { job } else { job.without_hints() };
     caught("lint_problems", || Ok(job.run(&mut Locked(&s))))
 }
 

@@ -26,10 +26,22 @@ pub struct ProblemsView {
     /// Whether the loaded chat was read (the checks that need a chat ran).
     pub chat: bool,
     pub books: Vec<LintedBook>,
-    /// Every problem of book `doc`, hints included, in entry order.
+    /// Every problem of book `doc` in entry order, hints included unless
+    /// they were left out (`hidden_hints`).
     pub problems: Vec<lorebook_engine::lint::Problem>,
     /// The names of the entries the problems point at and name.
     pub names: Vec<LintName>,
+    /// The hints left out of `problems`, counted per code (empty when
+    /// they are in it): the panel asks for them only when it shows them,
+    /// since a big book has hundreds of thousands.
+    pub hidden_hints: Vec<HintCount>,
+}
+
+/// How many hints of one code were left out of a [`ProblemsView`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct HintCount {
+    pub code: String,
+    pub count: u32,
 }
 
 /// What one entry's requests say and what it would need to survive them.

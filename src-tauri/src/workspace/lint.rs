@@ -37,6 +37,8 @@ pub struct LintJob {
     cx: LintContext,
     rules: Rules,
     chat: Option<Vec<Message>>,
+    /// Whether the hints are sent (see [`LintJob::without_hints`]).
+    hints: bool,
 }
 
 impl CountTokens for Workspace {
@@ -84,6 +86,7 @@ impl Workspace {
             cx,
             rules: self.rules(),
             chat,
+            hints: true,
         })
     }
 
@@ -188,6 +191,12 @@ fn risu_problem(
 }
 
 impl LintJob {
+    /// The same job, its hints counted per code instead of listed.
+    pub fn without_hints(mut self) -> LintJob {
+        self.hints = false;
+        self
+    }
+
     /// Runs every check and keeps the problems of the job's book; `tokens`
     /// counts the bodies the budget checks weigh.
     pub fn run(self, tokens: &mut dyn CountTokens) -> ProblemsView {
@@ -215,6 +224,21 @@ impl LintJob {
                     }
                 })
                 .collect();
+        let mut hidden: BTreeMap<&'static str, u32> = BTreeMap::new();
+        let problems: Vec<Problem> = if self.hints {
+            problems
+        } else {
+            problems
+                .into_iter()
+                .filter(|p| {
+                    let hint = p.severity == lorebook_engine::decorators::Severity::Hint;
+                    if hint {
+                        *hidden.entry(p.code()).or_default() += 1;
+                    }
+                    !hint
+                })
+                .collect()
+        };
         let mut names: BTreeMap<EntryRef, String> = BTreeMap::new();
         for p in &problems {
             for r in std::iter::once(p.entry).chain(referenced(&p.finding)) {
@@ -240,6 +264,13 @@ impl LintJob {
                 .map(|(r, name)| crate::views::LintName { entry: r, name })
                 .collect(),
             problems,
+            hidden_hints: hidden
+                .into_iter()
+                .map(|(code, count)| crate::views::HintCount {
+                    code: code.into(),
+                    count,
+                })
+                .collect(),
         }
     }
 }
@@ -312,6 +343,42 @@ mod tests {
         }
         assert!(view.problems.iter().all(|p| p.entry.book == 0));
         assert_eq!(view.books[0].doc, doc);
+    }
+
+    /// Without hints, each code's hints are counted instead of listed,
+    /// and the other problems are the same.
+    #[test]
+    fn hints_left_out_are_counted_per_code() {
+        let (mut ws, doc, _) = with(Entry {
+            comment: "Light".into(),
+            // "light" is inside the sample's "lighthouse": a hint.
+            keys: vec!["light".into()],
+            content: "Any light.".into(),
+            ..Entry::default()
+        });
+        let all = problems(&mut ws, doc);
+        let hints = |v: &ProblemsView| {
+            v.problems
+                .iter()
+                .filter(|p| p.severity == Severity::Hint)
+                .count()
+        };
+        assert!(hints(&all) > 0, "the sample with a contained key has hints");
+        assert!(all.hidden_hints.is_empty());
+        let some = ws.lint_job(doc).unwrap().without_hints().run(&mut ws);
+        assert_eq!(hints(&some), 0);
+        let counted: u32 = some.hidden_hints.iter().map(|h| h.count).sum();
+        assert_eq!(counted as usize, hints(&all));
+        assert!(some
+            .hidden_hints
+            .iter()
+            .any(|h| h.code == "key_contains_other"));
+        let others: Vec<_> = all
+            .problems
+            .iter()
+            .filter(|p| p.severity != Severity::Hint)
+            .collect();
+        assert_eq!(some.problems.iter().collect::<Vec<_>>(), others);
     }
 
     #[test]

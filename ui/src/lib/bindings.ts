@@ -1164,13 +1164,22 @@ export type ProblemsView = { doc: number, rules: Rules,
  */
 chat: boolean, books: Array<LintedBook>, 
 /**
- * Every problem of book `doc`, hints included, in entry order.
+ * Every problem of book `doc` in entry order, hints included unless
+ * they were left out (`hidden_hints`).
  */
 problems: Array<Problem>, 
 /**
  * The names of the entries the problems point at and name.
  */
-names: Array<LintName>, };
+names: Array<LintName>, 
+/**
+ * The hints left out of `problems`, counted per code (empty when
+ * they are in it): the panel asks for them only when it shows them,
+ * since a big book has hundreds of thousands.
+ */
+hidden_hints: Array<HintCount>, };
+
+export type HintCount = { code: string, count: number, };
 
 export type EntryAdviceView = { coverage: EntryCoverage, 
 /**

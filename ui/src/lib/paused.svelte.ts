@@ -37,7 +37,7 @@ export class PausedQuery<V extends { doc: number }> {
     const asked = this.changes;
     let view: V;
     try {
-      view = await this.ask(doc);
+      view = await this.query(doc);
     } catch (e) {
       // The book was closed meanwhile: its answer is not wanted.
       if (this.doc() !== doc) return;
@@ -47,6 +47,11 @@ export class PausedQuery<V extends { doc: number }> {
     this.view = view;
     this.stale = asked !== this.changes;
   });
+
+  /** Asks for book `doc`'s answer; a subclass may ask with more. */
+  protected query(doc: number): Promise<V> {
+    return this.ask(doc);
+  }
 
   /** Something the answer reads changed: ask again after a pause. */
   schedule = () => {

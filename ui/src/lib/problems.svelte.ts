@@ -8,7 +8,7 @@
 import { api } from './ipc';
 import { PausedQuery } from './paused.svelte';
 import type { Run } from './feedback.svelte';
-import type { LintEntryRef, Problem, ProblemsView, Severity } from './bindings';
+import type { HintCount, LintEntryRef, Problem, ProblemsView, Severity } from './bindings';
 
 /** How long after the last change the book is checked again (ms). */
 export const CHECK_PAUSE = 250;
@@ -49,10 +49,12 @@ export function filtered(problems: Problem[], severity: SeverityFilter, code: st
     .sort((a, b) => rank[b.severity] - rank[a.severity]);
 }
 
-/** How many problems of each severity. */
-export function tally(problems: Problem[]): Record<Severity, number> {
+/** How many problems of each severity, with the hints Rust only counted
+ *  (`hidden`). */
+export function tally(problems: Problem[], hidden: HintCount[] = []): Record<Severity, number> {
   const out: Record<Severity, number> = { error: 0, warning: 0, hint: 0 };
   for (const p of problems) out[p.severity] += 1;
+  for (const h of hidden) out.hint += h.count;
   return out;
 }
 
@@ -65,14 +67,31 @@ export class Problems extends PausedQuery<ProblemsView> {
   /** The badges of the shown book's entries. */
   marks = $derived(marks(this.view?.problems ?? []));
   shown = $derived(filtered(this.view?.problems ?? [], this.severity, this.code, this.showHints));
-  counts = $derived(tally(this.view?.problems ?? []));
+  counts = $derived(tally(this.view?.problems ?? [], this.view?.hidden_hints));
   /** The entries' names by `book:id`. */
   private names = $derived(new Map((this.view?.names ?? []).map((n) => [`${n.entry.book}:${n.entry.id}`, n.name])));
   /** The codes present, for the check filter. */
-  codes = $derived([...new Set((this.view?.problems ?? []).map((p) => p.code))].sort());
+  codes = $derived([...new Set([...(this.view?.problems ?? []).map((p) => p.code), ...(this.view?.hidden_hints ?? []).map((h) => h.code)])].sort());
 
   constructor(doc: () => number | null, run: Run) {
-    super(doc, run, (d) => api.lintProblems(d), CHECK_PAUSE);
+    super(doc, run, (d) => api.lintProblems(d, false), CHECK_PAUSE);
+  }
+
+  /** Whether the panel lists hints (shown, or the hint filter chosen):
+   *  only then are they asked for, a big book having hundreds of
+   *  thousands. */
+  wantsHints(): boolean {
+    return this.open && (this.showHints || this.severity === 'hint');
+  }
+
+  /** Whether the answer held lacks hints the panel now lists, so it must
+   *  ask again. */
+  missingHints(): boolean {
+    return this.wantsHints() && (this.view?.hidden_hints.length ?? 0) > 0;
+  }
+
+  protected override query(doc: number): Promise<ProblemsView> {
+    return api.lintProblems(doc, this.wantsHints());
   }
 
   /** The name of an entry a problem mentions: its name (else its id),

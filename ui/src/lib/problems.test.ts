@@ -23,6 +23,8 @@ describe('problem badges', () => {
 
   it('count each severity', () => {
     expect(tally(list)).toEqual({ error: 1, warning: 2, hint: 2 });
+    // With the hints Rust only counted.
+    expect(tally(list, [{ code: 'key_contains_other', count: 40 }])).toEqual({ error: 1, warning: 2, hint: 42 });
   });
 });
 

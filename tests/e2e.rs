@@ -64,6 +64,17 @@ fn wait_gone(app: &Session<'_>, css: &str, what: &str) {
     });
 }
 
+/// Waits for the question about a book changed on disk and checks it says
+/// what happened.
+fn wait_for_disk_question(app: &Session<'_>) {
+    let message = app.wait_for(&tid("disk-message"));
+    let text = app.text(&message).expect("the question's text");
+    assert!(
+        text.contains("changed, moved or deleted by another program"),
+        "{text}"
+    );
+}
+
 /// Polls `probe` until it returns `Ok`, or fails the test after `timeout`
 /// with `what` and the last thing `probe` saw (its `Err`).
 fn wait_until<T>(what: &str, timeout: Duration, mut probe: impl FnMut() -> Result<T, String>) -> T {
@@ -946,35 +957,23 @@ fn a_file_changed_on_disk_asks_at_once_and_before_save() {
     let sample = std::fs::read_to_string(&book).expect("read the book");
     std::fs::write(&book, sample.replace("Saltmere", "Saltmarsh")).expect("change the file");
     // Noticed without a save or a focus change (the app follows the file).
-    let message = app.wait_for(&tid("disk-message"));
+    wait_for_disk_question(&app);
     assert_accessible(&app, "the changed-on-disk question");
-    let text = app.text(&message).expect("the question's text");
-    assert!(
-        text.contains("changed, moved or deleted by another program"),
-        "{text}"
-    );
     app.click(&tid("disk-keep"));
     wait_gone(&app, &tid("disk-message"), "the question to close");
     app.wait_for(&tid("dirty"));
     app.click(&tid("save"));
-    let message = app.wait_for(&tid("disk-message"));
-    let text = app.text(&message).expect("the question's text");
-    assert!(
-        text.contains("changed, moved or deleted by another program"),
-        "{text}"
-    );
+    wait_for_disk_question(&app);
     assert!(
         !std::fs::read_to_string(&book).unwrap().contains(changed),
         "saved before asking"
     );
     app.click(&tid("disk-overwrite"));
-    wait_until("the unsaved marker to go after Overwrite", TIMEOUT, || {
-        if app.find_all(&tid("dirty"))?.is_empty() {
-            Ok(())
-        } else {
-            Err("the book tab still shows the unsaved marker".to_string())
-        }
-    });
+    wait_gone(
+        &app,
+        &tid("dirty"),
+        "the unsaved marker to go after Overwrite",
+    );
     let saved = std::fs::read_to_string(&book).expect("read the saved book");
     assert!(saved.contains(changed), "the overwrite lacks {changed:?}");
     app.assert_no_errors();

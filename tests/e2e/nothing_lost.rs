@@ -107,12 +107,7 @@ fn a_restored_book_asks_before_saving_over_a_file_changed_while_the_app_was_down
     );
     app.select_entry(1, changed);
     app.click(&tid("save"));
-    let message = app.wait_for(&tid("disk-message"));
-    let text = app.text(&message).expect("the question's text");
-    assert!(
-        text.contains("changed, moved or deleted by another program"),
-        "{text}"
-    );
+    wait_for_disk_question(&app);
     let now = std::fs::read_to_string(&book).expect("read the book");
     assert!(
         now.contains("Saltmarsh") && !now.contains(changed),

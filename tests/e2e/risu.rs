@@ -9,7 +9,8 @@ use super::*;
 
 /// A RisuAI export: the harbor at `@@depth 2` as the assistant (in the
 /// folder "Places"), the lighthouse kept out by `@@exclude_keys storm`, an
-/// always-active entry, and the folder.
+/// always-active entry, the folder, and a regex key RisuAI 460ecae
+/// rewrites before searching (its known bug).
 const RISU_BOOK: &str = r#"{"type": "risu", "ver": 1, "data": [
  {"key": "harbor", "secondkey": "", "comment": "Harbor", "mode": "normal", "insertorder": 100,
   "alwaysActive": false, "selective": false, "content": "@@depth 2\n@@role assistant\nTar and salt.",
@@ -19,7 +20,9 @@ const RISU_BOOK: &str = r#"{"type": "risu", "ver": 1, "data": [
  {"key": "", "secondkey": "", "comment": "Always", "mode": "normal", "insertorder": 300,
   "alwaysActive": true, "selective": false, "content": "Salt everywhere."},
  {"key": "folder:places", "secondkey": "", "comment": "Places", "mode": "folder", "insertorder": 50,
-  "alwaysActive": false, "selective": false, "content": ""}
+  "alwaysActive": false, "selective": false, "content": ""},
+ {"key": "/drake/i", "secondkey": "", "comment": "Drake", "mode": "normal", "insertorder": 10,
+  "alwaysActive": false, "selective": false, "useRegex": true, "content": "Scales."}
 ]}"#;
 
 #[test]
@@ -175,6 +178,43 @@ fn a_risu_export_previews_under_risu_s_rules() {
             Ok(())
         } else {
             Err(format!("folder {folder:?}"))
+        }
+    });
+    // The Problems panel checks by RisuAI's rules: it names the regex key
+    // RisuAI rewrites, which the guide's rules read as a plain regex.
+    app.click(&tid("problems-toggle"));
+    wait_until("RisuAI's regex bug in the Problems panel", TIMEOUT, || {
+        let status = app.text(&app.find(&tid("problems-status"))?)?;
+        if !status.contains("RisuAI") {
+            return Err(format!("status {status:?}"));
+        }
+        let listed = listed_problems(&app)?;
+        if listed
+            .iter()
+            .any(|(id, code, sev)| *id == 4 && code == "regex_rewritten" && sev == "warning")
+        {
+            Ok(())
+        } else {
+            Err(format!("{listed:?}"))
+        }
+    });
+    // The panel covers the rules, scrolled away with the timeline open:
+    // closed and scrolled to, to switch them, then opened again.
+    app.click(&tid("problems-toggle"));
+    app.js(
+        "document.querySelector('[data-testid=\"rules\"]').scrollIntoView({ block: 'center' });",
+        vec![],
+    );
+    app.click(&format!("{} option[value=\"studio\"]", tid("rules")));
+    app.click(&tid("problems-toggle"));
+    wait_until("the guide's rules in the Problems panel", TIMEOUT, || {
+        let status = app.text(&app.find(&tid("problems-status"))?)?;
+        let listed = listed_problems(&app)?;
+        if status.contains("guide") && !listed.iter().any(|(_, code, _)| code == "regex_rewritten")
+        {
+            Ok(())
+        } else {
+            Err(format!("status {status:?}, {listed:?}"))
         }
     });
     if std::env::var_os("LOREBOOK_E2E_SCREENSHOT").is_some() {

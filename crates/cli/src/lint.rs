@@ -1,4 +1,4 @@
-//! `lorebook lint BOOK... [--chat FILE] [--rules NAME] [--json] [--deny warnings|hints] [--advise ID]`:
+//! `lorebook lint BOOK... [--chat FILE] [--rules studio|sillytavern|risu] [--json] [--deny warnings|hints] [--advise ID]`:
 //! the engine's lint checks (docs/lint.md), one line per problem, or one
 //! JSON object. Exit status 0 when nothing is at or above the threshold
 //! (errors by default), 1 when something is, 2 for usage errors and
@@ -12,6 +12,7 @@ use lorebook_engine::formats::Format;
 use lorebook_engine::lint::{self, Advice, Coverage, EntryRef, LintContext, LintRules, Problem};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
+use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuSettings};
 use lorebook_engine::sillytavern::{StOptions, StPreview, StSettings};
 use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
@@ -27,8 +28,8 @@ pub struct LintArgs {
     /// A chat: keys too common in it, coverage of its request log and budget advice.
     #[arg(long)]
     chat: Option<PathBuf>,
-    /// Whose rules: studio (the guide's) or sillytavern.
-    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern"])]
+    /// Whose rules: studio (the guide's), sillytavern or risu.
+    #[arg(long, default_value = "studio", value_parser = ["studio", "sillytavern", "risu"])]
     rules: String,
     /// One JSON object: problems, and with --chat coverage and advice.
     #[arg(long)]
@@ -51,6 +52,10 @@ pub struct LintArgs {
     /// SillyTavern's context size, of which the budget is a share (--rules sillytavern).
     #[arg(long)]
     max_context: Option<u32>,
+    /// RisuAI's settings by its own names: loreBookDepth, loreBookToken and
+    /// the character's loreSettings (--rules risu; without it RisuAI's defaults).
+    #[arg(long)]
+    risu_settings: Option<PathBuf>,
 }
 
 /// Usage errors and unreadable input: exit status 2.
@@ -124,6 +129,17 @@ pub fn run(args: &LintArgs) -> ExitCode {
                 Err(e) => return usage(e),
             },
         }
+    } else if args.rules == "risu" {
+        let settings = match &args.risu_settings {
+            Some(path) => match crate::read_text(path).and_then(|t| {
+                RisuSettings::from_json(&t).map_err(|e| format!("{}: {e}", path.display()))
+            }) {
+                Ok(s) => s,
+                Err(e) => return usage(e),
+            },
+            None => RisuSettings::default(),
+        };
+        LintRules::Risu { settings }
     } else {
         LintRules::Studio
     };
@@ -199,6 +215,22 @@ pub fn run(args: &LintArgs) -> ExitCode {
             let mut results = Vec::new();
             p.log(chat, *max_context, |r| results.push(r));
             Some(lint::coverage_st(&books, &results))
+        }
+        (Some(chat), LintRules::Risu { settings }) => {
+            if !advise.is_empty() {
+                eprintln!(
+                    "note: --advise needs the studio rules' book budget; ignored under --rules risu"
+                );
+            }
+            let refs: Vec<&Book> = books.iter().collect();
+            let options = RisuOptions {
+                tokenizer: tokenizer.clone(),
+                seed: args.seed,
+            };
+            let mut p = RisuPreview::new(&refs, settings.clone(), options);
+            let mut results = Vec::new();
+            p.log_each(chat, |r| results.push(r));
+            Some(lint::coverage_risu(&books, &results))
         }
     };
     let worst = problems.iter().map(|p| p.severity).max();

@@ -215,3 +215,84 @@ fn sillytavern_rules_do_not_report_what_is_normal_there() {
         format!("{path}:1: warning decorator_no_effect: @@keep is a decorator of the studio rules: ignored under the rules in use")
     );
 }
+
+/// `--rules risu` reads a RisuAI export as RisuAI 460ecae does: its own
+/// decorators are known, its regex bug is named, `--risu-settings` is
+/// read, and `--chat` gives coverage from RisuAI's request log.
+#[test]
+fn risu_rules_read_a_risu_book_as_risu_does() {
+    let path = tmp("risu-lint.json");
+    std::fs::write(
+        &path,
+        json!({"type": "risu", "ver": 1, "data": [
+            {"key": "storm", "secondkey": "", "comment": "Storm", "mode": "normal", "insertorder": 100,
+             "alwaysActive": false, "selective": false, "content": "@@exclude_keys calm\nRain."},
+            {"key": "/drake/i", "secondkey": "", "comment": "Drake", "mode": "normal", "insertorder": 100,
+             "alwaysActive": false, "selective": false, "useRegex": true, "content": "Scales."},
+            {"key": "dark lord", "secondkey": "", "comment": "Lord", "mode": "normal", "insertorder": 100,
+             "alwaysActive": false, "selective": false, "content": "A shadow."}
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let path = path.display().to_string();
+    // The guide's rules: @@exclude_keys is unknown to them.
+    let (_, out, _) = status(&["lint", &path]);
+    assert!(out.contains("decorator_unknown"), "{out}");
+    let (code, out, err) = status(&["lint", &path, "--rules", "risu"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out.trim(),
+        format!("{path}:1: warning regex_rewritten: regex key \"/drake/i\": RisuAI 460ecae searches for \"/drake\" instead (a known RisuAI bug), and only in the oldest message it scans")
+    );
+    // Whole words from the settings: a key with a space never matches.
+    let settings = tmp("risu-lint-settings.json");
+    std::fs::write(&settings, r#"{"loreSettings": {"fullWordMatching": true}}"#).unwrap();
+    let settings = settings.display().to_string();
+    let (_, out, _) = status(&[
+        "lint",
+        &path,
+        "--rules",
+        "risu",
+        "--risu-settings",
+        &settings,
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let codes: Vec<(u64, &str)> = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["id"].as_u64().unwrap(), p["code"].as_str().unwrap()))
+        .collect();
+    assert_eq!(codes, [(1, "regex_rewritten"), (2, "key_never_matches")]);
+    assert_eq!(v["problems"][1]["params"]["reason"], "space_in_full_word");
+    let bad = tmp("risu-lint-bad.json");
+    std::fs::write(&bad, r#"{"loreSettings": 3}"#).unwrap();
+    let (code, _, err) = status(&[
+        "lint",
+        &path,
+        "--rules",
+        "risu",
+        "--risu-settings",
+        &bad.display().to_string(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("loreSettings must be an object"), "{err}");
+    // Coverage from RisuAI's request log: the storm matched twice, then
+    // the calm kept it out.
+    let chat = tmp("risu-lint-chat.txt");
+    std::fs::write(
+        &chat,
+        "User: a storm\nBot: the storm grows\nUser: calm now\n",
+    )
+    .unwrap();
+    let chat = chat.display().to_string();
+    let (code, out, err) = status(&["lint", &path, "--rules", "risu", "--chat", &chat, "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        v["coverage"][0],
+        json!({"book": 0, "id": 0, "matched": 2, "injected": 2, "cut_by_budget": 0, "lost_roll": 0})
+    );
+}

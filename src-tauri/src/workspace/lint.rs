@@ -51,8 +51,10 @@ impl Workspace {
     /// The rules the checks apply: the preview's.
     fn lint_rules(&self) -> LintRules {
         match self.rules() {
-            // The checks have no RisuAI rules yet: the guide's apply.
-            Rules::Studio | Rules::Risu => LintRules::Studio,
+            Rules::Studio => LintRules::Studio,
+            Rules::Risu => LintRules::Risu {
+                settings: super::risu::engine_settings(&self.risu_settings),
+            },
             Rules::Sillytavern => LintRules::SillyTavern {
                 settings: super::st_rules::engine_settings(&self.st_settings),
                 max_context: self.st_settings.max_context,
@@ -162,34 +164,6 @@ impl Workspace {
     }
 }
 
-/// Problem `p` as RisuAI's rules see it. The checks have no RisuAI rules
-/// yet (the guide's apply), but a decorator RisuAI reads is not unknown
-/// under them: it is no problem, unless RisuAI cannot use its argument,
-/// which is reported as the editor reports it (`risu_argument_problem`).
-fn risu_problem(
-    mut p: Problem,
-    entries: &HashMap<EntryRef, &lorebook_engine::model::Entry>,
-) -> Option<Problem> {
-    let Finding::DecoratorUnknown { name } = &p.finding else {
-        return Some(p);
-    };
-    lorebook_engine::risu::risu_decorator(name)?;
-    let line = match (p.span, entries.get(&p.entry)) {
-        (lorebook_engine::lint::Span::Content { start, end }, Some(e)) => {
-            e.content.get(start..end)?
-        }
-        _ => return None,
-    };
-    let (severity, problem) = lorebook_engine::risu::risu_argument_problem(name, line)?;
-    p.finding = Finding::DecoratorBadArgument {
-        decorator: name.clone(),
-        problem,
-    };
-    p.severity = severity;
-    p.fix = None;
-    Some(p)
-}
-
 impl LintJob {
     /// The same job, its hints counted per code instead of listed.
     pub fn without_hints(mut self) -> LintJob {
@@ -216,13 +190,6 @@ impl LintJob {
             lint::lint(&self.cx, &self.books, tokens, self.chat.as_deref())
                 .into_iter()
                 .filter(|p| p.entry.book == self.position)
-                .filter_map(|p| {
-                    if self.rules == Rules::Risu {
-                        risu_problem(p, &entries)
-                    } else {
-                        Some(p)
-                    }
-                })
                 .collect();
         let mut hidden: BTreeMap<&'static str, u32> = BTreeMap::new();
         let problems: Vec<Problem> = if self.hints {

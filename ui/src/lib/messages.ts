@@ -583,6 +583,7 @@ export const lintCodes = {
   key_never_matches: 0,
   regex_invalid: 0,
   regex_matches_empty: 0,
+  regex_rewritten: 0,
   key_too_common: 0,
   duplicate_key: 0,
   key_contains_other: 0,
@@ -604,10 +605,10 @@ export const lintCodes = {
   name_duplicate: 0,
 } satisfies Record<Finding['code'], 0>;
 
-const neverReasons = { empty: 0 } satisfies Record<NeverReason, 0>;
+const neverReasons = { empty: 0, space_in_full_word: 0, regex_no_slash: 0, regex_no_flags: 0 } satisfies Record<NeverReason, 0>;
 const commonReasons = { chat: 0, single_letter: 0, stop_word: 0, short: 0, whitespace: 0 } satisfies Record<CommonReason['reason'], 0>;
 const contradictions = { keep_gated: 0, activate_wins: 0, no_request: 0 } satisfies Record<Contradiction['reason'], 0>;
-const noEffectReasons = { other_rules: 0, repeated: 0, constant: 0, lone_fallback: 0 } satisfies Record<NoEffectReason['reason'], 0>;
+const noEffectReasons = { other_rules: 0, repeated: 0, constant: 0, lone_fallback: 0, risu_ignores: 0, no_key: 0 } satisfies Record<NoEffectReason['reason'], 0>;
 const fixKinds = {
   remove_key: 0,
   clear_secondary_keys: 0,
@@ -626,7 +627,7 @@ export const lintKeys: (MessageKey | PluralKey)[] = [
   ...Object.keys(commonReasons).map((r) => `lint.key_too_common.${r}` as MessageKey),
   ...Object.keys(contradictions).map((r) => `lint.decorator_contradictory.${r}` as MessageKey),
   ...Object.keys(noEffectReasons).map((r) => `lint.decorator_no_effect.${r}` as MessageKey),
-  ...(['regex_matches_empty', 'duplicate_key', 'key_contains_other', 'selective_without_secondary', 'no_keys', 'decorator_unknown',
+  ...(['regex_matches_empty', 'regex_rewritten', 'duplicate_key', 'key_contains_other', 'selective_without_secondary', 'no_keys', 'decorator_unknown',
     'decorator_bad_argument', 'entry_over_budget', 'constants_over_budget', 'never_survives', 'recursion_loop', 'recursion_too_deep',
     'content_empty', 'content_duplicate', 'name_duplicate'] as const).map((c) => `lint.${c}` as MessageKey),
   'lint.secondary_unused',

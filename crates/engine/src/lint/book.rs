@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 
-use super::context::{self, key_kind, KeyKind, LintContext, LintRules};
+use super::context::{self, key_kind, KeyKind, LintContext, LintRules, Seen};
 use super::problem::{EntryRef, Finding, Problem, Span};
 use crate::decorators;
 use crate::diagnostic::Severity;
@@ -45,7 +45,8 @@ impl CountTokens for crate::preview::Preview {
 pub(crate) struct Item<'b> {
     pub at: EntryRef,
     pub entry: &'b Entry,
-    pub st: Option<StEntry>,
+    /// The entry as the rules in use read it.
+    pub seen: Seen,
     /// The injected text (decorators removed).
     pub body: String,
     /// Inclusion groups (SillyTavern's `group`, comma-separated).
@@ -63,14 +64,17 @@ pub(crate) fn items<'b>(cx: &LintContext, books: &'b [Book]) -> Vec<Item<'b>> {
     for (b, book) in books.iter().enumerate() {
         // A folder holds entries; it is no entry to check (crate::folders).
         for e in book.entries.iter().filter(|e| !e.folder) {
-            let st = (!cx.rules.is_studio()).then(|| context::st_entry(b, e));
-            let body = match &st {
-                Some(s) => s.content.clone(),
-                None => decorators::parse(&e.content).body.to_string(),
+            let seen = Seen::of(cx, b, e);
+            let body = match &seen {
+                Seen::St(s) => s.content.clone(),
+                Seen::Risu(r) => r.body.clone(),
+                Seen::Studio => decorators::parse(&e.content).body.to_string(),
             };
-            let group = match &st {
-                Some(s) => s.group.clone(),
-                None => e
+            let group = match &seen {
+                Seen::St(s) => s.group.clone(),
+                // RisuAI has no inclusion groups.
+                Seen::Risu(_) => String::new(),
+                Seen::Studio => e
                     .extensions
                     .get("group")
                     .and_then(|g| g.as_str())
@@ -86,7 +90,7 @@ pub(crate) fn items<'b>(cx: &LintContext, books: &'b [Book]) -> Vec<Item<'b>> {
             out.push(Item {
                 at: EntryRef { book: b, id: e.id },
                 entry: e,
-                st,
+                seen,
                 body,
                 groups,
             });
@@ -111,7 +115,7 @@ pub fn check_books(cx: &LintContext, books: &[Book], tokens: &mut dyn CountToken
 
 /// Whether `item`'s primary keys are ever tested.
 pub(super) fn keyed(item: &Item) -> bool {
-    item.entry.enabled && !item.entry.constant
+    item.entry.enabled && item.seen.risu().map_or(!item.entry.constant, |r| r.keyed())
 }
 
 /// Entries that are listed, and how many more there are.
@@ -131,7 +135,7 @@ fn others_of(list: &[usize], me: usize, items: &[Item]) -> (Vec<EntryRef>, usize
 fn duplicates(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     for (i, item) in items.iter().enumerate().filter(|(_, it)| keyed(it)) {
-        let flags = context::flags(cx, item.entry, item.st.as_ref());
+        let flags = context::flags(cx, item.entry, &item.seen);
         for (k, key) in item.entry.keys.iter().enumerate() {
             let norm = match key_kind(&cx.rules, key, flags) {
                 KeyKind::Plain { text, .. } => text,
@@ -206,7 +210,7 @@ struct Plain {
 fn containment(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     let mut keys = Vec::new();
     for (i, item) in items.iter().enumerate().filter(|(_, it)| keyed(it)) {
-        let flags = context::flags(cx, item.entry, item.st.as_ref());
+        let flags = context::flags(cx, item.entry, &item.seen);
         for (k, key) in item.entry.keys.iter().enumerate() {
             if let KeyKind::Plain {
                 text,
@@ -332,7 +336,7 @@ fn containment(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
 fn fold_for(rules: &LintRules, s: &str) -> String {
     match rules {
         LintRules::Studio => crate::matcher::fold(s),
-        LintRules::SillyTavern { .. } => s.to_lowercase(),
+        LintRules::SillyTavern { .. } | LintRules::Risu { .. } => s.to_lowercase(),
     }
 }
 
@@ -408,16 +412,15 @@ fn same_text(items: &[Item], out: &mut Vec<Problem>) {
 fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &mut Vec<Problem>) {
     let limit = cx.budget;
     let studio = cx.rules.is_studio();
-    let ignores_budget = |it: &Item| it.st.as_ref().is_some_and(|s| s.ignore_budget);
+    let ignores_budget = |it: &Item| it.seen.st().is_some_and(|s| s.ignore_budget);
+    let can = |it: &Item| it.seen.risu().is_none_or(|r| r.can_activate());
     let live: Vec<&Item> = items
         .iter()
-        .filter(|it| it.entry.enabled && !it.body.is_empty() && !ignores_budget(it))
+        .filter(|it| it.entry.enabled && !it.body.is_empty() && !ignores_budget(it) && can(it))
         .collect();
-    let constants: Vec<&Item> = live
-        .iter()
-        .copied()
-        .filter(|it| it.entry.constant)
-        .collect();
+    // Under RisuAI's rules, what is active in every request.
+    let constant = |it: &Item| it.seen.risu().map_or(it.entry.constant, |r| r.always_on());
+    let constants: Vec<&Item> = live.iter().copied().filter(|it| constant(it)).collect();
     let constant_texts: Vec<&str> = constants.iter().map(|it| it.body.as_str()).collect();
     let constant_tokens = tokens.count_all(&constant_texts);
     // Constants always active in the studio rules: no gate, no roll.
@@ -502,8 +505,10 @@ fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &
             fix: None,
         });
     }
-    if !studio {
-        st_never_survives(cx, items, tokens, out);
+    match cx.rules {
+        LintRules::Studio => {}
+        LintRules::SillyTavern { .. } => st_never_survives(cx, items, tokens, out),
+        LintRules::Risu { .. } => super::risu::never_survives(cx, &live, tokens, out),
     }
 }
 
@@ -540,7 +545,7 @@ fn st_never_survives(
         .iter()
         .filter(|it| it.entry.enabled && !it.body.is_empty())
         .filter_map(|it| {
-            let s = it.st.as_ref()?;
+            let s = it.seen.st()?;
             st_always(s).then_some((s.order, it))
         })
         .collect();
@@ -559,7 +564,7 @@ fn st_never_survives(
         .iter()
         .filter(|it| it.entry.enabled && !it.body.is_empty())
         .filter_map(|it| {
-            let s = it.st.as_ref()?;
+            let s = it.seen.st()?;
             if s.ignore_budget || s.disable {
                 return None;
             }
@@ -574,16 +579,21 @@ fn st_never_survives(
         if t as u64 > limit || (t as u64) < needs(k) {
             continue;
         }
-        out.push(Problem {
-            entry: it.at,
-            severity: Severity::Warning,
-            span: Span::Entry,
-            finding: Finding::NeverSurvives {
-                tokens: t,
-                constants: prefix[k].min(u32::MAX as u64) as u32,
-                budget: cx.budget,
-            },
-            fix: None,
-        });
+        out.push(never_kept(it, t, prefix[k], cx.budget));
+    }
+}
+
+/// `never_survives`: `tokens` do not fit in what `ahead` leaves of `budget`.
+pub(super) fn never_kept(it: &Item, tokens: u32, ahead: u64, budget: u32) -> Problem {
+    Problem {
+        entry: it.at,
+        severity: Severity::Warning,
+        span: Span::Entry,
+        finding: Finding::NeverSurvives {
+            tokens,
+            constants: ahead.min(u32::MAX as u64) as u32,
+            budget,
+        },
+        fix: None,
     }
 }

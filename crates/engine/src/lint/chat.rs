@@ -19,14 +19,56 @@ pub fn check_chat(cx: &LintContext, books: &[Book], chat: &[Message]) -> Vec<Pro
     let items = items(cx, books);
     let mut out = Vec::new();
     if chat.len() >= MIN_MESSAGES {
+        let found = if cx.rules.risu().is_some() {
+            super::risu::counts_in(&items, chat.iter().map(|m| m.text.as_str()))
+        } else {
+            counts_in(cx, &items, chat)
+        };
+        for (item, k, n) in found {
+            if n * 2 <= chat.len() {
+                continue;
+            }
+            let item = &items[item];
+            out.push(Problem {
+                entry: item.at,
+                severity: Severity::Warning,
+                span: Span::Key {
+                    secondary: false,
+                    index: k,
+                },
+                finding: Finding::KeyTooCommon {
+                    key: item.entry.keys[k].trim().to_string(),
+                    reason: CommonReason::Chat {
+                        matched: n,
+                        messages: chat.len(),
+                    },
+                },
+                fix: None,
+            });
+        }
+    }
+    if cx.rules.is_studio() {
+        gates(&items, chat, &mut out);
+    }
+    out
+}
+
+/// For each primary key of the entries whose keys are tested: in how many
+/// messages of `chat` it matches (entry, key, count).
+fn counts_in(
+    cx: &LintContext,
+    items: &[super::book::Item],
+    chat: &[Message],
+) -> Vec<(usize, usize, usize)> {
+    {
         // Built fast and searched a little slower: a chat is a few hundred
         // texts, the keys tens of thousands.
         let mut b = MatcherBuilder::quick();
         for (i, item) in items.iter().enumerate() {
-            if !item.entry.enabled || item.entry.constant {
+            if !super::book::keyed(item) {
                 continue;
             }
-            let flags = context::flags(cx, item.entry, item.st.as_ref());
+            let flags = context::flags(cx, item.entry, &item.seen);
             for (k, key) in item.entry.keys.iter().enumerate() {
                 let key = match key_kind(&cx.rules, key, flags) {
                     KeyKind::Empty => continue,
@@ -53,34 +95,15 @@ pub fn check_chat(cx: &LintContext, books: &[Book], chat: &[Message]) -> Vec<Pro
                 counts[h.key as usize] += 1;
             }
         }
-        for (key, &n) in counts.iter().enumerate() {
-            if n * 2 <= chat.len() {
-                continue;
-            }
-            let owner = matcher.owner(key as u32);
-            let item = &items[owner.entry as usize];
-            out.push(Problem {
-                entry: item.at,
-                severity: Severity::Warning,
-                span: Span::Key {
-                    secondary: false,
-                    index: owner.position as usize,
-                },
-                finding: Finding::KeyTooCommon {
-                    key: item.entry.keys[owner.position as usize].trim().to_string(),
-                    reason: CommonReason::Chat {
-                        matched: n,
-                        messages: chat.len(),
-                    },
-                },
-                fix: None,
-            });
-        }
+        counts
+            .iter()
+            .enumerate()
+            .map(|(key, &n)| {
+                let owner = matcher.owner(key as u32);
+                (owner.entry as usize, owner.position as usize, n)
+            })
+            .collect()
     }
-    if cx.rules.is_studio() {
-        gates(&items, chat, &mut out);
-    }
-    out
 }
 
 /// Gate decorators of the studio rules that no request 1…M of the chat

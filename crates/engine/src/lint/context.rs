@@ -4,10 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::risu::RisuItem;
 use super::words::{self, Language};
 use crate::activation::RECURSION_LIMIT;
 use crate::matcher::{fold, split_regex_key};
 use crate::model::{Book, Entry};
+use crate::risu::RisuSettings;
 use crate::sillytavern::entry::{read_entry, StEntry};
 use crate::sillytavern::matching::{self as st_matching, is_js_ws};
 use crate::sillytavern::StSettings;
@@ -23,19 +25,35 @@ pub enum LintRules {
         settings: StSettings,
         max_context: u32,
     },
+    /// RisuAI 460ecae's, with the character's lorebook settings
+    /// (docs/risu-rules.md).
+    Risu { settings: RisuSettings },
 }
 
 impl LintRules {
-    /// `studio` or `sillytavern`.
+    /// `studio`, `sillytavern` or `risu`.
     pub fn name(&self) -> &'static str {
         match self {
             LintRules::Studio => "studio",
             LintRules::SillyTavern { .. } => "sillytavern",
+            LintRules::Risu { .. } => "risu",
         }
     }
 
     pub fn is_studio(&self) -> bool {
         matches!(self, LintRules::Studio)
+    }
+
+    pub fn is_sillytavern(&self) -> bool {
+        matches!(self, LintRules::SillyTavern { .. })
+    }
+
+    /// RisuAI's settings, under RisuAI's rules.
+    pub fn risu(&self) -> Option<&RisuSettings> {
+        match self {
+            LintRules::Risu { settings } => Some(settings),
+            _ => None,
+        }
     }
 }
 
@@ -93,6 +111,13 @@ impl LintContext {
                         // Steps count the first pass too.
                         .then(|| (settings.max_recursion_steps as u32).saturating_sub(1))
                 }),
+            ),
+            // RisuAI runs passes until one activates nothing: no limit.
+            // `@@recursive` turns it on per entry even when the setting
+            // is off, so the graph is checked either way (super::risu).
+            LintRules::Risu { settings } => (
+                super::risu::budget_of(settings),
+                settings.recursive_scanning.then_some(None),
             ),
         };
         let facts = books
@@ -169,13 +194,53 @@ pub(crate) fn st_entry(book: usize, e: &Entry) -> StEntry {
     read_entry(book, "lint", &e.id.to_string(), &value)
 }
 
-/// The flags that decide how `e`'s keys match.
-pub(crate) fn flags(cx: &LintContext, e: &Entry, st: Option<&StEntry>) -> Flags {
-    match (&cx.rules, st) {
-        (LintRules::SillyTavern { settings, .. }, Some(st)) => Flags {
+/// An entry as the rules in use read it: the guide's rules read the model
+/// itself; SillyTavern's and RisuAI's read it as their export writes it.
+pub(crate) enum Seen {
+    Studio,
+    St(Box<StEntry>),
+    Risu(Box<RisuItem>),
+}
+
+impl Seen {
+    pub(crate) fn of(cx: &LintContext, book: usize, e: &Entry) -> Seen {
+        match &cx.rules {
+            LintRules::Studio => Seen::Studio,
+            LintRules::SillyTavern { .. } => Seen::St(Box::new(st_entry(book, e))),
+            LintRules::Risu { settings } => Seen::Risu(Box::new(RisuItem::of(settings, e))),
+        }
+    }
+
+    pub(crate) fn st(&self) -> Option<&StEntry> {
+        match self {
+            Seen::St(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn risu(&self) -> Option<&RisuItem> {
+        match self {
+            Seen::Risu(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The flags that decide how `e`'s keys match (`seen`: the entry as the
+/// rules in use read it).
+pub(crate) fn flags(cx: &LintContext, e: &Entry, seen: &Seen) -> Flags {
+    match (&cx.rules, seen) {
+        (LintRules::SillyTavern { settings, .. }, Seen::St(st)) => Flags {
             case_sensitive: st.case_sensitive.unwrap_or(settings.case_sensitive),
             whole_words: st.whole_words.unwrap_or(settings.match_whole_words),
             use_regex: false,
+        },
+        // RisuAI matches without case, whole words by the book's setting
+        // and the entry's decorators.
+        (_, Seen::Risu(r)) => Flags {
+            case_sensitive: false,
+            whole_words: r.full_word,
+            use_regex: r.use_regex,
         },
         _ => Flags {
             case_sensitive: e.case_sensitive,
@@ -248,6 +313,7 @@ pub(crate) fn key_kind(rules: &LintRules, key: &str, flags: Flags) -> KeyKind {
                 right: whole,
             }
         }
+        LintRules::Risu { .. } => super::risu::key_kind(key, flags),
     }
 }
 
@@ -257,12 +323,16 @@ pub(crate) fn is_word(rules: &LintRules, c: char) -> bool {
     match rules {
         LintRules::Studio => crate::matcher::needs_boundary(c),
         LintRules::SillyTavern { .. } => c.is_ascii_alphanumeric() || c == '_',
+        // Full-word mode splits the text on spaces alone.
+        LintRules::Risu { .. } => c != ' ',
     }
 }
 
 /// Whether `e`'s keys are scanned for recursion at all under the context.
 pub(crate) fn recursion_on(cx: &LintContext) -> bool {
-    cx.recursion.is_some()
+    // RisuAI's `@@recursive` turns it on for one entry whatever the
+    // setting: the graph is built from each entry's own switch.
+    cx.recursion.is_some() || cx.rules.risu().is_some()
 }
 
 /// The limit of recursion passes after the first, when there is one.

@@ -78,12 +78,7 @@ pub struct BudgetLog {
 
 /// Coverage of `chat`'s request log in `preview` (studio rules).
 pub fn coverage(preview: &mut Preview, chat: &[Message]) -> (Coverage, BudgetLog) {
-    let mut cov = Tally::new(preview.books().iter().enumerate().flat_map(|(b, book)| {
-        book.entries
-            .iter()
-            .filter(|e| !e.folder)
-            .map(move |e| (EntryRef { book: b, id: e.id }, e.enabled))
-    }));
+    let mut cov = Tally::of(preview.books());
     let effective: HashMap<EntryRef, (i64, i64)> = preview
         .index()
         .entries
@@ -120,12 +115,7 @@ pub fn coverage(preview: &mut Preview, chat: &[Message]) -> (Coverage, BudgetLog
 
 /// Coverage of a SillyTavern request log (`StPreview::log`'s results).
 pub fn coverage_st(books: &[crate::model::Book], results: &[StResult]) -> Coverage {
-    let mut cov = Tally::new(books.iter().enumerate().flat_map(|(b, book)| {
-        book.entries
-            .iter()
-            .filter(|e| !e.folder)
-            .map(move |e| (EntryRef { book: b, id: e.id }, e.enabled))
-    }));
+    let mut cov = Tally::of(books);
     for r in results {
         cov.requests += 1;
         for i in &r.injected {
@@ -162,6 +152,52 @@ pub fn coverage_st(books: &[crate::model::Book], results: &[StResult]) -> Covera
     cov.finish()
 }
 
+/// Coverage of a RisuAI request log (`RisuPreview::log_each`'s results):
+/// an entry counts as matched when RisuAI activated it, whether it was
+/// then placed, cut by the budget or given to another entry
+/// (`@@inject_lore`); a lost `@@probability` roll counts as a lost roll
+/// only, since RisuAI rolls before it searches the keys.
+pub fn coverage_risu(
+    books: &[crate::model::Book],
+    results: &[crate::risu::RisuResult],
+) -> Coverage {
+    use crate::risu::RisuDrop;
+    let mut cov = Tally::of(books);
+    for r in results {
+        cov.requests += 1;
+        for i in &r.injected {
+            let at = EntryRef {
+                book: i.book,
+                id: i.id,
+            };
+            cov.bump(at, |c| {
+                c.matched += 1;
+                c.injected += 1;
+            });
+        }
+        for d in &r.dropped {
+            let at = EntryRef {
+                book: d.book,
+                id: d.id,
+            };
+            match d.reason {
+                RisuDrop::Budget { .. } => cov.bump(at, |c| {
+                    c.matched += 1;
+                    c.cut_by_budget += 1;
+                }),
+                // RisuAI rolls before it searches the keys.
+                RisuDrop::Probability { .. } => cov.bump(at, |c| c.lost_roll += 1),
+                RisuDrop::InjectedInto { .. }
+                | RisuDrop::InjectLost { .. }
+                | RisuDrop::NegativeDepth { .. }
+                | RisuDrop::NoInjectPlace => cov.bump(at, |c| c.matched += 1),
+                _ => {}
+            }
+        }
+    }
+    cov.finish()
+}
+
 /// The tokens a request needs for all its competitors: the constants
 /// always stay, the others all fit only when everything together does.
 fn needed(competitors: &[Competitor]) -> u32 {
@@ -180,6 +216,16 @@ struct Tally {
 }
 
 impl Tally {
+    /// Every entry of `books` (folders are no entries).
+    fn of(books: &[crate::model::Book]) -> Tally {
+        Tally::new(books.iter().enumerate().flat_map(|(b, book)| {
+            book.entries
+                .iter()
+                .filter(|e| !e.folder)
+                .map(move |e| (EntryRef { book: b, id: e.id }, e.enabled))
+        }))
+    }
+
     fn new(all: impl Iterator<Item = (EntryRef, bool)>) -> Tally {
         let mut t = Tally {
             requests: 0,

@@ -2,7 +2,7 @@
 //! decorators and body, under the rules in use. They read nothing of the
 //! other entries, so an editor re-runs them on the edited entry alone.
 
-use super::context::{self, key_kind, Flags, KeyKind, LintContext, LintRules};
+use super::context::{self, key_kind, Flags, KeyKind, LintContext, LintRules, Seen};
 use super::problem::{
     line_with_break, CommonReason, Contradiction, EntryRef, Finding, Fix, NeverReason,
     NoEffectReason, Problem, Span,
@@ -17,20 +17,24 @@ use crate::sillytavern::entry::StEntry;
 /// fires under no rules, so it keeps only its errors (what cannot work as
 /// written once it is enabled again).
 pub fn check_entry(cx: &LintContext, book: usize, e: &Entry) -> Vec<Problem> {
-    let st = (!cx.rules.is_studio()).then(|| context::st_entry(book, e));
+    let seen = Seen::of(cx, book, e);
     let mut out = Checker {
         cx,
         at: EntryRef { book, id: e.id },
         out: Vec::new(),
     };
-    out.keys(e, st.as_ref());
-    match st.as_ref() {
-        None => out.studio_decorators(e),
-        Some(st) => out.st_decorators(e, st),
+    out.keys(e, &seen);
+    match &seen {
+        Seen::Studio => out.studio_decorators(e, None),
+        Seen::St(st) => out.st_decorators(e, st),
+        Seen::Risu(r) => out.studio_decorators(e, Some(r)),
     }
-    out.flags(e, st.as_ref());
+    out.flags(e, &seen);
     let mut problems = out.out;
-    if !e.enabled {
+    // RisuAI's `@@dont_activate` (what the export writes for a disabled
+    // entry) shuts the entry off as surely.
+    let off = seen.risu().is_some_and(|r| r.forced == Some(false));
+    if !e.enabled || off {
         problems.retain(|p| p.severity == Severity::Error);
     }
     problems
@@ -54,14 +58,15 @@ impl Checker<'_> {
     }
 
     /// Key by key: empty, invalid or empty-matching regex, too common.
-    fn keys(&mut self, e: &Entry, st: Option<&StEntry>) {
-        let flags = context::flags(self.cx, e, st);
-        let selective = st.map_or(e.selective, |s| s.selective);
+    fn keys(&mut self, e: &Entry, seen: &Seen) {
+        let flags = context::flags(self.cx, e, seen);
+        let selective = seen.st().map_or(e.selective, |s| s.selective);
+        let constant = seen.risu().map_or(e.constant, |r| !r.keyed());
         let lists: [(&[String], bool); 2] = [(&e.keys, false), (&e.secondary_keys, true)];
         for (keys, secondary) in lists {
             // Keys never tested are reported as a whole (secondary_unused,
             // constant_with_keys), not key by key.
-            if (secondary && !selective) || (!secondary && e.constant) {
+            if (secondary && !selective) || (!secondary && constant) {
                 continue;
             }
             for (index, key) in keys.iter().enumerate() {
@@ -73,15 +78,22 @@ impl Checker<'_> {
     fn key(&mut self, key: &str, index: usize, secondary: bool, flags: Flags) {
         let span = Span::Key { secondary, index };
         let remove = Some(Fix::RemoveKey { secondary, index });
-        let studio = self.cx.rules.is_studio();
         // SillyTavern tests emptiness before trimming: a key of spaces
         // survives the test and, trimmed to nothing, matches every text.
-        if !studio && !key.is_empty() && crate::sillytavern::matching::js_trim(key).is_empty() {
+        if self.cx.rules.is_sillytavern()
+            && !key.is_empty()
+            && crate::sillytavern::matching::js_trim(key).is_empty()
+        {
             let finding = Finding::KeyTooCommon {
                 key: key.into(),
                 reason: CommonReason::Whitespace,
             };
             return self.push(Severity::Warning, span, finding, remove);
+        }
+        if self.cx.rules.risu().is_some() {
+            if let Some((severity, finding)) = super::risu::key_problem(key, flags) {
+                return self.push(severity, span, finding, None);
+            }
         }
         match key_kind(&self.cx.rules, key, flags) {
             KeyKind::Empty => {
@@ -149,6 +161,8 @@ impl Checker<'_> {
                         .unwrap_or(false)),
                 }
             }
+            // RisuAI's regex keys are read by `risu::key_problem`.
+            LintRules::Risu { .. } => return,
             LintRules::SillyTavern { .. } => {
                 let engine: String = f.chars().filter(|c| "imsu".contains(*c)).collect();
                 if let Some((limit, max)) = crate::matcher::regex_too_large(pattern) {
@@ -167,7 +181,7 @@ impl Checker<'_> {
         };
         match compiled {
             Err(error) => {
-                let plain = !self.cx.rules.is_studio();
+                let plain = self.cx.rules.is_sillytavern();
                 let finding = Finding::RegexInvalid { key, error, plain };
                 let severity = if plain {
                     Severity::Warning
@@ -186,16 +200,14 @@ impl Checker<'_> {
 
     /// Flags against keys: unused secondary keys, keys of a constant,
     /// selective without secondary keys, no keys at all; an empty body.
-    fn flags(&mut self, e: &Entry, st: Option<&StEntry>) {
-        let studio = st.is_none();
+    fn flags(&mut self, e: &Entry, seen: &Seen) {
+        let st = seen.st();
         let usable = |keys: &[String]| {
             keys.iter()
-                .filter(|k| {
-                    if studio {
-                        !k.trim().is_empty()
-                    } else {
-                        !k.is_empty()
-                    }
+                .filter(|k| match seen {
+                    Seen::Studio => !k.trim().is_empty(),
+                    Seen::St(_) => !k.is_empty(),
+                    Seen::Risu(_) => !crate::risu::decorators::js_trim(k).is_empty(),
                 })
                 .count()
         };
@@ -213,21 +225,27 @@ impl Checker<'_> {
         // SillyTavern saves every plain entry as selective without
         // secondary keys: normal there, and it changes nothing.
         let from_st = self.cx.book(self.at.book).from_sillytavern;
-        if studio && !from_st && e.selective && secondary == 0 && !e.constant {
+        if st.is_none() && !from_st && e.selective && secondary == 0 && !e.constant {
             let fix = Some(Fix::SetSelective { value: false });
             let finding = Finding::SelectiveWithoutSecondary;
             self.push(Severity::Hint, Span::Entry, finding, fix);
         }
-        let forced = st.is_some_and(|s| s.activate);
+        // RisuAI skips an entry with an empty key before `@@activate`.
+        let forced = match seen {
+            Seen::St(s) => s.activate,
+            Seen::Risu(r) => r.always_on() || (r.forced == Some(true) && !r.no_key),
+            Seen::Studio => false,
+        };
         if primary == 0 && !e.constant && !forced {
             self.push(Severity::Warning, Span::Entry, Finding::NoKeys, None);
         }
-        let (body, start) = match st {
-            None => {
+        let (body, start) = match seen {
+            Seen::St(s) => (s.content.clone(), e.content.len() - s.content.len()),
+            Seen::Risu(r) => (r.body.clone(), decorators::parse(&e.content).body_start),
+            Seen::Studio => {
                 let p = decorators::parse(&e.content);
                 (p.body.to_string(), p.body_start)
             }
-            Some(s) => (s.content.clone(), e.content.len() - s.content.len()),
         };
         if body.trim().is_empty() {
             let span = Span::Content {
@@ -238,10 +256,16 @@ impl Checker<'_> {
         }
     }
 
-    fn studio_decorators(&mut self, e: &Entry) {
+    /// The guide's decorator checks; under RisuAI's rules (`risu`) the
+    /// guide's diagnostics as RisuAI reads the decorators
+    /// (`risu_diagnostics`: its own decorators are known, their arguments
+    /// read as it reads them), and `@@activate` on an entry RisuAI skips.
+    fn studio_decorators(&mut self, e: &Entry, risu: Option<&super::risu::RisuItem>) {
         let p = decorators::parse(&e.content);
         let line_of = |n: Option<usize>| n.and_then(|n| p.lines.iter().find(|l| l.line == n));
-        for d in &p.diagnostics {
+        let risu_read =
+            risu.and_then(|_| crate::risu::risu_diagnostics(&e.content, &p.diagnostics));
+        for d in risu_read.as_deref().unwrap_or(&p.diagnostics) {
             let Some(line) = line_of(d.line) else {
                 continue;
             };
@@ -273,11 +297,20 @@ impl Checker<'_> {
                         reason: NoEffectReason::LoneFallback,
                     },
                 ),
+                // The guide's bad arguments are errors; RisuAI's are as bad
+                // as what RisuAI then does (`risu_argument_problem`).
                 DiagnosticMessage::BadArgument { decorator, problem } => (
-                    Severity::Error,
+                    d.severity,
                     Finding::DecoratorBadArgument {
                         decorator: decorator.clone(),
                         problem: problem.clone(),
+                    },
+                ),
+                DiagnosticMessage::NoEffectInRisu { name } => (
+                    Severity::Hint,
+                    Finding::DecoratorNoEffect {
+                        decorator: name.clone(),
+                        reason: NoEffectReason::RisuIgnores,
                     },
                 ),
                 DiagnosticMessage::Repeated { decorator, winner } => (
@@ -297,6 +330,23 @@ impl Checker<'_> {
                     && decorators::lookup(&l.name).is_some_and(|s| s.name == name)
             })
         };
+        if let Some(r) = risu {
+            if r.no_key && !r.always {
+                let activate = p
+                    .lines
+                    .iter()
+                    .filter(|l| l.name == "activate" || l.name == "keep_activate_after_match");
+                for line in activate {
+                    let (span, delete) = spans(&e.content, line);
+                    let finding = Finding::DecoratorNoEffect {
+                        decorator: line.name.clone(),
+                        reason: NoEffectReason::NoKey,
+                    };
+                    self.push(Severity::Warning, span, finding, Some(delete));
+                }
+            }
+            return;
+        }
         let d = &p.decorators;
         if d.keep && d.dont_activate_after_match && !e.constant {
             if let Some(line) = applied("keep") {

@@ -40,13 +40,15 @@ mod coverage;
 mod entry;
 mod problem;
 mod recursion;
+mod risu;
 mod words;
 
 pub use book::{check_books, CountTokens, LISTED};
 pub use chat::{check_chat, MIN_MESSAGES};
 pub use context::{looks_from_sillytavern, BookFacts, LintContext, LintRules};
 pub use coverage::{
-    advise, coverage, coverage_st, Advice, BudgetLog, Competitor, Coverage, EntryCoverage,
+    advise, coverage, coverage_risu, coverage_st, Advice, BudgetLog, Competitor, Coverage,
+    EntryCoverage,
 };
 pub use entry::check_entry;
 pub use problem::{

@@ -153,6 +153,14 @@ pub enum NeverReason {
     /// end always passes), nor a case-sensitive key compared with folded
     /// text, so those never-matching keys do not occur (docs/lint.md).
     Empty,
+    /// RisuAI: a whole-word key holding a space, compared with a text
+    /// split on spaces.
+    SpaceInFullWord,
+    /// RisuAI: a regex key without a leading slash ends the entry's whole
+    /// regex search there.
+    RegexNoSlash,
+    /// RisuAI: a regex key with nothing after its last slash is skipped.
+    RegexNoFlags,
 }
 
 /// Why a key matches (nearly) everywhere.
@@ -206,6 +214,10 @@ pub enum NoEffectReason {
     Constant,
     /// A `@@@` fallback with no decorator line before it to replace.
     LoneFallback,
+    /// RisuAI parses it and ignores it.
+    RisuIgnores,
+    /// RisuAI skips an entry with an empty key before its decorators.
+    NoKey,
 }
 
 /// The code of a problem and its parameters.
@@ -226,6 +238,12 @@ pub enum Finding {
     },
     RegexMatchesEmpty {
         key: String,
+    },
+    /// RisuAI 460ecae rewrites the regex key before compiling it (a bug):
+    /// it searches for `pattern` instead.
+    RegexRewritten {
+        key: String,
+        pattern: String,
     },
     KeyTooCommon {
         key: String,
@@ -318,6 +336,7 @@ pub const CODES: &[&str] = &[
     "key_never_matches",
     "regex_invalid",
     "regex_matches_empty",
+    "regex_rewritten",
     "key_too_common",
     "duplicate_key",
     "key_contains_other",
@@ -346,6 +365,7 @@ impl Finding {
             Finding::KeyNeverMatches { .. } => "key_never_matches",
             Finding::RegexInvalid { .. } => "regex_invalid",
             Finding::RegexMatchesEmpty { .. } => "regex_matches_empty",
+            Finding::RegexRewritten { .. } => "regex_rewritten",
             Finding::KeyTooCommon { .. } => "key_too_common",
             Finding::DuplicateKey { .. } => "duplicate_key",
             Finding::KeyContainsOther { .. } => "key_contains_other",
@@ -398,7 +418,20 @@ impl fmt::Display for Finding {
         match self {
             Finding::KeyNeverMatches { reason, .. } => match reason {
                 NeverReason::Empty => f.write_str("empty key: it never matches"),
+                NeverReason::SpaceInFullWord => f.write_str(
+                    "whole-word key with a space: RisuAI splits the text on spaces, so it never matches",
+                ),
+                NeverReason::RegexNoSlash => f.write_str(
+                    "regex key without a leading /: RisuAI ends the entry's regex search at it, so it and the keys after it never match",
+                ),
+                NeverReason::RegexNoFlags => f.write_str(
+                    "regex key without flags after its last /: RisuAI 460ecae skips it, so it never matches",
+                ),
             },
+            Finding::RegexRewritten { key, pattern } => write!(
+                f,
+                "regex key \"{key}\": RisuAI 460ecae searches for \"{pattern}\" instead (a known RisuAI bug), and only in the oldest message it scans"
+            ),
             Finding::RegexInvalid { key, error, plain } => {
                 write!(f, "regex key \"{key}\" does not compile: {error}")?;
                 f.write_str(if *plain {
@@ -495,6 +528,13 @@ impl fmt::Display for Finding {
                 NoEffectReason::LoneFallback => write!(
                     f,
                     "fallback @@@{decorator} has no decorator before it to replace: ignored"
+                ),
+                NoEffectReason::RisuIgnores => {
+                    write!(f, "RisuAI parses @@{decorator} and ignores it: no effect")
+                }
+                NoEffectReason::NoKey => write!(
+                    f,
+                    "@@{decorator} has no effect: RisuAI skips an entry with no key before reading its decorators"
                 ),
             },
             Finding::EntryOverBudget { tokens, budget } => write!(

@@ -20,53 +20,12 @@ const CHAIN_LISTED: usize = 12;
 /// primary keys (regex keys and secondary keys are left out: an edge is
 /// what may activate).
 pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
-    let target = |it: &Item| {
-        keyed(it)
-            && match &it.st {
-                None => cx.book(it.at.book).recursive,
-                Some(s) => !s.exclude_recursion && !s.disable,
-            }
+    let edges = if cx.rules.risu().is_some() {
+        super::risu::edges(items)
+    } else {
+        edges(cx, items)
     };
-    let source =
-        |it: &Item| it.entry.enabled && it.st.as_ref().is_none_or(|s| !s.prevent_recursion);
-    let mut b = MatcherBuilder::default();
-    for (i, item) in items.iter().enumerate().filter(|(_, it)| target(it)) {
-        let flags = context::flags(cx, item.entry, item.st.as_ref());
-        for (k, key) in item.entry.keys.iter().enumerate() {
-            if !matches!(key_kind(&cx.rules, key, flags), KeyKind::Plain { .. }) {
-                continue;
-            }
-            let owner = KeyOwner {
-                entry: i as u32,
-                secondary: false,
-                position: k as u32,
-            };
-            let flags = KeyFlags {
-                case_sensitive: flags.case_sensitive,
-                whole_words: flags.whole_words,
-                use_regex: false,
-            };
-            b.add(key, owner, flags);
-        }
-    }
-    let (matcher, _) = b.build();
     let n = items.len();
-    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, item) in items.iter().enumerate().filter(|(_, it)| source(it)) {
-        if item.body.is_empty() {
-            continue;
-        }
-        let mut to: Vec<u32> = matcher
-            .scan(&item.body)
-            .iter()
-            .filter(|h| !h.gave_up())
-            .map(|h| matcher.owner(h.key).entry)
-            .filter(|&t| t as usize != i)
-            .collect();
-        to.sort_unstable();
-        to.dedup();
-        edges[i] = to;
-    }
     let (comp, count) = tarjan(&edges);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); count];
     for (v, &c) in comp.iter().enumerate() {
@@ -164,6 +123,57 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
 
 /// Strongly connected components (iterative Tarjan): each vertex's
 /// component, numbered in the order they complete (sinks first).
+/// The edges under the guide's and SillyTavern's rules: one studio
+/// matcher over the targets' plain keys, each source body scanned once.
+fn edges(cx: &LintContext, items: &[Item]) -> Vec<Vec<u32>> {
+    let target = |it: &Item| {
+        keyed(it)
+            && match it.seen.st() {
+                None => cx.book(it.at.book).recursive,
+                Some(s) => !s.exclude_recursion && !s.disable,
+            }
+    };
+    let source = |it: &Item| it.entry.enabled && it.seen.st().is_none_or(|s| !s.prevent_recursion);
+    let mut b = MatcherBuilder::default();
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| target(it)) {
+        let flags = context::flags(cx, item.entry, &item.seen);
+        for (k, key) in item.entry.keys.iter().enumerate() {
+            if !matches!(key_kind(&cx.rules, key, flags), KeyKind::Plain { .. }) {
+                continue;
+            }
+            let owner = KeyOwner {
+                entry: i as u32,
+                secondary: false,
+                position: k as u32,
+            };
+            let flags = KeyFlags {
+                case_sensitive: flags.case_sensitive,
+                whole_words: flags.whole_words,
+                use_regex: false,
+            };
+            b.add(key, owner, flags);
+        }
+    }
+    let (matcher, _) = b.build();
+    let mut edges: Vec<Vec<u32>> = vec![Vec::new(); items.len()];
+    for (i, item) in items.iter().enumerate().filter(|(_, it)| source(it)) {
+        if item.body.is_empty() {
+            continue;
+        }
+        let mut to: Vec<u32> = matcher
+            .scan(&item.body)
+            .iter()
+            .filter(|h| !h.gave_up())
+            .map(|h| matcher.owner(h.key).entry)
+            .filter(|&t| t as usize != i)
+            .collect();
+        to.sort_unstable();
+        to.dedup();
+        edges[i] = to;
+    }
+    edges
+}
+
 fn tarjan(edges: &[Vec<u32>]) -> (Vec<usize>, usize) {
     let n = edges.len();
     const NONE: usize = usize::MAX;

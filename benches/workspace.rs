@@ -164,7 +164,7 @@ fn folders(
 /// in place, nothing built), each with the view after it.
 fn risu(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
     ws.set_rules(Rules::Risu);
-    ws.risu_preview(None).unwrap();
+    ws.risu_preview(None, false).unwrap();
     let units = |text: &str| lorebook_engine::chat::utf16_len(text) as u32;
     let mut group = c.benchmark_group("workspace_10k_risu");
     group.sample_size(10);
@@ -172,7 +172,7 @@ fn risu(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
         b.iter(|| {
             let len = units(&ws.chat_text);
             ws.edit_chat(len - 1, 0, "x", len).unwrap();
-            ws.risu_preview(None).unwrap()
+            ws.risu_preview(None, false).unwrap()
         })
     });
     let base = ws.entry(doc, 4000).unwrap().entry.content;
@@ -183,7 +183,7 @@ fn risu(c: &mut Criterion, ws: &mut Workspace, doc: u32) {
             let mut e = ws.entry(doc, 4000).unwrap().entry;
             e.content = format!("{base} edit {n}");
             ws.update_entry(doc, e).unwrap();
-            ws.risu_preview(None).unwrap()
+            ws.risu_preview(None, false).unwrap()
         })
     });
     group.finish();

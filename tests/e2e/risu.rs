@@ -151,6 +151,40 @@ fn a_risu_export_previews_under_risu_s_rules() {
             Err(format!("{p:?}"))
         }
     });
+    // The final prompt as RisuAI sends it without a template: the harbor
+    // at @@depth 2 counted from the chat block's start (the new-chat line,
+    // then the first message), the last message split off after it, then
+    // the lorebook block in RisuAI's final order.
+    app.open_details(&tid("risu-prompt-panel"));
+    wait_until("RisuAI's final prompt", TIMEOUT, || {
+        let rows = app.find_all(&format!("{} li", tid("risu-messages")))?;
+        let mut got = Vec::new();
+        for row in &rows {
+            let source = app.attr(row, "data-source")?.unwrap_or_default();
+            got.push((source, app.text(row)?));
+        }
+        let want = [
+            ("new_chat", "[Start a new chat]"),
+            ("chat", "We reach the harbor."),
+            ("entry", "Tar and salt."),
+            ("chat", "The lighthouse stands in the storm."),
+            ("entry", "The light turns."),
+            ("entry", "Salt everywhere."),
+        ];
+        let same = got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|((source, text), (s, end))| source == s && text.ends_with(end));
+        if same {
+            Ok(())
+        } else {
+            Err(format!("{got:?}"))
+        }
+    });
+    // Closed again, it is neither computed nor sent.
+    app.click(&format!("{} > summary", tid("risu-prompt-panel")));
+    wait_gone(&app, &tid("risu-messages"), "the final prompt closed");
     // The request log, the one log of every rules, answers under RisuAI's
     // too: a row per request, the entries named.
     app.open_details(&tid("log-panel"));

@@ -197,7 +197,8 @@ struct PreviewArgs {
     #[arg(long)]
     char: Option<String>,
     /// Fields the entries' match flags scan: a character card JSON, or
-    /// {persona_description, character_description, …} (SillyTavern rules).
+    /// {persona_description, character_description, …} (SillyTavern rules;
+    /// under RisuAI rules, the card whose texts the final prompt holds).
     #[arg(long)]
     st_sources: Option<PathBuf>,
     /// Lists the `no_match` and `disabled` entries one by one instead of

@@ -7,10 +7,13 @@
 //! `fmIndex`). Without `--request` or `--log` the preview is the last
 //! request; `--request K` and `--log` replay requests 1…K, so the state of
 //! `@@keep_activate_after_match` / `@@dont_activate_after_match` is what
-//! RisuAI would hold by then.
+//! RisuAI would hold by then. A single request also shows the final
+//! prompt RisuAI sends without a prompt template (`risu::prompt`), built
+//! from the chat, `--st-sources` (the card's texts) and `--system-prompt`.
 
 use lorebook_engine::model::Role;
-use lorebook_engine::profile::{self, Detail, Setup};
+use lorebook_engine::profile::{self, Detail, FinalPrompt, PromptDetail, Setup};
+use lorebook_engine::risu::prompt::{RisuPrompt, RisuPromptInputs, RisuSource};
 use lorebook_engine::risu::{
     Position, RisuDrop, RisuFailure, RisuOptions, RisuResult, RisuSettings, RisuWhy,
 };
@@ -68,6 +71,22 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
     let chat = load_chat(&args.chat, &args.user_names)?;
     let named: Vec<(String, &lorebook_engine::model::Book)> =
         books.iter().map(|b| (String::new(), b)).collect();
+    let (_, card) = crate::sillytavern::sources_of(args.st_sources.as_deref())?;
+    let inputs = RisuPromptInputs {
+        // RisuAI's own default main prompt is not reproduced: the card's
+        // system prompt ({{original}}, the global one, left empty) or
+        // --system-prompt.
+        main: match &args.system_prompt {
+            Some(text) => text.clone(),
+            None => card_system_prompt(args.st_sources.as_deref())?,
+        },
+        description: card.description,
+        personality: card.personality,
+        scenario: card.scenario,
+        examples: card.examples,
+        greeting: card_greeting(args.st_sources.as_deref(), settings.fm_index)?,
+        ..RisuPromptInputs::default()
+    };
     let mut p = profile::build(
         &named,
         Setup::Risu {
@@ -76,20 +95,107 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
                 tokenizer,
                 seed: args.seed,
             },
+            inputs: Box::new(inputs),
         },
     )?;
+    // One request shows its prompt; a log would repeat the chat in each.
+    p.set_prompts(!args.log);
     crate::books::drive(&mut *p, &chat, args, &mut |o| {
         let Detail::Risu(r) = &o.detail else {
             return;
         };
+        let prompt = match &o.prompt {
+            Some(FinalPrompt {
+                detail: Some(PromptDetail::Risu(p)),
+                ..
+            }) => Some(p),
+            _ => None,
+        };
         if args.json {
-            let mut line = to_json(r, args.list_unmatched);
+            let mut line = to_json(r, args.list_unmatched, prompt);
             line.push('\n');
             emit(&line);
         } else {
-            emit(&render(r, chat.len(), &counted_with, args.list_unmatched));
+            let mut text = render(r, chat.len(), &counted_with, args.list_unmatched);
+            if let Some(p) = prompt {
+                text.pop();
+                text.push_str(&render_prompt(p));
+                text.push('\n');
+            }
+            emit(&text);
         }
     })
+}
+
+/// The system prompt of the card `--st-sources` names, `{{original}}`
+/// (RisuAI's global main prompt) left empty; empty without a card.
+fn card_system_prompt(path: Option<&std::path::Path>) -> Result<String, String> {
+    let Some(path) = path else {
+        return Ok(String::new());
+    };
+    let v: serde_json::Value = lorebook_engine::formats::parse_json(read_text(path)?.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let system = v
+        .pointer("/data/system_prompt")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    Ok(crate::sillytavern::replace_original(system, ""))
+}
+
+/// The greeting RisuAI puts after the new-chat line: the card's first
+/// message, or alternate greeting `fm_index` (RisuAI's `fmIndex`).
+fn card_greeting(path: Option<&std::path::Path>, fm_index: i64) -> Result<String, String> {
+    let Some(path) = path else {
+        return Ok(String::new());
+    };
+    let v: serde_json::Value = lorebook_engine::formats::parse_json(read_text(path)?.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = match usize::try_from(fm_index) {
+        Ok(k) => v.pointer(&format!("/data/alternate_greetings/{k}")),
+        Err(_) => v.pointer("/data/first_mes"),
+    };
+    Ok(text
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// The prompt as text: one line per message, its role, where it comes
+/// from and its first line.
+fn render_prompt(p: &RisuPrompt) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Prompt ({} messages, as RisuAI sends it without a prompt template):",
+        p.messages.len()
+    );
+    for m in &p.messages {
+        let from = match &m.source {
+            RisuSource::Entry { book, id } => format!("entry [{book}:{id}]"),
+            RisuSource::Chat { index } => format!("message {}", index + 1),
+            other => serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+                .unwrap_or_default(),
+        };
+        let first = m.content.lines().next().unwrap_or_default();
+        let short: String = first.chars().take(72).collect();
+        let more = if short.len() < m.content.len() {
+            "…"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  {:<9} {from}: {short}{more}", m.role.as_str());
+    }
+    for a in &p.absent {
+        let _ = writeln!(
+            out,
+            "  not in the prompt: [{}:{}] ({}: placed only by a prompt template)",
+            a.book, a.id, a.position
+        );
+    }
+    out
 }
 
 /// Reasons listed one by one only with `--list-unmatched`.
@@ -149,9 +255,12 @@ struct RequestJson<'a> {
     dropped: Vec<DroppedJson<'a>>,
     unmatched: usize,
     failure: Option<FailureJson<'a>>,
+    /// The final prompt, for a single request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt: Option<&'a RisuPrompt>,
 }
 
-fn to_json(r: &RisuResult, list_unmatched: bool) -> String {
+fn to_json(r: &RisuResult, list_unmatched: bool, prompt: Option<&RisuPrompt>) -> String {
     let injected = r
         .injected
         .iter()
@@ -204,6 +313,7 @@ fn to_json(r: &RisuResult, list_unmatched: bool) -> String {
             comment: &f.comment,
             reason: Shown(f),
         }),
+        prompt,
     };
     serde_json::to_string(&json).expect("a request's JSON is always written")
 }

@@ -59,7 +59,7 @@ pub fn max_context_of(given: Option<u32>) -> Result<u32, String> {
 
 /// The match sources and the prompt's card fields: from a character card
 /// (`data.description`, …) or from a [`MatchSources`] object.
-fn sources_of(path: Option<&Path>) -> Result<(MatchSources, StPromptInputs), String> {
+pub(crate) fn sources_of(path: Option<&Path>) -> Result<(MatchSources, StPromptInputs), String> {
     let Some(path) = path else {
         return Ok((MatchSources::default(), StPromptInputs::default()));
     };
@@ -156,7 +156,7 @@ fn js_number(v: &Value) -> f64 {
 }
 
 /// `{{original}}` (any case) replaced by `original`.
-fn replace_original(text: &str, original: &str) -> String {
+pub(crate) fn replace_original(text: &str, original: &str) -> String {
     let lower = text.to_ascii_lowercase();
     let mut out = String::new();
     let mut last = 0;

@@ -151,3 +151,77 @@ fn bad_risu_settings_are_a_clear_error() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["request"], 1);
 }
+
+// sendChat without a prompt template: the card's texts from
+// --st-sources, the harbor at @@depth 2 counted from the chat block's
+// start (after the new-chat line and the greeting), the last message
+// split off after the block, then the lorebook block; the log carries no
+// prompt.
+#[test]
+fn send_chat_prompt_through_the_cli() {
+    let (book, chat) = files("prompt");
+    let card = tmp("risu-prompt-card.json");
+    std::fs::write(
+        &card,
+        r#"{"spec": "chara_card_v2", "data": {"name": "Mira", "description": "A harbor town.",
+            "first_mes": "Welcome.", "system_prompt": "Narrate. {{original}}"}}"#,
+    )
+    .unwrap();
+    let card = card.display().to_string();
+    let r = preview(&[
+        "preview",
+        &book,
+        "--chat",
+        &chat,
+        "--rules",
+        "risu",
+        "--json",
+        "--st-sources",
+        &card,
+    ]);
+    let got: Vec<String> = r["prompt"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {}: {}",
+                m["role"].as_str().unwrap(),
+                m["source"]["kind"].as_str().unwrap(),
+                m["content"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "system main: Narrate.",
+            "system description: A harbor town.",
+            "system new_chat: [Start a new chat]",
+            "assistant greeting: Welcome.",
+            "assistant entry: The harbor smells of tar.",
+            "user chat: We reach the harbor.",
+            "assistant chat: The lighthouse stands in the storm.",
+            "system entry: Salt everywhere.",
+        ]
+    );
+    let out = lorebook(&[
+        "preview",
+        &book,
+        "--chat",
+        &chat,
+        "--rules",
+        "risu",
+        "--system-prompt",
+        "Be brief.",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Prompt (6 messages"), "{text}");
+    assert!(text.contains("system    main: Be brief."), "{text}");
+    let out = lorebook(&[
+        "preview", &book, "--chat", &chat, "--rules", "risu", "--json", "--log",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 2);
+    assert!(!text.contains("\"prompt\""), "{text}");
+}

@@ -29,6 +29,7 @@ fn setup(profile: ProfileName) -> Setup {
         ProfileName::Risu => Setup::Risu {
             settings: RisuSettings::default(),
             options: RisuOptions::default(),
+            inputs: Box::default(),
         },
     }
 }
@@ -101,16 +102,25 @@ fn every_profile_answers_the_same_small_case_in_its_own_words() {
         assert!(o.prompt.is_none());
         profile.set_prompts(true);
         let o = profile.current(&chat);
-        match p.name {
-            ProfileName::Risu => assert!(o.prompt.is_none()),
-            _ => {
-                let prompt = o.prompt.unwrap();
-                assert!(prompt
-                    .messages
-                    .iter()
-                    .any(|m| m.content.contains("The harbor is old.")));
-            }
-        }
+        // Every profile models its front-end's final prompt (RisuAI's
+        // without a prompt template).
+        let prompt = o.prompt.expect("a prompt once asked for");
+        assert!(
+            prompt
+                .messages
+                .iter()
+                .any(|m| m.content.contains("The harbor is old.")),
+            "{}",
+            p.id
+        );
+        assert!(
+            prompt
+                .messages
+                .iter()
+                .any(|m| m.content.contains("We reach the harbor")),
+            "{}",
+            p.id
+        );
     }
 }
 

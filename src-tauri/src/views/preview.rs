@@ -150,8 +150,12 @@ pub enum PreviewAsk {
         prompt: bool,
         have: Option<u32>,
     },
-    /// RisuAI's rules.
-    Risu { request: Option<u32> },
+    /// RisuAI's rules; `prompt` while the final prompt is shown.
+    Risu {
+        request: Option<u32>,
+        #[serde(default)]
+        prompt: bool,
+    },
 }
 
 /// A preview under the rules in force.

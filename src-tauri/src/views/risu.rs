@@ -80,4 +80,24 @@ pub struct RisuPreviewView {
     /// (counted, not listed).
     pub more: u32,
     pub failure: Option<RisuFailureView>,
+    /// The final prompt RisuAI sends (without a prompt template), only
+    /// when asked for (its panel is open).
+    pub prompt: Option<RisuPromptView>,
+}
+
+/// RisuAI's final prompt of the request shown: its messages, and the
+/// injected entries it has no place for without a prompt template.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RisuPromptView {
+    pub messages: Vec<lorebook_engine::risu::prompt::RisuPromptMessage>,
+    pub absent: Vec<RisuAbsentView>,
+}
+
+/// An injected entry that is nowhere in the prompt, and its position.
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct RisuAbsentView {
+    pub book: u32,
+    pub id: u64,
+    pub name: String,
+    pub position: String,
 }

@@ -52,7 +52,7 @@ impl PreviewAsk {
     pub fn request(&self) -> Option<usize> {
         let (PreviewAsk::Studio { request, .. }
         | PreviewAsk::Sillytavern { request, .. }
-        | PreviewAsk::Risu { request }) = self;
+        | PreviewAsk::Risu { request, .. }) = self;
         request.map(|r| r as usize)
     }
 }
@@ -84,7 +84,7 @@ impl Workspace {
                 PreviewAnswer::Sillytavern { view }
             }
             Rules::Risu => PreviewAnswer::Risu {
-                view: self.risu_preview(k)?,
+                view: self.risu_preview(k, matches!(ask, PreviewAsk::Risu { prompt: true, .. }))?,
             },
         })
     }

@@ -19,7 +19,8 @@ use super::view::PerKind;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::views::{
-    RisuDroppedView, RisuFailureView, RisuInjectedView, RisuPreviewView, RisuSettingsView,
+    RisuAbsentView, RisuDroppedView, RisuFailureView, RisuInjectedView, RisuPreviewView,
+    RisuPromptView, RisuSettingsView,
 };
 
 /// RisuAI's defaults (a character without `loreSettings`).
@@ -147,6 +148,8 @@ impl Workspace {
                         tokenizer,
                         seed: settings.seed,
                     },
+                    // The view builds the prompt itself (`risu_preview`).
+                    inputs: Box::default(),
                 },
                 || !interrupt.urgently_wanted(),
             )
@@ -162,17 +165,50 @@ impl Workspace {
     }
 
     /// Request `k` (default: the last) under RisuAI's rules, after
-    /// requests 1…k−1 ran when some entry keeps after-match state.
-    pub fn risu_preview(&mut self, k: Option<usize>) -> Result<RisuPreviewView, AppError> {
+    /// requests 1…k−1 ran when some entry keeps after-match state; with
+    /// `prompt`, the final prompt RisuAI sends for it.
+    pub fn risu_preview(
+        &mut self,
+        k: Option<usize>,
+        prompt: bool,
+    ) -> Result<RisuPreviewView, AppError> {
         let requests = self.chat.len();
         let k = k.unwrap_or(requests).min(requests);
         let chat = std::mem::take(&mut self.chat);
         let result = self.risu_ready().map(|p| p.request(&chat, k));
         self.chat = chat;
-        match result?.detail {
-            Detail::Risu(r) => Ok(self.risu_view(*r, requests)),
-            _ => Err(AppError::internal("risu_preview", "not a RisuAI answer")),
-        }
+        let Detail::Risu(r) = result?.detail else {
+            return Err(AppError::internal("risu_preview", "not a RisuAI answer"));
+        };
+        let prompt = prompt.then(|| {
+            let seen = &self.chat[..r.request.min(self.chat.len())];
+            let p = lorebook_engine::risu::prompt::build(&r, seen, &self.risu_prompt_inputs());
+            let name = |book: usize, id: u64| {
+                let entry = self
+                    .docs
+                    .iter()
+                    .filter(|d| d.attached)
+                    .nth(book)
+                    .and_then(|d| d.book.entries.iter().find(|e| e.id == id));
+                name_of(entry.map_or("", |e| e.comment.as_str()), id)
+            };
+            RisuPromptView {
+                absent: p
+                    .absent
+                    .iter()
+                    .map(|a| RisuAbsentView {
+                        book: a.book as u32,
+                        id: a.id,
+                        name: name(a.book, a.id),
+                        position: a.position.clone(),
+                    })
+                    .collect(),
+                messages: p.messages,
+            }
+        });
+        let mut view = self.risu_view(*r, requests);
+        view.prompt = prompt;
+        Ok(view)
     }
 
     /// Requests 1…M under RisuAI's rules, one after-match state carried,
@@ -246,6 +282,7 @@ impl Workspace {
                 id: f.id,
                 name: f.comment,
             }),
+            prompt: None,
         }
     }
 

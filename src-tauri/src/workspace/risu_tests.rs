@@ -39,7 +39,7 @@ fn a_risu_import_previews_under_risu_s_rules() {
     let (mut ws, doc) = imported();
     assert_eq!(ws.rules(), Rules::Risu, "a RisuAI import's default");
     assert!(ws.state().docs[0].risu);
-    let p = ws.risu_preview(None).unwrap();
+    let p = ws.risu_preview(None, false).unwrap();
     assert_eq!((p.request, p.requests, p.budget), (2, 2, 800.0));
     let names: Vec<&str> = p.injected.iter().map(|i| i.name.as_str()).collect();
     assert_eq!(names, ["Harbor", "Always"], "ascending insertorder");
@@ -58,7 +58,7 @@ fn a_risu_import_previews_under_risu_s_rules() {
     assert_eq!(p.dropped.len(), 1);
     assert!(matches!(&p.dropped[0].why, RisuDrop::Excluded { key, .. } if key == "storm"));
     // Request 1 does not see the storm yet.
-    let first = ws.risu_preview(Some(1)).unwrap();
+    let first = ws.risu_preview(Some(1), false).unwrap();
     assert!(!first.injected.iter().any(|i| i.name == "Lighthouse"));
     assert_eq!(first.request, 1);
     ws.set_attached(doc, false).unwrap();
@@ -75,7 +75,7 @@ fn risu_settings_are_checked_and_change_the_preview() {
     );
     v.token_budget = 2.0;
     ws.set_risu_settings(v.clone()).unwrap();
-    let p = ws.risu_preview(None).unwrap();
+    let p = ws.risu_preview(None, false).unwrap();
     assert!(p.injected.is_empty());
     assert!(p
         .dropped
@@ -98,7 +98,14 @@ fn an_entry_edit_carries_the_risu_preview() {
     let mut e = ws.entry(doc, 1).unwrap().entry;
     e.content = "The light turns.".into();
     let answer = ws
-        .edit_entry(doc, e, Some(PreviewAsk::Risu { request: None }))
+        .edit_entry(
+            doc,
+            e,
+            Some(PreviewAsk::Risu {
+                request: None,
+                prompt: false,
+            }),
+        )
         .unwrap();
     let Some(PreviewAnswer::Risu { view }) = answer.preview else {
         panic!("the RisuAI preview rides along");
@@ -121,7 +128,7 @@ fn many_entries_left_out_for_one_reason_are_counted_not_listed() {
         e.content = "@@dont_activate\nNever.".into();
         ws.update_entry(doc, e).unwrap();
     }
-    let p = ws.risu_preview(None).unwrap();
+    let p = ws.risu_preview(None, false).unwrap();
     let off = p
         .dropped
         .iter()
@@ -330,12 +337,19 @@ fn risu_folders_list_as_folders_with_their_entries() {
 #[test]
 fn typing_in_an_entry_does_not_build_the_risu_preview_again() {
     let (mut ws, doc) = imported();
-    ws.risu_preview(None).unwrap();
+    ws.risu_preview(None, false).unwrap();
     assert_eq!(ws.risu_builds(), 1);
     let mut e = ws.entry(doc, 0).unwrap().entry;
     e.content = "@@depth 2\n@@role assistant\nTar, salt and rope.".into();
     let answer = ws
-        .edit_entry(doc, e.clone(), Some(PreviewAsk::Risu { request: None }))
+        .edit_entry(
+            doc,
+            e.clone(),
+            Some(PreviewAsk::Risu {
+                request: None,
+                prompt: false,
+            }),
+        )
         .unwrap();
     assert_eq!(ws.risu_builds(), 1, "put in place");
     let Some(PreviewAnswer::Risu { view }) = answer.preview else {
@@ -346,7 +360,7 @@ fn typing_in_an_entry_does_not_build_the_risu_preview_again() {
     // A new key: built again.
     e.keys = vec!["quay".into()];
     ws.edit_entry(doc, e, None).unwrap();
-    let p = ws.risu_preview(None).unwrap();
+    let p = ws.risu_preview(None, false).unwrap();
     assert_eq!(ws.risu_builds(), 2);
     assert!(
         !p.injected.iter().any(|i| i.name == "Harbor"),
@@ -393,7 +407,10 @@ fn one_preview_command_answers_under_the_rules_in_force() {
     };
     assert_eq!(view.request, 1, "the request asked for is kept");
     ws.set_rules(Rules::Sillytavern);
-    let ask = PreviewAsk::Risu { request: None };
+    let ask = PreviewAsk::Risu {
+        request: None,
+        prompt: false,
+    };
     assert!(matches!(
         ws.preview_answer(ask).unwrap(),
         PreviewAnswer::Sillytavern { .. }
@@ -427,4 +444,63 @@ fn the_timeline_groups_a_folders_entries() {
             ("Gull", None, ".ii"),
         ]
     );
+}
+
+// sendChat without a prompt template, as the app shows it: only when
+// asked for, the harbor at @@depth 2 in the chat block, the entries named
+// where a prompt template would be needed.
+#[test]
+fn the_final_prompt_under_risu_s_rules_is_sent_only_when_asked() {
+    use lorebook_engine::risu::prompt::RisuSource;
+    let (mut ws, doc) = imported();
+    assert!(ws.risu_preview(None, false).unwrap().prompt.is_none());
+    let p = ws.risu_preview(None, true).unwrap();
+    let prompt = p.prompt.expect("asked for");
+    let shape: Vec<(Role, String)> = prompt
+        .messages
+        .iter()
+        .map(|m| (m.role, m.content.clone()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (Role::System, "[Start a new chat]".to_string()),
+            (Role::User, "We reach the harbor.".to_string()),
+            (Role::Assistant, "Tar and salt.".to_string()),
+            (
+                Role::Assistant,
+                "The lighthouse stands in the storm.".to_string()
+            ),
+            (Role::System, "Salt everywhere.".to_string()),
+        ]
+    );
+    assert_eq!(
+        prompt.messages[2].source,
+        RisuSource::Entry { book: 0, id: 0 }
+    );
+    assert!(prompt.absent.is_empty());
+    // An entry only a prompt template places is named as absent.
+    let mut e = ws.entry(doc, 2).unwrap().entry;
+    e.content = "@@position pt_lore\nSalt everywhere.".into();
+    ws.update_entry(doc, e).unwrap();
+    let prompt = ws.risu_preview(None, true).unwrap().prompt.unwrap();
+    assert_eq!(prompt.absent.len(), 1);
+    assert_eq!(
+        (
+            prompt.absent[0].name.as_str(),
+            prompt.absent[0].position.as_str()
+        ),
+        ("Always", "pt_lore")
+    );
+    // The preview answer carries it when the ask says so.
+    let answer = ws
+        .preview_answer(PreviewAsk::Risu {
+            request: None,
+            prompt: true,
+        })
+        .unwrap();
+    let PreviewAnswer::Risu { view } = answer else {
+        panic!("a RisuAI answer");
+    };
+    assert!(view.prompt.is_some());
 }

@@ -12,6 +12,7 @@
 
 use lorebook_engine::formats::card::CARD_KEY;
 use lorebook_engine::model::Role;
+use lorebook_engine::risu::prompt::RisuPromptInputs;
 use lorebook_engine::sillytavern::matching::{js_trim, substitute};
 use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, StPromptInputs,
@@ -216,18 +217,55 @@ impl Workspace {
             },
             ..StPromptInputs::default()
         };
-        if let Some(c) = card.filter(|c| c.system_prompt) {
-            let system = self
-                .docs
-                .iter()
-                .find(|d| d.id == c.doc)
-                .and_then(|d| d.book.wrapper_extra.get(CARD_KEY))
-                .and_then(|card| card.pointer("/data/system_prompt"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            inputs.main = with_original(system, &inputs.main);
+        if let Some(system) = self.card_system_prompt(card) {
+            inputs.main = with_original(&system, &inputs.main);
         }
         inputs
+    }
+
+    /// The system prompt of the card the inputs follow, when they follow
+    /// it (`{{original}}` in it stands for the main prompt it replaces).
+    fn card_system_prompt(&self, card: Option<StCardView>) -> Option<String> {
+        let c = card.filter(|c| c.system_prompt)?;
+        self.card_text(c.doc, "/data/system_prompt")
+    }
+
+    /// Text `pointer` of the character card kept with book `doc`.
+    fn card_text(&self, doc: u32, pointer: &str) -> Option<String> {
+        let doc = self.docs.iter().find(|d| d.id == doc)?;
+        let card = doc.book.wrapper_extra.get(CARD_KEY)?;
+        Some(card.pointer(pointer)?.as_str()?.to_string())
+    }
+
+    /// What RisuAI's final prompt is built from besides the chat: the
+    /// character's texts, persona and author's note the SillyTavern prompt
+    /// reads too, the card's greeting, and as the main prompt the card's
+    /// own system prompt (`{{original}}`, RisuAI's global main prompt, is
+    /// left empty: its default text is not reproduced).
+    pub(super) fn risu_prompt_inputs(&self) -> RisuPromptInputs {
+        let (_, card) = self.st_resolved();
+        // The greeting in use: the card's first message, or the alternate
+        // greeting RisuAI's `fmIndex` picks.
+        let greeting = card.as_ref().and_then(|c| {
+            let at = match usize::try_from(self.risu_settings.fm_index) {
+                Ok(k) => format!("/data/alternate_greetings/{k}"),
+                Err(_) => "/data/first_mes".to_string(),
+            };
+            self.card_text(c.doc, &at)
+        });
+        let main = self.card_system_prompt(card).unwrap_or_default();
+        let st = self.st_prompt_inputs();
+        RisuPromptInputs {
+            main: with_original(&main, ""),
+            description: st.description,
+            personality: st.personality,
+            scenario: st.scenario,
+            persona: st.persona,
+            examples: st.examples,
+            greeting: greeting.unwrap_or_default(),
+            global_note: String::new(),
+            author_note: st.authors_note.text,
+        }
     }
 
     /// Takes the settings and inputs a settings file holds (see

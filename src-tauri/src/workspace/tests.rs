@@ -1457,7 +1457,7 @@ fn a_save_during_a_first_build_of_a_big_book_does_not_wait_for_it() {
                 .preview_since(None, None)
                 .map(|v| v.result.injected.len()),
             Rules::Sillytavern => ws.st_preview(None).map(|v| v.injected.len()),
-            Rules::Risu => ws.risu_preview(None).map(|v| v.injected.len()),
+            Rules::Risu => ws.risu_preview(None, false).map(|v| v.injected.len()),
         };
         let (mut whole_ws, _) = big_book_workspace(20_000);
         whole_ws.set_rules(rules);

@@ -836,7 +836,7 @@ why: string, reason: Reason | null, } | { "code": "injected", id: number, name: 
 
 export type Reason = { "is": "studio_in", why: Activation, } | { "is": "studio_out", why: DropReason, } | { "is": "sillytavern_in", why: StReason, } | { "is": "sillytavern_out", why: StDetail, } | { "is": "risu_in", why: RisuWhy, } | { "is": "risu_out", why: RisuDrop, } | { "is": "risu_failed", entry: string, };
 
-export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, } | { "rules": "risu", request: number | null, };
+export type PreviewAsk = { "rules": "studio", request: number | null, have: number | null, } | { "rules": "sillytavern", request: number | null, prompt: boolean, have: number | null, } | { "rules": "risu", request: number | null, prompt: boolean, };
 
 export type PreviewAnswer = { "rules": "studio", view: PreviewView, } | { "rules": "sillytavern", view: StPreviewView, } | { "rules": "risu", view: RisuPreviewView, };
 
@@ -954,7 +954,20 @@ unmatched: number,
  * Left-out entries past the first `SHOWN_PER_KIND` of a reason
  * (counted, not listed).
  */
-more: number, failure: RisuFailureView | null, };
+more: number, failure: RisuFailureView | null, 
+/**
+ * The final prompt RisuAI sends (without a prompt template), only
+ * when asked for (its panel is open).
+ */
+prompt: RisuPromptView | null, };
+
+export type RisuPromptView = { messages: Array<RisuPromptMessage>, absent: Array<RisuAbsentView>, };
+
+export type RisuAbsentView = { book: number, id: number, name: string, position: string, };
+
+export type RisuPromptMessage = { role: Role, content: string, source: RisuSource, };
+
+export type RisuSource = { "kind": "main" } | { "kind": "description" } | { "kind": "persona" } | { "kind": "example" } | { "kind": "new_chat" } | { "kind": "greeting" } | { "kind": "chat", index: number, } | { "kind": "entry", book: number, id: number, } | { "kind": "global_note" } | { "kind": "author_note" };
 
 export type RisuWhy = { "kind": "always" } | { "kind": "forced" } | { "kind": "kept" } | { "kind": "key", key: string, found: Found, } | { "kind": "child" };
 

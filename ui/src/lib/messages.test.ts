@@ -28,6 +28,8 @@ import {
   stReasonText,
   stSourceText,
   stKeys,
+  risuPromptKeys,
+  risuSourceText,
   stPositionText,
   stRuleText,
   type Translate,
@@ -165,6 +167,20 @@ describe('app errors', () => {
     }
     const bug = { message: 'x', code: { code: 'internal', command: 'save', detail: 'oops' } } as const;
     expect(errorText(t('pt-BR'), bug)).toMatch(/^erro interno em save \(oops\); suas alterações não salvas foram mantidas/);
+  });
+});
+
+describe("RisuAI's final prompt", () => {
+  it('names every slot and entry in both languages', () => {
+    expect(new Set(risuPromptKeys).size).toBe(risuPromptKeys.length);
+    for (const locale of ['en', 'pt-BR'] as const) {
+      for (const key of risuPromptKeys) expect(catalogs[locale][key]?.trim(), `${locale} ${key}`).toBeTruthy();
+    }
+    const en = t('en');
+    const name = (book: number, id: number) => `E${book}.${id}`;
+    expect(risuSourceText(en, { kind: 'chat', index: 2 }, name)).toBe('message 3');
+    expect(risuSourceText(en, { kind: 'entry', book: 0, id: 7 }, name)).toBe('E0.7 (entry)');
+    expect(risuSourceText(en, { kind: 'global_note' }, name)).toBe('global note');
   });
 });
 

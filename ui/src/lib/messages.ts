@@ -29,6 +29,7 @@ import type {
   PromptBlock,
   RisuDrop,
   RisuInjectedView,
+  RisuSource,
   RisuWhy,
   Rules,
   Found,
@@ -396,6 +397,40 @@ export const stKeys: MessageKey[] = [
   ...Object.keys(stSourceKinds).map((k) => `stSource.${k}` as MessageKey),
   ...stAbsentReasons.map((r) => `stAbsent.${r}` as MessageKey),
 ];
+
+const risuSourceKinds: Record<RisuSource['kind'], 0> = {
+  main: 0,
+  description: 0,
+  persona: 0,
+  example: 0,
+  new_chat: 0,
+  greeting: 0,
+  chat: 0,
+  entry: 0,
+  global_note: 0,
+  author_note: 0,
+};
+
+/** The catalog keys of RisuAI's final prompt panel. */
+export const risuPromptKeys: MessageKey[] = [
+  ...Object.keys(risuSourceKinds).map((k) => `risuSource.${k}` as MessageKey),
+  'risuPrompt.title',
+  'risuPrompt.absent',
+  'risuPrompt.absentWhy',
+];
+
+/** Where a message of RisuAI's prompt comes from: an entry by its name,
+ *  a chat message by its 1-based number, or the slot it fills. */
+export function risuSourceText(t: Translate, source: RisuSource, name: (book: number, id: number) => string): string {
+  switch (source.kind) {
+    case 'entry':
+      return t('risuSource.entry', { name: name(source.book, source.id) });
+    case 'chat':
+      return t('risuSource.chat', { n: source.index + 1 });
+    default:
+      return t(`risuSource.${source.kind}`);
+  }
+}
 
 /** A prompt manager block's name (`worldInfoBefore` → "world info (before)"). */
 export function stBlockText(t: Translate, block: PromptBlock): string {

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 let rules = 'sillytavern';
 const calls: string[] = [];
 const stArgs: Record<string, unknown>[] = [];
+const risuArgs: Record<string, unknown>[] = [];
 // The final prompt the mock sends: whole, then as a change to rev 1.
 const msg = (content: string) => ({ role: 'user', name: null, content, block: 'chatHistory', sources: [], tokens: 1 });
 let stPrompt: unknown = null;
@@ -19,6 +20,11 @@ vi.mock('@tauri-apps/api/core', () => ({
     if (cmd === 'preview') {
       // One command for every rules: the answer follows the rules in force.
       const ask = (args?.ask ?? {}) as Record<string, unknown>;
+      if (rules === 'risu') {
+        risuArgs.push(ask);
+        const prompt = ask.prompt ? { messages: [{ role: 'system', content: 'Lore.', source: { kind: 'entry', book: 0, id: 1 } }], absent: [] } : null;
+        return Promise.resolve({ rules, view: { request: 3, requests: 3, injected: [], dropped: [], prompt } });
+      }
       if (rules === 'sillytavern') {
         stArgs.push(ask);
         return Promise.resolve({ rules, view: { request: ask.request ?? 3, injected: [], dropped: [], prompt: ask.prompt ? stPrompt : null } });
@@ -85,5 +91,19 @@ describe('preview rules', () => {
     expect(p.stPrompt).toEqual([]);
     await p.refresh();
     expect(stArgs.at(-1)).toMatchObject({ prompt: false, have: null });
+  });
+
+  it("RisuAI's final prompt is asked only while its panel is open", async () => {
+    rules = 'risu';
+    const p = make();
+    await p.refresh();
+    expect(risuArgs.at(-1)).toMatchObject({ rules: 'risu', prompt: false });
+    expect(p.risu?.prompt).toBeNull();
+    await p.toggleRisuPrompt(true);
+    expect(risuArgs.at(-1)).toMatchObject({ rules: 'risu', prompt: true });
+    expect(p.risu?.prompt?.messages.map((m) => m.content)).toEqual(['Lore.']);
+    await p.toggleRisuPrompt(false);
+    expect(risuArgs.at(-1)).toMatchObject({ prompt: false });
+    expect(p.risu?.prompt).toBeNull();
   });
 });

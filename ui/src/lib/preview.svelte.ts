@@ -51,6 +51,8 @@ export class Preview {
   stPrompt = $state.raw<StPromptMessageView[]>([]);
   private stPromptRev: number | null = null;
   showStPrompt = $state(false);
+  /** Whether the final prompt under RisuAI's rules is shown (asked for). */
+  showRisuPrompt = $state(false);
   /** The persona, character and Author's Note texts of the SillyTavern
    *  preview as typed here: taken from Rust once, then only sent (an
    *  answer to an older keystroke never overwrites newer typing). */
@@ -153,7 +155,7 @@ export class Preview {
     return rules.rules === 'sillytavern'
       ? { rules: 'sillytavern', request: this.request, prompt: this.showStPrompt, have: this.stPromptRev }
       : rules.rules === 'risu'
-        ? { rules: 'risu', request: this.request }
+        ? { rules: 'risu', request: this.request, prompt: this.showRisuPrompt }
         : { rules: 'studio', request: this.request, have: this.promptRev };
   }
 
@@ -313,6 +315,13 @@ export class Preview {
       this.stPromptRev = null;
       return;
     }
+    await this.refresh();
+  }
+
+  /** Opens or closes the final prompt under RisuAI's rules; closed, it is
+   *  neither computed nor sent. */
+  async toggleRisuPrompt(open: boolean) {
+    this.showRisuPrompt = open;
     await this.refresh();
   }
 

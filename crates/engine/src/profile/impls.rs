@@ -153,8 +153,43 @@ impl Profile for StProfile {
     }
 }
 
-/// RisuAI's preview (its prompt template is not modelled: no prompt).
-pub(super) struct RisuProfile(pub(super) RisuPreview);
+/// RisuAI's preview, with the texts of its final prompt (without a prompt
+/// template: `risu::prompt`).
+pub(super) struct RisuProfile {
+    pub(super) preview: RisuPreview,
+    pub(super) inputs: Box<RisuPromptInputs>,
+    pub(super) prompts: bool,
+}
+
+impl RisuProfile {
+    fn outcome(
+        prompts: bool,
+        inputs: &RisuPromptInputs,
+        chat: &[Message],
+        r: RisuResult,
+    ) -> Outcome {
+        let prompt = prompts.then(|| {
+            let seen = &chat[..r.request.min(chat.len())];
+            let p = crate::risu::prompt::build(&r, seen, inputs);
+            FinalPrompt {
+                messages: p
+                    .messages
+                    .iter()
+                    .map(|m| FinalMessage {
+                        role: m.role,
+                        content: m.content.clone(),
+                        tokens: None,
+                    })
+                    .collect(),
+                detail: Some(PromptDetail::Risu(p)),
+            }
+        });
+        Outcome {
+            prompt,
+            ..Outcome::of_risu(r)
+        }
+    }
+}
 
 impl Profile for RisuProfile {
     fn name(&self) -> ProfileName {
@@ -162,7 +197,8 @@ impl Profile for RisuProfile {
     }
 
     fn request(&mut self, chat: &[Message], k: usize) -> Outcome {
-        Outcome::of_risu(self.0.request_after(chat, k))
+        let r = self.preview.request_after(chat, k);
+        Self::outcome(self.prompts, &self.inputs, chat, r)
     }
 
     fn log_each_while(
@@ -171,13 +207,17 @@ impl Profile for RisuProfile {
         keep_going: &mut dyn FnMut() -> bool,
         each: &mut dyn FnMut(Outcome),
     ) -> bool {
-        self.0
-            .log_each_while(chat, keep_going, |r| each(Outcome::of_risu(r)))
+        let (prompts, inputs) = (self.prompts, &self.inputs);
+        self.preview.log_each_while(chat, keep_going, |r| {
+            each(Self::outcome(prompts, inputs, chat, r))
+        })
     }
 
-    fn set_prompts(&mut self, _on: bool) {}
+    fn set_prompts(&mut self, on: bool) {
+        self.prompts = on;
+    }
 
     fn replace_entry(&mut self, book: usize, entry: &Entry) -> bool {
-        self.0.replace_entry(book, entry)
+        self.preview.replace_entry(book, entry)
     }
 }

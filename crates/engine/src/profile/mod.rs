@@ -35,6 +35,7 @@ use crate::chat::Message;
 use crate::explain::{DropReason, GateDetail, RequestResult};
 use crate::model::{Book, Entry, Role};
 use crate::preview::{Preview, Settings};
+use crate::risu::prompt::{RisuPrompt, RisuPromptInputs};
 use crate::risu::{RisuDrop, RisuOptions, RisuPreview, RisuResult, RisuSettings};
 use crate::sillytavern::{
     DropKind, StOptions, StPreview, StPrompt, StPromptInputs, StResult, StSettings, TimedState,
@@ -389,6 +390,7 @@ pub struct FinalPrompt {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PromptDetail {
     Sillytavern(StPrompt),
+    Risu(RisuPrompt),
 }
 
 /// What a profile is built from besides the books (once per build, so the
@@ -414,6 +416,8 @@ pub enum Setup {
     Risu {
         settings: RisuSettings,
         options: RisuOptions,
+        /// The final prompt's texts (main prompt, character, persona, …).
+        inputs: Box<RisuPromptInputs>,
     },
 }
 
@@ -460,7 +464,7 @@ pub trait Profile: Send {
 
     /// From now on, each [`Outcome`] carries the prompt its request sends
     /// (`Outcome::prompt`), where the profile models its front-end's
-    /// prompt (RisuAI's prompt template is not modelled).
+    /// prompt (RisuAI's without a prompt template).
     fn set_prompts(&mut self, on: bool);
 
     /// Puts an edited entry of attached book `book` in place; `false` when
@@ -513,12 +517,20 @@ pub fn build_while(
                 prompts: false,
             })
         }
-        Setup::Risu { settings, options } => {
+        Setup::Risu {
+            settings,
+            options,
+            inputs,
+        } => {
             let refs: Vec<&Book> = books.iter().map(|(_, b)| *b).collect();
             let Some(preview) = RisuPreview::new_while(&refs, settings, options, keep_going) else {
                 return Ok(None);
             };
-            Box::new(RisuProfile(preview))
+            Box::new(RisuProfile {
+                preview,
+                inputs,
+                prompts: false,
+            })
         }
     }))
 }

@@ -27,6 +27,7 @@ pub mod finish;
 pub mod known;
 pub mod lore;
 pub mod matching;
+pub mod prompt;
 pub mod settings;
 pub mod texts;
 mod watch;

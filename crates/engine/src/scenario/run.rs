@@ -228,6 +228,8 @@ fn build(
                     tokenizer: tokenizer_for_model(&model)?,
                     seed: s.seed,
                 },
+                // A scenario expects entries, not prompt texts.
+                inputs: Box::default(),
             }
         }
     };

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Without `LATENCY_WORKLOAD` only the bundled sample is measured;
-//! `LATENCY_SAMPLES` (default 20) sets the samples per interaction, and
+//! `LATENCY_SAMPLES` (default 20) sets the samples per interaction
+//! (`LATENCY_EACH=1` prints each sample's time and commands), and
 //! `LATENCY_PAUSE_MS` a pause after each (the Problems panel's checks start
 //! 250 ms after the last edit: a pause of 300 ms has them running when the
 //! next keystroke comes).
@@ -210,6 +211,13 @@ impl Session<'_> {
                 panic!("{}: sample {i} never showed its update (30 s)", it.name)
             };
             times.push([ms, at(1).unwrap_or(0.0), at(2).unwrap_or(0.0)]);
+            if std::env::var_os("LATENCY_EACH").is_some() {
+                let [ms, first, last] = times[times.len() - 1];
+                println!(
+                    "latency |   {} sample {i}: {ms} ms, first command at {first} ms, last answer at {last} ms",
+                    it.name
+                );
+            }
             self.settle();
             if let Some(p) = pause() {
                 std::thread::sleep(p);

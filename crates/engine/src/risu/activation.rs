@@ -210,10 +210,10 @@ impl Request<'_> {
                         last_drop[i] = None;
                         let key = &p.state_key;
                         if flags.keep {
-                            state.vars.insert(format!("ka:{key}"));
+                            state.remember("ka:", key);
                         }
                         if flags.dont {
-                            state.vars.insert(format!("da:{key}"));
+                            state.remember("da:", key);
                         }
                         if recursive {
                             let hits =

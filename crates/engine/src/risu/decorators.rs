@@ -24,6 +24,17 @@ pub struct Line {
     pub fallback: bool,
     /// 1-based line number in the trimmed content.
     pub number: usize,
+    /// The first argument read by JavaScript's `parseInt` (its `f64`
+    /// bits; NaN without one), read once here rather than per evaluation
+    /// ([`Line::int`]).
+    int_bits: u64,
+}
+
+impl Line {
+    /// The first argument as JavaScript's `parseInt` reads it.
+    pub fn int(&self) -> f64 {
+        f64::from_bits(self.int_bits)
+    }
 }
 
 /// The decorator lines of a content and its body.
@@ -66,17 +77,19 @@ pub fn parse(content: &str) -> Parsed {
             Some(at) => (&rest[..at], &rest[at..]),
             None => (rest, ""),
         };
-        let args = args
+        let args: Vec<String> = args
             .split(',')
             .map(js_trim)
             .filter(|a| !a.is_empty())
             .map(str::to_string)
             .collect();
+        let int_bits = js_parse_int(args.first()).to_bits();
         out.push(Line {
             name: name.to_string(),
             args,
             fallback,
             number: i + 1,
+            int_bits,
         });
     }
     Parsed {

@@ -2,7 +2,7 @@
 //! decorator callback of RisuAI 460ecae's `loadLoreBookV3Prompt`;
 //! docs/risu-rules.md, "Decorators").
 
-use super::super::decorators::{js_parse_int, Line};
+use super::super::decorators::Line;
 use super::super::detail::RisuDrop;
 use super::super::texts::roll;
 use super::super::{Position, RisuState};
@@ -24,7 +24,7 @@ impl Request<'_> {
         pass: u32,
         chat_length: usize,
     ) -> bool {
-        let int = || js_parse_int(l.args.first());
+        let int = || l.int();
         let gate = |e: &mut Eval, d: RisuDrop| {
             if e.gate.is_none() {
                 e.gate = Some(d);
@@ -67,7 +67,7 @@ impl Request<'_> {
                 }
             }
             "keep_activate_after_match" => {
-                if state.vars.contains(&format!("ka:{key}")) {
+                if state.has("ka:", key) {
                     e.force = Force::On { kept: true };
                 } else {
                     flags.keep = true;
@@ -75,7 +75,7 @@ impl Request<'_> {
                 return false;
             }
             "dont_activate_after_match" => {
-                if state.vars.contains(&format!("da:{key}")) {
+                if state.has("da:", key) {
                     e.force = Force::Off { not_again: true };
                 } else {
                     flags.dont = true;

@@ -80,10 +80,20 @@ pub(crate) struct Record {
     pub role: Role,
     pub order: f64,
     pub priority: f64,
-    pub body: std::sync::Arc<str>,
+    /// The body when `@@inject_lore` changed it; `None`: the source
+    /// entry's own ([`Record::text`]), so a record neither copies nor
+    /// counts a reference to it (most are cut by the budget).
+    pub body: Option<std::sync::Arc<str>>,
     pub tokens: u32,
     pub why: Why,
     pub inject: Option<Inject>,
+}
+
+impl Record {
+    /// The text it brings: its injected body, else its source's.
+    pub fn text<'e>(&'e self, entries: &'e [Prepared]) -> &'e str {
+        self.body.as_deref().unwrap_or(&entries[self.source].body)
+    }
 }
 
 /// Why an entry activated, named for people only when the answer shows
@@ -216,10 +226,10 @@ impl Request<'_> {
                             state.remember("da:", key);
                         }
                         if recursive {
-                            let hits =
-                                body_hits(self.bodies, self.keys, record.source, &record.body);
+                            let body = &self.entries[record.source].body;
+                            let hits = body_hits(self.bodies, self.keys, record.source, body);
                             self.watchers.wake(&hits, &mut seen, &mut due);
-                            texts.push_recursive(i, record.body.clone(), hits);
+                            texts.push_recursive(i, body.clone(), hits);
                             again = true;
                         }
                         records.push(record);
@@ -456,7 +466,7 @@ impl Request<'_> {
                 role: e.role,
                 order: p.lore.insertorder,
                 priority: e.priority,
-                body: source.body.clone(),
+                body: None,
                 tokens: 0,
                 why,
                 inject: e.inject,

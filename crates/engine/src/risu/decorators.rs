@@ -15,6 +15,82 @@
 //! - a `@@@` line is read only when the decorator line before it failed;
 //!   a line with an empty name is read as a success.
 
+/// The decorators `loadLoreBookV3Prompt`'s handler acts on, resolved once
+/// when a line is parsed: the handler then dispatches on this instead of
+/// comparing the name with each decorator's on every evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Name {
+    End,
+    ActivateOnlyAfter,
+    ActivateOnlyEvery,
+    KeepActivateAfterMatch,
+    DontActivateAfterMatch,
+    Depth,
+    ReverseDepth,
+    Role,
+    ScanDepth,
+    IsGreeting,
+    Position,
+    InjectLore,
+    InjectAt,
+    InjectReplace,
+    InjectPrepend,
+    IgnoreOnMaxContext,
+    AdditionalKeys,
+    ExcludeKeys,
+    ExcludeKeysAll,
+    MatchFullWord,
+    MatchPartialWord,
+    Activate,
+    DontActivate,
+    DisableUiPrompt,
+    Probability,
+    Priority,
+    Recursive,
+    Unrecursive,
+    NoRecursiveSearch,
+    /// Any other name: no effect, a failure.
+    Other,
+}
+
+impl Name {
+    /// The decorator `name` (exact, case-sensitive) names.
+    pub fn of(name: &str) -> Name {
+        match name {
+            "end" => Name::End,
+            "activate_only_after" => Name::ActivateOnlyAfter,
+            "activate_only_every" => Name::ActivateOnlyEvery,
+            "keep_activate_after_match" => Name::KeepActivateAfterMatch,
+            "dont_activate_after_match" => Name::DontActivateAfterMatch,
+            "depth" => Name::Depth,
+            "reverse_depth" => Name::ReverseDepth,
+            "role" => Name::Role,
+            "scan_depth" => Name::ScanDepth,
+            "is_greeting" => Name::IsGreeting,
+            "position" => Name::Position,
+            "inject_lore" => Name::InjectLore,
+            "inject_at" => Name::InjectAt,
+            "inject_replace" => Name::InjectReplace,
+            "inject_prepend" => Name::InjectPrepend,
+            "ignore_on_max_context" => Name::IgnoreOnMaxContext,
+            "additional_keys" => Name::AdditionalKeys,
+            "exclude_keys" => Name::ExcludeKeys,
+            "exclude_keys_all" => Name::ExcludeKeysAll,
+            "match_full_word" => Name::MatchFullWord,
+            "match_partial_word" => Name::MatchPartialWord,
+            "activate" => Name::Activate,
+            "dont_activate" => Name::DontActivate,
+            "disable_ui_prompt" => Name::DisableUiPrompt,
+            "probability" => Name::Probability,
+            "priority" => Name::Priority,
+            "recursive" => Name::Recursive,
+            "unrecursive" => Name::Unrecursive,
+            "no_recursive_search" => Name::NoRecursiveSearch,
+            _ => Name::Other,
+        }
+    }
+}
+
 /// One decorator line: its name, its arguments and whether it was written
 /// `@@@` (a fallback).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +100,8 @@ pub struct Line {
     pub fallback: bool,
     /// 1-based line number in the trimmed content.
     pub number: usize,
+    /// The decorator the name is, for the handler.
+    pub kind: Name,
     /// The first argument read by JavaScript's `parseInt` (its `f64`
     /// bits; NaN without one), read once here rather than per evaluation
     /// ([`Line::int`]).
@@ -85,6 +163,7 @@ pub fn parse(content: &str) -> Parsed {
             .collect();
         let int_bits = js_parse_int(args.first()).to_bits();
         out.push(Line {
+            kind: Name::of(name),
             name: name.to_string(),
             args,
             fallback,

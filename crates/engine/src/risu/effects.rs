@@ -2,7 +2,7 @@
 //! decorator callback of RisuAI 460ecae's `loadLoreBookV3Prompt`;
 //! docs/risu-rules.md, "Decorators").
 
-use super::super::decorators::Line;
+use super::super::decorators::{Line, Name};
 use super::super::detail::RisuDrop;
 use super::super::texts::roll;
 use super::super::{Position, RisuState};
@@ -30,12 +30,12 @@ impl Request<'_> {
                 e.gate = Some(d);
             }
         };
-        match l.name.as_str() {
-            "end" => {
+        match l.kind {
+            Name::End => {
                 e.position = Position::Depth;
                 e.depth = 0.0;
             }
-            "activate_only_after" => {
+            Name::ActivateOnlyAfter => {
                 let n = int();
                 if n.is_nan() {
                     return false;
@@ -50,7 +50,7 @@ impl Request<'_> {
                     );
                 }
             }
-            "activate_only_every" => {
+            Name::ActivateOnlyEvery => {
                 let n = int();
                 if n.is_nan() {
                     return false;
@@ -66,7 +66,7 @@ impl Request<'_> {
                     );
                 }
             }
-            "keep_activate_after_match" => {
+            Name::KeepActivateAfterMatch => {
                 if state.has("ka:", key) {
                     e.force = Force::On { kept: true };
                 } else {
@@ -74,7 +74,7 @@ impl Request<'_> {
                 }
                 return false;
             }
-            "dont_activate_after_match" => {
+            Name::DontActivateAfterMatch => {
                 if state.has("da:", key) {
                     e.force = Force::Off { not_again: true };
                 } else {
@@ -82,26 +82,26 @@ impl Request<'_> {
                 }
                 return false;
             }
-            "depth" | "reverse_depth" => {
+            Name::Depth | Name::ReverseDepth => {
                 let n = int();
                 if n.is_nan() {
                     return false;
                 }
-                e.position = if l.name == "depth" {
+                e.position = if l.kind == Name::Depth {
                     Position::Depth
                 } else {
                     Position::ReverseDepth
                 };
                 e.depth = n;
             }
-            "role" => match l.args.first().map(String::as_str) {
+            Name::Role => match l.args.first().map(String::as_str) {
                 Some("user") => e.role = Role::User,
                 Some("assistant") => e.role = Role::Assistant,
                 Some("system") => e.role = Role::System,
                 _ => return false,
             },
-            "scan_depth" => e.scan_depth = int(),
-            "is_greeting" => {
+            Name::ScanDepth => e.scan_depth = int(),
+            Name::IsGreeting => {
                 let n = int();
                 if n.is_nan() {
                     return false;
@@ -111,7 +111,7 @@ impl Request<'_> {
                     gate(e, RisuDrop::Greeting { n, greeting });
                 }
             }
-            "position" => {
+            Name::Position => {
                 let Some(arg) = l.args.first() else {
                     e.throws = true;
                     return false;
@@ -125,9 +125,9 @@ impl Request<'_> {
                     _ => return false,
                 };
             }
-            "inject_lore" | "inject_at" => {
+            Name::InjectLore | Name::InjectAt => {
                 let location = l.args.join(" ");
-                let lore = l.name == "inject_lore";
+                let lore = l.kind == Name::InjectLore;
                 match &mut e.inject {
                     Some(inj) => {
                         inj.location = location;
@@ -142,8 +142,8 @@ impl Request<'_> {
                     }
                 }
             }
-            "inject_replace" | "inject_prepend" => {
-                let op = if l.name == "inject_replace" {
+            Name::InjectReplace | Name::InjectPrepend => {
+                let op = if l.kind == Name::InjectReplace {
                     InjectOp::Replace(l.args.join(" "))
                 } else {
                     InjectOp::Prepend
@@ -159,31 +159,31 @@ impl Request<'_> {
                     }
                 }
             }
-            "ignore_on_max_context" => e.priority = -1000.0,
-            "additional_keys" => e.queries.push((QueryKind::Additional, line_index(l, e))),
-            "exclude_keys" => e.queries.push((QueryKind::Exclude, line_index(l, e))),
-            "exclude_keys_all" => e.queries.push((QueryKind::ExcludeAll, line_index(l, e))),
-            "match_full_word" => e.full_word = true,
-            "match_partial_word" => e.full_word = false,
-            "activate" => e.force = Force::On { kept: false },
-            "dont_activate" => e.force = Force::Off { not_again: false },
-            "disable_ui_prompt" => {
+            Name::IgnoreOnMaxContext => e.priority = -1000.0,
+            Name::AdditionalKeys => e.queries.push((QueryKind::Additional, line_index(l, e))),
+            Name::ExcludeKeys => e.queries.push((QueryKind::Exclude, line_index(l, e))),
+            Name::ExcludeKeysAll => e.queries.push((QueryKind::ExcludeAll, line_index(l, e))),
+            Name::MatchFullWord => e.full_word = true,
+            Name::MatchPartialWord => e.full_word = false,
+            Name::Activate => e.force = Force::On { kept: false },
+            Name::DontActivate => e.force = Force::Off { not_again: false },
+            Name::DisableUiPrompt => {
                 return matches!(
                     l.args.first().map(String::as_str),
                     Some("post_history_instructions" | "system_prompt")
                 )
             }
-            "probability" => {
+            Name::Probability => {
                 let percent = int();
                 let r = roll(self.seed, self.request, i, pass) * 100.0;
                 if r > percent {
                     gate(e, RisuDrop::Probability { percent, roll: r });
                 }
             }
-            "priority" => e.priority = int(),
-            "recursive" => e.recursive = Some(true),
-            "unrecursive" => e.recursive = Some(false),
-            "no_recursive_search" => e.no_recursive_search = true,
+            Name::Priority => e.priority = int(),
+            Name::Recursive => e.recursive = Some(true),
+            Name::Unrecursive => e.recursive = Some(false),
+            Name::NoRecursiveSearch => e.no_recursive_search = true,
             // instruct_depth, reverse_instruct_depth, instruct_scan_depth,
             // is_user_icon and every unknown name: no effect, a failure.
             _ => return false,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::activation::{InjectOp, Record};
 use super::detail::RisuDrop;
-use super::Position;
+use super::{Position, Prepared};
 
 /// A NaN rank sorts as the lowest (RisuAI's comparator leaves it
 /// unspecified).
@@ -50,14 +50,15 @@ pub(crate) fn js_replace(text: &str, needle: &str, with: &str) -> String {
 }
 
 /// The budget and the order. `records` come in activation order, with
-/// their tokens counted; `name(entry)` is RisuAI's name of an entry (for
-/// `@@inject_lore`). Returns the kept records in RisuAI's final order and
+/// their tokens counted; `entries` give each entry's body and RisuAI's
+/// name of it (for `@@inject_lore`). Returns the kept records in RisuAI's final order and
 /// the dropped ones with why, and the tokens used.
 pub(crate) fn finish(
     records: Vec<Record>,
     budget: f64,
-    name: impl Fn(usize) -> String,
+    entries: &[Prepared],
 ) -> (Vec<Record>, Vec<(Record, RisuDrop)>, u32) {
+    let name = |i: usize| entries[i].name.as_str();
     // Indexes are sorted, not the records (a record is large, and most
     // are cut). Stable: equal priorities keep the activation order.
     let mut by_priority: Vec<usize> = (0..records.len()).collect();
@@ -99,11 +100,13 @@ pub(crate) fn finish(
         let target = rest.iter_mut().find(|r| name(r.entry) == spec.location);
         match target {
             Some(t) => {
-                t.body = Arc::from(match &spec.op {
-                    InjectOp::Append => format!("{} {}", t.body, inj.body),
-                    InjectOp::Prepend => format!("{} {}", inj.body, t.body),
-                    InjectOp::Replace(needle) => js_replace(&t.body, needle, &inj.body),
-                });
+                let (target, text) = (t.text(entries), inj.text(entries));
+                let joined = match &spec.op {
+                    InjectOp::Append => format!("{target} {text}"),
+                    InjectOp::Prepend => format!("{text} {target}"),
+                    InjectOp::Replace(needle) => js_replace(target, needle, text),
+                };
+                t.body = Some(Arc::from(joined));
                 let target = spec.location.clone();
                 dropped.push((inj, RisuDrop::InjectedInto { target }));
             }

@@ -486,12 +486,10 @@ impl RisuPreview {
             let mut bodies = self.bodies.borrow_mut();
             for r in &mut records {
                 let slot = &mut bodies[r.source].tokens;
-                r.tokens = *slot.get_or_insert_with(|| self.counter.count(&r.body));
+                r.tokens = *slot.get_or_insert_with(|| self.counter.count(r.text(entries)));
             }
         }
-        let (placed, cut, used) = finish::finish(records, self.settings.token_budget, |i| {
-            entries[i].name.clone()
-        });
+        let (placed, cut, used) = finish::finish(records, self.settings.token_budget, entries);
         let mut dropped: Vec<RisuDropped> = passes
             .dropped
             .into_iter()
@@ -502,6 +500,7 @@ impl RisuPreview {
             .into_iter()
             .map(|r| {
                 let p = &entries[r.entry];
+                let content = r.text(entries).to_string();
                 RisuInjected {
                     book: p.book,
                     id: p.id,
@@ -514,8 +513,8 @@ impl RisuPreview {
                     priority: r.priority,
                     tokens: r.tokens,
                     pass: r.pass,
+                    content,
                     reason: r.why.named(entries, r.source),
-                    content: r.body.to_string(),
                 }
             })
             .collect();

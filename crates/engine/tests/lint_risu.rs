@@ -366,3 +366,39 @@ fn never_survives_agrees_with_the_risu_preview() {
     assert_eq!(second.cut_by_budget, second.matched);
     assert!(second.matched > 0);
 }
+
+/// loadLoreBookV3Prompt reads a decorator the guide knows too by its own
+/// rules: `@@priority 1.5` is 1 and `@@probability 150` always passes (no
+/// problem, though the guide refuses both), `@@role User` is a line it
+/// skips (the guide reads it as user).
+#[test]
+fn load_lore_book_v3_prompt_reads_shared_decorators_its_own_way() {
+    let b = book(vec![e(
+        &["storm"],
+        "@@priority 1.5\n@@probability 150\n@@role User\nRain.",
+    )]);
+    let p = run(&b, risu(), None);
+    let bad = found(&p, "decorator_bad_argument");
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(
+        matches!(&bad[0].2, Finding::DecoratorBadArgument { decorator, .. } if decorator == "role")
+    );
+    assert_eq!(bad[0].1, Severity::Warning);
+    let studio = run(&b, LintRules::Studio, None);
+    assert!(found(&studio, "decorator_bad_argument")
+        .iter()
+        .any(|f| f.1 == Severity::Error));
+}
+
+/// A disabled entry, `@@dont_activate` to RisuAI, keeps its key errors.
+#[test]
+fn a_disabled_entry_keeps_its_key_errors_under_risu_rules() {
+    let b = book(vec![Entry {
+        enabled: false,
+        use_regex: true,
+        ..e(&["/(/i"], "Scales.")
+    }]);
+    let p = run(&b, risu(), None);
+    assert_eq!(ids(&p, "regex_invalid"), [0]);
+    assert!(p.iter().all(|x| x.severity == Severity::Error), "{p:?}");
+}

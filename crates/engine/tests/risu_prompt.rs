@@ -180,3 +180,36 @@ fn example_message_reads_speakers_and_starts() {
         ]
     );
 }
+
+/// sendChat sends nothing when the prompt build throws (`@@position`
+/// without a value): the profile answers the failure and no prompt.
+#[test]
+fn send_chat_sends_nothing_when_the_build_throws() {
+    use lorebook_engine::profile::{self, Setup};
+    let book = common::book(vec![entry(0, &["x"], 10, "@@position\nBroken.")]);
+    let chat = common::chat("User: x");
+    let mut p = profile::build(
+        &[(String::new(), &book)],
+        Setup::Risu {
+            settings: RisuSettings::default(),
+            options: RisuOptions::default(),
+            inputs: Box::default(),
+        },
+    )
+    .unwrap();
+    p.set_prompts(true);
+    let o = p.current(&chat);
+    assert!(o.prompt.is_none());
+    let ok = common::book(vec![entry(0, &["x"], 10, "Fine.")]);
+    let mut p = profile::build(
+        &[(String::new(), &ok)],
+        Setup::Risu {
+            settings: RisuSettings::default(),
+            options: RisuOptions::default(),
+            inputs: Box::default(),
+        },
+    )
+    .unwrap();
+    p.set_prompts(true);
+    assert!(p.current(&chat).prompt.is_some());
+}

@@ -180,7 +180,8 @@ impl Workspace {
         let Detail::Risu(r) = result?.detail else {
             return Err(AppError::internal("risu_preview", "not a RisuAI answer"));
         };
-        let prompt = prompt.then(|| {
+        // A request RisuAI's prompt build fails on sends nothing.
+        let prompt = (prompt && r.failure.is_none()).then(|| {
             let seen = &self.chat[..r.request.min(self.chat.len())];
             let p = lorebook_engine::risu::prompt::build(&r, seen, &self.risu_prompt_inputs());
             let name = |book: usize, id: u64| {

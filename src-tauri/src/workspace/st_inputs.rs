@@ -237,34 +237,31 @@ impl Workspace {
         Some(card.pointer(pointer)?.as_str()?.to_string())
     }
 
-    /// What RisuAI's final prompt is built from besides the chat: the
-    /// character's texts, persona and author's note the SillyTavern prompt
-    /// reads too, the card's greeting, and as the main prompt the card's
-    /// own system prompt (`{{original}}`, RisuAI's global main prompt, is
-    /// left empty: its default text is not reproduced).
+    /// What RisuAI's final prompt is built from besides the chat: the texts
+    /// of the attached character card (its description, personality,
+    /// scenario, example messages, the greeting RisuAI's `fmIndex` picks,
+    /// and its system prompt as the main prompt, `{{original}}`, RisuAI's
+    /// global main prompt, left empty: its default text is not
+    /// reproduced). Nothing typed in SillyTavern's inputs, which the panel
+    /// under RisuAI's rules does not show; no persona or author's note.
     pub(super) fn risu_prompt_inputs(&self) -> RisuPromptInputs {
         let (_, card) = self.st_resolved();
-        // The greeting in use: the card's first message, or the alternate
-        // greeting RisuAI's `fmIndex` picks.
-        let greeting = card.as_ref().and_then(|c| {
-            let at = match usize::try_from(self.risu_settings.fm_index) {
-                Ok(k) => format!("/data/alternate_greetings/{k}"),
-                Err(_) => "/data/first_mes".to_string(),
-            };
-            self.card_text(c.doc, &at)
-        });
-        let main = self.card_system_prompt(card).unwrap_or_default();
-        let st = self.st_prompt_inputs();
+        let Some(c) = card else {
+            return RisuPromptInputs::default();
+        };
+        let text = |pointer: &str| self.card_text(c.doc, pointer).unwrap_or_default();
+        let greeting = match usize::try_from(self.risu_settings.fm_index) {
+            Ok(k) => text(&format!("/data/alternate_greetings/{k}")),
+            Err(_) => text("/data/first_mes"),
+        };
         RisuPromptInputs {
-            main: with_original(&main, ""),
-            description: st.description,
-            personality: st.personality,
-            scenario: st.scenario,
-            persona: st.persona,
-            examples: st.examples,
-            greeting: greeting.unwrap_or_default(),
-            global_note: String::new(),
-            author_note: st.authors_note.text,
+            main: with_original(&text("/data/system_prompt"), ""),
+            description: text("/data/description"),
+            personality: text("/data/personality"),
+            scenario: text("/data/scenario"),
+            examples: text("/data/mes_example"),
+            greeting,
+            ..RisuPromptInputs::default()
         }
     }
 

@@ -415,6 +415,7 @@ const risuSourceKinds: Record<RisuSource['kind'], 0> = {
 export const risuPromptKeys: MessageKey[] = [
   ...Object.keys(risuSourceKinds).map((k) => `risuSource.${k}` as MessageKey),
   'risuPrompt.title',
+  'risuPrompt.summary',
   'risuPrompt.absent',
   'risuPrompt.absentWhy',
 ];

@@ -61,7 +61,11 @@ impl Checker<'_> {
     fn keys(&mut self, e: &Entry, seen: &Seen) {
         let flags = context::flags(self.cx, e, seen);
         let selective = seen.st().map_or(e.selective, |s| s.selective);
-        let constant = seen.risu().map_or(e.constant, |r| !r.keyed());
+        // Under RisuAI's rules, what is always on never tests its keys; a
+        // disabled entry (`@@dont_activate`) keeps its key errors.
+        let constant = seen.risu().map_or(e.constant, |r| {
+            r.always || (r.forced == Some(true) && !r.no_key)
+        });
         let lists: [(&[String], bool); 2] = [(&e.keys, false), (&e.secondary_keys, true)];
         for (keys, secondary) in lists {
             // Keys never tested are reported as a whole (secondary_unused,
@@ -332,10 +336,11 @@ impl Checker<'_> {
         };
         if let Some(r) = risu {
             if r.no_key && !r.always {
-                let activate = p
-                    .lines
-                    .iter()
-                    .filter(|l| l.name == "activate" || l.name == "keep_activate_after_match");
+                let activate = p.lines.iter().filter(|l| {
+                    l.name == "activate"
+                        || l.name == "keep_activate_after_match"
+                        || decorators::lookup(&l.name).is_some_and(|s| s.name == "keep")
+                });
                 for line in activate {
                     let (span, delete) = spans(&e.content, line);
                     let finding = Finding::DecoratorNoEffect {

@@ -121,8 +121,6 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     }
 }
 
-/// Strongly connected components (iterative Tarjan): each vertex's
-/// component, numbered in the order they complete (sinks first).
 /// The edges under the guide's and SillyTavern's rules: one studio
 /// matcher over the targets' plain keys, each source body scanned once.
 fn edges(cx: &LintContext, items: &[Item]) -> Vec<Vec<u32>> {
@@ -174,6 +172,8 @@ fn edges(cx: &LintContext, items: &[Item]) -> Vec<Vec<u32>> {
     edges
 }
 
+/// Strongly connected components (iterative Tarjan): each vertex's
+/// component, numbered in the order they complete (sinks first).
 fn tarjan(edges: &[Vec<u32>]) -> (Vec<usize>, usize) {
     let n = edges.len();
     const NONE: usize = usize::MAX;

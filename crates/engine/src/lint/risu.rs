@@ -353,8 +353,8 @@ pub(crate) fn edges(items: &[Item]) -> Vec<Vec<u32>> {
     edges
 }
 
-/// `never_survives` under RisuAI's rules: RisuAI fills the budget after
-/// every pass, walking the active entries by priority, highest first, and
+/// `never_survives` under RisuAI's rules: RisuAI fills the budget once,
+/// after all the passes, walking the active entries by priority, highest first, and
 /// keeping each that still fits (one that does not is skipped, the walk
 /// goes on). The entries active in every request with a higher priority
 /// are walked first, so an entry that does not fit in what they leave is

@@ -168,7 +168,8 @@ impl RisuProfile {
         chat: &[Message],
         r: RisuResult,
     ) -> Outcome {
-        let prompt = prompts.then(|| {
+        // A request RisuAI's prompt build fails on sends nothing.
+        let prompt = (prompts && r.failure.is_none()).then(|| {
             let seen = &chat[..r.request.min(chat.len())];
             let p = crate::risu::prompt::build(&r, seen, inputs);
             FinalPrompt {

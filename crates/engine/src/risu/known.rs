@@ -262,23 +262,58 @@ pub fn risu_argument_problem(name: &str, line: &str) -> Option<(Severity, ArgPro
 /// RisuAI's rules see them: a decorator the guide does not know but RisuAI
 /// reads is no problem unless its argument is one RisuAI cannot use (a bad
 /// argument, worded with what RisuAI then does), and one RisuAI parses and
-/// ignores is said to have no effect (a hint). `None` when nothing
-/// changes, so the common case allocates nothing.
+/// ignores is said to have no effect (a hint). A decorator both read
+/// (`@@priority`, `@@probability`, `@@role`, …) is judged by RisuAI's
+/// reading alone: the guide's verdict on its argument is left out, and what
+/// RisuAI cannot use is named (`@@priority 1.5` is 1 to RisuAI, `@@role
+/// User` a line it skips). `None` when nothing changes, so the common case
+/// allocates nothing.
 pub fn risu_diagnostics(content: &str, diagnostics: &[Diagnostic]) -> Option<Vec<Diagnostic>> {
+    let read = |name: &str| risu_decorator(name).filter(|k| k.effect);
     let risu_name = |d: &Diagnostic| match &d.message {
         DiagnosticMessage::UnknownDecorator { name } => risu_decorator(name),
         _ => None,
     };
-    if !diagnostics.iter().any(|d| risu_name(d).is_some()) {
+    let guide_verdict = |d: &Diagnostic| {
+        matches!(&d.message, DiagnosticMessage::BadArgument { decorator, .. }
+            if crate::decorators::lookup(decorator).is_some() && read(decorator).is_some())
+    };
+    let lines: Vec<&str> = content.split('\n').collect();
+    // The decorators both read, by line number, with what RisuAI makes of
+    // their arguments.
+    let mut shared = Vec::new();
+    for (i, raw) in lines.iter().enumerate() {
+        let line = risu_lines::js_trim(raw);
+        if !line.starts_with("@@") {
+            break;
+        }
+        let Some(l) = risu_lines::parse(line).lines.into_iter().next() else {
+            continue;
+        };
+        if crate::decorators::lookup(&l.name).is_none() {
+            continue;
+        }
+        if let Some(found) = read(&l.name).and_then(|k| argument_problem(k, line)) {
+            shared.push((i + 1, l.name, found));
+        }
+    }
+    if shared.is_empty()
+        && !diagnostics
+            .iter()
+            .any(|d| risu_name(d).is_some() || guide_verdict(d))
+    {
         return None;
     }
-    let mut out = Vec::with_capacity(diagnostics.len());
-    let line_of = |n: Option<usize>| n.and_then(|n| content.split('\n').nth(n.checked_sub(1)?));
+    let mut out = Vec::with_capacity(diagnostics.len() + shared.len());
+    let line_of = |n: Option<usize>| n.and_then(|n| lines.get(n.checked_sub(1)?).copied());
     for d in diagnostics {
+        if guide_verdict(d) {
+            continue;
+        }
         match risu_name(d) {
             Some(k) if k.effect => {
                 if let Some((severity, problem)) =
-                    line_of(d.line).and_then(|l| argument_problem(k, l))
+                    line_of(d.line).and_then(|l| argument_problem(k, risu_lines::js_trim(l)))
                 {
                     out.push(Diagnostic {
                         line: d.line,
@@ -300,6 +335,15 @@ pub fn risu_diagnostics(content: &str, diagnostics: &[Diagnostic]) -> Option<Vec
             None => out.push(d.clone()),
         }
     }
+    for (n, decorator, (severity, problem)) in shared {
+        out.push(Diagnostic {
+            line: Some(n),
+            severity,
+            message: DiagnosticMessage::BadArgument { decorator, problem },
+        });
+    }
+    // In line order, as the guide lists them (lines without one last).
+    out.sort_by_key(|d| d.line.unwrap_or(usize::MAX));
     Some(out)
 }
 
@@ -394,5 +438,32 @@ mod tests {
             check("@@depth 3rd\n@@position pt_lore\n@@position after_desc\n@@additional_keys storm, fog\n@@activate\nBody"),
             [],
         );
+    }
+
+    /// A decorator the guide and RisuAI both read is judged as RisuAI
+    /// reads it: parseInt's number, no range of the guide's, RisuAI's
+    /// exact role names.
+    #[test]
+    fn shared_decorators_are_read_as_risu_reads_them() {
+        let content = "@@priority 1.5\n@@probability 150\n@@role User\n@@scan_depth 200\nBody";
+        let parsed = crate::decorators::parse(content);
+        let got = risu_diagnostics(content, &parsed.diagnostics).expect("something changes");
+        let messages: Vec<_> = got
+            .iter()
+            .map(|d| (d.line, d.severity, d.message.clone()))
+            .collect();
+        assert_eq!(
+            messages,
+            [(
+                Some(3),
+                Severity::Warning,
+                DiagnosticMessage::BadArgument {
+                    decorator: "role".into(),
+                    problem: ArgProblem::NotRole { arg: "User".into() }
+                }
+            )]
+        );
+        let fine = "@@priority 3\n@@role user\nBody";
+        assert!(risu_diagnostics(fine, &crate::decorators::parse(fine).diagnostics).is_none());
     }
 }

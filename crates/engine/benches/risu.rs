@@ -35,6 +35,30 @@ fn benches(c: &mut Criterion) {
         })
     });
 
+    // Every other request names one more entry in the last message, so no
+    // request finds the keys the one before found: each runs its passes.
+    let key = book
+        .entries
+        .iter()
+        .find(|e| {
+            let last = chat[199].text.to_lowercase();
+            !e.use_regex && !e.keys.is_empty() && !last.contains(&e.keys[0].to_lowercase())
+        })
+        .map(|e| e.keys[0].clone())
+        .expect("the workload has plain keys");
+    let mut m = 0u64;
+    group.bench_function("request_after_a_message_finding_new_keys", |b| {
+        b.iter(|| {
+            m += 1;
+            edited[199].text = if m % 2 == 0 {
+                format!("{} {key}", chat[199].text)
+            } else {
+                chat[199].text.clone()
+            };
+            preview.request(&edited, edited.len(), &mut RisuState::default())
+        })
+    });
+
     group.bench_function("log_200_requests", |b| {
         b.iter(|| preview.log_each(&chat, |r| drop(std::hint::black_box(r))))
     });

@@ -385,6 +385,61 @@ fn risu_novelai_mapping_on_real_files() {
     assert!(story.book.wrapper_extra.contains_key("novelai_story"));
 }
 
+/// A SillyTavern book leaves whole words to SillyTavern's global setting
+/// (`matchWholeWords: null`) on almost every entry: its RisuAI export
+/// leaves them to RisuAI's own setting (no `@@match_full_word`, which
+/// would silence every key of two words), says so in the report, and
+/// writes the line where the source chose whole words.
+#[test]
+#[cfg_attr(
+    not(corpus),
+    ignore = "corpus not found: set LOREBOOK_CORPUS or put it at ../shared/corpus"
+)]
+fn sillytavern_to_risu_leaves_unset_whole_words_to_risu() {
+    let bytes = corpus("sillytavern/Complete_ZZZ_Lorebook.json");
+    let source = json(&bytes);
+    let book = through_native(&import(&bytes).unwrap().book);
+    let (out, report) = export(&book, ExportFormat::Risu).unwrap();
+    let risu = json(&out);
+    let data = risu["data"].as_array().unwrap();
+    assert_eq!(data.len(), book.entries.len());
+    let whole = |v: &Value| v["matchWholeWords"].clone();
+    let entries = source["entries"].as_object().unwrap().values();
+    let unset = entries.clone().filter(|v| whole(v).is_null()).count();
+    let chosen = entries.filter(|v| whole(v) == Value::Bool(true)).count();
+    let written = data
+        .iter()
+        .filter(|lore| {
+            let content = lore["content"].as_str().unwrap();
+            content.lines().any(|l| l == "@@match_full_word")
+        })
+        .count();
+    assert_eq!(written, chosen, "only where the source chose whole words");
+    assert!(unset > 300, "the book leaves whole words unset: {unset}");
+    let text = report.to_string();
+    assert!(
+        text.contains("RisuAI's full-word setting applies"),
+        "{text}"
+    );
+    // Read back under RisuAI's rules, no multi-word key is dead.
+    let back = import(&out).unwrap().book;
+    let books = std::slice::from_ref(&back);
+    let rules = lorebook_engine::lint::LintRules::Risu {
+        settings: lorebook_engine::risu::RisuSettings::default(),
+    };
+    let cx = lorebook_engine::lint::LintContext::new(books, rules, &[]);
+    let mut counter = lorebook_engine::tokenizer::TokenCounter::new(
+        lorebook_engine::tokenizer::Encoding::Cl100kBase,
+    );
+    let problems = lorebook_engine::lint::lint(&cx, books, &mut counter, None);
+    let dead: Vec<String> = problems
+        .iter()
+        .filter(|p| p.code() == "key_never_matches")
+        .map(|p| p.to_string())
+        .collect();
+    assert!(dead.is_empty(), "{dead:?}");
+}
+
 #[test]
 #[cfg_attr(
     not(corpus),

@@ -228,6 +228,71 @@ proptest! {
     }
 }
 
+/// An edit of one chat message, as typing makes them.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Letters that complete no key.
+    Letters,
+    /// A word (a key of some entries, or not).
+    Word(String),
+    /// A word behind a slash: the same keys for plain matching, a new
+    /// text for RisuAI's regex search, which keeps the leading slash.
+    Slashed(String),
+    /// The same text again.
+    Same,
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        Just(Edit::Letters),
+        word().prop_map(Edit::Word),
+        word().prop_map(Edit::Slashed),
+        Just(Edit::Same),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(160))]
+
+    /// A single request asked again after its messages were edited is
+    /// answered from the memo when each message finds the same keys and
+    /// every regex search finds the same (`memo.rs`); every answer, memo
+    /// or not, is that of a fresh preview.
+    #[test]
+    fn a_request_answered_from_the_memo_is_a_fresh_request(
+        entries in proptest::collection::vec(entry(), 1..10),
+        regex in proptest::collection::vec(any::<bool>(), 10),
+        messages in proptest::collection::vec(proptest::collection::vec(word(), 1..4), 1..6),
+        edits in proptest::collection::vec((any::<prop::sample::Index>(), edit()), 1..5),
+    ) {
+        let mut book = book_of(entries);
+        for (e, r) in book.entries.iter_mut().zip(regex) {
+            if r && !e.keys.is_empty() {
+                e.use_regex = true;
+                e.keys = e.keys.iter().map(|k| format!("/{k}/i")).collect();
+            }
+        }
+        let mut chat = chat_of(&messages);
+        let k = chat.len();
+        let settings = RisuSettings { scan_depth: 3.0, ..RisuSettings::default() };
+        let mut kept = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
+        let _ = kept.request(&chat, k, &mut RisuState::default());
+        for (at, edit) in edits {
+            let m = &mut chat[at.index(k)].text;
+            match edit {
+                Edit::Letters => m.push_str(" qq"),
+                Edit::Word(w) => *m = format!("{m} {w}"),
+                Edit::Slashed(w) => *m = format!("{m} /{w}"),
+                Edit::Same => {}
+            }
+            let got = kept.request(&chat, k, &mut RisuState::default());
+            let mut fresh = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
+            let want = fresh.request(&chat, k, &mut RisuState::default());
+            prop_assert_eq!(format!("{got:?}"), format!("{want:?}"));
+        }
+    }
+}
+
 #[test]
 fn after_match_state_survives_the_round_trip() {
     let book = book_of(vec![Entry {

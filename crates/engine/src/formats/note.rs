@@ -64,6 +64,9 @@ pub enum Note {
     ScanDepthClamped { value: String, read: u64 },
     /// SillyTavern's `matchWholeWords` unset or null: its global setting.
     WholeWordsGlobal,
+    /// Whole words the source left to its front-end's global setting, left
+    /// to RisuAI's book setting (`fullWordMatching`) on export.
+    WholeWordsToRisuSetting,
     /// `use_regex: true` in a card SillyTavern wrote (it ignores it).
     StUseRegexIgnored,
     /// RisuAI's `mode: "constant"`.
@@ -217,6 +220,7 @@ impl Note {
                 read: 1,
             },
             Note::WholeWordsGlobal,
+            Note::WholeWordsToRisuSetting,
             Note::StUseRegexIgnored,
             Note::RisuConstant,
             Note::RisuFolder,
@@ -358,6 +362,9 @@ impl fmt::Display for Note {
             }
             Note::WholeWordsGlobal => f.write_str(
                 "unset (SillyTavern's global setting applies); read as whole words on, its default",
+            ),
+            Note::WholeWordsToRisuSetting => f.write_str(
+                "unset in the source (its global setting); no @@match_full_word written, so RisuAI's full-word setting applies",
             ),
             Note::StUseRegexIgnored => f.write_str(
                 "true as SillyTavern writes it on every entry (it ignores it); read as plain keys",

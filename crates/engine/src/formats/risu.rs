@@ -350,6 +350,9 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
     if moved.whole_words {
         sec.carry("whole_words (as @@match_full_word)");
     }
+    if moved.whole_words_global {
+        sec.approx("whole_words", Note::WholeWordsToRisuSetting);
+    }
     if moved.secondary_logic {
         sec.carry(format!(
             "secondary_logic {} (as RisuAI's key decorators)",

@@ -175,6 +175,20 @@ fn object_at<'a>(mut target: &'a mut Object, path: &[String]) -> Option<&'a mut 
     Some(target)
 }
 
+/// Whether the `source` file left the field at `pointer` unset (absent or
+/// null) and the model still shows `shown`, the value its importer chose
+/// for it: the author has not decided it since.
+pub fn left_unset(extensions: &Object, source: &str, pointer: &str, shown: &Value) -> bool {
+    extensions
+        .get(KEY)
+        .and_then(|o| o.get(source))
+        .and_then(|o| o.get(pointer))
+        .and_then(Value::as_object)
+        .is_some_and(|rec| {
+            matches!(rec.get("was"), None | Some(Value::Null)) && rec.get("as") == Some(shown)
+        })
+}
+
 /// Stores the records of `source` in `extensions` (nothing when empty).
 pub(crate) fn store(extensions: &mut Object, source: &str, records: Object) {
     if records.is_empty() {

@@ -6,7 +6,7 @@
 use super::decorators::{run, Line};
 use super::detail::{Found, RisuDrop, RisuWhy};
 use super::matching::{regex_search, KeyTable, QueryKeys, RegexEnd};
-use super::texts::{body_hits, At, BodyCaches, Texts};
+use super::texts::{body_hits, At, BodyCaches, QuerySlot, RegexSearch, Texts};
 use super::watch::Watchers;
 
 #[path = "effects.rs"]
@@ -354,6 +354,17 @@ impl Request<'_> {
                 let number = source.lines.get(line).map_or(0, |l| l.number);
                 if source.lore.use_regex {
                     let end = regex_search(&q.raw, texts.raw(start, rec));
+                    texts.regex_searches.push(RegexSearch {
+                        source: source_index,
+                        query: match kind {
+                            QueryKind::Primary => QuerySlot::Primary,
+                            QueryKind::Secondary => QuerySlot::Secondary,
+                            _ => QuerySlot::Line(line),
+                        },
+                        start,
+                        recursive: rec.then_some(texts.recursive.len()),
+                        end,
+                    });
                     let found = matches!(end, RegexEnd::Matched { .. });
                     let fail = match kind {
                         QueryKind::Exclude | QueryKind::ExcludeAll => found,

@@ -1,13 +1,16 @@
-//! After the passes: RisuAI's budget, final order, `@@inject_lore` and
-//! where each entry goes (docs/risu-rules.md, "Budget and order",
+//! After the passes: RisuAI's budget, final order, `@@inject_lore`,
+//! where each entry goes, and the answer built from them (docs/risu-rules.md, "Budget and order",
 //! "Placement").
 
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::activation::{InjectOp, Record};
+use super::activation::{InjectOp, Record, Request};
 use super::detail::RisuDrop;
-use super::{Position, Prepared};
+use super::texts::Texts;
+use super::{
+    Position, Prepared, RisuDropped, RisuFailure, RisuInjected, RisuPreview, RisuResult, RisuState,
+};
 
 /// A NaN rank sorts as the lowest (RisuAI's comparator leaves it
 /// unspecified).
@@ -136,6 +139,101 @@ pub(crate) fn finish(
         }
     }
     (placed, dropped, used as u32)
+}
+
+impl RisuPreview {
+    /// Request `k` over `texts`, without the memo; the texts are handed
+    /// back as the passes left them.
+    pub(super) fn answer<'t>(
+        &mut self,
+        mut texts: Texts<'t>,
+        k: usize,
+        state: &mut RisuState,
+    ) -> (RisuResult, Texts<'t>) {
+        let request = Request {
+            entries: &self.entries,
+            keys: &self.keys,
+            bodies: &self.bodies,
+            watchers: &self.watchers,
+            skippable: &self.skippable,
+            every_entry: self.every_entry,
+            settings: &self.settings,
+            seed: self.seed,
+            request: k,
+        };
+        let passes = request.passes(&mut texts, state);
+        let entries = &self.entries;
+        let dropped_of = |i: usize, reason: RisuDrop| RisuDropped {
+            book: entries[i].book,
+            id: entries[i].id,
+            comment: self.comments[i].clone(),
+            reason,
+        };
+        if let Some(i) = passes.failure {
+            let p = &self.entries[i];
+            let result = RisuResult {
+                request: k,
+                budget: self.settings.token_budget,
+                used: 0,
+                passes: passes.passes,
+                injected: Vec::new(),
+                dropped: Vec::new(),
+                failure: Some(RisuFailure {
+                    book: p.book,
+                    id: p.id,
+                    comment: p.name.clone(),
+                }),
+            };
+            return (result, texts);
+        }
+        let mut records = passes.records;
+        {
+            let mut bodies = self.bodies.borrow_mut();
+            for r in &mut records {
+                let slot = &mut bodies[r.source].tokens;
+                r.tokens = *slot.get_or_insert_with(|| self.counter.count(r.text(entries)));
+            }
+        }
+        let (placed, cut, used) = finish(records, self.settings.token_budget, entries);
+        let mut dropped: Vec<RisuDropped> = passes
+            .dropped
+            .into_iter()
+            .map(|(i, d)| dropped_of(i, d))
+            .collect();
+        dropped.extend(cut.into_iter().map(|(r, d)| dropped_of(r.entry, d)));
+        let injected = placed
+            .into_iter()
+            .map(|r| {
+                let p = &entries[r.entry];
+                let content = r.text(entries).to_string();
+                RisuInjected {
+                    book: p.book,
+                    id: p.id,
+                    comment: p.name.clone(),
+                    depth: matches!(r.position, Position::Depth | Position::ReverseDepth)
+                        .then_some(r.depth),
+                    position: r.position,
+                    role: r.role,
+                    order: r.order,
+                    priority: r.priority,
+                    tokens: r.tokens,
+                    pass: r.pass,
+                    content,
+                    reason: r.why.named(entries, r.source),
+                }
+            })
+            .collect();
+        let result = RisuResult {
+            request: k,
+            budget: self.settings.token_budget,
+            used,
+            passes: passes.passes,
+            injected,
+            dropped,
+            failure: None,
+        };
+        (result, texts)
+    }
 }
 
 #[cfg(test)]

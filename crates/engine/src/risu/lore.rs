@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `role` other than system | `@@role R` |
 //! | `enabled: false` (not a folder) | `@@dont_activate` |
-//! | `whole_words` | `@@match_full_word` (RisuAI's books match inside words) |
+//! | `whole_words` | `@@match_full_word` (RisuAI's books match inside words), unless the SillyTavern source left it to the global setting (then RisuAI's book setting applies) |
 //! | `priority` ≠ `order` | `@@priority N` (the budget's rank; `insertorder` is `order`) |
 //! | secondary logic NOT ANY | `@@exclude_keys k` per secondary key |
 //! | secondary logic AND ALL | `@@additional_keys k` per secondary key |
@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::decorators;
 use crate::formats::common::{drop_decorator, has_decorator_line, rename_decorator};
+use crate::formats::shadow;
 use crate::model::{Entry, Role, SecondaryLogic};
 
 /// The namespace of RisuAI's own fields in an entry's `extensions`.
@@ -61,6 +62,9 @@ pub struct Moved {
     pub role: bool,
     pub disabled: bool,
     pub whole_words: bool,
+    /// Whole words left to RisuAI's book setting: the source (SillyTavern,
+    /// a card) left them to its own global setting.
+    pub whole_words_global: bool,
     pub priority: bool,
     pub secondary_logic: bool,
     pub order_decorator: bool,
@@ -143,8 +147,12 @@ impl Lore {
             moved.priority = true;
         }
         if e.whole_words && !has_decorator_line(&content, "match_partial_word") {
-            top.push("@@match_full_word".to_string());
-            moved.whole_words = true;
+            if whole_words_unset(e) {
+                moved.whole_words_global = true;
+            } else {
+                top.push("@@match_full_word".to_string());
+                moved.whole_words = true;
+            }
         }
         if !e.enabled && mode != "folder" {
             top.push("@@dont_activate".to_string());
@@ -179,6 +187,15 @@ impl Lore {
         };
         (lore, moved)
     }
+}
+
+/// Whether `e` came from a SillyTavern book or card that left whole words
+/// to SillyTavern's global setting (`matchWholeWords: null`), unchanged
+/// since: RisuAI's own book setting stands in for that global one.
+fn whole_words_unset(e: &Entry) -> bool {
+    let on = Value::Bool(true);
+    shadow::left_unset(&e.extensions, "sillytavern", "/matchWholeWords", &on)
+        || shadow::left_unset(&e.extensions, "card", "/extensions/match_whole_words", &on)
 }
 
 #[cfg(test)]
@@ -218,5 +235,22 @@ mod tests {
         e.extensions.insert("position".into(), 4.into());
         e.extensions.insert("depth".into(), 2.into());
         assert_eq!(Lore::of(&e).0.content, "@@reverse_depth 2\nBody");
+    }
+
+    /// Whole words a SillyTavern book left to its global setting are left
+    /// to RisuAI's; whole words it chose are written.
+    #[test]
+    fn whole_words_left_unset_are_left_to_risu() {
+        let mut e = Entry {
+            content: "Body".into(),
+            ..Entry::default()
+        };
+        assert_eq!(Lore::of(&e).0.content, "@@match_full_word\nBody");
+        let record =
+            serde_json::json!({"sillytavern": {"/matchWholeWords": {"was": null, "as": true}}});
+        e.extensions.insert(shadow::KEY.into(), record);
+        let (l, m) = Lore::of(&e);
+        assert_eq!(l.content, "Body");
+        assert!(m.whole_words_global && !m.whole_words);
     }
 }

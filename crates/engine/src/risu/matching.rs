@@ -91,7 +91,7 @@ pub struct KeyTable {
 }
 
 /// The keys found in one text.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Hits {
     /// Partial-mode key ids, sorted.
     pub partial: Vec<u32>,

@@ -27,6 +27,7 @@ pub mod finish;
 pub mod known;
 pub mod lore;
 pub mod matching;
+mod memo;
 pub mod prompt;
 pub mod settings;
 mod state;
@@ -50,7 +51,6 @@ pub use state::RisuState;
 use crate::chat::Message;
 use crate::model::{Book, Role};
 use crate::tokenizer::{content_hash, Encoding, TokenCounter, Tokenizer};
-use activation::Request;
 use decorators::Line;
 use matching::{Hits, KeyTable, QueryKeys};
 use texts::Texts;
@@ -231,6 +231,8 @@ pub struct RisuPreview {
     every_entry: bool,
     /// Whether any entry carries after-match state.
     stateful: bool,
+    /// The last single request, when no entry keeps state.
+    memo: Option<memo::Memo>,
 }
 
 const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_all"];
@@ -333,6 +335,7 @@ impl RisuPreview {
         };
         let was = keeps_state(&self.entries[index]);
         let now = keeps_state(&p);
+        self.memo = None;
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
         self.bodies.borrow_mut()[index] = texts::BodyCache::default();
@@ -395,6 +398,7 @@ impl RisuPreview {
             hits: HashMap::new(),
             every_entry: false,
             stateful,
+            memo: None,
         })
     }
 
@@ -404,11 +408,13 @@ impl RisuPreview {
     #[doc(hidden)]
     pub fn evaluate_every_entry(&mut self) {
         self.every_entry = true;
+        self.memo = None;
     }
 
     /// Counts the budget with `tokenizer`.
     pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
         self.counter = TokenCounter::with_tokenizer(tokenizer);
+        self.memo = None;
         for c in self.bodies.borrow_mut().iter_mut() {
             c.tokens = None;
         }
@@ -424,109 +430,60 @@ impl RisuPreview {
         self.stateful
     }
 
-    fn hits_of(&mut self, text: &str) -> Arc<Hits> {
+    fn hits_of(&mut self, text: &str) -> (u64, Arc<Hits>) {
         let h = content_hash(text);
         if let Some(found) = self.hits.get(&h) {
-            return found.clone();
+            return (h, found.clone());
         }
         if self.hits.len() >= HITS_KEPT {
             self.hits.clear();
         }
         let hits = Arc::new(self.keys.hits(text));
         self.hits.insert(h, hits.clone());
-        hits
+        (h, hits)
     }
 
-    /// The request RisuAI makes after the first `k` messages of `chat`,
-    /// with the state the requests before it left (updated in place).
-    pub fn request(&mut self, chat: &[Message], k: usize, state: &mut RisuState) -> RisuResult {
+    /// The first `k` messages of `chat`, each with its content hash and
+    /// the keys found in it.
+    #[allow(clippy::type_complexity)]
+    fn messages<'c>(
+        &mut self,
+        chat: &'c [Message],
+        k: usize,
+    ) -> (Vec<&'c str>, Vec<(u64, Arc<Hits>)>) {
         let messages: Vec<&str> = chat[..k.min(chat.len())]
             .iter()
             .map(|m| m.text.as_str())
             .collect();
-        let hits = messages.iter().map(|t| self.hits_of(t)).collect();
-        let mut texts = Texts::new(messages, hits);
-        let request = Request {
-            entries: &self.entries,
-            keys: &self.keys,
-            bodies: &self.bodies,
-            watchers: &self.watchers,
-            skippable: &self.skippable,
-            every_entry: self.every_entry,
-            settings: &self.settings,
-            seed: self.seed,
-            request: k,
-        };
-        let passes = request.passes(&mut texts, state);
-        let entries = &self.entries;
-        let dropped_of = |i: usize, reason: RisuDrop| RisuDropped {
-            book: entries[i].book,
-            id: entries[i].id,
-            comment: self.comments[i].clone(),
-            reason,
-        };
-        if let Some(i) = passes.failure {
-            let p = &self.entries[i];
-            return RisuResult {
-                request: k,
-                budget: self.settings.token_budget,
-                used: 0,
-                passes: passes.passes,
-                injected: Vec::new(),
-                dropped: Vec::new(),
-                failure: Some(RisuFailure {
-                    book: p.book,
-                    id: p.id,
-                    comment: p.name.clone(),
-                }),
-            };
-        }
-        let mut records = passes.records;
-        {
-            let mut bodies = self.bodies.borrow_mut();
-            for r in &mut records {
-                let slot = &mut bodies[r.source].tokens;
-                r.tokens = *slot.get_or_insert_with(|| self.counter.count(r.text(entries)));
+        let keyed = messages.iter().map(|t| self.hits_of(t)).collect();
+        (messages, keyed)
+    }
+
+    /// The request RisuAI makes after the first `k` messages of `chat`,
+    /// with the state the requests before it left (updated in place).
+    /// Asked again after an edit that finds the same keys, the answer
+    /// before is given again without new passes (`memo.rs`).
+    pub fn request(&mut self, chat: &[Message], k: usize, state: &mut RisuState) -> RisuResult {
+        let (messages, keyed) = self.messages(chat, k);
+        if self.stateful {
+            self.memo = None;
+        } else if let Some(m) = &self.memo {
+            if m.answers(k, &messages, &keyed, &self.entries) {
+                return m.result.clone();
             }
         }
-        let (placed, cut, used) = finish::finish(records, self.settings.token_budget, entries);
-        let mut dropped: Vec<RisuDropped> = passes
-            .dropped
-            .into_iter()
-            .map(|(i, d)| dropped_of(i, d))
-            .collect();
-        dropped.extend(cut.into_iter().map(|(r, d)| dropped_of(r.entry, d)));
-        let injected = placed
-            .into_iter()
-            .map(|r| {
-                let p = &entries[r.entry];
-                let content = r.text(entries).to_string();
-                RisuInjected {
-                    book: p.book,
-                    id: p.id,
-                    comment: p.name.clone(),
-                    depth: matches!(r.position, Position::Depth | Position::ReverseDepth)
-                        .then_some(r.depth),
-                    position: r.position,
-                    role: r.role,
-                    order: r.order,
-                    priority: r.priority,
-                    tokens: r.tokens,
-                    pass: r.pass,
-                    content,
-                    reason: r.why.named(entries, r.source),
-                }
-            })
-            .collect();
-        RisuResult {
-            request: k,
-            budget: self.settings.token_budget,
-            used,
-            passes: passes.passes,
-            injected,
-            dropped,
-            failure: None,
+        let hits = keyed.iter().map(|(_, h)| h.clone()).collect();
+        let (result, texts) = self.answer(Texts::new(messages, hits), k, state);
+        if !self.stateful {
+            self.memo = Some(memo::Memo {
+                k,
+                messages: keyed,
+                recursive: texts.recursive.into_iter().map(|(_, b)| b).collect(),
+                regex_searches: texts.regex_searches,
+                result: result.clone(),
+            });
         }
+        result
     }
 
     /// Request `k` as RisuAI would answer it after requests 1…k−1 of the
@@ -560,7 +517,10 @@ impl RisuPreview {
             if !keep_going() {
                 return false;
             }
-            each(self.request(chat, k, &mut state));
+            // Every request once: the memo would not be asked again.
+            let (messages, keyed) = self.messages(chat, k);
+            let hits = keyed.into_iter().map(|(_, h)| h).collect();
+            each(self.answer(Texts::new(messages, hits), k, &mut state).0);
         }
         true
     }

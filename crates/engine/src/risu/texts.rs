@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::detail::Found;
-use super::matching::{Hits, KeyTable, QueryKeys};
+use super::matching::{Hits, KeyTable, QueryKeys, RegexEnd};
 
 /// The texts a request scans: its messages (oldest first) and the
 /// recursive texts added as entries activate.
@@ -20,6 +20,32 @@ pub(crate) struct Texts<'a> {
     pub(crate) recursive_hits: Vec<Arc<Hits>>,
     pub(crate) recursive_partial: FirstSeen,
     pub(crate) recursive_full: FirstSeen,
+    /// The regex searches run, in order (what a request with other
+    /// message texts must run again to answer the same; `memo.rs`).
+    pub(crate) regex_searches: Vec<RegexSearch>,
+}
+
+/// One regex search a request ran: the key list searched (an entry's
+/// query), the texts it read and what it found.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RegexSearch {
+    /// The entry whose keys were searched.
+    pub source: usize,
+    pub query: QuerySlot,
+    /// The window's first message.
+    pub start: usize,
+    /// How many recursive texts followed the messages (`None`: none read).
+    pub recursive: Option<usize>,
+    pub end: RegexEnd,
+}
+
+/// Which key list of an entry a query searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum QuerySlot {
+    Primary,
+    Secondary,
+    /// The keys of the decorator line of that index.
+    Line(usize),
 }
 
 impl<'a> Texts<'a> {
@@ -32,6 +58,7 @@ impl<'a> Texts<'a> {
             recursive_hits: Vec::new(),
             recursive_partial: FirstSeen::default(),
             recursive_full: FirstSeen::default(),
+            regex_searches: Vec::new(),
         }
     }
 

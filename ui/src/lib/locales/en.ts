@@ -627,6 +627,7 @@ export const en = {
   'note.role_unknown': '{value} is not 0–2; read as system',
   'note.scan_depth_clamped': '{value} clamped to @@scan_depth {read}',
   'note.whole_words_global': "unset (SillyTavern's global setting applies); read as whole words on, its default",
+  'note.whole_words_to_risu_setting': "unset in the source (its global setting); no @@match_full_word written, so RisuAI's full-word setting applies",
   'note.st_use_regex_ignored': 'true as SillyTavern writes it on every entry (it ignores it); read as plain keys',
   'note.risu_constant': '"constant" read as constant (alwaysActive)',
   'note.risu_folder': 'a RisuAI folder: listed as a folder with its entries, and disabled so it never fires',

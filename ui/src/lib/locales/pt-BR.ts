@@ -629,6 +629,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.role_unknown': '{value} não está entre 0 e 2; lido como sistema',
   'note.scan_depth_clamped': '{value} ajustado para @@scan_depth {read}',
   'note.whole_words_global': 'não definido (vale a configuração global do SillyTavern); lido como palavras inteiras ligado, o padrão dele',
+  'note.whole_words_to_risu_setting': 'não definido na origem (a configuração global dela); nenhum @@match_full_word escrito, então vale a configuração de palavras inteiras do RisuAI',
   'note.st_use_regex_ignored': 'true, como o SillyTavern grava em toda entrada (e ignora); lido como chaves simples',
   'note.risu_constant': '"constant" lido como constante (alwaysActive)',
   'note.risu_folder': 'uma pasta do RisuAI: listada como pasta com suas entradas, e desativada para nunca disparar',

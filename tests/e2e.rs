@@ -2105,6 +2105,82 @@ fn a_long_word_in_the_chat_wraps_in_the_prompt() {
     app.assert_no_errors();
 }
 
+/// A long chat pasted into the box keeps only its newest messages there
+/// (WebKit edits a long box slowly, issue 24); the earlier part is listed
+/// above it, read-only, and Rust holds the whole chat: the preview counts
+/// every message, a keystroke in the box lands at the chat's end, and
+/// "Edit the whole chat" brings all of it back into the box.
+#[test]
+fn a_long_pasted_chat_keeps_its_newest_messages_in_the_box() {
+    let _serial = serial();
+    let mut driver = Driver::start();
+    let app = driver.launch(&[]);
+    app.wait_ready();
+    let chat: String = (0..1200)
+        .map(|i| format!("User: message {i} about the weather\nTam: answer {i}\n"))
+        .collect();
+    assert!(chat.len() > 48 * 1024);
+    app.run(app.client.execute(
+        "const ta = document.querySelector('[data-testid=\"chat\"]');
+         ta.focus();
+         ta.value = arguments[0];
+         ta.dispatchEvent(new InputEvent('input', { bubbles: true, inputType: 'insertFromPaste' }));",
+        vec![json!(chat)],
+    ))
+    .expect("the chat box takes the text");
+    app.wait_for(&tid("chat-head"));
+    let label = |want: &'static str| {
+        wait_until(want, TIMEOUT * 3, || {
+            let got = app.text(&app.find(&tid("request-label"))?)?;
+            if got == want {
+                Ok(())
+            } else {
+                Err(format!("the label reads {got:?}"))
+            }
+        })
+    };
+    label("Request 2,400 of 2,400");
+    let boxed = app.value(&tid("chat")).expect("the box");
+    assert!(
+        boxed.len() < 10 * 1024 && chat.ends_with(&boxed) && boxed.starts_with("User: message"),
+        "the box holds the newest messages from a message's start: {} bytes",
+        boxed.len()
+    );
+    // Typed at the box's end: the chat's end, as the prompt shows.
+    app.run(app.client.execute(
+        "const ta = document.querySelector('[data-testid=\"chat\"]');
+         ta.focus();
+         ta.setSelectionRange(ta.value.length, ta.value.length);
+         document.execCommand('insertText', false, 'User: Zqlast words');",
+        vec![],
+    ))
+    .expect("typing in the box");
+    label("Request 2,401 of 2,401");
+    wait_until("the typed message in the prompt", TIMEOUT, || {
+        let found = app.run(app.client.execute(
+            "const list = document.querySelector('[data-testid=\"messages\"]');
+             if (list && list.parentElement) list.parentElement.scrollTop = list.parentElement.scrollHeight;
+             return Array.from(document.querySelectorAll('[data-testid=\"messages\"] li')).some((li) => li.textContent.includes('Zqlast words'));",
+            vec![],
+        ))?;
+        if found == json!(true) {
+            Ok(())
+        } else {
+            Err("not in the prompt yet".to_string())
+        }
+    });
+    app.open_details(&tid("chat-head"));
+    app.wait_for(&format!("{} li button", tid("chat-head-lines")));
+    assert_accessible(&app, "a long chat's read-only part");
+    app.snapshot("chat-head");
+    app.click(&tid("chat-edit-all"));
+    wait_gone(&app, &tid("chat-head"), "the read-only part");
+    let whole = app.value(&tid("chat")).expect("the box");
+    assert_eq!(whole, format!("{chat}User: Zqlast words"));
+    label("Request 2,401 of 2,401");
+    app.assert_no_errors();
+}
+
 /// Issue 9's latency benchmark (ignored; see its module doc).
 #[path = "e2e/latency.rs"]
 mod latency;

@@ -207,6 +207,7 @@ pub fn render() -> String {
         LintedBook,
         LintName,
         ProblemsView,
+        ProblemsAnswer,
         HintCount,
         EntryAdviceView,
         AdviceView,

@@ -35,7 +35,8 @@
 //!
 //! `latency_st` measures chat typing on the 10,000-entry workload under
 //! SillyTavern's rules, with its final prompt open (same command, same
-//! `LATENCY_WORKLOAD`; `--ignored --nocapture latency_st`).
+//! `LATENCY_WORKLOAD`; `--ignored --nocapture latency_st`), and
+//! `latency_risu` the same under RisuAI's rules.
 //!
 //! Also printed: the time from the page's start to the first frame with
 //! the 10,000-entry list and the preview drawn, and the frame times while
@@ -1285,6 +1286,72 @@ fn latency_st() {
     app.settle();
     let mut from = 0;
     app.report("10k, 200 msgs, ST", &CONTENT_ST, id, &mut from, samples);
+    app.quit();
+}
+
+/// Chat typing under RisuAI's rules: the typed text shown in RisuAI's
+/// final prompt.
+const CHAT_RISU: Interaction = Interaction {
+    name: "chat typing (RisuAI rules)",
+    act: "typeAtEnd(Q(tid('chat')), typed(i));",
+    shown: "QA(`${tid('risu-messages')} li`).some((li) => li.textContent.includes('Zqbench ' + typedUpTo(i)))",
+};
+
+/// Chat typing on the 10,000-entry workload and its 200-message chat under
+/// RisuAI's rules (its default settings: recursion on, about 4,600
+/// entries activated a request), with its final prompt open (issue 19).
+/// `LATENCY_WORKLOAD=/tmp/wl32k cargo test --test e2e latency::latency_risu
+/// -- --ignored --nocapture --exact`.
+#[test]
+#[ignore = "a benchmark: run with --ignored --nocapture (see tests/e2e/latency.rs)"]
+fn latency_risu() {
+    let _serial = serial();
+    let samples = samples();
+    let Some(dir) = workload_dir() else { return };
+    let book = dir.join("book.json");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("a UTF-8 path")]);
+    app.run(
+        app.client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(
+                Some(Duration::from_secs(600)),
+                None,
+                None,
+            )),
+    )
+    .expect("script timeout");
+    time_to_first_preview(&app);
+    app.js(INSTALL, vec![]);
+    app.settle();
+    app.js(
+        &format!(
+            "{HELPERS} const r = Q(tid('rules')); r.value = 'risu';
+             r.dispatchEvent(new Event('change', {{ bubbles: true }})); return true;"
+        ),
+        vec![],
+    );
+    wait_until("RisuAI's results", TIMEOUT * 6, || {
+        self_find(&app, "risu-prompt-panel")
+    });
+    app.js(
+        &format!("{HELPERS} Q(tid('risu-prompt-panel')).open = true; return true;"),
+        vec![],
+    );
+    app.settle();
+    let chat = workload_chat(&dir);
+    app.js(
+        &format!(
+            "{HELPERS} edit(Q(tid('chat')), arguments[0] + '\\nUser: Zqbench '); return true;"
+        ),
+        vec![json!(chat)],
+    );
+    app.settle();
+    wait_until("the chat marker in RisuAI's prompt", TIMEOUT * 6, || {
+        app.reveal_in("risu-messages", "Zqbench")
+    });
+    app.settle();
+    let mut from = 0;
+    app.report("10k, 200 msgs, RisuAI", &CHAT_RISU, 0, &mut from, samples);
     app.quit();
 }
 

@@ -59,12 +59,22 @@ pub fn update_entry(
 /// The checks run with the workspace's lock free (a big book takes longer
 /// than a keystroke may wait), taking it only to count tokens.
 /// Without `hints`, the hints are only counted per code: a big book has
-/// hundreds of thousands, which the panel lists only when asked.
+/// hundreds of thousands, which the panel lists only when asked. `have` is
+/// the fingerprint of the view the panel holds: the same view is not sent
+/// again ([`ProblemsAnswer`]).
 #[tauri::command(async)]
-pub fn lint_problems(s: State<'_, AppState>, doc: u32, hints: bool) -> R<ProblemsView> {
+pub fn lint_problems(
+    s: State<'_, AppState>,
+    doc: u32,
+    hints: bool,
+    have: Option<String>,
+) -> R<ProblemsAnswer> {
     let job = guarded(&s, "lint_problems", |ws| ws.lint_job(doc))?;
     let job = if hints { job } else { job.without_hints() };
-    caught("lint_problems", || Ok(job.run(&mut Locked(&s))))
+    caught("lint_problems", || {
+        let view = job.run(&mut Locked(&s));
+        Ok(ProblemsAnswer::of(view, have.as_deref()))
+    })
 }
 
 /// Counts tokens through the workspace's preview, holding its lock only

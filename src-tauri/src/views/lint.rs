@@ -37,6 +37,33 @@ pub struct ProblemsView {
     pub hidden_hints: Vec<HintCount>,
 }
 
+/// The answer of `lint_problems`: the view, unless it is the one the
+/// panel holds. Typing in a chat rarely changes a book's problems, and a
+/// big book's view runs to megabytes that the page would parse again for
+/// nothing (issue 24).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct ProblemsAnswer {
+    /// The view's fingerprint (a hash of its JSON), which the panel sends
+    /// back as `have` with its next question.
+    pub hash: String,
+    /// `None` when the view is the one whose fingerprint the panel sent.
+    pub view: Option<ProblemsView>,
+}
+
+impl ProblemsAnswer {
+    /// `view`, left out when its fingerprint is `have`.
+    pub fn of(view: ProblemsView, have: Option<&str>) -> ProblemsAnswer {
+        let json = serde_json::to_string(&view).unwrap_or_default();
+        let hash = format!(
+            "{:016x}{:08x}",
+            lorebook_engine::tokenizer::content_hash(&json),
+            json.len()
+        );
+        let view = (have != Some(hash.as_str())).then_some(view);
+        ProblemsAnswer { hash, view }
+    }
+}
+
 /// How many hints of one code were left out of a [`ProblemsView`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 pub struct HintCount {
@@ -69,4 +96,40 @@ pub struct AdviceView {
     pub never_activated: u32,
     /// The entry asked about, when it is in an attached book.
     pub entry: Option<EntryAdviceView>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(doc: u32) -> ProblemsView {
+        ProblemsView {
+            doc,
+            rules: Rules::Studio,
+            chat: false,
+            books: vec![LintedBook {
+                doc,
+                name: "Book".into(),
+            }],
+            problems: Vec::new(),
+            names: Vec::new(),
+            hidden_hints: vec![HintCount {
+                code: "key_contains_other".into(),
+                count: 3,
+            }],
+        }
+    }
+
+    /// The panel gets the view only when it differs from the one it holds.
+    #[test]
+    fn an_unchanged_view_is_not_sent_again() {
+        let first = ProblemsAnswer::of(view(1), None);
+        assert!(first.view.is_some());
+        let again = ProblemsAnswer::of(view(1), Some(&first.hash));
+        assert_eq!(again.hash, first.hash);
+        assert!(again.view.is_none());
+        let other = ProblemsAnswer::of(view(2), Some(&first.hash));
+        assert_ne!(other.hash, first.hash);
+        assert_eq!(other.view.map(|v| v.doc), Some(2));
+    }
 }

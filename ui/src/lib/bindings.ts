@@ -1192,6 +1192,17 @@ names: Array<LintName>,
  */
 hidden_hints: Array<HintCount>, };
 
+export type ProblemsAnswer = { 
+/**
+ * The view's fingerprint (a hash of its JSON), which the panel sends
+ * back as `have` with its next question.
+ */
+hash: string, 
+/**
+ * `None` when the view is the one whose fingerprint the panel sent.
+ */
+view: ProblemsView | null, };
+
 export type HintCount = { code: string, count: number, };
 
 export type EntryAdviceView = { coverage: EntryCoverage, 

@@ -57,6 +57,11 @@ describe('message catalog', () => {
     expect(format('pt-BR', 'badge.diagnostics', { n: 0 })).toBe('0 problema');
     expect(format('pt-BR', 'preview.passes', { n: 2 })).toBe('2 passadas recursivas');
     expect(format('pt-BR', 'confirm.delete', { n: 1000000 })).toBe('Excluir 1.000.000 entradas?');
+    // The final prompt panels' summaries.
+    expect(format('en', 'risuPrompt.summary', { n: 1 })).toBe('1 message');
+    expect(format('en', 'risuPrompt.summary', { n: 4 })).toBe('4 messages');
+    expect(format('en', 'stPrompt.summary', { n: 1, tokens: '12' })).toBe('1 message · 12 tokens');
+    expect(format('pt-BR', 'stPrompt.summary', { n: 1, tokens: '12' })).toBe('1 mensagem · 12 tokens');
   });
 
   it('writes numbers in the locale and leaves string params verbatim', () => {

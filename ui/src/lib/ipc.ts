@@ -41,7 +41,7 @@ import type {
   ImpactView,
   StSettingsView,
   StInputsView,
-  ProblemsView,
+  ProblemsAnswer,
   Fix,
   AdviceView,
   EntryEdited,
@@ -216,7 +216,7 @@ export const api = {
   /** The persona, character and Author's Note texts of the SillyTavern preview. */
   setStInputs: (inputs: StInputsView) => call<RulesView>('set_st_inputs', { inputs }),
   /** The lint problems of book `doc` under the preview's rules. */
-  lintProblems: (doc: number, hints: boolean) => call<ProblemsView>('lint_problems', { doc, hints }),
+  lintProblems: (doc: number, hints: boolean, have: string | null) => call<ProblemsAnswer>('lint_problems', { doc, hints, have }),
   /** Applies a problem's quick fix to entry `id` as one undo step. */
   applyFix: (doc: number, id: number, fix: Fix) => call<EntryDetail>('apply_fix', { doc, id, fix }),
   /** The budget advice of the chat's request log (`null` under

@@ -415,7 +415,8 @@ const risuSourceKinds: Record<RisuSource['kind'], 0> = {
 export const risuPromptKeys: MessageKey[] = [
   ...Object.keys(risuSourceKinds).map((k) => `risuSource.${k}` as MessageKey),
   'risuPrompt.title',
-  'risuPrompt.summary',
+  'risuPrompt.summary.one',
+  'risuPrompt.summary.other',
   'risuPrompt.absent',
   'risuPrompt.absentWhy',
 ];

@@ -4,6 +4,7 @@
 import { api, toIpcError } from './ipc';
 import { latestWins, Tickets } from './debounce';
 import { splice } from './text';
+import { tailStart } from './chatBox';
 import type { Documents } from './documents.svelte';
 import type { Run } from './feedback.svelte';
 import type { AdviceView, LogRow, PreviewAnswer, PreviewAsk, PreviewView, PromptMessage, RisuPreviewView, RisuSettingsView, Rules, RulesView, StPreviewView, StPromptMessageView, StSettingsView, StInputsView } from './bindings';
@@ -70,6 +71,12 @@ export class Preview {
    *  file). Typing does not write it: the box holds what is typed, and
    *  a keystroke never re-renders the chat's text. */
   chatText = '';
+  /** The part of a long chat shown above the box, read-only (see
+   *  `chatBox.ts`); the box holds the rest. Rust holds both. */
+  chatHead = $state('');
+  /** What the box takes when the chat is loaded: the chat after
+   *  `chatHead`. */
+  chatTail = '';
   /** Bumped when `chatText` was loaded, so the box takes it. */
   chatLoads = $state(0);
   /** The chat Rust holds, as far as the UI knows: a keystroke sends its
@@ -327,17 +334,39 @@ export class Preview {
 
   /** Loads the chat's text into the chat box. */
   async loadChat() {
-    this.chatText = await api.chatText();
+    // Never null from Rust; a test's mock may answer nothing.
+    this.chatText = (await api.chatText()) ?? '';
     this.sentChat = this.chatText;
+    const at = tailStart(this.chatText);
+    this.chatHead = this.chatText.slice(0, at);
+    this.chatTail = this.chatText.slice(at);
     this.chatLoads += 1;
   }
 
-  /** Sends the typed chat: the change to the chat Rust holds (the whole
+  /** Moves `text`, the start of what the box holds, to the end of the
+   *  read-only part: the chat Rust holds does not change. */
+  moveToHead(text: string) {
+    this.chatHead += text;
+  }
+
+  /** Brings the read-only part from `at` on back into the box, before
+   *  `box` (what the box holds): the box's new text. The chat Rust holds
+   *  does not change. */
+  editFrom(at: number, box: string): string {
+    const head = this.chatHead;
+    this.chatHead = head.slice(0, at);
+    return head.slice(at) + box;
+  }
+
+  /** Sends the typed chat (`box`, what the box holds after the
+   *  read-only part): the change to the chat Rust holds (the whole
    *  text when that is unknown or refused). The answer is only how it was
    *  read (errors, warnings), patched in when it changed: the chat's text
    *  never comes back, so a keystroke costs the same on a short chat and a
    *  long one. */
-  async setChat(text: string) {
+  async setChat(box: string) {
+    // A concatenation: the engine joins the two only when compared.
+    const text = this.chatHead + box;
     const held = this.sentChat;
     this.sentChat = null;
     let status;

@@ -4,18 +4,21 @@ import type { AppStateView, PreviewView } from './bindings';
 // Each `preview` command waits until the test answers it, in any order.
 const asked: Array<{ answer: (v: unknown) => void; fail: (e: unknown) => void }> = [];
 const sent: Array<{ cmd: string; args: unknown }> = [];
+// What `chat_text` answers.
+let chatFile = 'User: hello';
 vi.mock('@tauri-apps/api/core', () => ({
   invoke: (cmd: string, args: unknown) => {
     sent.push({ cmd, args });
     if (cmd === 'preview') return new Promise((answer, fail) => asked.push({ answer, fail }));
     if (cmd === 'rules_view') return Promise.resolve({ rules: 'studio', chosen: false, st: {} });
     if (cmd === 'set_chat' || cmd === 'edit_chat') return Promise.resolve({ chat_error: { line: 2, problem: { code: 'line_not_object' } }, chat_warnings: [] });
-    if (cmd === 'chat_text') return Promise.resolve('User: hello');
+    if (cmd === 'chat_text') return Promise.resolve(chatFile);
     return Promise.resolve(null);
   },
 }));
 
 const { Preview } = await import('./preview.svelte');
+const { CHAT_TAIL } = await import('./chatBox');
 const { Documents } = await import('./documents.svelte');
 
 const view = (request: number) => ({
@@ -108,6 +111,34 @@ describe('preview', () => {
     expect(edits).toEqual([
       { cmd: 'edit_chat', args: { at: 11, remove: 0, insert: '!', len: 11 } },
       { cmd: 'edit_chat', args: { at: 12, remove: 0, insert: '?', len: 12 } },
+    ]);
+  });
+
+  it('keeps the earlier part of a long chat out of the box and sends edits at their place', async () => {
+    const long = Array.from({ length: 2000 }, (_, i) => `User: message ${i} about the harbor`).join('\n');
+    chatFile = long;
+    sent.length = 0;
+    const p = new Preview(new Documents(), async (f) => void (await f()));
+    await p.loadChat();
+    chatFile = 'User: hello';
+    expect(p.chatHead.length).toBeGreaterThan(0);
+    expect(p.chatHead + p.chatTail).toBe(long);
+    expect(p.chatTail.length).toBeLessThan(CHAT_TAIL + 100);
+    expect(p.chatTail.startsWith('User: message')).toBe(true);
+    await p.setChat(p.chatTail + '!');
+    // Everything back into the box: the chat Rust holds does not change.
+    const box = p.editFrom(0, p.chatTail + '!');
+    expect(box).toBe(long + '!');
+    expect(p.chatHead).toBe('');
+    await p.setChat(box + '?');
+    // A paste moves the start of the box to the read-only part again.
+    p.moveToHead(long.slice(0, 100));
+    await p.setChat(long.slice(100) + '!?.');
+    const edits = sent.filter((c) => c.cmd === 'edit_chat' || c.cmd === 'set_chat');
+    expect(edits).toEqual([
+      { cmd: 'edit_chat', args: { at: long.length, remove: 0, insert: '!', len: long.length } },
+      { cmd: 'edit_chat', args: { at: long.length + 1, remove: 0, insert: '?', len: long.length + 1 } },
+      { cmd: 'edit_chat', args: { at: long.length + 2, remove: 0, insert: '.', len: long.length + 2 } },
     ]);
   });
 });

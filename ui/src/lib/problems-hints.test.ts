@@ -15,7 +15,9 @@ vi.mock('@tauri-apps/api/core', () => ({
       names: [],
       hidden_hints: hints ? [] : [{ code: 'key_contains_other', count: 1 }],
     };
-    return view;
+    // Rust's fingerprint, in short: the view's JSON.
+    const hash = JSON.stringify(view);
+    return { hash, view: args.have === hash ? null : view };
   },
 }));
 vi.mock('@tauri-apps/api/event', () => ({ listen: vi.fn(async () => () => {}) }));
@@ -26,7 +28,7 @@ describe('the hints of the Problems panel', () => {
   it('are counted, not sent, until the panel lists them', async () => {
     const p = new Problems(() => 1, async (f) => void (await f()));
     await p.now();
-    expect(calls.at(-1)?.args).toEqual({ doc: 1, hints: false });
+    expect(calls.at(-1)?.args).toMatchObject({ doc: 1, hints: false, have: null });
     expect(p.counts.hint).toBe(1);
     expect(p.codes).toEqual(['key_contains_other']);
     expect(p.missingHints()).toBe(false);
@@ -35,7 +37,7 @@ describe('the hints of the Problems panel', () => {
     p.showHints = true;
     expect(p.missingHints()).toBe(true);
     await p.now();
-    expect(calls.at(-1)?.args).toEqual({ doc: 1, hints: true });
+    expect(calls.at(-1)?.args).toMatchObject({ doc: 1, hints: true });
     expect(p.shown.map((x) => x.entry.id)).toEqual([4]);
     expect(p.counts.hint).toBe(1);
     expect(p.missingHints()).toBe(false);
@@ -43,5 +45,18 @@ describe('the hints of the Problems panel', () => {
     p.showHints = false;
     p.severity = 'hint';
     expect(p.wantsHints()).toBe(true);
+  });
+
+  it('keeps the view it holds when Rust says it is unchanged', async () => {
+    const p = new Problems(() => 1, async (f) => void (await f()));
+    await p.now();
+    const first = p.view;
+    expect(first).not.toBeNull();
+    await p.now();
+    const asked = calls.at(-1)?.args;
+    expect(asked?.have).toBe(JSON.stringify(first));
+    // The same object: nothing parsed or drawn again.
+    expect(p.view).toBe(first);
+    expect(p.stale).toBe(false);
   });
 });

@@ -73,8 +73,26 @@ export class Problems extends PausedQuery<ProblemsView> {
   /** The codes present, for the check filter. */
   codes = $derived([...new Set([...(this.view?.problems ?? []).map((p) => p.code), ...(this.view?.hidden_hints ?? []).map((h) => h.code)])].sort());
 
+  /** The fingerprint of `view`, as Rust gave it: sent back with the next
+   *  question, so an unchanged view (typing in a chat rarely changes a
+   *  book's problems) is not sent and parsed again. */
+  private held: { view: ProblemsView; hash: string } | null = null;
+
   constructor(doc: () => number | null, run: Run) {
-    super(doc, run, (d) => api.lintProblems(d, false), CHECK_PAUSE);
+    super(doc, run, (d) => this.fetchView(d, false), CHECK_PAUSE);
+  }
+
+  /** Book `doc`'s problems, with the hints or not: the view held when
+   *  Rust says it is unchanged. */
+  private async fetchView(doc: number, hints: boolean): Promise<ProblemsView> {
+    const held = this.held && this.held.view === this.view && this.view?.doc === doc ? this.held : null;
+    const answer = await api.lintProblems(doc, hints, held?.hash ?? null);
+    if (answer.view === null) {
+      if (held) return held.view;
+      throw new Error('lint_problems sent no view for a question without one');
+    }
+    this.held = { view: answer.view, hash: answer.hash };
+    return answer.view;
   }
 
   /** Whether the panel lists hints (shown, or the hint filter chosen):
@@ -91,7 +109,7 @@ export class Problems extends PausedQuery<ProblemsView> {
   }
 
   protected override query(doc: number): Promise<ProblemsView> {
-    return api.lintProblems(doc, this.wantsHints());
+    return this.fetchView(doc, this.wantsHints());
   }
 
   /** The name of an entry a problem mentions: its name (else its id),

@@ -62,6 +62,7 @@ pub fn render() -> String {
         explain::BudgetUse,
         explain::EntryKey,
         explain::RequestResult,
+        explain::Unlisted,
         DocSummary,
         DiskChange,
         AppStateView,

@@ -38,7 +38,12 @@ pub struct Unlisted {
 
 impl Unlisted {
     pub fn of(r: &RequestResult, list: Listing) -> Unlisted {
-        let mut n = Unlisted::default();
+        // What the request counted instead of listing
+        // (`Preview::count_plain_drops`), and what it listed but we count.
+        let mut n = Unlisted {
+            no_match: r.unlisted.no_match as usize,
+            disabled: r.unlisted.disabled as usize,
+        };
         for d in r.dropped.iter().filter(|d| !list.lists(d)) {
             match d.reason {
                 DropReason::Disabled => n.disabled += 1,

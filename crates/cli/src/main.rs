@@ -368,6 +368,9 @@ fn preview(mut args: PreviewArgs) -> Result<(), String> {
     };
     p.set_tokenizer(tokenizer);
     trace::phase("tokenizer loaded");
+    // Only counted: the request need not make them (a 100,000-entry book
+    // drops nearly every entry of every request).
+    p.count_plain_drops(!args.list_unmatched);
     let diagnostics = diagnostics_text(&p);
     let names = &names_of(p.books());
     let list = Listing {
@@ -502,7 +505,8 @@ fn render(
         );
         let _ = writeln!(out, "      {}", describe_activation(&i.reason, books, chat));
     }
-    let _ = writeln!(out, "Dropped ({}):", r.dropped.len());
+    let counted = (r.unlisted.no_match + r.unlisted.disabled) as usize;
+    let _ = writeln!(out, "Dropped ({}):", r.dropped.len() + counted);
     for d in r.dropped.iter().filter(|d| list.lists(d)) {
         let _ = writeln!(
             out,

@@ -318,6 +318,18 @@ pub struct Dropped {
     pub reason: DropReason,
 }
 
+/// Dropped entries a request counts instead of listing: those whose keys
+/// matched nowhere (no key given up on, `NoMatch { gave_up: None, .. }`)
+/// and the disabled ones. A request of a 100,000-entry book drops nearly
+/// all of them; a caller that only counts them (`lorebook preview` without
+/// `--list-unmatched`) has the request skip making them (issue 24).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Unlisted {
+    pub no_match: u32,
+    pub disabled: u32,
+}
+
 /// The budget of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -354,8 +366,11 @@ pub struct RequestResult {
     pub injected: Vec<Injected>,
     /// Every other entry, sorted by book and then id (not by position in
     /// the book, so an incrementally edited preview keeps the same order as
-    /// one built from scratch).
+    /// one built from scratch), but those counted in `unlisted`.
     pub dropped: Vec<Dropped>,
+    /// The dropped entries counted rather than listed: none unless the
+    /// preview was asked to ([`crate::preview::Preview::count_plain_drops`]).
+    pub unlisted: Unlisted,
     /// The messages the model receives.
     pub messages: Vec<PromptMessage>,
     /// How many recursion passes ran (0 when recursion is off).

@@ -93,6 +93,9 @@ pub struct Preview {
     settings: Settings,
     /// State after requests 1…j, keyed by (seed, hash of messages 0…j−1).
     states: HashMap<u64, State>,
+    /// Requests count their plain drops instead of listing them
+    /// ([`Preview::count_plain_drops`]).
+    count_plain: bool,
 }
 
 impl Preview {
@@ -116,7 +119,17 @@ impl Preview {
             custom: None,
             settings,
             states: HashMap::new(),
+            count_plain: false,
         }
+    }
+
+    /// With `on`, each request counts the entries whose keys matched
+    /// nowhere and the disabled ones ([`RequestResult::unlisted`]) instead
+    /// of listing them in `dropped`: a caller that only counts them (the
+    /// command line without `--list-unmatched`) saves making 100,000 of
+    /// them per request of a 100,000-entry book.
+    pub fn count_plain_drops(&mut self, on: bool) {
+        self.count_plain = on;
     }
 
     /// Replaces the attached books; caches of the old keys are dropped,
@@ -303,7 +316,10 @@ impl Preview {
         let seed = self.settings.seed;
         let a = self.index.activate(&mut self.hits, chat, k, seed, &state);
         let counter = counter_of(&mut self.counters, &mut self.custom, &self.tokenizer);
-        self.index.finish(a, counter, &self.settings.template, chat)
+        let texts = crate::prompt::shared_texts(&chat[..k]);
+        let template = &self.settings.template;
+        self.index
+            .finish_shared(a, counter, template, chat, &texts, self.count_plain)
     }
 
     /// The request log: requests 1…M of the chat, in order.
@@ -342,7 +358,11 @@ impl Preview {
                 self.index.record(&a, &mut state);
             }
             let template = &self.settings.template;
-            each(self.index.finish_shared(a, counter, template, chat, &texts));
+            let count = self.count_plain;
+            each(
+                self.index
+                    .finish_shared(a, counter, template, chat, &texts, count),
+            );
         }
         true
     }

@@ -43,6 +43,34 @@ proptest! {
         }
     }
 
+    /// A preview asked to count its plain drops (`count_plain_drops`: no
+    /// match without a key given up on, disabled) answers as one that
+    /// lists them, with those entries counted instead of listed.
+    #[test]
+    fn counted_plain_drops_are_the_listed_ones(books in prop::collection::vec(arb_book(), 1..3), chat in arb_chat(), seed in 0u64..1000) {
+        use lorebook_engine::explain::DropReason;
+        let settings = Settings { seed, ..Settings::default() };
+        let listed = Preview::new(&books, settings.clone()).log(&chat);
+        let mut p = Preview::new(&books, settings);
+        p.count_plain_drops(true);
+        let counted = p.log(&chat);
+        let last = p.request(&chat, chat.len());
+        prop_assert_eq!(counted.last().unwrap_or(&last), &last);
+        for (full, short) in listed.iter().zip(&counted) {
+            let plain = |d: &&lorebook_engine::explain::Dropped| matches!(d.reason, DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled);
+            let kept: Vec<_> = full.dropped.iter().filter(|d| !plain(d)).cloned().collect();
+            prop_assert_eq!(&short.dropped, &kept);
+            let disabled = full.dropped.iter().filter(|d| matches!(d.reason, DropReason::Disabled)).count();
+            let no_match = full.dropped.iter().filter(plain).count() - disabled;
+            prop_assert_eq!(short.unlisted.disabled as usize, disabled);
+            prop_assert_eq!(short.unlisted.no_match as usize, no_match);
+            prop_assert_eq!(full.unlisted, Default::default());
+            prop_assert_eq!(&short.injected, &full.injected);
+            prop_assert_eq!(&short.messages, &full.messages);
+            prop_assert_eq!(short.budget, full.budget);
+        }
+    }
+
     #[test]
     fn save_then_load_is_identity(mut book in arb_book(), name in ".{0,12}", ext in prop::collection::btree_map("[a-z]{1,6}", any::<i32>(), 0..3), whole in any::<bool>(), role in 0u8..3) {
         book.name = name;

@@ -243,9 +243,14 @@ injected: Array<Injected>,
 /**
  * Every other entry, sorted by book and then id (not by position in
  * the book, so an incrementally edited preview keeps the same order as
- * one built from scratch).
+ * one built from scratch), but those counted in `unlisted`.
  */
 dropped: Array<Dropped>, 
+/**
+ * The dropped entries counted rather than listed: none unless the
+ * preview was asked to ([`crate::preview::Preview::count_plain_drops`]).
+ */
+unlisted: Unlisted, 
 /**
  * The messages the model receives.
  */
@@ -254,6 +259,8 @@ messages: Array<PromptMessage>,
  * How many recursion passes ran (0 when recursion is off).
  */
 passes: number, };
+
+export type Unlisted = { no_match: number, disabled: number, };
 
 export type DocSummary = { id: number, 
 /**

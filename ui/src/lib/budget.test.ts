@@ -21,6 +21,7 @@ function result(inj: Injected[], used: number, limit: number, cut?: number): Req
           ],
     messages: [],
     passes: 0,
+    unlisted: { no_match: 0, disabled: 0 },
   };
 }
 

@@ -358,15 +358,16 @@ export class Preview {
     return head.slice(at) + box;
   }
 
-  /** Sends the typed chat (`box`, what the box holds after the
-   *  read-only part): the change to the chat Rust holds (the whole
+  /** Sends the typed chat (`box`, what the box holds after `head`, the
+   *  read-only part as it was when the text was typed): the change to the
+   *  chat Rust holds (the whole
    *  text when that is unknown or refused). The answer is only how it was
    *  read (errors, warnings), patched in when it changed: the chat's text
    *  never comes back, so a keystroke costs the same on a short chat and a
    *  long one. */
-  async setChat(box: string) {
+  async setChat(box: string, head: string = this.chatHead) {
     // A concatenation: the engine joins the two only when compared.
-    const text = this.chatHead + box;
+    const text = head + box;
     const held = this.sentChat;
     this.sentChat = null;
     let status;

@@ -7,7 +7,7 @@ use super::index::Index;
 use super::request::{Activated, Status};
 use crate::budget::{self, Candidate, Verdict};
 use crate::chat::Message;
-use crate::explain::{BudgetUse, DropReason, Dropped, EntryKey, Injected, RequestResult};
+use crate::explain::{BudgetUse, DropReason, Dropped, EntryKey, Injected, RequestResult, Unlisted};
 use crate::placement;
 use crate::prompt::{self, LoreMessage, Template};
 use crate::tokenizer::TokenCounter;
@@ -23,12 +23,14 @@ impl Index {
     ) -> RequestResult {
         let k = a.request.min(chat.len());
         let texts = prompt::shared_texts(&chat[..k]);
-        self.finish_shared(a, tokens, template, chat, &texts)
+        self.finish_shared(a, tokens, template, chat, &texts, false)
     }
 
     /// [`Index::finish`] with the chat's texts already shared
     /// ([`prompt::shared_texts`]), as the request log does once for all its
-    /// requests.
+    /// requests. With `count_plain`, the entries with no match and the
+    /// disabled ones are counted in [`RequestResult::unlisted`] instead of
+    /// listed.
     pub fn finish_shared(
         &self,
         a: Activated,
@@ -36,6 +38,7 @@ impl Index {
         template: &Template,
         chat: &[Message],
         texts: &[std::sync::Arc<str>],
+        count_plain: bool,
     ) -> RequestResult {
         let Activated {
             request,
@@ -96,16 +99,42 @@ impl Index {
             });
         }
 
-        // Every entry not injected is dropped: reserving them all at once
-        // spares the regrowing, which moves thousands of reasons per
-        // request. The active entries come in the order of `candidates`, so
-        // each takes the next verdict.
-        let mut dropped = Vec::with_capacity(status.len() - injected.len());
+        // Every entry not injected is dropped (listed, or counted when it is
+        // plain and the caller asked). The active entries come in the order
+        // of `candidates`, so each takes the next verdict.
+        let mut unlisted = Unlisted::default();
+        let plain = |s: &Status| {
+            count_plain
+                && matches!(
+                    s,
+                    Status::Out(DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled)
+                )
+        };
+        // Listing every other entry, reserved at once: regrowing moves
+        // thousands of reasons per request. Counting the plain ones, the
+        // list is short and grows.
+        let capacity = if count_plain {
+            injected.len()
+        } else {
+            status.len() - injected.len()
+        };
+        let mut dropped = Vec::with_capacity(capacity);
         let mut verdicts = outcome.verdicts.iter();
-        for ((s, &(book, id)), e) in status.into_iter().zip(&self.keys).zip(&self.entries) {
+        let each = status.into_iter().zip(&self.keys).zip(&self.folders);
+        for ((s, &(book, id)), &folder) in each {
+            if plain(&s) {
+                // A folder holds entries; it is no entry left out.
+                if !folder {
+                    match s {
+                        Status::Out(DropReason::Disabled) => unlisted.disabled += 1,
+                        _ => unlisted.no_match += 1,
+                    }
+                }
+                continue;
+            }
             let reason = match s {
                 // A folder holds entries; it is no entry left out.
-                Status::Out(_) if e.folder => continue,
+                Status::Out(_) if folder => continue,
                 Status::Out(reason) => reason,
                 Status::Active { activation, .. } => match verdicts.next() {
                     Some(&Verdict::Cut { needed, left }) => DropReason::Budget {
@@ -139,6 +168,7 @@ impl Index {
             messages: prompt::assemble(template, &lore, history, texts),
             injected,
             dropped,
+            unlisted,
             passes,
         }
     }

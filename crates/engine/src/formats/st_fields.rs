@@ -36,6 +36,8 @@ use crate::model::{Entry, Object, Role as ModelRole, SecondaryLogic};
 /// Shadow source names of the SillyTavern file and of cards.
 const ST_SOURCE: &str = "sillytavern";
 const CARD_SOURCE: &str = "card";
+/// Where a card's record of its whole-words switch is kept.
+const CARD_WHOLE: &str = "/extensions/match_whole_words";
 
 /// One editable SillyTavern entry field, named as SillyTavern names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -173,7 +175,12 @@ const ALL_NAMES: [&str; 28] = [
 /// The fields of `e` as a SillyTavern export writes them (absent fields
 /// are `null`).
 pub fn read(e: &Entry) -> Object {
-    let o = sillytavern::entry_value(e);
+    let mut o = sillytavern::entry_value(e);
+    // A card SillyTavern wrote left whole words to the global setting too.
+    let on = Value::Bool(true);
+    if e.whole_words && shadow::left_unset(&e.extensions, CARD_SOURCE, CARD_WHOLE, &on) {
+        o.insert("matchWholeWords".into(), Value::Null);
+    }
     ALL_NAMES
         .iter()
         .map(|n| (n.to_string(), o.get(*n).cloned().unwrap_or(Value::Null)))
@@ -280,6 +287,9 @@ pub fn set(e: &mut Entry, field: StField, value: &Value) -> Result<bool, String>
     }
     let pointer = format!("/{name}");
     forget(e, ST_SOURCE, &pointer);
+    if field == StField::MatchWholeWords {
+        forget(e, CARD_SOURCE, CARD_WHOLE);
+    }
     use StField::*;
     match field {
         Role => {
@@ -493,5 +503,29 @@ mod tests {
         let (bytes, _) = formats::export(&book, ExportFormat::SillyTavern).unwrap();
         let out: Value = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(st_entry(&out, "0"), st_entry(&original, "0"));
+    }
+
+    /// A card whose entry left whole words to SillyTavern's global setting
+    /// shows it unset; setting it to true is the author's choice, which
+    /// the RisuAI export then writes as `@@match_full_word`.
+    #[test]
+    fn a_cards_unset_whole_words_shows_unset_until_chosen() {
+        let mut e = crate::model::Entry {
+            content: "Body".into(),
+            ..Default::default()
+        };
+        let record = json!({"card": {CARD_WHOLE: {"was": null, "as": true}}});
+        e.extensions.insert(shadow::KEY.into(), record);
+        assert_eq!(read(&e)["matchWholeWords"], Value::Null);
+        assert!(!crate::risu::Lore::of(&e)
+            .0
+            .content
+            .contains("@@match_full_word"));
+        assert!(set(&mut e, StField::MatchWholeWords, &json!(true)).unwrap());
+        assert_eq!(read(&e)["matchWholeWords"], json!(true));
+        assert!(crate::risu::Lore::of(&e)
+            .0
+            .content
+            .contains("@@match_full_word"));
     }
 }

@@ -100,6 +100,37 @@ fn search_match_full_word_keys_with_a_space_never_match() {
     assert!(found(&run(&own, LintRules::Studio, None), "key_never_matches").is_empty());
 }
 
+/// loadLoreBookV3Prompt splits an entry's key field at every comma: a key
+/// holding one (written into that field by the export) is searched as its
+/// pieces, never as itself; regex keys too (`{1,3}`). The guide's rules
+/// keep such a key whole.
+#[test]
+fn load_lore_book_v3_prompt_splits_keys_at_commas() {
+    let b = book(vec![
+        e(&["salt, pepper", "cod"], "Fish."),
+        Entry {
+            use_regex: true,
+            ..e(&["/ca{1,3}t/i"], "Cats.")
+        },
+    ]);
+    assert_eq!(
+        found(&run(&b, risu(), None), "key_never_matches"),
+        [
+            (
+                0,
+                Severity::Warning,
+                never("salt, pepper", NeverReason::SplitAtComma)
+            ),
+            (
+                1,
+                Severity::Warning,
+                never("/ca{1,3}t/i", NeverReason::SplitAtComma)
+            ),
+        ]
+    );
+    assert!(found(&run(&b, LintRules::Studio, None), "key_never_matches").is_empty());
+}
+
 /// searchMatch, regex branch at 460ecae: a key without a leading slash
 /// ends the search, one without flags is skipped, and the others are
 /// compiled with the first "/flags" cut out and the opening slash kept.

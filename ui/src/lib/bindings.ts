@@ -1129,7 +1129,7 @@ export type Span = { "kind": "entry" } | { "kind": "key", secondary: boolean, in
 
 export type Fix = { "kind": "remove_key", secondary: boolean, index: number, } | { "kind": "clear_secondary_keys" } | { "kind": "clear_keys" } | { "kind": "set_selective", value: boolean, } | { "kind": "delete_content", start: number, end: number, } | { "kind": "replace_content", start: number, end: number, text: string, };
 
-export type NeverReason = "empty" | "space_in_full_word" | "regex_no_slash" | "regex_no_flags";
+export type NeverReason = "empty" | "space_in_full_word" | "regex_no_slash" | "regex_no_flags" | "split_at_comma";
 
 export type CommonReason = { "reason": "chat", matched: number, messages: number, } | { "reason": "single_letter" } | { "reason": "stop_word", language: string, } | { "reason": "short" } | { "reason": "whitespace" };
 

@@ -642,7 +642,7 @@ export const lintCodes = {
   name_duplicate: 0,
 } satisfies Record<Finding['code'], 0>;
 
-const neverReasons = { empty: 0, space_in_full_word: 0, regex_no_slash: 0, regex_no_flags: 0 } satisfies Record<NeverReason, 0>;
+const neverReasons = { empty: 0, space_in_full_word: 0, regex_no_slash: 0, regex_no_flags: 0, split_at_comma: 0 } satisfies Record<NeverReason, 0>;
 const commonReasons = { chat: 0, single_letter: 0, stop_word: 0, short: 0, whitespace: 0 } satisfies Record<CommonReason['reason'], 0>;
 const contradictions = { keep_gated: 0, activate_wins: 0, no_request: 0 } satisfies Record<Contradiction['reason'], 0>;
 const noEffectReasons = { other_rules: 0, repeated: 0, constant: 0, lone_fallback: 0, risu_ignores: 0, no_key: 0 } satisfies Record<NoEffectReason['reason'], 0>;

@@ -161,6 +161,8 @@ pub enum NeverReason {
     RegexNoSlash,
     /// RisuAI: a regex key with nothing after its last slash is skipped.
     RegexNoFlags,
+    /// RisuAI: a key with a comma, which its comma-separated key field splits.
+    SplitAtComma,
 }
 
 /// Why a key matches (nearly) everywhere.
@@ -426,6 +428,9 @@ impl fmt::Display for Finding {
                 ),
                 NeverReason::RegexNoFlags => f.write_str(
                     "regex key without flags after its last /: RisuAI 460ecae skips it, so it never matches",
+                ),
+                NeverReason::SplitAtComma => f.write_str(
+                    "key with a comma: RisuAI's key field is comma-separated, so it searches the pieces as separate keys and never this one",
                 ),
             },
             Finding::RegexRewritten { key, pattern } => write!(

@@ -218,8 +218,8 @@ pub(crate) fn key_kind(key: &str, flags: Flags) -> KeyKind {
 }
 
 /// What RisuAI's own reading of `key` makes of it, when that is a problem
-/// the generic checks do not see: regex keys as 460ecae rewrites them, a
-/// whole-word key with a space.
+/// the generic checks do not see: a key RisuAI splits at its commas, regex
+/// keys as 460ecae rewrites them, a whole-word key with a space.
 pub(crate) fn key_problem(key: &str, flags: Flags) -> Option<(Severity, Finding)> {
     let trimmed = js_trim(key);
     if trimmed.is_empty() {
@@ -234,6 +234,11 @@ pub(crate) fn key_problem(key: &str, flags: Flags) -> Option<(Severity, Finding)
             },
         ))
     };
+    // The export joins the keys into RisuAI's one comma-separated field,
+    // which RisuAI splits at every comma (a regex's `{1,3}` too).
+    if trimmed.contains(',') {
+        return never(NeverReason::SplitAtComma);
+    }
     if flags.use_regex {
         return match read_regex(trimmed) {
             RegexRead::NoSlash => never(NeverReason::RegexNoSlash),

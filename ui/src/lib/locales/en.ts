@@ -822,6 +822,7 @@ export const en = {
   'problems.andMore.one': '{list} and {n} more',
   'problems.andMore.other': '{list} and {n} more',
   'lint.key_never_matches.empty': 'empty key: it never matches',
+  'lint.key_never_matches.split_at_comma': 'key "{key}" holds a comma: RisuAI’s key field is comma-separated, so it searches the pieces as separate keys and never this one',
   'lint.key_never_matches.space_in_full_word': 'whole-word key "{key}" holds a space: RisuAI splits the text on spaces, so it never matches',
   'lint.key_never_matches.regex_no_slash': 'regex key "{key}" has no leading /: RisuAI ends the entry\'s regex search at it, so it and the keys after it never match',
   'lint.key_never_matches.regex_no_flags': 'regex key "{key}" has no flags after its last /: RisuAI 460ecae skips it, so it never matches',

@@ -824,6 +824,7 @@ export const ptBR: Record<MessageKey, string> = {
   'problems.andMore.one': '{list} e mais {n}',
   'problems.andMore.other': '{list} e mais {n}',
   'lint.key_never_matches.empty': 'chave vazia: nunca corresponde',
+  'lint.key_never_matches.split_at_comma': 'a chave "{key}" tem uma vírgula: o campo de chaves do RisuAI é separado por vírgulas, então ele procura as partes como chaves separadas e nunca esta',
   'lint.key_never_matches.space_in_full_word': 'a chave de palavra inteira "{key}" tem um espaço: o RisuAI divide o texto nos espaços, então ela nunca corresponde',
   'lint.key_never_matches.regex_no_slash': 'a chave regex "{key}" não começa com /: o RisuAI encerra nela a busca regex da entrada, então ela e as chaves seguintes nunca correspondem',
   'lint.key_never_matches.regex_no_flags': 'a chave regex "{key}" não tem flags depois da última /: o RisuAI 460ecae a ignora, então ela nunca corresponde',

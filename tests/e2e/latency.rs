@@ -1210,35 +1210,7 @@ fn latency_st() {
     time_to_first_preview(&app);
     app.js(INSTALL, vec![]);
     app.settle();
-    app.js(
-        &format!(
-            "{HELPERS} const r = Q(tid('rules')); r.value = 'sillytavern';
-             r.dispatchEvent(new Event('change', {{ bubbles: true }})); return true;"
-        ),
-        vec![],
-    );
-    wait_until("SillyTavern's results", TIMEOUT * 6, || {
-        self_find(&app, "st-prompt-panel")
-    });
-    app.js(
-        &format!("{HELPERS} Q(tid('st-prompt-panel')).open = true; return true;"),
-        vec![],
-    );
-    app.settle();
-    let chat = workload_chat(&dir);
-    app.js(
-        &format!(
-            "{HELPERS} edit(Q(tid('chat')), arguments[0] + '\\nUser: Zqbench '); return true;"
-        ),
-        vec![json!(chat)],
-    );
-    app.settle();
-    wait_until(
-        "the chat marker in SillyTavern's prompt",
-        TIMEOUT * 6,
-        || app.reveal_in("st-messages", "Zqbench"),
-    );
-    app.settle();
+    rules_with_prompt_open(&app, &dir, "sillytavern", "st", "SillyTavern's");
     let mut from = 0;
     app.report("10k, 200 msgs, ST", &CHAT_ST, 0, &mut from, samples);
     // The first entry of the list made constant (with a fresh install's
@@ -1323,22 +1295,33 @@ fn latency_risu() {
     time_to_first_preview(&app);
     app.js(INSTALL, vec![]);
     app.settle();
+    rules_with_prompt_open(&app, &dir, "risu", "risu", "RisuAI's");
+    let mut from = 0;
+    app.report("10k, 200 msgs, RisuAI", &CHAT_RISU, 0, &mut from, samples);
+    app.quit();
+}
+
+/// Switches the rules to `rules`, opens their final prompt panel
+/// (`{prefix}-prompt-panel`) and pastes the workload's chat with a marker
+/// line, waiting until the marker is in that prompt (`{prefix}-messages`).
+fn rules_with_prompt_open(app: &Session<'_>, dir: &Path, rules: &str, prefix: &str, whose: &str) {
     app.js(
         &format!(
-            "{HELPERS} const r = Q(tid('rules')); r.value = 'risu';
+            "{HELPERS} const r = Q(tid('rules')); r.value = arguments[0];
              r.dispatchEvent(new Event('change', {{ bubbles: true }})); return true;"
         ),
-        vec![],
+        vec![json!(rules)],
     );
-    wait_until("RisuAI's results", TIMEOUT * 6, || {
-        self_find(&app, "risu-prompt-panel")
+    let panel = format!("{prefix}-prompt-panel");
+    wait_until(&format!("{whose} results"), TIMEOUT * 6, || {
+        self_find(app, &panel)
     });
     app.js(
-        &format!("{HELPERS} Q(tid('risu-prompt-panel')).open = true; return true;"),
-        vec![],
+        &format!("{HELPERS} Q(tid(arguments[0])).open = true; return true;"),
+        vec![json!(panel)],
     );
     app.settle();
-    let chat = workload_chat(&dir);
+    let chat = workload_chat(dir);
     app.js(
         &format!(
             "{HELPERS} edit(Q(tid('chat')), arguments[0] + '\\nUser: Zqbench '); return true;"
@@ -1346,13 +1329,13 @@ fn latency_risu() {
         vec![json!(chat)],
     );
     app.settle();
-    wait_until("the chat marker in RisuAI's prompt", TIMEOUT * 6, || {
-        app.reveal_in("risu-messages", "Zqbench")
-    });
+    let list = format!("{prefix}-messages");
+    wait_until(
+        &format!("the chat marker in {whose} prompt"),
+        TIMEOUT * 6,
+        || app.reveal_in(&list, "Zqbench"),
+    );
     app.settle();
-    let mut from = 0;
-    app.report("10k, 200 msgs, RisuAI", &CHAT_RISU, 0, &mut from, samples);
-    app.quit();
 }
 
 /// Whether the element with test id `id` is in the page.

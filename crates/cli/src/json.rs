@@ -2,7 +2,7 @@
 //! which dropped entries a request lists one by one rather than counts.
 
 use lorebook_engine::explain::{
-    Activation, BudgetUse, DropReason, Dropped, Injected, RequestResult, Roll,
+    Activation, BudgetUse, DropReason, Dropped, Injected, RequestResult, Roll, Unlisted,
 };
 use lorebook_engine::model::Role;
 use lorebook_engine::prompt::PromptMessage;
@@ -21,37 +21,22 @@ impl Listing {
     /// Whether `d` is listed; the others are counted in [`Unlisted`]. An
     /// entry whose key the scan gave up on is always listed.
     pub fn lists(self, d: &Dropped) -> bool {
-        self.unmatched
-            || !matches!(
-                d.reason,
-                DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled
-            )
+        self.unmatched || !d.reason.is_plain()
     }
 }
 
-/// The dropped entries a request counts instead of listing.
-#[derive(Default, Serialize)]
-pub struct Unlisted {
-    pub no_match: usize,
-    pub disabled: usize,
-}
-
-impl Unlisted {
-    pub fn of(r: &RequestResult, list: Listing) -> Unlisted {
-        // What the request counted instead of listing
-        // (`Preview::count_plain_drops`), and what it listed but we count.
-        let mut n = Unlisted {
-            no_match: r.unlisted.no_match as usize,
-            disabled: r.unlisted.disabled as usize,
-        };
-        for d in r.dropped.iter().filter(|d| !list.lists(d)) {
-            match d.reason {
-                DropReason::Disabled => n.disabled += 1,
-                _ => n.no_match += 1,
-            }
+/// The dropped entries request `r` counts instead of listing: those it
+/// counted itself (`Preview::count_plain_drops`) and those it listed that
+/// `list` does not.
+pub fn unlisted(r: &RequestResult, list: Listing) -> Unlisted {
+    let mut n = r.unlisted;
+    for d in r.dropped.iter().filter(|d| !list.lists(d)) {
+        match d.reason {
+            DropReason::Disabled => n.disabled += 1,
+            _ => n.no_match += 1,
         }
-        n
     }
+    n
 }
 
 /// The documented JSON object of one request (see the README). It borrows
@@ -125,7 +110,7 @@ impl<'a> RequestJson<'a> {
             passes: r.passes,
             injected,
             dropped,
-            unlisted: Unlisted::of(r, list),
+            unlisted: unlisted(r, list),
             messages: &r.messages,
         }
     }

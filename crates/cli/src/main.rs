@@ -49,7 +49,7 @@ mod trace;
 
 use tokens::{load_tokenizer, models, tokens};
 
-use json::{Listing, RequestJson, Unlisted};
+use json::{unlisted, Listing, RequestJson};
 
 // A preview of a big book makes and frees millions of small allocations
 // (parsing the book, building its automata); mimalloc does them in about
@@ -517,7 +517,7 @@ fn render(
             describe_drop(&d.reason, books, chat)
         );
     }
-    let unlisted = Unlisted::of(r, list);
+    let unlisted = unlisted(r, list);
     if unlisted.no_match + unlisted.disabled > 0 {
         let _ = writeln!(
             out,

@@ -330,6 +330,17 @@ pub struct Unlisted {
     pub disabled: u32,
 }
 
+impl DropReason {
+    /// Whether it is a plain drop, counted in [`Unlisted`] when the caller
+    /// asks: no match with no key given up on, or disabled.
+    pub fn is_plain(&self) -> bool {
+        matches!(
+            self,
+            DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled
+        )
+    }
+}
+
 /// The budget of one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

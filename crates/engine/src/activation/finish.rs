@@ -103,13 +103,7 @@ impl Index {
         // plain and the caller asked). The active entries come in the order
         // of `candidates`, so each takes the next verdict.
         let mut unlisted = Unlisted::default();
-        let plain = |s: &Status| {
-            count_plain
-                && matches!(
-                    s,
-                    Status::Out(DropReason::NoMatch { gave_up: None, .. } | DropReason::Disabled)
-                )
-        };
+        let plain = |s: &Status| count_plain && matches!(s, Status::Out(r) if r.is_plain());
         // Listing every other entry, reserved at once: regrowing moves
         // thousands of reasons per request. Counting the plain ones, the
         // list is short and grows.

@@ -5,14 +5,18 @@
 
 use super::decorators::{run, Line};
 use super::detail::{Found, RisuDrop, RisuWhy};
-use super::matching::{regex_search, KeyTable, QueryKeys, RegexEnd};
+use super::hot::HotTable;
+use super::matching::{regex_search, KeyTable, RegexEnd};
 use super::texts::{body_hits, At, BodyCaches, QuerySlot, RegexSearch, Texts};
 use super::watch::Watchers;
 
 #[path = "effects.rs"]
 mod effects;
+#[path = "statics.rs"]
+mod statics;
 use super::{Position, Prepared, RisuSettings, RisuState};
 use crate::model::Role;
+pub(crate) use statics::Known;
 
 /// A key query of an entry, in the order RisuAI runs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +56,8 @@ enum Force {
 }
 
 /// The state one evaluation builds (RisuAI's per-entry variables).
-struct Eval {
+#[derive(Debug, Clone)]
+pub(crate) struct Eval {
     gate: Option<RisuDrop>,
     position: Position,
     depth: f64,
@@ -130,11 +135,14 @@ pub(crate) struct Request<'p> {
     /// What is kept of each entry's body between requests.
     pub bodies: &'p BodyCaches,
     pub watchers: &'p Watchers,
-    /// Each entry's [`Prepared::skippable`](super::Prepared), side by side
-    /// so a pass reads one byte an entry it passes over.
-    pub skippable: &'p [bool],
+    /// What a pass reads of each entry, side by side, so a pass reads a
+    /// few bytes an entry it passes over.
+    pub hot: &'p HotTable,
     /// No entry is passed over for want of a waking key.
     pub every_entry: bool,
+    /// Each entry's decorators run once, when none of them depends on the
+    /// request ([`Request::static_evals`]); empty while they are made.
+    pub statics: &'p [Option<Eval>],
     pub settings: &'p RisuSettings,
     pub seed: u64,
     pub request: usize,
@@ -173,8 +181,8 @@ impl Request<'_> {
         // then in each recursive text as it is added. Until then it is out
         // for want of a key, as the check below would find.
         let mut due = vec![false; n];
-        for (i, &skippable) in self.skippable.iter().enumerate() {
-            if skippable {
+        for (i, h) in self.hot.hot.iter().enumerate() {
+            if h.skippable {
                 last_drop[i] = Some(RisuDrop::NoMatch);
             }
         }
@@ -187,22 +195,16 @@ impl Request<'_> {
             pass += 1;
             let mut again = false;
             for i in 0..n {
-                let asleep = self.skippable[i] && !std::mem::take(&mut due[i]);
+                let h = &self.hot.hot[i];
+                let asleep = h.skippable && !std::mem::take(&mut due[i]);
                 if active[i] || (asleep && !self.every_entry) {
                     continue;
                 }
-                let p = &self.entries[i];
                 // Entries that only keys can turn on: rejected when none
                 // of their primary keys is anywhere (a superset of what
                 // their queries would see).
-                if p.quick && !self.any_key_anywhere(p, texts, book_start) {
-                    last_drop[i] = Some(if p.lore.use_regex {
-                        RisuDrop::Regex {
-                            end: RegexEnd::NoMatch,
-                        }
-                    } else {
-                        RisuDrop::NoMatch
-                    });
+                if h.quick && !h.use_regex && !self.any_key_anywhere(i, texts, book_start) {
+                    last_drop[i] = Some(RisuDrop::NoMatch);
                     continue;
                 }
                 match self.evaluate(i, pass, texts, state, &mut flags, &active, chat_length) {
@@ -218,18 +220,21 @@ impl Request<'_> {
                     Ok(Some((record, recursive))) => {
                         active[i] = true;
                         last_drop[i] = None;
-                        let key = &p.state_key;
                         if flags.keep {
-                            state.remember("ka:", key);
+                            state.remember("ka:", &self.entries[i].state_key);
                         }
                         if flags.dont {
-                            state.remember("da:", key);
+                            state.remember("da:", &self.entries[i].state_key);
                         }
                         if recursive {
-                            let body = &self.entries[record.source].body;
-                            let hits = body_hits(self.bodies, self.keys, record.source, body);
-                            self.watchers.wake(&hits, &mut seen, &mut due);
-                            texts.push_recursive(i, body.clone(), hits);
+                            let hits =
+                                body_hits(self.bodies, self.keys, record.source, self.entries);
+                            // A key no recursive text held may still be
+                            // in the window: the watchers know it then.
+                            let (watchers, seen, due) = (self.watchers, &mut seen, &mut due);
+                            texts.push_recursive(i, record.source, hits, |partial, id| {
+                                watchers.wake_id(partial, id, seen, due)
+                            });
                             again = true;
                         }
                         records.push(record);
@@ -253,15 +258,12 @@ impl Request<'_> {
         }
     }
 
-    fn any_key_anywhere(&self, p: &Prepared, texts: &mut Texts, start: usize) -> bool {
-        if p.lore.use_regex {
-            // Regex keys can match text plain matching never sees; only a
-            // key without a slash decides at once.
-            return true;
-        }
+    /// Whether a primary key of entry `i` (without regex keys, which can
+    /// match text plain matching never sees) is anywhere in the texts.
+    fn any_key_anywhere(&self, i: usize, texts: &mut Texts, start: usize) -> bool {
         texts.ensure_window(start);
         let (wp, wf) = texts.window(start);
-        p.primary.ids.iter().any(|id| {
+        self.hot.primary(i).iter().any(|id| {
             wp.contains(&id.partial)
                 || wf.contains(&id.full)
                 || texts.recursive_partial.contains(&id.partial)
@@ -282,16 +284,17 @@ impl Request<'_> {
         active: &[bool],
         chat_length: usize,
     ) -> Result<Option<(Record, bool)>, RisuDrop> {
-        let p = &self.entries[i];
-        let mut always = p.lore.always_active;
-        if !always && p.lore.key.is_empty() {
+        let h = &self.hot.hot[i];
+        let mut always = h.always_active;
+        if !always && h.key_empty {
             return Err(RisuDrop::EmptyKey);
         }
+        let p = &self.entries[i];
         // A child stands in for the first earlier entry with its id.
         let mut source = p;
         let mut source_index = i;
         let mut child_failed = false;
-        if p.lore.mode == "child" {
+        if h.child {
             let parent = p
                 .lore
                 .id
@@ -306,32 +309,43 @@ impl Request<'_> {
                 _ => child_failed = true,
             }
         }
-        let mut e = Eval {
-            gate: child_failed.then_some(RisuDrop::Child),
-            position: Position::Lorebook,
-            depth: 0.0,
-            role: Role::System,
-            scan_depth: self.settings.scan_depth,
-            full_word: self.settings.full_word_matching,
-            priority: p.lore.insertorder,
-            force: Force::None,
-            queries: Vec::new(),
-            recursive: None,
-            no_recursive_search: false,
-            inject: None,
-            throws: false,
-        };
         let key = &source.state_key;
-        run(&source.lines, |l| {
-            self.decorator(l, &mut e, state, flags, key, i, pass, chat_length)
-        });
+        // A child runs its folder's decorators from its own priority.
+        let known = if source_index == i {
+            h.known
+        } else {
+            Known::Run
+        };
+        let mut e = match known {
+            Known::Fresh { full_word } => {
+                let mut e = self.fresh_eval(h.insertorder);
+                e.full_word = full_word;
+                e.gate = child_failed.then_some(RisuDrop::Child);
+                e
+            }
+            Known::Stored => {
+                let mut e = self.statics[i].clone().expect("a stored eval");
+                if child_failed {
+                    e.gate = Some(RisuDrop::Child);
+                }
+                e
+            }
+            Known::Run => {
+                let mut e = self.fresh_eval(h.insertorder);
+                e.gate = child_failed.then_some(RisuDrop::Child);
+                run(&source.lines, |l| {
+                    self.decorator(l, &mut e, state, flags, key, i, pass, chat_length)
+                });
+                e
+            }
+        };
         if e.throws {
             return Ok(None);
         }
         let (line_queries, deco_keys) = (&e.queries, &source.deco_keys);
         let mut why = if child_failed {
             None
-        } else if p.lore.mode == "child" {
+        } else if h.child {
             Some(Why::Named(RisuWhy::Child))
         } else if always {
             Some(Why::Named(RisuWhy::Always))
@@ -341,19 +355,32 @@ impl Request<'_> {
         if e.gate.is_none() && e.force == Force::None && !always {
             let start = texts.window_start(e.scan_depth);
             let rec = !e.no_recursive_search;
-            let mut queries: Vec<(QueryKind, &QueryKeys, usize)> = line_queries
+            // In RisuAI's order, without a list made per evaluation.
+            let secondary = self.hot.hot[source_index].secondary;
+            // The primary keys' ids are read from the side-by-side table.
+            let primary_ids = self.hot.primary(source_index);
+            let queries = line_queries
                 .iter()
-                .map(|&(kind, line)| (kind, &deco_keys[line], line))
-                .collect();
-            queries.push((QueryKind::Primary, &source.primary, 0));
-            if source.lore.selective && !source.lore.secondkey.is_empty() {
-                queries.push((QueryKind::Secondary, &source.secondary, 0));
-            }
+                .map(|&(kind, line)| (kind, &deco_keys[line], deco_keys[line].ids.as_slice(), line))
+                .chain(std::iter::once((
+                    QueryKind::Primary,
+                    &source.primary,
+                    primary_ids,
+                    0,
+                )))
+                .chain(secondary.then_some((
+                    QueryKind::Secondary,
+                    &source.secondary,
+                    source.secondary.ids.as_slice(),
+                    0,
+                )));
             let names = |j: usize| self.entries[j].name.clone();
-            for (kind, q, line) in queries {
-                let number = source.lines.get(line).map_or(0, |l| l.number);
-                if source.lore.use_regex {
-                    let end = regex_search(&q.raw, texts.raw(start, rec));
+            for (kind, q, ids, line) in queries {
+                // Read only for a key line's drop: the lines are not read
+                // for the primary and secondary queries.
+                let number = || source.lines.get(line).map_or(0, |l| l.number);
+                if self.hot.hot[source_index].use_regex {
+                    let end = regex_search(&q.raw, texts.raw(start, rec, self.entries));
                     texts.regex_searches.push(RegexSearch {
                         source: source_index,
                         query: match kind {
@@ -394,12 +421,12 @@ impl Request<'_> {
                         e.gate = Some(match kind {
                             QueryKind::Primary => RisuDrop::Regex { end },
                             QueryKind::Secondary => RisuDrop::Secondary,
-                            QueryKind::Additional => RisuDrop::Additional { line: number },
+                            QueryKind::Additional => RisuDrop::Additional { line: number() },
                             QueryKind::Exclude => RisuDrop::Excluded {
                                 key: q.raw.join(", "),
                                 found: Found::Message { n: start + 1 },
                             },
-                            QueryKind::ExcludeAll => RisuDrop::ExcludedAll { line: number },
+                            QueryKind::ExcludeAll => RisuDrop::ExcludedAll { line: number() },
                         });
                         break;
                     }
@@ -407,13 +434,13 @@ impl Request<'_> {
                 }
                 match kind {
                     QueryKind::ExcludeAll => {
-                        if texts.all(q, e.full_word, start, rec) {
-                            e.gate = Some(RisuDrop::ExcludedAll { line: number });
+                        if texts.all(ids, e.full_word, start, rec) {
+                            e.gate = Some(RisuDrop::ExcludedAll { line: number() });
                             break;
                         }
                     }
                     _ => {
-                        let hit = texts.find(q, e.full_word, start, rec);
+                        let hit = texts.find(ids, e.full_word, start, rec);
                         match (kind, hit) {
                             (QueryKind::Exclude, Some((key, at))) => {
                                 e.gate = Some(RisuDrop::Excluded {
@@ -436,7 +463,7 @@ impl Request<'_> {
                                 break;
                             }
                             (_, None) => {
-                                e.gate = Some(RisuDrop::Additional { line: number });
+                                e.gate = Some(RisuDrop::Additional { line: number() });
                                 break;
                             }
                         }
@@ -475,7 +502,7 @@ impl Request<'_> {
                 position: e.position,
                 depth: e.depth,
                 role: e.role,
-                order: p.lore.insertorder,
+                order: h.insertorder,
                 priority: e.priority,
                 body: None,
                 tokens: 0,

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use super::activation::{InjectOp, Record, Request};
+use super::activation::{Eval, InjectOp, Record, Request};
 use super::detail::RisuDrop;
 use super::texts::Texts;
 use super::{
@@ -55,12 +55,12 @@ pub(crate) fn js_replace(text: &str, needle: &str, with: &str) -> String {
 /// The budget and the order. `records` come in activation order, with
 /// their tokens counted; `entries` give each entry's body and RisuAI's
 /// name of it (for `@@inject_lore`). Returns the kept records in RisuAI's final order and
-/// the dropped ones with why, and the tokens used.
+/// the dropped ones (their entries) with why, and the tokens used.
 pub(crate) fn finish(
-    records: Vec<Record>,
+    mut records: Vec<Record>,
     budget: f64,
     entries: &[Prepared],
-) -> (Vec<Record>, Vec<(Record, RisuDrop)>, u32) {
+) -> (Vec<Record>, Vec<(usize, RisuDrop)>, u32) {
     let name = |i: usize| entries[i].name.as_str();
     // Indexes are sorted, not the records (a record is large, and most
     // are cut). Stable: equal priorities keep the activation order.
@@ -88,11 +88,29 @@ pub(crate) fn finish(
             .partial_cmp(&rank(records[a].order))
             .unwrap_or(Ordering::Equal)
     });
-    let mut slots: Vec<Option<Record>> = records.into_iter().map(Some).collect();
-    let mut take = |at: usize| slots[at].take().expect("each record is placed once");
-    let mut dropped: Vec<(Record, RisuDrop)> =
-        cut_at.into_iter().map(|(at, d)| (take(at), d)).collect();
-    let kept: Vec<Record> = kept_at.into_iter().map(take).collect();
+    // The cut ones are named by their entry; only the kept ones (a few,
+    // most are cut) are moved out of the list, the last first so that
+    // `swap_remove` leaves the indexes still to take in place.
+    let mut dropped: Vec<(usize, RisuDrop)> = cut_at
+        .into_iter()
+        .map(|(at, d)| (records[at].entry, d))
+        .collect();
+    let mut taken: Vec<usize> = kept_at.clone();
+    taken.sort_unstable_by(|a, b| b.cmp(a));
+    let mut taken: Vec<(usize, Option<Record>)> = taken
+        .into_iter()
+        .map(|at| (at, Some(records.swap_remove(at))))
+        .collect();
+    taken.reverse();
+    let kept: Vec<Record> = kept_at
+        .into_iter()
+        .map(|at| {
+            let i = taken
+                .binary_search_by_key(&at, |t| t.0)
+                .expect("each kept record was taken");
+            taken[i].1.take().expect("each record is placed once")
+        })
+        .collect();
     // @@inject_lore: out of the list (its tokens stay spent), into the
     // first entry left whose name it gives.
     let (injectors, mut rest): (Vec<Record>, Vec<Record>) = kept
@@ -111,11 +129,11 @@ pub(crate) fn finish(
                 };
                 t.body = Some(Arc::from(joined));
                 let target = spec.location.clone();
-                dropped.push((inj, RisuDrop::InjectedInto { target }));
+                dropped.push((inj.entry, RisuDrop::InjectedInto { target }));
             }
             None => {
                 let target = spec.location.clone();
-                dropped.push((inj, RisuDrop::InjectLost { target }));
+                dropped.push((inj.entry, RisuDrop::InjectLost { target }));
             }
         }
     }
@@ -126,10 +144,10 @@ pub(crate) fn finish(
         match (&r.position, &r.inject) {
             (Position::Depth, _) if r.depth < 0.0 => {
                 let depth = r.depth;
-                dropped.push((r, RisuDrop::NegativeDepth { depth }));
+                dropped.push((r.entry, RisuDrop::NegativeDepth { depth }));
             }
             (Position::Lorebook, Some(inj)) if !inj.lore && inj.location.is_empty() => {
-                dropped.push((r, RisuDrop::NoInjectPlace));
+                dropped.push((r.entry, RisuDrop::NoInjectPlace));
             }
             (Position::Lorebook, Some(inj)) if !inj.lore => {
                 r.position = Position::InjectAt(inj.location.clone());
@@ -142,6 +160,22 @@ pub(crate) fn finish(
 }
 
 impl RisuPreview {
+    /// The inputs of request `k`.
+    pub(super) fn request_for<'p>(&'p self, k: usize, statics: &'p [Option<Eval>]) -> Request<'p> {
+        Request {
+            entries: &self.entries,
+            keys: &self.keys,
+            bodies: &self.bodies,
+            watchers: &self.watchers,
+            hot: &self.hot,
+            every_entry: self.every_entry,
+            statics,
+            settings: &self.settings,
+            seed: self.seed,
+            request: k,
+        }
+    }
+
     /// Request `k` over `texts`, without the memo; the texts are handed
     /// back as the passes left them.
     pub(super) fn answer<'t>(
@@ -150,17 +184,7 @@ impl RisuPreview {
         k: usize,
         state: &mut RisuState,
     ) -> (RisuResult, Texts<'t>) {
-        let request = Request {
-            entries: &self.entries,
-            keys: &self.keys,
-            bodies: &self.bodies,
-            watchers: &self.watchers,
-            skippable: &self.skippable,
-            every_entry: self.every_entry,
-            settings: &self.settings,
-            seed: self.seed,
-            request: k,
-        };
+        let request = self.request_for(k, &self.statics);
         let passes = request.passes(&mut texts, state);
         let entries = &self.entries;
         let dropped_of = |i: usize, reason: RisuDrop| RisuDropped {
@@ -200,7 +224,7 @@ impl RisuPreview {
             .into_iter()
             .map(|(i, d)| dropped_of(i, d))
             .collect();
-        dropped.extend(cut.into_iter().map(|(r, d)| dropped_of(r.entry, d)));
+        dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
         let injected = placed
             .into_iter()
             .map(|r| {

@@ -28,8 +28,9 @@ pub(crate) struct Memo {
     pub k: usize,
     /// Each message's content hash and keys.
     pub messages: Vec<(u64, Arc<Hits>)>,
-    /// The recursive texts, in the order they were added.
-    pub recursive: Vec<Arc<str>>,
+    /// The entries whose bodies were the recursive texts, in the order
+    /// they were added (the memo is dropped when an entry changes).
+    pub recursive: Vec<usize>,
     pub regex_searches: Vec<RegexSearch>,
     pub result: RisuResult,
 }
@@ -75,7 +76,7 @@ impl Memo {
                 };
                 let rec = self.recursive[..s.recursive.unwrap_or(0)]
                     .iter()
-                    .map(|b| &**b);
+                    .map(|&s| &*entries[s].body);
                 regex_search(keys, texts[s.start..].iter().copied().chain(rec)) == s.end
             })
     }

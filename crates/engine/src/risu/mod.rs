@@ -24,6 +24,7 @@ pub mod activation;
 pub mod decorators;
 pub mod detail;
 pub mod finish;
+mod hot;
 pub mod known;
 pub mod lore;
 pub mod matching;
@@ -224,8 +225,11 @@ pub struct RisuPreview {
     bodies: texts::BodyCaches,
     /// The entries each key wakes between passes.
     watchers: watch::Watchers,
-    /// Each entry's [`Prepared::skippable`].
-    skippable: Vec<bool>,
+    /// What a pass reads of each entry, side by side.
+    hot: hot::HotTable,
+    /// Each entry's decorators run once when they do not depend on the
+    /// request (made at the first request after a build or an edit).
+    statics: Vec<Option<activation::Eval>>,
     /// Every entry evaluated in every pass (the reference the waking is
     /// tested against).
     every_entry: bool,
@@ -339,8 +343,8 @@ impl RisuPreview {
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
         self.bodies.borrow_mut()[index] = texts::BodyCache::default();
-        self.watchers = watch::Watchers::new(&self.entries);
-        self.skippable[index] = self.entries[index].skippable();
+        self.hot = hot::HotTable::new(&self.entries);
+        self.derive();
         if now {
             self.stateful = true;
         } else if was {
@@ -385,11 +389,12 @@ impl RisuPreview {
         }
         keys.finish();
         let stateful = entries.iter().any(keeps_state);
-        Some(RisuPreview {
+        let mut preview = RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             bodies: std::cell::RefCell::new(vec![texts::BodyCache::default(); entries.len()]),
-            watchers: watch::Watchers::new(&entries),
-            skippable: entries.iter().map(Prepared::skippable).collect(),
+            watchers: watch::Watchers::default(),
+            hot: hot::HotTable::new(&entries),
+            statics: Vec::new(),
             entries,
             keys,
             settings,
@@ -399,7 +404,22 @@ impl RisuPreview {
             every_entry: false,
             stateful,
             memo: None,
-        })
+        };
+        preview.derive();
+        Some(preview)
+    }
+
+    /// What follows from the entries and the settings: each entry's
+    /// decorators run once where they can be, and the watchers, which wake
+    /// an entry by its keys in its matching mode.
+    fn derive(&mut self) {
+        self.watchers = watch::Watchers::default();
+        let statics = self.request_for(0, &[]).static_evals();
+        for (h, known) in self.hot.hot.iter_mut().zip(&statics.known) {
+            h.known = *known;
+        }
+        self.statics = statics.evals;
+        self.watchers = watch::Watchers::new(&self.entries, &statics.mode);
     }
 
     /// Evaluates every entry in every pass instead of waking entries by
@@ -418,6 +438,12 @@ impl RisuPreview {
         for c in self.bodies.borrow_mut().iter_mut() {
             c.tokens = None;
         }
+    }
+
+    /// The entries as read for the rules.
+    #[cfg(test)]
+    pub(crate) fn prepared(&self) -> &[Prepared] {
+        &self.entries
     }
 
     pub fn settings(&self) -> &RisuSettings {
@@ -478,7 +504,7 @@ impl RisuPreview {
             self.memo = Some(memo::Memo {
                 k,
                 messages: keyed,
-                recursive: texts.recursive.into_iter().map(|(_, b)| b).collect(),
+                recursive: texts.recursive.iter().map(|&(_, s)| s).collect(),
                 regex_searches: texts.regex_searches,
                 result: result.clone(),
             });

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::detail::Found;
-use super::matching::{Hits, KeyTable, QueryKeys, RegexEnd};
+use super::matching::{Hits, KeyIds, KeyTable, RegexEnd};
+use super::Prepared;
 
 /// The texts a request scans: its messages (oldest first) and the
 /// recursive texts added as entries activate.
@@ -16,7 +17,10 @@ pub(crate) struct Texts<'a> {
     /// The keys of each scan window asked for, by its first message (a
     /// request asks for one or two).
     pub(crate) windows: Vec<(usize, FirstSeen, FirstSeen)>,
-    pub recursive: Vec<(usize, Arc<str>)>,
+    /// The recursive texts: the activated entry, and the entry whose body
+    /// it brought (a child brings its folder's). Indexes, not the bodies:
+    /// a request adds thousands, and a body's count is far from its text.
+    pub recursive: Vec<(usize, usize)>,
     pub(crate) recursive_hits: Vec<Arc<Hits>>,
     pub(crate) recursive_partial: FirstSeen,
     pub(crate) recursive_full: FirstSeen,
@@ -107,31 +111,43 @@ impl<'a> Texts<'a> {
     }
 
     /// Adds the body of activated entry `entry` as a recursive text, with
-    /// its key hits (`h`, kept by the preview per body).
-    pub fn push_recursive(&mut self, entry: usize, body: Arc<str>, h: Arc<Hits>) {
+    /// its key hits (`h`, kept by the preview per body); `first` is told
+    /// each key id no recursive text held before (`true`: a partial-mode
+    /// id), in the same walk over the hits.
+    pub fn push_recursive(
+        &mut self,
+        entry: usize,
+        source: usize,
+        h: Arc<Hits>,
+        mut first: impl FnMut(bool, u32),
+    ) {
         let at = self.recursive_hits.len();
         for &id in &h.partial {
-            self.recursive_partial.note(id, at);
+            if self.recursive_partial.note(id, at) {
+                first(true, id);
+            }
         }
         for &id in &h.full {
-            self.recursive_full.note(id, at);
+            if self.recursive_full.note(id, at) {
+                first(false, id);
+            }
         }
         self.recursive_hits.push(h);
-        self.recursive.push((entry, body));
+        self.recursive.push((entry, source));
     }
 
     /// Whether any key of `q` is in the window or (with `recursive`) a
     /// recursive text: the first such key's index in `q` and where it is.
     pub(crate) fn find(
         &mut self,
-        q: &QueryKeys,
+        q: &[KeyIds],
         full: bool,
         start: usize,
         recursive: bool,
     ) -> Option<(usize, At)> {
         self.ensure_window(start);
         let (wp, wf) = self.window(start);
-        for (k, id) in q.ids.iter().enumerate() {
+        for (k, id) in q.iter().enumerate() {
             let (in_window, in_rec) = if full {
                 (wf.at(&id.full), self.recursive_full.at(&id.full))
             } else {
@@ -149,7 +165,7 @@ impl<'a> Texts<'a> {
 
     /// RisuAI's "all" mode: every key in every scanned text (true when
     /// there are no texts or no keys).
-    pub(crate) fn all(&self, q: &QueryKeys, full: bool, start: usize, recursive: bool) -> bool {
+    pub(crate) fn all(&self, q: &[KeyIds], full: bool, start: usize, recursive: bool) -> bool {
         let texts = self.hits[start..].iter().map(|h| h.as_ref()).chain(
             self.recursive_hits
                 .iter()
@@ -157,17 +173,24 @@ impl<'a> Texts<'a> {
                 .filter(|_| recursive),
         );
         for h in texts {
-            if !q.ids.iter().all(|id| h.has(*id, full)) {
+            if !q.iter().all(|id| h.has(*id, full)) {
                 return false;
             }
         }
         true
     }
 
-    pub(crate) fn raw(&self, start: usize, recursive: bool) -> Vec<&str> {
+    /// The raw texts from message `start` on, then (with `recursive`) the
+    /// recursive texts, whose bodies are `entries`'.
+    pub(crate) fn raw<'s>(
+        &'s self,
+        start: usize,
+        recursive: bool,
+        entries: &'s [Prepared],
+    ) -> Vec<&'s str> {
         let mut v: Vec<&str> = self.messages[start..].to_vec();
         if recursive {
-            v.extend(self.recursive.iter().map(|(_, b)| &**b));
+            v.extend(self.recursive.iter().map(|&(_, s)| &*entries[s].body));
         }
         v
     }
@@ -220,17 +243,18 @@ pub(crate) struct BodyCache {
 
 pub(crate) type BodyCaches = std::cell::RefCell<Vec<BodyCache>>;
 
-/// The key hits of entry `source`'s `body`, scanned once per preview.
+/// The key hits of entry `source`'s body, scanned once per preview (the
+/// body is read only then).
 pub(crate) fn body_hits(
     cache: &BodyCaches,
     keys: &KeyTable,
     source: usize,
-    body: &str,
+    entries: &[Prepared],
 ) -> Arc<Hits> {
     if let Some(found) = cache.borrow().get(source).and_then(|c| c.hits.clone()) {
         return found;
     }
-    let hits = Arc::new(keys.hits(body));
+    let hits = Arc::new(keys.hits(&entries[source].body));
     if let Some(c) = cache.borrow_mut().get_mut(source) {
         c.hits = Some(hits.clone());
     }
@@ -245,15 +269,18 @@ pub(crate) fn body_hits(
 pub(crate) struct FirstSeen(Vec<u32>);
 
 impl FirstSeen {
-    /// Notes `id` in text `at`, unless it was seen in an earlier one.
-    pub fn note(&mut self, id: u32, at: usize) {
+    /// Notes `id` in text `at`, unless it was seen in an earlier one;
+    /// whether it was not.
+    pub fn note(&mut self, id: u32, at: usize) -> bool {
         let i = id as usize;
         if i >= self.0.len() {
             self.0.resize(i + 1, 0);
         }
-        if self.0[i] == 0 {
+        let first = self.0[i] == 0;
+        if first {
             self.0[i] = at as u32 + 1;
         }
+        first
     }
 
     /// The first text `id` was seen in.

@@ -57,7 +57,11 @@ pub(crate) struct Watchers {
 }
 
 impl Watchers {
-    pub fn new(entries: &[Prepared]) -> Self {
+    /// `mode`: for the entries whose answer cannot change until a key is
+    /// found in their matching mode, whether that is whole words (only
+    /// those ids then wake them); `None`: any of their keys found in
+    /// either mode.
+    pub fn new(entries: &[Prepared], mode: &[Option<bool>]) -> Self {
         let mut partial = Vec::new();
         let mut full = Vec::new();
         for (i, p) in entries.iter().enumerate() {
@@ -69,8 +73,12 @@ impl Watchers {
                 .chain(p.deco_keys.iter());
             for q in queries {
                 for id in &q.ids {
-                    partial.push((id.partial, i as u32));
-                    full.push((id.full, i as u32));
+                    if mode[i] != Some(true) {
+                        partial.push((id.partial, i as u32));
+                    }
+                    if mode[i] != Some(false) {
+                        full.push((id.full, i as u32));
+                    }
                 }
             }
         }
@@ -96,15 +104,30 @@ impl Watchers {
             (&hits.full, &self.full, &mut seen_so_far.full),
         ] {
             for &id in ids {
-                let Some(seen) = seen.get_mut(id as usize) else {
-                    continue;
-                };
-                if !std::mem::replace(seen, true) {
-                    for &e in inverted.of(id) {
-                        due[e as usize] = true;
-                    }
-                }
+                wake_one(inverted, seen, id, due);
             }
+        }
+    }
+
+    /// [`Watchers::wake`] for one key id (`partial`: a partial-mode id).
+    pub fn wake_id(&self, partial: bool, id: u32, seen_so_far: &mut Seen, due: &mut [bool]) {
+        if partial {
+            wake_one(&self.partial, &mut seen_so_far.partial, id, due);
+        } else {
+            wake_one(&self.full, &mut seen_so_far.full, id, due);
+        }
+    }
+}
+
+/// Marks `due` the entries `id` wakes, when it is found for the first time.
+#[inline]
+fn wake_one(inverted: &Inverted, seen: &mut [bool], id: u32, due: &mut [bool]) {
+    let Some(seen) = seen.get_mut(id as usize) else {
+        return;
+    };
+    if !std::mem::replace(seen, true) {
+        for &e in inverted.of(id) {
+            due[e as usize] = true;
         }
     }
 }

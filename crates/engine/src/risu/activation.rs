@@ -91,7 +91,9 @@ pub(crate) struct Record {
     pub body: Option<std::sync::Arc<str>>,
     pub tokens: u32,
     pub why: Why,
-    pub inject: Option<Inject>,
+    /// Boxed: rare, and a record is made for each of the thousands of
+    /// entries a request can activate.
+    pub inject: Option<Box<Inject>>,
 }
 
 impl Record {
@@ -105,13 +107,11 @@ impl Record {
 /// it ([`Why::named`]): most activated entries are cut by the budget.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Why {
-    Named(RisuWhy),
+    /// Boxed, so that a record stays small.
+    Named(Box<RisuWhy>),
     /// Key `key` of the entry's primary keys (of the entry whose body it
     /// brings), found at `at`.
-    Key {
-        key: usize,
-        at: At,
-    },
+    Key { key: usize, at: At },
 }
 
 impl Why {
@@ -119,7 +119,7 @@ impl Why {
     /// record's.
     pub fn named(self, entries: &[Prepared], source: usize) -> RisuWhy {
         match self {
-            Why::Named(why) => why,
+            Why::Named(why) => *why,
             Why::Key { key, at } => RisuWhy::Key {
                 key: entries[source].primary.raw[key].clone(),
                 found: at.found(|e| entries[e].name.clone()),
@@ -151,7 +151,8 @@ pub(crate) struct Request<'p> {
 /// The outcome of the passes.
 pub(crate) struct Passes {
     pub records: Vec<Record>,
-    pub dropped: Vec<(usize, RisuDrop)>,
+    /// Why each entry is out, by entry (`None`: it activated).
+    pub dropped: Vec<Option<RisuDrop>>,
     pub passes: u32,
     /// The entry whose `@@position` line has no argument (RisuAI throws).
     pub failure: Option<usize>,
@@ -172,7 +173,8 @@ impl Request<'_> {
         let n = self.entries.len();
         let mut active = vec![false; n];
         let mut last_drop: Vec<Option<RisuDrop>> = vec![None; n];
-        let mut records = Vec::new();
+        // Room for every entry: a recursive book can activate thousands.
+        let mut records = Vec::with_capacity(n);
         let mut flags = Flags::default();
         let book_start = texts.window_start(self.settings.scan_depth);
         let chat_length = texts.messages.len() + 1;
@@ -212,7 +214,7 @@ impl Request<'_> {
                     Ok(None) => {
                         return Passes {
                             records: Vec::new(),
-                            dropped: (0..n).map(|i| (i, RisuDrop::Failed)).collect(),
+                            dropped: vec![Some(RisuDrop::Failed); n],
                             passes: pass,
                             failure: Some(i),
                         }
@@ -227,8 +229,13 @@ impl Request<'_> {
                             state.remember("da:", &self.entries[i].state_key);
                         }
                         if recursive {
-                            let hits =
-                                body_hits(self.bodies, self.keys, record.source, self.entries);
+                            let hits = body_hits(
+                                self.bodies,
+                                self.keys,
+                                self.watchers,
+                                record.source,
+                                self.entries,
+                            );
                             // A key no recursive text held may still be
                             // in the window: the watchers know it then.
                             let (watchers, seen, due) = (self.watchers, &mut seen, &mut due);
@@ -245,11 +252,7 @@ impl Request<'_> {
                 break;
             }
         }
-        let dropped = last_drop
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, d)| d.map(|d| (i, d)))
-            .collect();
+        let dropped = last_drop;
         Passes {
             records,
             dropped,
@@ -346,9 +349,9 @@ impl Request<'_> {
         let mut why = if child_failed {
             None
         } else if h.child {
-            Some(Why::Named(RisuWhy::Child))
+            Some(Why::Named(Box::new(RisuWhy::Child)))
         } else if always {
-            Some(Why::Named(RisuWhy::Always))
+            Some(Why::Named(Box::new(RisuWhy::Always)))
         } else {
             None
         };
@@ -412,10 +415,10 @@ impl Request<'_> {
                                 name: names(texts.recursive[r].0),
                             }
                         };
-                        why = Some(Why::Named(RisuWhy::Key {
+                        why = Some(Why::Named(Box::new(RisuWhy::Key {
                             key: q.raw.first().cloned().unwrap_or_default(),
                             found,
-                        }));
+                        })));
                     }
                     if fail {
                         e.gate = Some(match kind {
@@ -473,11 +476,11 @@ impl Request<'_> {
         }
         match e.force {
             Force::On { kept } => {
-                why = Some(Why::Named(if kept {
+                why = Some(Why::Named(Box::new(if kept {
                     RisuWhy::Kept
                 } else {
                     RisuWhy::Forced
-                }));
+                })));
             }
             Force::Off { not_again } => {
                 return Err(if not_again {
@@ -492,7 +495,7 @@ impl Request<'_> {
                 }
             }
         }
-        let why = why.unwrap_or(Why::Named(RisuWhy::Always));
+        let why = why.unwrap_or(Why::Named(Box::new(RisuWhy::Always)));
         let recursive = e.recursive.unwrap_or(self.settings.recursive_scanning);
         Ok(Some((
             Record {
@@ -507,7 +510,7 @@ impl Request<'_> {
                 body: None,
                 tokens: 0,
                 why,
-                inject: e.inject,
+                inject: e.inject.map(Box::new),
             },
             recursive,
         )))

@@ -22,6 +22,19 @@ fn rank(x: f64) -> f64 {
     }
 }
 
+/// An integer in the order of [`rank`]`(x)`: equal ranks (0 and −0
+/// included) give equal keys, a higher rank a higher key.
+fn ascending_key(x: f64) -> u64 {
+    let x = rank(x);
+    let x = if x == 0.0 { 0.0 } else { x };
+    let bits = x.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
 /// JavaScript's `String.replace` with a string needle: the first
 /// occurrence only, and `$$`, `$&`, `` $` `` and `$'` in the replacement
 /// read as patterns.
@@ -62,18 +75,19 @@ pub(crate) fn finish(
     entries: &[Prepared],
 ) -> (Vec<Record>, Vec<(usize, RisuDrop)>, u32) {
     let name = |i: usize| entries[i].name.as_str();
-    // Indexes are sorted, not the records (a record is large, and most
-    // are cut). Stable: equal priorities keep the activation order.
-    let mut by_priority: Vec<usize> = (0..records.len()).collect();
-    by_priority.sort_by(|&a, &b| {
-        rank(records[b].priority)
-            .partial_cmp(&rank(records[a].priority))
-            .unwrap_or(Ordering::Equal)
-    });
+    // Keys are sorted, not the records (a record is large, and most are
+    // cut): the rank as an integer, then the activation order, so equal
+    // priorities keep it (a stable sort).
+    let mut by_priority: Vec<(u64, usize)> = records
+        .iter()
+        .enumerate()
+        .map(|(at, r)| (!ascending_key(r.priority), at))
+        .collect();
+    by_priority.sort_unstable();
     let mut used = 0f64;
     let mut kept_at = Vec::new();
-    let mut cut_at = Vec::new();
-    for at in by_priority {
+    let mut cut_at = Vec::with_capacity(records.len());
+    for (_, at) in by_priority {
         let tokens = records[at].tokens;
         if used + f64::from(tokens) <= budget {
             used += f64::from(tokens);
@@ -117,7 +131,7 @@ pub(crate) fn finish(
         .into_iter()
         .partition(|r| r.inject.as_ref().is_some_and(|i| i.lore));
     for inj in injectors {
-        let spec = inj.inject.clone().expect("partitioned on inject");
+        let spec = *inj.inject.clone().expect("partitioned on inject");
         let target = rest.iter_mut().find(|r| name(r.entry) == spec.location);
         match target {
             Some(t) => {
@@ -179,7 +193,7 @@ impl RisuPreview {
     /// Request `k` over `texts`, without the memo; the texts are handed
     /// back as the passes left them.
     pub(super) fn answer<'t>(
-        &mut self,
+        &self,
         mut texts: Texts<'t>,
         k: usize,
         state: &mut RisuState,
@@ -211,19 +225,14 @@ impl RisuPreview {
             return (result, texts);
         }
         let mut records = passes.records;
-        {
-            let mut bodies = self.bodies.borrow_mut();
-            for r in &mut records {
-                let slot = &mut bodies[r.source].tokens;
-                r.tokens = *slot.get_or_insert_with(|| self.counter.count(r.text(entries)));
-            }
+        for r in &mut records {
+            let slot = &self.bodies[r.source].tokens;
+            r.tokens = *slot.get_or_init(|| self.tokenizer.count(r.text(entries)));
         }
         let (placed, cut, used) = finish(records, self.settings.token_budget, entries);
-        let mut dropped: Vec<RisuDropped> = passes
-            .dropped
-            .into_iter()
-            .map(|(i, d)| dropped_of(i, d))
-            .collect();
+        let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());
+        let out = passes.dropped.into_iter().enumerate();
+        dropped.extend(out.filter_map(|(i, d)| d.map(|d| dropped_of(i, d))));
         dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
         let injected = placed
             .into_iter()
@@ -265,6 +274,29 @@ mod tests {
     use super::*;
 
     /// The target body after `@@inject_replace` (JavaScript String.replace).
+    /// The budget's order compares the keys as the ranks compare.
+    #[test]
+    fn ascending_keys_order_as_the_ranks() {
+        let xs = [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.0,
+            -0.0,
+            0.0,
+            1e-300,
+            3.5,
+            1000.0,
+            f64::INFINITY,
+        ];
+        for a in xs {
+            for b in xs {
+                let by_rank = rank(a).partial_cmp(&rank(b)).unwrap();
+                assert_eq!(ascending_key(a).cmp(&ascending_key(b)), by_rank, "{a} {b}");
+            }
+        }
+    }
+
     #[test]
     fn js_replace_patterns() {
         assert_eq!(js_replace("T and T", "T", "NEW"), "NEW and T");

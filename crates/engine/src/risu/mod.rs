@@ -26,6 +26,7 @@ pub mod detail;
 pub mod finish;
 mod hot;
 pub mod known;
+mod log;
 pub mod lore;
 pub mod matching;
 mod memo;
@@ -36,7 +37,7 @@ pub mod texts;
 mod watch;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 
@@ -51,7 +52,7 @@ pub use state::RisuState;
 
 use crate::chat::Message;
 use crate::model::{Book, Role};
-use crate::tokenizer::{content_hash, Encoding, TokenCounter, Tokenizer};
+use crate::tokenizer::{content_hash, Encoding, Tokenizer};
 use decorators::Line;
 use matching::{Hits, KeyTable, QueryKeys};
 use texts::Texts;
@@ -217,7 +218,8 @@ pub struct RisuPreview {
     entries: Vec<Prepared>,
     keys: KeyTable,
     settings: RisuSettings,
-    counter: TokenCounter,
+    /// Counts the budget; each body is counted once (`bodies`).
+    tokenizer: Tokenizer,
     seed: u64,
     comments: Vec<Arc<str>>,
     hits: HashMap<u64, Arc<Hits>>,
@@ -342,7 +344,7 @@ impl RisuPreview {
         self.memo = None;
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
-        self.bodies.borrow_mut()[index] = texts::BodyCache::default();
+        self.bodies[index] = texts::BodyCache::default();
         self.hot = hot::HotTable::new(&self.entries);
         self.derive();
         if now {
@@ -391,14 +393,14 @@ impl RisuPreview {
         let stateful = entries.iter().any(keeps_state);
         let mut preview = RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
-            bodies: std::cell::RefCell::new(vec![texts::BodyCache::default(); entries.len()]),
+            bodies: vec![texts::BodyCache::default(); entries.len()],
             watchers: watch::Watchers::default(),
             hot: hot::HotTable::new(&entries),
             statics: Vec::new(),
             entries,
             keys,
             settings,
-            counter: TokenCounter::with_tokenizer(options.tokenizer),
+            tokenizer: options.tokenizer,
             seed: options.seed,
             hits: HashMap::new(),
             every_entry: false,
@@ -413,13 +415,19 @@ impl RisuPreview {
     /// decorators run once where they can be, and the watchers, which wake
     /// an entry by its keys in its matching mode.
     fn derive(&mut self) {
-        self.watchers = watch::Watchers::default();
         let statics = self.request_for(0, &[]).static_evals();
         for (h, known) in self.hot.hot.iter_mut().zip(&statics.known) {
             h.known = *known;
         }
         self.statics = statics.evals;
-        self.watchers = watch::Watchers::new(&self.entries, &statics.mode);
+        let watchers = watch::Watchers::new(&self.entries, &statics.mode);
+        if !watchers.reads_as(&self.watchers) {
+            // The bodies' keys were kept without ids now read.
+            for c in &mut self.bodies {
+                c.hits = OnceLock::new();
+            }
+        }
+        self.watchers = watchers;
     }
 
     /// Evaluates every entry in every pass instead of waking entries by
@@ -433,10 +441,10 @@ impl RisuPreview {
 
     /// Counts the budget with `tokenizer`.
     pub fn set_tokenizer(&mut self, tokenizer: Tokenizer) {
-        self.counter = TokenCounter::with_tokenizer(tokenizer);
+        self.tokenizer = tokenizer;
         self.memo = None;
-        for c in self.bodies.borrow_mut().iter_mut() {
-            c.tokens = None;
+        for c in &mut self.bodies {
+            c.tokens = OnceLock::new();
         }
     }
 
@@ -522,32 +530,5 @@ impl RisuPreview {
             }
         }
         self.request(chat, k, &mut state)
-    }
-
-    /// Requests 1…M of `chat` in order, one state carried through; each
-    /// answer is handed to `each` and dropped.
-    pub fn log_each(&mut self, chat: &[Message], each: impl FnMut(RisuResult)) {
-        self.log_each_while(chat, || true, each);
-    }
-
-    /// [`RisuPreview::log_each`] that asks `keep_going` before each request
-    /// and stops when it says no; returns whether the log ran to the end.
-    pub fn log_each_while(
-        &mut self,
-        chat: &[Message],
-        mut keep_going: impl FnMut() -> bool,
-        mut each: impl FnMut(RisuResult),
-    ) -> bool {
-        let mut state = RisuState::default();
-        for k in 1..=chat.len() {
-            if !keep_going() {
-                return false;
-            }
-            // Every request once: the memo would not be asked again.
-            let (messages, keyed) = self.messages(chat, k);
-            let hits = keyed.into_iter().map(|(_, h)| h).collect();
-            each(self.answer(Texts::new(messages, hits), k, &mut state).0);
-        }
-        true
     }
 }

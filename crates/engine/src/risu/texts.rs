@@ -3,10 +3,11 @@
 //! and the seeded roll that stands in for RisuAI's `Math.random()`
 //! (docs/risu-rules.md, "Activation").
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::detail::Found;
 use super::matching::{Hits, KeyIds, KeyTable, RegexEnd};
+use super::watch::Watchers;
 use super::Prepared;
 
 /// The texts a request scans: its messages (oldest first) and the
@@ -234,31 +235,31 @@ fn splitmix(mut x: u64) -> u64 {
 /// What the preview keeps of each entry's body between requests: its key
 /// hits as a recursive text and its tokens (an activated entry's body is
 /// the same text every time). Indexed by entry; emptied when the entry is
-/// replaced or the tokenizer changes.
+/// replaced or the tokenizer changes. Each is set once, by whichever
+/// request needs it first, so requests can run on several threads (the
+/// log's).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BodyCache {
-    pub hits: Option<Arc<Hits>>,
-    pub tokens: Option<u32>,
+    pub hits: OnceLock<Arc<Hits>>,
+    pub tokens: OnceLock<u32>,
 }
 
-pub(crate) type BodyCaches = std::cell::RefCell<Vec<BodyCache>>;
+pub(crate) type BodyCaches = Vec<BodyCache>;
 
-/// The key hits of entry `source`'s body, scanned once per preview (the
-/// body is read only then).
+/// The key hits of entry `source`'s body that some entry reads
+/// ([`Watchers::relevant`]), scanned once per preview (the body is read
+/// only then).
 pub(crate) fn body_hits(
     cache: &BodyCaches,
     keys: &KeyTable,
+    watchers: &Watchers,
     source: usize,
     entries: &[Prepared],
 ) -> Arc<Hits> {
-    if let Some(found) = cache.borrow().get(source).and_then(|c| c.hits.clone()) {
-        return found;
-    }
-    let hits = Arc::new(keys.hits(&entries[source].body));
-    if let Some(c) = cache.borrow_mut().get_mut(source) {
-        c.hits = Some(hits.clone());
-    }
-    hits
+    cache[source]
+        .hits
+        .get_or_init(|| Arc::new(watchers.relevant(keys.hits(&entries[source].body))))
+        .clone()
 }
 
 /// Where each key id was first seen (a text's index), as a dense table:

@@ -49,11 +49,16 @@ impl Inverted {
     }
 }
 
-/// The entries each key id wakes.
+/// The entries each key id wakes, and the key ids some entry reads.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Watchers {
     partial: Inverted,
     full: Inverted,
+    /// Whether some entry's queries can read each key id (partial-mode
+    /// ids, whole-word ids): an id only entries of the other matching
+    /// mode have is left out of the recursive texts' keys
+    /// ([`Watchers::relevant`]), so a request does not note it.
+    read: (Vec<bool>, Vec<bool>),
 }
 
 impl Watchers {
@@ -64,20 +69,31 @@ impl Watchers {
     pub fn new(entries: &[Prepared], mode: &[Option<bool>]) -> Self {
         let mut partial = Vec::new();
         let mut full = Vec::new();
-        for (i, p) in entries.iter().enumerate() {
-            if !p.skippable() {
-                continue;
+        let (mut read_partial, mut read_full) = (Vec::new(), Vec::new());
+        let mark = |v: &mut Vec<bool>, id: u32| {
+            let i = id as usize;
+            if i >= v.len() {
+                v.resize(i + 1, false);
             }
+            v[i] = true;
+        };
+        for (i, p) in entries.iter().enumerate() {
             let queries = [&p.primary, &p.secondary]
                 .into_iter()
                 .chain(p.deco_keys.iter());
             for q in queries {
                 for id in &q.ids {
                     if mode[i] != Some(true) {
-                        partial.push((id.partial, i as u32));
+                        mark(&mut read_partial, id.partial);
+                        if p.skippable() {
+                            partial.push((id.partial, i as u32));
+                        }
                     }
                     if mode[i] != Some(false) {
-                        full.push((id.full, i as u32));
+                        mark(&mut read_full, id.full);
+                        if p.skippable() {
+                            full.push((id.full, i as u32));
+                        }
                     }
                 }
             }
@@ -85,7 +101,25 @@ impl Watchers {
         Watchers {
             partial: Inverted::new(partial),
             full: Inverted::new(full),
+            read: (read_partial, read_full),
         }
+    }
+
+    /// Whether the two read the same key ids (else what was kept of the
+    /// bodies' keys must be found again).
+    pub fn reads_as(&self, other: &Watchers) -> bool {
+        self.read == other.read
+    }
+
+    /// `hits` without the ids no entry reads: an entry whose answer
+    /// cannot change until a key is found in its matching mode
+    /// ([`super::activation::Statics::mode`]) answers "no match" without
+    /// one either way, so only the other ids are noted for recursion.
+    pub fn relevant(&self, mut hits: Hits) -> Hits {
+        let read = |v: &Vec<bool>, id: u32| v.get(id as usize).copied().unwrap_or(false);
+        hits.partial.retain(|&id| read(&self.read.0, id));
+        hits.full.retain(|&id| read(&self.read.1, id));
+        hits
     }
 
     /// Nothing found yet, for one request.

@@ -235,7 +235,7 @@ impl Workspace {
         // Per reason, the first few are listed and the rest counted, so
         // what crosses per keystroke does not grow with the book.
         let mut seen = PerKind::new();
-        for d in r.dropped {
+        for d in r.dropped.iter() {
             if matches!(d.reason, RisuDrop::NoMatch | RisuDrop::EmptyKey) {
                 unmatched += 1;
                 continue;
@@ -248,7 +248,7 @@ impl Workspace {
                 book: d.book as u32,
                 id: d.id,
                 name: name_of(&d.comment, d.id),
-                why: d.reason,
+                why: d.reason.clone(),
             });
         }
         RisuPreviewView {

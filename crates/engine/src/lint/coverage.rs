@@ -175,7 +175,7 @@ pub fn coverage_risu(
                 c.injected += 1;
             });
         }
-        for d in &r.dropped {
+        for d in r.dropped.iter() {
             let at = EntryRef {
                 book: d.book,
                 id: d.id,

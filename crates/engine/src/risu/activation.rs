@@ -320,8 +320,11 @@ impl Request<'_> {
             Known::Run
         };
         let mut e = match known {
-            Known::Fresh { full_word } => {
-                let mut e = self.fresh_eval(h.insertorder);
+            Known::Fresh {
+                full_word,
+                priority,
+            } => {
+                let mut e = self.fresh_eval(priority);
                 e.full_word = full_word;
                 e.gate = child_failed.then_some(RisuDrop::Child);
                 e
@@ -437,7 +440,7 @@ impl Request<'_> {
                 }
                 match kind {
                     QueryKind::ExcludeAll => {
-                        if texts.all(ids, e.full_word, start, rec) {
+                        if texts.all(ids, e.full_word, start, rec, self.bodies) {
                             e.gate = Some(RisuDrop::ExcludedAll { line: number() });
                             break;
                         }

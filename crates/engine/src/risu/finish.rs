@@ -215,7 +215,7 @@ impl RisuPreview {
                 used: 0,
                 passes: passes.passes,
                 injected: Vec::new(),
-                dropped: Vec::new(),
+                dropped: Arc::default(),
                 failure: Some(RisuFailure {
                     book: p.book,
                     id: p.id,
@@ -262,7 +262,7 @@ impl RisuPreview {
             used,
             passes: passes.passes,
             injected,
-            dropped,
+            dropped: Arc::new(dropped),
             failure: None,
         };
         (result, texts)

@@ -203,7 +203,10 @@ pub struct RisuResult {
     pub used: u32,
     pub passes: u32,
     pub injected: Vec<RisuInjected>,
-    pub dropped: Vec<RisuDropped>,
+    /// Shared: a request can drop thousands of entries, and the preview
+    /// keeps the last answer to give it again (`memo.rs`) without copying
+    /// them.
+    pub dropped: Arc<Vec<RisuDropped>>,
     pub failure: Option<RisuFailure>,
 }
 

@@ -16,8 +16,9 @@ pub(crate) enum Known {
     #[default]
     Run,
     /// They leave the state before any decorator, but for whole words
-    /// (most entries: none, or `@@match_full_word` alone).
-    Fresh { full_word: bool },
+    /// and the priority (most entries: none, or `@@match_full_word` and
+    /// `@@priority` alone).
+    Fresh { full_word: bool, priority: f64 },
     /// They leave the state kept in [`Statics::evals`].
     Stored,
 }
@@ -110,12 +111,14 @@ impl Request<'_> {
             let fresh = self.fresh_eval(p.lore.insertorder);
             let as_fresh = Eval {
                 full_word: e.full_word,
+                priority: e.priority,
                 ..fresh
             };
             let known = match fixed {
                 false => Known::Run,
                 true if e.same_as(&as_fresh) => Known::Fresh {
                     full_word: e.full_word,
+                    priority: e.priority,
                 },
                 true => Known::Stored,
             };

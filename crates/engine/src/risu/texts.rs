@@ -22,7 +22,6 @@ pub(crate) struct Texts<'a> {
     /// it brought (a child brings its folder's). Indexes, not the bodies:
     /// a request adds thousands, and a body's count is far from its text.
     pub recursive: Vec<(usize, usize)>,
-    pub(crate) recursive_hits: Vec<Arc<Hits>>,
     pub(crate) recursive_partial: FirstSeen,
     pub(crate) recursive_full: FirstSeen,
     /// The regex searches run, in order (what a request with other
@@ -60,7 +59,6 @@ impl<'a> Texts<'a> {
             hits,
             windows: Vec::new(),
             recursive: Vec::new(),
-            recursive_hits: Vec::new(),
             recursive_partial: FirstSeen::default(),
             recursive_full: FirstSeen::default(),
             regex_searches: Vec::new(),
@@ -115,14 +113,15 @@ impl<'a> Texts<'a> {
     /// its key hits (`h`, kept by the preview per body); `first` is told
     /// each key id no recursive text held before (`true`: a partial-mode
     /// id), in the same walk over the hits.
+    #[inline]
     pub fn push_recursive(
         &mut self,
         entry: usize,
         source: usize,
-        h: Arc<Hits>,
+        h: &Hits,
         mut first: impl FnMut(bool, u32),
     ) {
-        let at = self.recursive_hits.len();
+        let at = self.recursive.len();
         for &id in &h.partial {
             if self.recursive_partial.note(id, at) {
                 first(true, id);
@@ -133,7 +132,6 @@ impl<'a> Texts<'a> {
                 first(false, id);
             }
         }
-        self.recursive_hits.push(h);
         self.recursive.push((entry, source));
     }
 
@@ -166,13 +164,21 @@ impl<'a> Texts<'a> {
 
     /// RisuAI's "all" mode: every key in every scanned text (true when
     /// there are no texts or no keys).
-    pub(crate) fn all(&self, q: &[KeyIds], full: bool, start: usize, recursive: bool) -> bool {
-        let texts = self.hits[start..].iter().map(|h| h.as_ref()).chain(
-            self.recursive_hits
-                .iter()
-                .map(|h| h.as_ref())
-                .filter(|_| recursive),
-        );
+    /// The recursive texts' keys are `bodies`' (each was found when its
+    /// text was added).
+    pub(crate) fn all(
+        &self,
+        q: &[KeyIds],
+        full: bool,
+        start: usize,
+        recursive: bool,
+        bodies: &BodyCaches,
+    ) -> bool {
+        let kept = |&(_, s): &(usize, usize)| bodies[s].hits.get().expect("found when added");
+        let texts = self.hits[start..]
+            .iter()
+            .map(|h| h.as_ref())
+            .chain(self.recursive.iter().map(kept).filter(|_| recursive));
         for h in texts {
             if !q.iter().all(|id| h.has(*id, full)) {
                 return false;
@@ -240,7 +246,9 @@ fn splitmix(mut x: u64) -> u64 {
 /// log's).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BodyCache {
-    pub hits: OnceLock<Arc<Hits>>,
+    /// Kept in the list itself, not behind a pointer of its own: a
+    /// request reads thousands.
+    pub hits: OnceLock<Hits>,
     pub tokens: OnceLock<u32>,
 }
 
@@ -249,51 +257,65 @@ pub(crate) type BodyCaches = Vec<BodyCache>;
 /// The key hits of entry `source`'s body that some entry reads
 /// ([`Watchers::relevant`]), scanned once per preview (the body is read
 /// only then).
-pub(crate) fn body_hits(
-    cache: &BodyCaches,
+pub(crate) fn body_hits<'c>(
+    cache: &'c BodyCaches,
     keys: &KeyTable,
     watchers: &Watchers,
     source: usize,
     entries: &[Prepared],
-) -> Arc<Hits> {
+) -> &'c Hits {
     cache[source]
         .hits
-        .get_or_init(|| Arc::new(watchers.relevant(keys.hits(&entries[source].body))))
-        .clone()
+        .get_or_init(|| watchers.relevant(keys.hits(&entries[source].body)))
 }
 
 /// Where each key id was first seen (a text's index), as a dense table:
 /// the ids are indexes into the key table, so a lookup is one load
 /// instead of a hash or a search through the texts (the passes ask it
-/// for every candidate entry's every key).
+/// for every candidate entry's every key). Whether an id was seen at all
+/// is also kept as one bit an id: a request notes the keys of thousands
+/// of recursive texts, mostly ids seen already, and the bits stay in the
+/// processor's nearest cache where the table does not.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct FirstSeen(Vec<u32>);
+pub(crate) struct FirstSeen {
+    at: Vec<u32>,
+    seen: Vec<u64>,
+}
 
 impl FirstSeen {
     /// Notes `id` in text `at`, unless it was seen in an earlier one;
     /// whether it was not.
+    #[inline]
     pub fn note(&mut self, id: u32, at: usize) -> bool {
         let i = id as usize;
-        if i >= self.0.len() {
-            self.0.resize(i + 1, 0);
+        let (word, bit) = (i / 64, 1u64 << (i % 64));
+        if word >= self.seen.len() {
+            self.seen.resize(word + 1, 0);
         }
-        let first = self.0[i] == 0;
-        if first {
-            self.0[i] = at as u32 + 1;
+        if self.seen[word] & bit != 0 {
+            return false;
         }
-        first
+        self.seen[word] |= bit;
+        if i >= self.at.len() {
+            self.at.resize(i + 1, 0);
+        }
+        self.at[i] = at as u32;
+        true
     }
 
     /// The first text `id` was seen in.
+    #[inline]
     pub fn at(&self, id: &u32) -> Option<usize> {
-        match self.0.get(*id as usize) {
-            Some(&n) if n > 0 => Some(n as usize - 1),
-            _ => None,
-        }
+        let i = *id as usize;
+        self.contains(id).then(|| self.at[i] as usize)
     }
 
+    #[inline]
     pub fn contains(&self, id: &u32) -> bool {
-        self.at(id).is_some()
+        let i = *id as usize;
+        self.seen
+            .get(i / 64)
+            .is_some_and(|w| w & (1u64 << (i % 64)) != 0)
     }
 }
 

@@ -144,6 +144,7 @@ impl Watchers {
     }
 
     /// [`Watchers::wake`] for one key id (`partial`: a partial-mode id).
+    #[inline]
     pub fn wake_id(&self, partial: bool, id: u32, seen_so_far: &mut Seen, due: &mut [bool]) {
         if partial {
             wake_one(&self.partial, &mut seen_so_far.partial, id, due);

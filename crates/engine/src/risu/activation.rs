@@ -151,11 +151,68 @@ pub(crate) struct Request<'p> {
 /// The outcome of the passes.
 pub(crate) struct Passes {
     pub records: Vec<Record>,
-    /// Why each entry is out, by entry (`None`: it activated).
-    pub dropped: Vec<Option<RisuDrop>>,
+    /// Why each entry is out.
+    pub dropped: Drops,
     pub passes: u32,
     /// The entry whose `@@position` line has no argument (RisuAI throws).
     pub failure: Option<usize>,
+}
+
+/// Why each entry is out, as the passes last found: one number an entry
+/// (none, no match, or a place in a list of the other reasons), so a
+/// request does not write a reason for each of the thousands of entries
+/// it finds no key of.
+pub(crate) struct Drops {
+    code: Vec<u32>,
+    others: Vec<RisuDrop>,
+}
+
+impl Drops {
+    const NONE: u32 = 0;
+    const NO_MATCH: u32 = 1;
+
+    fn new(n: usize) -> Self {
+        Drops {
+            code: vec![Self::NONE; n],
+            others: Vec::new(),
+        }
+    }
+
+    /// Every entry out for `why`.
+    fn all(n: usize, why: RisuDrop) -> Self {
+        Drops {
+            code: vec![2; n],
+            others: vec![why],
+        }
+    }
+
+    fn no_match(&mut self, i: usize) {
+        self.code[i] = Self::NO_MATCH;
+    }
+
+    fn clear(&mut self, i: usize) {
+        self.code[i] = Self::NONE;
+    }
+
+    fn set(&mut self, i: usize, why: RisuDrop) {
+        if why == RisuDrop::NoMatch {
+            return self.no_match(i);
+        }
+        // A reason replaced later stays in the list unread.
+        self.code[i] = self.others.len() as u32 + 2;
+        self.others.push(why);
+    }
+
+    /// Each entry that is out, in order, with why.
+    pub fn each(self, mut f: impl FnMut(usize, RisuDrop)) {
+        for (i, &c) in self.code.iter().enumerate() {
+            match c {
+                Self::NONE => {}
+                Self::NO_MATCH => f(i, RisuDrop::NoMatch),
+                c => f(i, self.others[c as usize - 2].clone()),
+            }
+        }
+    }
 }
 
 /// Call-wide flags of the after-match decorators: once one is read, every
@@ -172,7 +229,7 @@ impl Request<'_> {
     pub fn passes(&self, texts: &mut Texts, state: &mut RisuState) -> Passes {
         let n = self.entries.len();
         let mut active = vec![false; n];
-        let mut last_drop: Vec<Option<RisuDrop>> = vec![None; n];
+        let mut last_drop = Drops::new(n);
         // Room for every entry: a recursive book can activate thousands.
         let mut records = Vec::with_capacity(n);
         let mut flags = Flags::default();
@@ -185,7 +242,7 @@ impl Request<'_> {
         let mut due = vec![false; n];
         for (i, h) in self.hot.hot.iter().enumerate() {
             if h.skippable {
-                last_drop[i] = Some(RisuDrop::NoMatch);
+                last_drop.no_match(i);
             }
         }
         let mut seen = self.watchers.seen();
@@ -206,22 +263,22 @@ impl Request<'_> {
                 // of their primary keys is anywhere (a superset of what
                 // their queries would see).
                 if h.quick && !h.use_regex && !self.any_key_anywhere(i, texts, book_start) {
-                    last_drop[i] = Some(RisuDrop::NoMatch);
+                    last_drop.no_match(i);
                     continue;
                 }
                 match self.evaluate(i, pass, texts, state, &mut flags, &active, chat_length) {
-                    Err(drop) => last_drop[i] = Some(drop),
+                    Err(drop) => last_drop.set(i, drop),
                     Ok(None) => {
                         return Passes {
                             records: Vec::new(),
-                            dropped: vec![Some(RisuDrop::Failed); n],
+                            dropped: Drops::all(n, RisuDrop::Failed),
                             passes: pass,
                             failure: Some(i),
                         }
                     }
                     Ok(Some((record, recursive))) => {
                         active[i] = true;
-                        last_drop[i] = None;
+                        last_drop.clear(i);
                         if flags.keep {
                             state.remember("ka:", &self.entries[i].state_key);
                         }

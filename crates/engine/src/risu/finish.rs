@@ -231,8 +231,7 @@ impl RisuPreview {
         }
         let (placed, cut, used) = finish(records, self.settings.token_budget, entries);
         let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());
-        let out = passes.dropped.into_iter().enumerate();
-        dropped.extend(out.filter_map(|(i, d)| d.map(|d| dropped_of(i, d))));
+        passes.dropped.each(|i, d| dropped.push(dropped_of(i, d)));
         dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
         let injected = placed
             .into_iter()

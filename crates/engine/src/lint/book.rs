@@ -10,6 +10,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::context::{self, key_kind, KeyKind, LintContext, LintRules, Seen};
 use super::problem::{EntryRef, Finding, Problem, Span};
+use super::CountTokens;
 use crate::decorators;
 use crate::diagnostic::Severity;
 use crate::model::{Book, Entry};
@@ -19,27 +20,6 @@ use crate::sillytavern::entry::StEntry;
 pub const LISTED: usize = 5;
 /// How many contained keys one key reports.
 const CONTAINED_PER_KEY: usize = 3;
-
-/// Counts tokens the way the preview does: the budget checks count only
-/// the bodies that could break the budget.
-pub trait CountTokens {
-    /// The token count of each text.
-    fn count_all(&mut self, texts: &[&str]) -> Vec<u32>;
-}
-
-impl CountTokens for crate::tokenizer::TokenCounter {
-    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
-        self.prime(texts.iter().copied());
-        texts.iter().map(|t| self.count(t)).collect()
-    }
-}
-
-impl CountTokens for crate::preview::Preview {
-    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
-        self.prime_tokens(texts.iter().copied());
-        texts.iter().map(|t| self.count_tokens(t)).collect()
-    }
-}
 
 /// One entry as the whole-book checks see it.
 pub(crate) struct Item<'b> {
@@ -101,15 +81,24 @@ pub(crate) fn items<'b>(cx: &LintContext, books: &'b [Book]) -> Vec<Item<'b>> {
 
 /// The whole-book problems of `books` linted together.
 pub fn check_books(cx: &LintContext, books: &[Book], tokens: &mut dyn CountTokens) -> Vec<Problem> {
-    let items = items(cx, books);
+    check_books_items(cx, &items(cx, books), tokens)
+}
+
+/// [`check_books`] over the entries as the rules read them, made once by
+/// the caller.
+pub(crate) fn check_books_items(
+    cx: &LintContext,
+    items: &[Item],
+    tokens: &mut dyn CountTokens,
+) -> Vec<Problem> {
     let mut out = Vec::new();
-    duplicates(cx, &items, &mut out);
-    containment(cx, &items, &mut out);
-    same_text(&items, &mut out);
+    duplicates(cx, items, &mut out);
+    containment(cx, items, &mut out);
+    same_text(items, &mut out);
     if context::recursion_on(cx) {
-        super::recursion::check(cx, &items, &mut out);
+        super::recursion::check(cx, items, &mut out);
     }
-    budget(cx, &items, tokens, &mut out);
+    budget(cx, items, tokens, &mut out);
     out
 }
 

@@ -1,7 +1,7 @@
 //! The checks that need a chat ([`check_chat`]): keys that match in most of
 //! its messages, and gate decorators no request of it satisfies.
 
-use super::book::items;
+use super::book::{items, Item};
 use super::context::{self, key_kind, KeyKind, LintContext};
 use super::problem::{CommonReason, Contradiction, Finding, Problem, Span};
 use crate::chat::{Message, Speaker};
@@ -16,13 +16,18 @@ pub const MIN_MESSAGES: usize = 4;
 /// The problems `chat` shows in `books`. All primary keys go into one
 /// matcher and each message is scanned once.
 pub fn check_chat(cx: &LintContext, books: &[Book], chat: &[Message]) -> Vec<Problem> {
-    let items = items(cx, books);
+    check_chat_items(cx, &items(cx, books), chat)
+}
+
+/// [`check_chat`] over the entries as the rules read them, made once by
+/// the caller.
+pub(crate) fn check_chat_items(cx: &LintContext, items: &[Item], chat: &[Message]) -> Vec<Problem> {
     let mut out = Vec::new();
     if chat.len() >= MIN_MESSAGES {
         let found = if cx.rules.risu().is_some() {
-            super::risu::counts_in(&items, chat.iter().map(|m| m.text.as_str()))
+            super::risu::counts_in(items, chat.iter().map(|m| m.text.as_str()))
         } else {
-            counts_in(cx, &items, chat)
+            counts_in(cx, items, chat)
         };
         for (item, k, n) in found {
             if n * 2 <= chat.len() {
@@ -48,7 +53,7 @@ pub fn check_chat(cx: &LintContext, books: &[Book], chat: &[Message]) -> Vec<Pro
         }
     }
     if cx.rules.is_studio() {
-        gates(&items, chat, &mut out);
+        gates(items, chat, &mut out);
     }
     out
 }

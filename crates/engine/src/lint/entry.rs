@@ -17,19 +17,29 @@ use crate::sillytavern::entry::StEntry;
 /// fires under no rules, so it keeps only its errors (what cannot work as
 /// written once it is enabled again).
 pub fn check_entry(cx: &LintContext, book: usize, e: &Entry) -> Vec<Problem> {
-    let seen = Seen::of(cx, book, e);
+    check_entry_seen(cx, book, e, &Seen::of(cx, book, e))
+}
+
+/// [`check_entry`] of the entry as the rules read it (`seen`), made once
+/// by the caller for every check of a whole lint.
+pub(crate) fn check_entry_seen(
+    cx: &LintContext,
+    book: usize,
+    e: &Entry,
+    seen: &Seen,
+) -> Vec<Problem> {
     let mut out = Checker {
         cx,
         at: EntryRef { book, id: e.id },
         out: Vec::new(),
     };
-    out.keys(e, &seen);
-    match &seen {
+    out.keys(e, seen);
+    match seen {
         Seen::Studio => out.studio_decorators(e, None),
         Seen::St(st) => out.st_decorators(e, st),
         Seen::Risu(r) => out.studio_decorators(e, Some(r)),
     }
-    out.flags(e, &seen);
+    out.flags(e, seen);
     let mut problems = out.out;
     // RisuAI's `@@dont_activate` (what the export writes for a disabled
     // entry) shuts the entry off as surely.

@@ -43,7 +43,7 @@ mod recursion;
 mod risu;
 mod words;
 
-pub use book::{check_books, CountTokens, LISTED};
+pub use book::{check_books, LISTED};
 pub use chat::{check_chat, MIN_MESSAGES};
 pub use context::{looks_from_sillytavern, BookFacts, LintContext, LintRules};
 pub use coverage::{
@@ -63,6 +63,27 @@ use crate::diagnostic::DiagnosticMessage;
 use crate::matcher::{KeyError, KeyFlags, KeyOwner, MatcherBuilder};
 use crate::model::Entry;
 
+/// Counts tokens the way the preview does: the budget checks count only
+/// the bodies that could break the budget.
+pub trait CountTokens {
+    /// The token count of each text.
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32>;
+}
+
+impl CountTokens for crate::tokenizer::TokenCounter {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        self.prime(texts.iter().copied());
+        texts.iter().map(|t| self.count(t)).collect()
+    }
+}
+
+impl CountTokens for crate::preview::Preview {
+    fn count_all(&mut self, texts: &[&str]) -> Vec<u32> {
+        self.prime_tokens(texts.iter().copied());
+        texts.iter().map(|t| self.count_tokens(t)).collect()
+    }
+}
+
 /// Every problem of `books` linted together: each entry's own
 /// ([`check_entry`]), the whole-book ones ([`check_books`]) and, with a
 /// chat, those it shows ([`check_chat`]). Sorted by book, then the
@@ -76,14 +97,14 @@ pub fn lint(
     let mut cx = cx.clone();
     cx.chat_loaded = chat.is_some();
     let mut out = Vec::new();
-    for (b, book) in books.iter().enumerate() {
-        for e in book.entries.iter().filter(|e| !e.folder) {
-            out.extend(check_entry(&cx, b, e));
-        }
+    // Each entry is read as the rules read it once, for every check.
+    let items = book::items(&cx, books);
+    for it in &items {
+        out.extend(entry::check_entry_seen(&cx, it.at.book, it.entry, &it.seen));
     }
-    out.extend(check_books(&cx, books, tokens));
+    out.extend(book::check_books_items(&cx, &items, tokens));
     if let Some(chat) = chat {
-        out.extend(check_chat(&cx, books, chat));
+        out.extend(chat::check_chat_items(&cx, &items, chat));
     }
     let position: std::collections::HashMap<EntryRef, usize> = books
         .iter()

@@ -9,9 +9,10 @@
 
 use std::collections::HashMap;
 
-use super::book::{CountTokens, Item};
+use super::book::Item;
 use super::context::{Flags, KeyKind, LintContext};
 use super::problem::{Finding, NeverReason, Problem};
+use super::CountTokens;
 use crate::diagnostic::Severity;
 use crate::model::Entry;
 use crate::risu::decorators::{self as lines, js_parse_int, js_trim, Line};

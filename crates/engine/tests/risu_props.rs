@@ -124,6 +124,13 @@ fn named(e: &Entry) -> Vec<String> {
     out
 }
 
+/// Every answer of `p`'s log of `chat`, as written for a comparison.
+fn logged(p: &mut RisuPreview, chat: &[Message]) -> Vec<String> {
+    let mut out = Vec::new();
+    p.log_each(chat, |r| out.push(format!("{r:?}")));
+    out
+}
+
 /// Each request's result as (entry position in the book, position, depth,
 /// role) in RisuAI's final order.
 fn log(book: &Book, chat: &[Message]) -> Vec<Vec<String>> {
@@ -145,6 +152,30 @@ fn log(book: &Book, chat: &[Message]) -> Vec<Vec<String>> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// The log answers a book without state on several threads
+    /// (`risu/log.rs`) and a book with state in turn: either way each
+    /// answer, in order, is the one the request gives alone after the
+    /// requests before it (`request_after`, loadLoreBookV3Prompt once per
+    /// request).
+    #[test]
+    fn the_log_answers_as_each_request_alone(
+        entries in proptest::collection::vec(entry(), 1..14),
+        messages in proptest::collection::vec(proptest::collection::vec(word(), 1..4), 1..12),
+    ) {
+        let book = book_of(entries);
+        let chat = chat_of(&messages);
+        let settings = RisuSettings { scan_depth: 3.0, ..RisuSettings::default() };
+        let mut p = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
+        let in_log = logged(&mut p, &chat);
+        let alone: Vec<String> = (1..=chat.len())
+            .map(|k| {
+                let mut p = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
+                format!("{:?}", p.request_after(&chat, k))
+            })
+            .collect();
+        prop_assert_eq!(in_log, alone);
+    }
 
     /// native → RisuAI → native previews the same under `risu`.
     #[test]
@@ -220,40 +251,9 @@ proptest! {
             if every {
                 p.evaluate_every_entry();
             }
-            let mut out = Vec::new();
-            p.log_each(&chat, |r| out.push(format!("{r:?}")));
-            out
+            logged(&mut p, &chat)
         };
         prop_assert_eq!(run(false), run(true));
-    }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
-
-    /// The log answers a book without state on several threads
-    /// (`risu/log.rs`) and a book with state in turn: either way each
-    /// answer, in order, is the one the request gives alone after the
-    /// requests before it (`request_after`, loadLoreBookV3Prompt once per
-    /// request).
-    #[test]
-    fn the_log_answers_as_each_request_alone(
-        entries in proptest::collection::vec(entry(), 1..14),
-        messages in proptest::collection::vec(proptest::collection::vec(word(), 1..4), 1..12),
-    ) {
-        let book = book_of(entries);
-        let chat = chat_of(&messages);
-        let settings = RisuSettings { scan_depth: 3.0, ..RisuSettings::default() };
-        let mut p = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
-        let mut logged = Vec::new();
-        p.log_each(&chat, |r| logged.push(format!("{r:?}")));
-        let alone: Vec<String> = (1..=chat.len())
-            .map(|k| {
-                let mut p = RisuPreview::new(&[&book], settings.clone(), RisuOptions::default());
-                format!("{:?}", p.request_after(&chat, k))
-            })
-            .collect();
-        prop_assert_eq!(logged, alone);
     }
 }
 

@@ -16,7 +16,7 @@ mod effects;
 mod statics;
 use super::{Position, Prepared, RisuSettings, RisuState};
 use crate::model::Role;
-pub(crate) use statics::Known;
+pub(crate) use statics::{Known, Statics};
 
 /// A key query of an entry, in the order RisuAI runs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -198,7 +198,7 @@ impl RisuPreview {
         k: usize,
         state: &mut RisuState,
     ) -> (RisuResult, Texts<'t>) {
-        let request = self.request_for(k, &self.statics);
+        let request = self.request_for(k, &self.statics.evals);
         let passes = request.passes(&mut texts, state);
         let entries = &self.entries;
         let dropped_of = |i: usize, reason: RisuDrop| RisuDropped {

@@ -24,8 +24,7 @@ pub(crate) struct Hot {
     /// Selective with secondary keys: its secondary query runs.
     pub secondary: bool,
     pub insertorder: f64,
-    /// How its decorators are read (set once they have run,
-    /// `RisuPreview::derive`).
+    /// How its decorators are read.
     pub known: Known,
     /// Its primary keys' ids in [`HotTable::primary`].
     primary: (u32, u32),
@@ -39,12 +38,13 @@ pub(crate) struct HotTable {
 }
 
 impl HotTable {
-    pub fn new(entries: &[Prepared]) -> Self {
+    /// `known`: how each entry's decorators are read.
+    pub fn new(entries: &[Prepared], known: &[Known]) -> Self {
         let mut t = HotTable {
             hot: Vec::with_capacity(entries.len()),
             primary: Vec::new(),
         };
-        for p in entries {
+        for (p, &known) in entries.iter().zip(known) {
             let start = t.primary.len() as u32;
             t.primary.extend_from_slice(&p.primary.ids);
             t.hot.push(Hot {
@@ -56,7 +56,7 @@ impl HotTable {
                 child: p.lore.mode == "child",
                 secondary: p.lore.selective && !p.lore.secondkey.is_empty(),
                 insertorder: p.lore.insertorder,
-                known: Known::Run,
+                known,
                 primary: (start, t.primary.len() as u32),
             });
         }
@@ -88,7 +88,8 @@ mod tests {
             });
         }
         let p = RisuPreview::new(&[&book], RisuSettings::default(), RisuOptions::default());
-        let t = HotTable::new(p.prepared());
+        let known = vec![Default::default(); p.prepared().len()];
+        let t = HotTable::new(p.prepared(), &known);
         for (i, e) in p.prepared().iter().enumerate() {
             assert_eq!(t.primary(i), e.primary.ids.as_slice(), "entry {i}");
             assert_eq!(t.hot[i].key_empty, i == 1);

@@ -16,6 +16,11 @@ use crate::chat::Message;
 /// The most threads a log runs on.
 const MAX_THREADS: usize = 8;
 
+/// The texts request `k` scans: the first `k` messages, with their keys.
+fn first<'t>(texts: &[&'t str], hits: &[Arc<Hits>], k: usize) -> Texts<'t> {
+    Texts::new(texts[..k].to_vec(), hits[..k].to_vec())
+}
+
 impl RisuPreview {
     /// Requests 1…M of `chat` in order, one state carried through; each
     /// answer is handed to `each` and dropped.
@@ -58,8 +63,7 @@ impl RisuPreview {
                 return false;
             }
             // Every request once: the memo would not be asked again.
-            let request = Texts::new(texts[..k].to_vec(), hits[..k].to_vec());
-            each(self.answer(request, k, &mut state).0);
+            each(self.answer(first(texts, hits, k), k, &mut state).0);
         }
         true
     }
@@ -92,7 +96,7 @@ impl RisuPreview {
                         if k > m {
                             break;
                         }
-                        let request = Texts::new(texts[..k].to_vec(), hits[..k].to_vec());
+                        let request = first(texts, hits, k);
                         let answer = self.answer(request, k, &mut RisuState::default()).0;
                         if tx.send((k, answer)).is_err() {
                             break;

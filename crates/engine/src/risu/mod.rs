@@ -234,7 +234,7 @@ pub struct RisuPreview {
     hot: hot::HotTable,
     /// Each entry's decorators run once when they do not depend on the
     /// request (made at the first request after a build or an edit).
-    statics: Vec<Option<activation::Eval>>,
+    statics: activation::Statics,
     /// Every entry evaluated in every pass (the reference the waking is
     /// tested against).
     every_entry: bool,
@@ -348,8 +348,12 @@ impl RisuPreview {
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
         self.bodies[index] = texts::BodyCache::default();
-        self.hot = hot::HotTable::new(&self.entries);
-        self.derive();
+        // Only this entry's decorators run again.
+        let (known, eval, mode) = self.request_for(0, &[]).static_eval(index);
+        self.statics.known[index] = known;
+        self.statics.evals[index] = eval;
+        self.statics.mode[index] = mode;
+        self.derive_from_statics();
         if now {
             self.stateful = true;
         } else if was {
@@ -398,8 +402,8 @@ impl RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             bodies: vec![texts::BodyCache::default(); entries.len()],
             watchers: watch::Watchers::default(),
-            hot: hot::HotTable::new(&entries),
-            statics: Vec::new(),
+            hot: hot::HotTable::default(),
+            statics: activation::Statics::default(),
             entries,
             keys,
             settings,
@@ -418,12 +422,15 @@ impl RisuPreview {
     /// decorators run once where they can be, and the watchers, which wake
     /// an entry by its keys in its matching mode.
     fn derive(&mut self) {
-        let statics = self.request_for(0, &[]).static_evals();
-        for (h, known) in self.hot.hot.iter_mut().zip(&statics.known) {
-            h.known = *known;
-        }
-        self.statics = statics.evals;
-        let watchers = watch::Watchers::new(&self.entries, &statics.mode);
+        self.statics = self.request_for(0, &[]).static_evals();
+        self.derive_from_statics();
+    }
+
+    /// The side-by-side table and the watchers, from the entries and what
+    /// their decorators leave.
+    fn derive_from_statics(&mut self) {
+        self.hot = hot::HotTable::new(&self.entries, &self.statics.known);
+        let watchers = watch::Watchers::new(&self.entries, &self.statics.mode);
         if !watchers.reads_as(&self.watchers) {
             // The bodies' keys were kept without ids now read.
             for c in &mut self.bodies {

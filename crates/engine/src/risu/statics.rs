@@ -84,6 +84,19 @@ impl Request<'_> {
     /// only). An entry with a gate, a forced answer or key lines of its own
     /// answers otherwise once any of its keys is anywhere: `None`.
     pub fn static_evals(&self) -> Statics {
+        let mut out = Statics::default();
+        for i in 0..self.entries.len() {
+            let (known, eval, mode) = self.static_eval(i);
+            out.known.push(known);
+            out.evals.push(eval);
+            out.mode.push(mode);
+        }
+        out
+    }
+
+    /// [`Request::static_evals`] of entry `i` alone: how its decorators
+    /// are read, the state kept for them, the mode that alone wakes it.
+    pub fn static_eval(&self, i: usize) -> (Known, Option<Eval>, Option<bool>) {
         let dynamic = |l: &Line| {
             matches!(
                 l.kind,
@@ -95,36 +108,32 @@ impl Request<'_> {
             )
         };
         let (state, mut flags) = (RisuState::default(), Flags::default());
-        let mut out = Statics::default();
-        for (i, p) in self.entries.iter().enumerate() {
-            let mut e = self.fresh_eval(p.lore.insertorder);
-            run(&p.lines, |l| {
-                self.decorator(l, &mut e, &state, &mut flags, &p.state_key, i, 0, 0)
-            });
-            let fixed = !p.lines.iter().any(dynamic);
-            let plain = fixed
-                && e.gate.is_none()
-                && e.force == Force::None
-                && e.queries.is_empty()
-                && !e.throws;
-            out.mode.push(plain.then_some(e.full_word));
-            let fresh = self.fresh_eval(p.lore.insertorder);
-            let as_fresh = Eval {
+        let p = &self.entries[i];
+        let mut e = self.fresh_eval(p.lore.insertorder);
+        run(&p.lines, |l| {
+            self.decorator(l, &mut e, &state, &mut flags, &p.state_key, i, 0, 0)
+        });
+        let fixed = !p.lines.iter().any(dynamic);
+        let plain = fixed
+            && e.gate.is_none()
+            && e.force == Force::None
+            && e.queries.is_empty()
+            && !e.throws;
+        let mode = plain.then_some(e.full_word);
+        let fresh = self.fresh_eval(p.lore.insertorder);
+        let as_fresh = Eval {
+            full_word: e.full_word,
+            priority: e.priority,
+            ..fresh
+        };
+        let known = match fixed {
+            false => Known::Run,
+            true if e.same_as(&as_fresh) => Known::Fresh {
                 full_word: e.full_word,
                 priority: e.priority,
-                ..fresh
-            };
-            let known = match fixed {
-                false => Known::Run,
-                true if e.same_as(&as_fresh) => Known::Fresh {
-                    full_word: e.full_word,
-                    priority: e.priority,
-                },
-                true => Known::Stored,
-            };
-            out.known.push(known);
-            out.evals.push((known == Known::Stored).then_some(e));
-        }
-        out
+            },
+            true => Known::Stored,
+        };
+        (known, (known == Known::Stored).then_some(e), mode)
     }
 }

@@ -84,6 +84,7 @@ pub fn render() -> String {
         lorebook_engine::merge::MergeChoices,
         lorebook_engine::merge::MergeSummary,
         OpenResult,
+        SaveResult,
         AttachedBook,
         EntryName,
         SourceText,

@@ -236,6 +236,40 @@ pub fn file_dialog<R: Runtime>(app: &AppHandle<R>, dialog: Dialog) -> FileDialog
     builder
 }
 
+/// Asks, in a native question in the UI's language, whether Save As
+/// Folder may replace the book already kept in `folder`; `true` for yes.
+pub fn ask_replace_folder<R: Runtime>(app: &AppHandle<R>, folder: &str) -> bool {
+    use tauri_plugin_dialog::{MessageDialogButtons, MessageDialogKind};
+    let labels = app
+        .try_state::<NativeLabels>()
+        .map(|l| l.0.lock().unwrap_or_else(|p| p.into_inner()).clone())
+        .unwrap_or_default();
+    let word = |key: &str, english: &str| {
+        labels
+            .get(key)
+            .filter(|t| !t.trim().is_empty())
+            .cloned()
+            .unwrap_or_else(|| english.to_string())
+    };
+    let text = word(
+        "dialog.replaceFolder.text",
+        "{folder} already holds another book. Replace it with this one? Its entries' files that this book does not have are removed; files that are not the book's stay.",
+    )
+    .replace("{folder}", folder);
+    app.dialog()
+        .message(text)
+        .title(word(
+            "dialog.replaceFolder.title",
+            "Replace the book in this folder?",
+        ))
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            word("dialog.replaceFolder.replace", "Replace"),
+            word("dialog.replaceFolder.cancel", "Cancel"),
+        ))
+        .blocking_show()
+}
+
 /// The UI's catalog of `locale` (`en` or `pt-BR`) read from
 /// `ui/src/lib/locales/<locale>.ts`, for tests that check the native words
 /// against it.

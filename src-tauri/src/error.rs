@@ -158,6 +158,9 @@ pub enum ErrorCode {
     /// `file` is not a book kept as a folder, or cannot be written as one;
     /// `detail` says why.
     NotABookFolder { file: String, detail: String },
+    /// Save As Folder was pointed at `folder`, which already holds another
+    /// book: it is replaced only when the author says so.
+    FolderHoldsBook { folder: String },
     /// No merge is waiting for book `doc` (it was applied or cancelled).
     NoMergePending { doc: u32 },
     /// Entry `id` was named as a folder and is not one.

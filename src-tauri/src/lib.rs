@@ -274,9 +274,21 @@ pub fn run() {
             // as it does on focus (`check_disk_changes`). The books to
             // follow are given by `remember`, below and after every command.
             let emitter = app.handle().clone();
-            let followed = state.watch.start(move || {
-                let _ = emitter.emit("disk-changed", ());
-            });
+            let teller = app.handle().clone();
+            let followed = state.watch.start(
+                move || {
+                    let _ = emitter.emit("disk-changed", ());
+                },
+                move |text| {
+                    let state = teller.state::<AppState>();
+                    state
+                        .notices
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(views::Notice::Message { text });
+                    let _ = teller.emit("docs-changed", ());
+                },
+            );
             if let Err(e) = followed {
                 eprintln!("Lorebook Studio: outside edits are checked on focus only: {e}");
             }

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use lorebook_engine::chat::Message;
+use lorebook_engine::formats::markdown::Manifest;
 use lorebook_engine::formats::{self, Imported};
+use lorebook_engine::model::Book;
 use lorebook_engine::profile::{Outcome, Profile, ProfileName};
 
 use crate::PreviewArgs;
@@ -24,6 +26,54 @@ pub fn load(path: &Path) -> Result<Imported, String> {
     let bytes = formats::read_limited(path)?;
     crate::trace::phase("file read");
     from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// [`load`], keeping the manifest of a book kept as a folder (which of its
+/// files the book owns), for a command that writes the book back.
+pub fn load_for_writing(path: &Path) -> Result<(Imported, Option<Manifest>), String> {
+    if path.is_dir() {
+        let read = formats::markdown::load(path)?;
+        let manifest = read.manifest.clone();
+        return Ok((read.imported(), Some(manifest)));
+    }
+    Ok((load(path)?, None))
+}
+
+/// Writes `book` to `out`: into the folder when `out` is a folder (a book
+/// kept as one, written back as one, owning what `folder` says the book
+/// read from `source`), else as a native book file. What the save says
+/// (an entry given another name, a file left in place) goes to standard
+/// error.
+pub fn write_back(
+    book: &Book,
+    out: &Path,
+    source: &Path,
+    folder: Option<&Manifest>,
+) -> Result<(), String> {
+    if out.is_dir() {
+        return write_back_folder(book, out, source, folder);
+    }
+    let (bytes, _) =
+        formats::export(book, formats::ExportFormat::Native).map_err(|e| e.to_string())?;
+    formats::write_atomic(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))
+}
+
+/// Writes `book` as a folder of Markdown files into `out` (made when
+/// missing), owning what `folder` says the book read there when `out` is
+/// the folder it was read from (`source`), else what `out`'s own files
+/// say (`formats::markdown::write`).
+pub fn write_back_folder(
+    book: &Book,
+    out: &Path,
+    source: &Path,
+    folder: Option<&Manifest>,
+) -> Result<(), String> {
+    let same = out.canonicalize().ok() == source.canonicalize().ok();
+    let saved = formats::markdown::save(book, out, folder.filter(|_| same))?;
+    for note in saved.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(())
 }
 
 impl crate::PreviewArgs {

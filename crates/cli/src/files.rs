@@ -57,9 +57,9 @@ fn to_folder(input: &Path, output: Option<&Path>, into_card: Option<&Path>) -> R
     let Some(out) = output else {
         return Err("--to folder writes a folder: give -o DIR".into());
     };
-    let imported = books::load(input)?;
+    let (imported, folder) = books::load_for_writing(input)?;
     eprint!("{}", imported.report);
-    formats::markdown::write(&imported.book, out)?;
+    books::write_back_folder(&imported.book, out, input, folder.as_ref())?;
     eprintln!(
         "wrote {} entries to {} (one Markdown file each, settings in {})",
         imported.book.entries.len(),

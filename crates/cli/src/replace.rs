@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use lorebook_engine::formats::{self, ExportFormat, Format};
+use lorebook_engine::formats::Format;
 use lorebook_engine::replace::{self, Field, Finder, Query};
 use serde_json::json;
 
@@ -67,7 +67,7 @@ pub fn run(args: &ReplaceArgs) -> ExitCode {
         Ok(f) => f,
         Err(e) => return usage(e),
     };
-    let imported = match books::load(&args.book) {
+    let (imported, folder) = match books::load_for_writing(&args.book) {
         Ok(i) => i,
         Err(e) => return usage(e),
     };
@@ -130,13 +130,7 @@ pub fn run(args: &ReplaceArgs) -> ExitCode {
         let Some(out) = out else {
             return ExitCode::SUCCESS;
         };
-        let written = formats::export(&book, ExportFormat::Native)
-            .map_err(|e| e.to_string())
-            .and_then(|(bytes, _)| {
-                lorebook_engine::io::write_atomic(&out, &bytes)
-                    .map_err(|e| format!("{}: {e}", out.display()))
-            });
-        if let Err(e) = written {
+        if let Err(e) = books::write_back(&book, &out, &args.book, folder.as_ref()) {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }

@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use lorebook_engine::formats::{self, ExportFormat, Format};
-use lorebook_engine::model::Book;
+use lorebook_engine::formats::{self, Format};
 use lorebook_engine::profile::ProfileName;
 use lorebook_engine::scenario::{self, Scenario, Settings, Verdict};
 use serde_json::{json, Value};
@@ -100,7 +99,7 @@ pub fn run(command: &ScenarioCommand) -> ExitCode {
 }
 
 fn record(args: &RecordArgs) -> Result<(), String> {
-    let imported = books::load(&args.book)?;
+    let (imported, folder) = books::load_for_writing(&args.book)?;
     let mut book = imported.book;
     let out = match (&args.output, imported.format) {
         (Some(out), _) => out.clone(),
@@ -129,7 +128,7 @@ fn record(args: &RecordArgs) -> Result<(), String> {
     let n = s.expect.injected.len();
     scenario::put(&mut list, s);
     scenario::set(&mut book, &list)?;
-    write_native(&book, &out)?;
+    books::write_back(&book, &out, &args.book, folder.as_ref())?;
     eprintln!(
         "recorded scenario '{}' in {}: {n} entr{} expected, nothing else",
         args.name,
@@ -137,11 +136,6 @@ fn record(args: &RecordArgs) -> Result<(), String> {
         if n == 1 { "y" } else { "ies" }
     );
     Ok(())
-}
-
-fn write_native(book: &Book, out: &Path) -> Result<(), String> {
-    let (bytes, _) = formats::export(book, ExportFormat::Native).map_err(|e| e.to_string())?;
-    lorebook_engine::io::write_atomic(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))
 }
 
 fn list(path: &Path, json: bool) -> Result<(), String> {

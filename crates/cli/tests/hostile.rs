@@ -4,6 +4,9 @@
 
 mod common;
 
+#[path = "hostile/folders.rs"]
+mod folders;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -27,6 +27,10 @@ pub struct EntryTokens {
     pub tokens: u32,
 }
 
+/// How many of the folders nearest a folder its name in the figures
+/// shows ([`FolderTotals::name`]).
+pub const FOLDER_PATH_SHOWN: usize = 8;
+
 /// One folder's totals: the entries inside it at any depth (not the
 /// folders themselves).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,7 +97,13 @@ pub fn book_figures(
         .iter()
         .filter(|e| e.folder)
         .map(|e| {
-            let mut path = tree.path(e.id);
+            // Named by its path, the folders above the eighth nearest
+            // said as "…" (a name per folder, not a path of every folder
+            // above it: 50,000 nested folders would be 1.25 billion names).
+            let (mut path, more) = tree.near_path(e.id, FOLDER_PATH_SHOWN);
+            if more {
+                path.insert(0, "…".into());
+            }
             path.push(e.comment.clone());
             FolderTotals {
                 id: e.id,
@@ -129,11 +139,28 @@ pub fn book_figures(
             }
         }
         f.constant += u32::from(e.constant);
-        for at in tree.ancestors(e.id).iter().filter_map(|f| folders.get(f)) {
+        // Counted in its own folder here; in the folders above, below.
+        if let Some(at) = tree.parent(e.id).and_then(|p| folders.get(&p)) {
             totals[*at].entries += 1;
             totals[*at].tokens += u64::from(tokens);
         }
         sized.push((tokens, i));
+    }
+    // Each folder's totals added to its parent's, the deepest first, so
+    // every folder holds what is inside it at any depth.
+    let depth = tree.depths(book);
+    let mut by_depth: Vec<u64> = totals.iter().map(|t| t.id).collect();
+    by_depth.sort_by_key(|id| std::cmp::Reverse(depth.get(id).copied().unwrap_or(0)));
+    for id in by_depth {
+        let Some(up) = tree.parent(id).and_then(|p| folders.get(&p)).copied() else {
+            continue;
+        };
+        let (entries, tokens) = {
+            let t = &totals[folders[&id]];
+            (t.entries, t.tokens)
+        };
+        totals[up].entries += entries;
+        totals[up].tokens += tokens;
     }
     // Largest first; equal sizes in the book's order.
     sized.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -54,19 +54,46 @@ impl Tree {
             .filter(|(id, p)| names.contains_key(p) && id != p)
             .collect();
         // A folder inside itself, however far round, is moved to the top:
-        // the first of the circle in the book's order.
+        // the first of the circle in the book's order. Each folder is
+        // walked through once (a chain of 50,000 nested folders took 30 s
+        // when each walked up to the top).
+        let rank: HashMap<u64, usize> = book
+            .entries
+            .iter()
+            .filter(|e| e.folder)
+            .enumerate()
+            .map(|(i, e)| (e.id, i))
+            .collect();
+        // The walk that reached each folder first.
+        let mut walked: HashMap<u64, u64> = HashMap::with_capacity(rank.len());
         for f in book.entries.iter().filter(|e| e.folder).map(|e| e.id) {
-            let mut seen = HashSet::from([f]);
+            if walked.contains_key(&f) {
+                continue;
+            }
             let mut at = f;
+            walked.insert(f, f);
             while let Some(&p) = parent.get(&at) {
-                if p == f {
-                    parent.remove(&f);
-                    break;
+                match walked.get(&p) {
+                    None => {
+                        walked.insert(p, f);
+                        at = p;
+                    }
+                    // Back on this walk: `p` starts a circle.
+                    Some(&w) if w == f => {
+                        let mut first = p;
+                        let mut c = parent[&p];
+                        while c != p {
+                            if rank[&c] < rank[&first] {
+                                first = c;
+                            }
+                            c = parent[&c];
+                        }
+                        parent.remove(&first);
+                        break;
+                    }
+                    // An earlier walk's: already settled.
+                    Some(_) => break,
                 }
-                if !seen.insert(p) {
-                    break;
-                }
-                at = p;
             }
         }
         Tree { parent, names }
@@ -92,6 +119,52 @@ impl Tree {
         }
         out.reverse();
         out
+    }
+
+    /// The names of at most `most` of the folders nearest `id`, the
+    /// outermost first, and whether there are more above them: a folder's
+    /// place said in constant time, however deep the book nests.
+    pub fn near_path(&self, id: u64, most: usize) -> (Vec<String>, bool) {
+        let mut out = Vec::new();
+        let mut at = id;
+        while let Some(p) = self.parent(at) {
+            if out.len() == most {
+                out.reverse();
+                return (out, true);
+            }
+            out.push(self.names[&p].clone());
+            at = p;
+        }
+        out.reverse();
+        (out, false)
+    }
+
+    /// How deep each folder of `book` is (1 for a folder at the top),
+    /// each chain walked once.
+    pub fn depths(&self, book: &Book) -> HashMap<u64, usize> {
+        let mut depth: HashMap<u64, usize> = HashMap::with_capacity(self.names.len());
+        for f in book.entries.iter().filter(|e| e.folder).map(|e| e.id) {
+            let mut chain = vec![f];
+            let mut at = f;
+            while let Some(p) = self.parent(at) {
+                if depth.contains_key(&p) {
+                    break;
+                }
+                chain.push(p);
+                at = p;
+            }
+            for id in chain.into_iter().rev() {
+                if depth.contains_key(&id) {
+                    continue;
+                }
+                let d = self
+                    .parent(id)
+                    .and_then(|p| depth.get(&p))
+                    .map_or(1, |d| d + 1);
+                depth.insert(id, d);
+            }
+        }
+        depth
     }
 
     /// The names of the folders holding `id`, the outermost first.
@@ -239,16 +312,21 @@ pub fn unflatten(book: &mut Book) -> usize {
     if !book.entries.iter().any(|e| path_of(e).is_some()) {
         return 0;
     }
-    // Folders by path, made in the order their first entry comes.
-    let mut made: HashMap<Vec<String>, u64> = HashMap::new();
+    // Folders by their parent and name, made in the order their first
+    // entry comes (a key per level, not the whole path: a path of 50,000
+    // names is one step a level, not 50,000).
+    let mut made: HashMap<(Option<u64>, String), u64> = HashMap::new();
+    let mut used: HashSet<u64> = book.entries.iter().map(|e| e.id).collect();
     let mut next = book.next_id();
-    let mut fresh = |book: &Book| {
-        while book.entries.iter().any(|e| e.id == next) {
-            next += 1;
+    let mut fresh = || loop {
+        if next > crate::model::MAX_ID {
+            next = 0;
         }
         let id = next;
         next += 1;
-        id
+        if used.insert(id) {
+            return id;
+        }
     };
     let old = std::mem::take(&mut book.entries);
     let mut count = 0;
@@ -271,15 +349,15 @@ pub fn unflatten(book: &mut Book) -> usize {
             }
         }
         let mut parent = None;
-        for depth in 1..=path.len() {
-            let key = path[..depth].to_vec();
+        for name in path {
+            let key = (parent, name);
             let id = match made.get(&key) {
                 Some(&id) => id,
                 None => {
-                    let id = fresh(book);
+                    let id = fresh();
                     book.entries.push(Entry {
                         id,
-                        comment: key[depth - 1].clone(),
+                        comment: key.1.clone(),
                         folder: true,
                         parent,
                         ..Entry::default()

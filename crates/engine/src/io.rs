@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 pub mod write;
 
-pub use write::{backup_path, write_atomic, write_with_backup};
+pub use write::{backup_path, stage, sync_dir, write_atomic, write_with_backup, Staged};
 
 /// The largest chat file read (64 MiB): thousands of long messages fit,
 /// and an absurd file gets a clear refusal instead of exhausting memory.
@@ -141,6 +141,89 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// Reads the regular file at `path` itself, never a file a symbolic link
+/// there points to, with its metadata taken from the open handle before
+/// the bytes are read: the one read for a book kept as a folder, whose
+/// files come from a repository the author may not have written
+/// (docs/markdown-folder.md). The file is opened without waiting on a
+/// FIFO's writer, and refused unless regular, before a byte is read.
+pub fn read_capped_no_follow(
+    path: &Path,
+    cap: u64,
+) -> Result<(Vec<u8>, std::fs::Metadata), ReadError> {
+    let io = |error| ReadError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let meta = std::fs::symlink_metadata(path).map_err(io)?;
+    if meta.file_type().is_symlink() {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+            kind: "symbolic link",
+        });
+    }
+    if let Some(kind) = kind_of(&meta) {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    let file = options.open(path).map_err(|e| {
+        // O_NOFOLLOW's refusal of a link put there since the look.
+        if cfg!(unix) && e.raw_os_error() == Some(eloop()) {
+            ReadError::NotAFile {
+                path: path.to_path_buf(),
+                kind: "symbolic link",
+            }
+        } else {
+            io(e)
+        }
+    })?;
+    let meta = file.metadata().map_err(io)?;
+    if let Some(kind) = kind_of(&meta) {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    if meta.len() > cap {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            cap,
+        });
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len().min(cap)).unwrap_or(0));
+    file.take(cap.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge {
+            path: path.to_path_buf(),
+            cap,
+        });
+    }
+    Ok((bytes, meta))
+}
+
+/// The error number of a refused link (`ELOOP`).
+fn eloop() -> i32 {
+    #[cfg(unix)]
+    {
+        libc::ELOOP
+    }
+    #[cfg(not(unix))]
+    {
+        -1
+    }
 }
 
 /// Reads a regular UTF-8 text file of at most `cap` bytes.

@@ -114,9 +114,14 @@ pub fn plan(mine: &Book, theirs: &Book, choices: &MergeChoices) -> (MergePlan, M
         match c.take {
             Take::Mine => {}
             Take::Theirs => {
+                // Their fields, this entry's place: its id, its folder and
+                // whether it is a folder (a plain entry matched with a
+                // folder of theirs by id stays plain, and a folder stays a
+                // folder, so what it holds keeps its folder).
                 let e = Entry {
                     id: here.id,
                     parent: here.parent,
+                    folder: here.folder,
                     ..there.clone()
                 };
                 if e != *here {
@@ -293,5 +298,43 @@ mod tests {
         assert_eq!(out.entries.len(), 4);
         assert_eq!(out.entries[3].content, "Silver.");
         assert_ne!(out.entries[3].id, 1);
+    }
+
+    /// Take theirs on a pair matched by id where one side is a folder and
+    /// the other a plain entry: the entry here keeps what it is, and a
+    /// folder's entries stay in it (issue 37).
+    #[test]
+    fn taking_theirs_keeps_whether_the_entry_here_is_a_folder() {
+        let mut lore = e(7, "Lore", "");
+        lore.folder = true;
+        let mut inside = e(8, "Gods", "Many.");
+        inside.parent = Some(7);
+        let mine = Book {
+            entries: vec![lore, inside, e(9, "Sea", "Wet.")],
+            ..Book::default()
+        };
+        let mut sea_folder = e(9, "Sea", "");
+        sea_folder.folder = true;
+        let theirs = Book {
+            entries: vec![e(7, "Lore", "Stories."), sea_folder],
+            ..Book::default()
+        };
+        let take = |id| PairChoice {
+            mine: id,
+            take: Take::Theirs,
+        };
+        let choices = MergeChoices {
+            pairs: vec![take(7), take(9)],
+            ..MergeChoices::default()
+        };
+        let (p, _) = plan(&mine, &theirs, &choices);
+        let out = apply(&mine, &p);
+        assert!(out.entry(7).unwrap().folder, "the folder stays a folder");
+        assert_eq!(
+            out.entry(8).unwrap().parent,
+            Some(7),
+            "its entry stays in it"
+        );
+        assert!(!out.entry(9).unwrap().folder, "the plain entry stays plain");
     }
 }

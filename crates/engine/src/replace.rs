@@ -161,13 +161,34 @@ impl Finder {
     /// Every match in the entries of `book` that `only` lets through (all
     /// when `None`).
     pub fn find(&self, book: &Book, only: Option<&[u64]>) -> Vec<Match> {
+        self.find_capped(book, only, usize::MAX).0
+    }
+
+    /// [`Finder::find`], keeping at most `cap` matches and counting the
+    /// rest: the matches past the cap are never copied out with their
+    /// context (a regex `.` over a large book finds tens of millions).
+    pub fn find_capped(
+        &self,
+        book: &Book,
+        only: Option<&[u64]>,
+        cap: usize,
+    ) -> (Vec<Match>, usize) {
         let mut out = Vec::new();
+        let mut total = 0usize;
         for e in &book.entries {
             if only.is_some_and(|ids| !ids.contains(&e.id)) {
                 continue;
             }
             for (field, index, text) in self.texts(e) {
+                if out.len() >= cap {
+                    total += self.re.find_iter(text).count();
+                    continue;
+                }
                 for m in self.re.find_iter(text) {
+                    total += 1;
+                    if out.len() >= cap {
+                        continue;
+                    }
                     let (a, b) = (
                         floor(text, m.start().saturating_sub(CONTEXT)),
                         ceil(text, (m.end() + CONTEXT).min(text.len())),
@@ -184,7 +205,7 @@ impl Finder {
                 }
             }
         }
-        out
+        (out, total)
     }
 
     /// `text` with the matches whose start is in `keep` (all when `None`)
@@ -212,30 +233,52 @@ impl Finder {
     /// The texts that change when the `chosen` matches (all when `None`) are
     /// replaced by `with`.
     pub fn plan(&self, book: &Book, with: &str, chosen: Option<&[Match]>) -> Vec<Edit> {
-        // The chosen starts of each text, looked up once per text (not a
-        // walk of every chosen match per text: 80,000 matches over 40,000
-        // texts took seconds).
-        let mut starts: std::collections::HashMap<(u64, Field, Option<usize>), Vec<usize>> =
-            std::collections::HashMap::new();
-        for m in chosen.unwrap_or_default() {
-            starts
-                .entry((m.id, m.field, m.index))
-                .or_default()
-                .push(m.start);
-        }
         let mut edits = Vec::new();
+        self.plan_each(book, with, Chosen::of(chosen), &mut |e| edits.push(e));
+        edits
+    }
+
+    /// The texts that change when every match in the entries `only` lets
+    /// through (all when `None`) is replaced by `with`: at most `cap` of
+    /// them, and how many there are.
+    pub fn plan_capped(
+        &self,
+        book: &Book,
+        with: &str,
+        only: Option<&[u64]>,
+        cap: usize,
+    ) -> (Vec<Edit>, usize) {
+        let mut edits = Vec::new();
+        let mut total = 0;
+        let only: Option<std::collections::HashSet<u64>> =
+            only.map(|o| o.iter().copied().collect());
+        self.plan_each(book, with, Chosen::In(only.as_ref()), &mut |e| {
+            total += 1;
+            if edits.len() < cap {
+                edits.push(e);
+            }
+        });
+        (edits, total)
+    }
+
+    fn plan_each(&self, book: &Book, with: &str, chosen: Chosen, each: &mut dyn FnMut(Edit)) {
         for e in &book.entries {
+            if let Chosen::In(Some(ids)) = &chosen {
+                if !ids.contains(&e.id) {
+                    continue;
+                }
+            }
             for (field, index, text) in self.texts(e) {
-                let keep: Option<&[usize]> = match chosen {
-                    None => None,
-                    Some(_) => match starts.get(&(e.id, field, index)) {
+                let keep: Option<&[usize]> = match &chosen {
+                    Chosen::In(_) => None,
+                    Chosen::Matches(starts) => match starts.get(&(e.id, field, index)) {
                         Some(k) => Some(k.as_slice()),
                         None => continue,
                     },
                 };
                 let after = self.replace_in(text, with, keep);
                 if after != text {
-                    edits.push(Edit {
+                    each(Edit {
                         id: e.id,
                         field,
                         index,
@@ -245,7 +288,33 @@ impl Finder {
                 }
             }
         }
-        edits
+    }
+}
+
+/// Which matches a plan replaces.
+enum Chosen<'a> {
+    /// Every match in these entries (all when `None`).
+    In(Option<&'a std::collections::HashSet<u64>>),
+    /// The chosen starts of each text, looked up once per text (not a
+    /// walk of every chosen match per text: 80,000 matches over 40,000
+    /// texts took seconds).
+    Matches(std::collections::HashMap<(u64, Field, Option<usize>), Vec<usize>>),
+}
+
+impl Chosen<'_> {
+    fn of(chosen: Option<&[Match]>) -> Chosen<'static> {
+        let Some(chosen) = chosen else {
+            return Chosen::In(None);
+        };
+        let mut starts: std::collections::HashMap<(u64, Field, Option<usize>), Vec<usize>> =
+            std::collections::HashMap::new();
+        for m in chosen {
+            starts
+                .entry((m.id, m.field, m.index))
+                .or_default()
+                .push(m.start);
+        }
+        Chosen::Matches(starts)
     }
 }
 

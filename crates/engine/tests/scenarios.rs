@@ -267,3 +267,78 @@ fn a_scenario_that_cannot_run_says_why() {
     s.settings.risu = Some(json!({"loreSettings": "nope"}));
     assert!(scenario::run(&b, &s).is_err());
 }
+
+/// A scenario with an expectation at every request answers each request
+/// from one pass of the log, as asking each request alone answers it,
+/// timed effects carried (issue 37: asking each alone replayed every
+/// request before it, quadratic in the requests).
+#[test]
+fn a_scenario_of_every_request_answers_each_as_the_request_alone() {
+    use lorebook_engine::formats::import_value;
+    let words = ["fog", "bell", "tide", "lamp"];
+    let mut entries = serde_json::Map::new();
+    for (uid, (w, (sticky, cooldown))) in words
+        .iter()
+        .zip([(2, 0), (0, 2), (1, 1), (0, 0)])
+        .enumerate()
+    {
+        entries.insert(
+            uid.to_string(),
+            json!({"uid": uid, "key": [w], "keysecondary": [], "comment": w,
+                "content": format!("About the {w}."), "order": 100, "position": 0,
+                "sticky": sticky, "cooldown": cooldown, "probability": 100}),
+        );
+    }
+    let book = import_value(json!({ "entries": entries })).unwrap().book;
+    let chat: String = (0..30)
+        .map(|i| {
+            let who = if i % 2 == 0 { "User" } else { "Narrator" };
+            format!("{who}: the {} again.\n", words[(i * 7 + i / 3) % 4])
+        })
+        .collect();
+    let ids: Vec<u64> = book.entries.iter().map(|e| e.id).collect();
+    let expect = Expect {
+        injected: (1..30)
+            .flat_map(|k| {
+                ids.iter().map(move |&id| Expected {
+                    id,
+                    request: Some(k),
+                    ..Expected::default()
+                })
+            })
+            .collect(),
+        ..Expect::default()
+    };
+    let s = Scenario {
+        name: "every request".into(),
+        chat: chat.clone(),
+        rules: ProfileName::Sillytavern,
+        settings: Settings::default(),
+        expect,
+        extra: Default::default(),
+    };
+    let mut missing: Vec<(usize, u64)> = scenario::run(&book, &s)
+        .unwrap()
+        .failures
+        .iter()
+        .filter_map(|f| match f {
+            Failure::NotInjected { id, request, .. } => Some((*request, *id)),
+            _ => None,
+        })
+        .collect();
+    missing.sort();
+    let (mut profile, messages) =
+        scenario::prepare(&book, ProfileName::Sillytavern, &Settings::default(), &chat).unwrap();
+    let mut alone = Vec::new();
+    for k in 1..30 {
+        let o = profile.request(&messages, k);
+        for &id in &ids {
+            if o.placed(0, id).is_none() {
+                alone.push((k, id));
+            }
+        }
+    }
+    alone.sort();
+    assert!(!alone.is_empty() && alone.len() < 29 * 4, "{alone:?}");
+    assert_eq!(missing, alone);
+}

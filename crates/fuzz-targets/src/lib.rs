@@ -47,6 +47,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("preview_studio", preview_studio),
     ("preview_sillytavern", preview_sillytavern),
     ("preview_risu", preview_risu),
+    ("markdown_folder", markdown_folder),
 ];
 
 /// The body of target `name`, or an error naming it when there is none.
@@ -314,6 +315,123 @@ pub fn preview_risu(data: &[u8]) {
         let again = preview.request_after(&messages, messages.len());
         assert_eq!(format!("{last:?}"), format!("{again:?}"), "replay differs");
     }
+}
+
+/// A book folder made from generated files, read and saved back (issue
+/// 37). The input is files separated by NUL bytes, each a relative path
+/// on its first line and its bytes after it; a path ending in ` -> ` and
+/// a target makes a symbolic link instead (to `..`, `/`, or the file
+/// `outside.txt` beside the folder). The promises checked: reading never
+/// panics, a save never changes a file outside the folder nor a file the
+/// book does not own, and what a save wrote reads back as the same book.
+pub fn markdown_folder(data: &[u8]) {
+    use formats::markdown;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static RUN: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir().join(format!(
+        "lbs-fuzz-folder-{}-{}",
+        std::process::id(),
+        RUN.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&base);
+    let dir = base.join("book");
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let outside = base.join("outside.txt");
+    let _ = std::fs::write(&outside, "not the book's\n");
+    for part in data.split(|&b| b == 0).take(64) {
+        let (head, body) = match part.iter().position(|&b| b == b'\n') {
+            Some(i) => (&part[..i], &part[i + 1..]),
+            None => (part, &[][..]),
+        };
+        let Ok(head) = std::str::from_utf8(head) else {
+            continue;
+        };
+        let (path, link) = match head.split_once(" -> ") {
+            Some((p, l)) => (p, Some(l)),
+            None => (head, None),
+        };
+        // Relative paths of plain names only, at most 6 deep.
+        let names: Vec<&str> = path.split('/').filter(|n| !n.is_empty()).collect();
+        if names.is_empty()
+            || names.len() > 6
+            || names
+                .iter()
+                .any(|n| *n == "." || *n == ".." || n.len() > 100)
+        {
+            continue;
+        }
+        let target = names.iter().fold(dir.clone(), |p, n| p.join(n));
+        if let Some(parent) = target.parent() {
+            if std::fs::create_dir_all(parent).is_err() {
+                continue;
+            }
+        }
+        let _ = match link {
+            Some(l) => {
+                let to = match l {
+                    "/" => std::path::PathBuf::from("/"),
+                    ".." => base.clone(),
+                    _ => outside.clone(),
+                };
+                std::os::unix::fs::symlink(to, &target)
+            }
+            None => std::fs::write(&target, body),
+        };
+    }
+    let snapshot = |root: &std::path::Path| -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        fn walk(at: &std::path::Path, out: &mut Vec<(std::path::PathBuf, Vec<u8>)>) {
+            let Ok(read) = std::fs::read_dir(at) else {
+                return;
+            };
+            for d in read.flatten() {
+                let p = d.path();
+                match d.file_type() {
+                    Ok(t) if t.is_dir() => walk(&p, out),
+                    Ok(t) if t.is_symlink() => out.push((p.clone(), b"link".to_vec())),
+                    Ok(_) => out.push((p.clone(), std::fs::read(&p).unwrap_or_default())),
+                    Err(_) => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(root, &mut out);
+        out.sort();
+        out
+    };
+    if let Ok(read) = markdown::load(&dir) {
+        let before_outside = std::fs::read(&outside).unwrap_or_default();
+        // The files the book does not own, as they are.
+        let foreign: Vec<_> = snapshot(&dir)
+            .into_iter()
+            .filter(|(p, _)| {
+                let rel = p.strip_prefix(&dir).unwrap_or(p);
+                !read.manifest.files.get(rel).is_some_and(|s| s.owned)
+            })
+            .collect();
+        if let Ok(saved) = markdown::save(&read.book, &dir, Some(&read.manifest)) {
+            let again = markdown::load(&dir).expect("a folder just saved reads");
+            assert_eq!(again.book, read.book, "the saved book reads back the same");
+            let _ = saved;
+        }
+        assert_eq!(
+            std::fs::read(&outside).unwrap_or_default(),
+            before_outside,
+            "a file outside the folder changed"
+        );
+        let now = snapshot(&dir);
+        for (p, bytes) in foreign {
+            let kept = now.iter().find(|(q, _)| *q == p);
+            assert_eq!(
+                kept.map(|(_, b)| b),
+                Some(&bytes),
+                "{} is not the book's and changed",
+                p.display()
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
 }
 
 pub mod seeds;

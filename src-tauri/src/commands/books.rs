@@ -150,7 +150,7 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Im
 /// Saves to the book's file; `overwrite` saves over a file that changed on
 /// disk since it was opened (else that is a `changed_on_disk` error).
 #[tauri::command(async)]
-pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<String> {
+pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<SaveResult> {
     guarded(&s, "save", |ws| {
         let result = ws.save(doc, None, overwrite);
         store_recent(&app, ws);
@@ -159,7 +159,7 @@ pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -
 }
 
 #[tauri::command]
-pub async fn save_as(app: AppHandle, doc: u32) -> R<String> {
+pub async fn save_as(app: AppHandle, doc: u32) -> R<SaveResult> {
     let name = {
         let state = app.state::<AppState>();
         guarded(&state, "save_as", |ws| {
@@ -198,19 +198,35 @@ pub async fn open_folder_dialog(app: AppHandle) -> R<ImportOutcome> {
 }
 
 /// Save As Folder…: the book written as a folder of Markdown files, in the
-/// chosen folder when it is empty or already a book's, else in a new
-/// folder named after the book inside it. The book is then bound to it.
+/// chosen folder when it is empty or already this book's, else in a new
+/// folder named after the book inside it. A folder that already holds
+/// another book is replaced only after the author says so in a native
+/// question. The book is then bound to it.
 #[tauri::command]
-pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<String> {
+pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<SaveResult> {
     let picked = file_dialog(&app, Dialog::SaveAsFolder).blocking_pick_folder();
     let Some(chosen) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
     };
     let state = app.state::<AppState>();
+    let (name, own) = guarded(&state, "save_as_folder", |ws| {
+        let d = ws.doc(doc)?;
+        Ok((d.book.name.clone(), d.path.clone()))
+    })?;
+    let target = match folder_target(&chosen, &name, own.as_deref(), false) {
+        Err(e) if matches!(e.code, ErrorCode::FolderHoldsBook { .. }) => {
+            let ErrorCode::FolderHoldsBook { folder } = &e.code else {
+                unreachable!()
+            };
+            if !crate::dialogs::ask_replace_folder(&app, folder) {
+                return Err(AppError::nothing_chosen());
+            }
+            folder_target(&chosen, &name, own.as_deref(), true)?
+        }
+        other => other?,
+    };
     guarded(&state, "save_as_folder", |ws| {
-        let name = ws.doc(doc)?.book.name.clone();
-        let target = folder_target(&chosen, &name)?;
-        let result = ws.save(doc, Some(target), false);
+        let result = ws.save(doc, Some(target.clone()), false);
         store_recent(&app, ws);
         result
     })
@@ -218,15 +234,35 @@ pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<String> {
 
 /// Where Save As Folder writes when `chosen` is picked: `chosen` itself
 /// when empty or a book's folder, else `chosen/NAME` (made), `NAME` the
-/// book's name as a file name.
-pub(crate) fn folder_target(chosen: &std::path::Path, name: &str) -> Result<PathBuf, AppError> {
+/// book's name as a file name. A target that holds a book other than the
+/// one saved (`own`, its folder) is a [`ErrorCode::FolderHoldsBook`]
+/// error unless `replace`: the author is asked first.
+pub(crate) fn folder_target(
+    chosen: &std::path::Path,
+    name: &str,
+    own: Option<&std::path::Path>,
+    replace: bool,
+) -> Result<PathBuf, AppError> {
     use lorebook_engine::formats::markdown;
-    let empty = std::fs::read_dir(chosen).is_ok_and(|mut d| d.next().is_none());
-    let target = if empty || markdown::is_book_folder(chosen) {
+    let empty = |p: &std::path::Path| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none());
+    let target = if empty(chosen) || markdown::is_book_folder(chosen) {
         chosen.to_path_buf()
     } else {
         chosen.join(markdown::file_stem(name))
     };
+    let ours =
+        |p: &std::path::Path| own.is_some_and(|o| o.canonicalize().ok() == p.canonicalize().ok());
+    if !replace && markdown::is_book_folder(&target) && !ours(&target) {
+        return Err(AppError::invalid(
+            format!(
+                "{} already holds another book; it was not replaced",
+                target.display()
+            ),
+            ErrorCode::FolderHoldsBook {
+                folder: target.display().to_string(),
+            },
+        ));
+    }
     std::fs::create_dir_all(&target).map_err(|e| AppError::write(&target, "save", e))?;
     Ok(target)
 }

@@ -189,6 +189,15 @@ pub struct OpenResult {
     pub notes: Vec<Note>,
 }
 
+/// What a save did: where the book now lives, and what the author should
+/// hear about (a book folder's entry written under another name beside a
+/// file that is not the book's, a changed file left in place).
+#[derive(Debug, Clone, Serialize, TS)]
+pub struct SaveResult {
+    pub path: String,
+    pub notes: Vec<Note>,
+}
+
 /// An entry only one book of a merge has.
 #[derive(Debug, Clone, Serialize, TS)]
 pub struct MergeAlone {

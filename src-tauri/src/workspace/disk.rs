@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use lorebook_engine::formats::markdown::{Check, Manifest};
 use lorebook_engine::formats::{self, native};
 use sha2::{Digest, Sha256};
 
@@ -31,6 +32,11 @@ pub struct Fingerprint {
     len: u64,
     modified: Option<SystemTime>,
     hash: [u8; 32],
+    /// A book kept as a folder: each of its files' fingerprint, and which
+    /// of them the book owns (the engine's manifest, which a save goes
+    /// by). `None` for a book file.
+    #[serde(default)]
+    files: Option<Manifest>,
 }
 
 impl Fingerprint {
@@ -41,26 +47,26 @@ impl Fingerprint {
             len: bytes.len() as u64,
             modified: std::fs::metadata(path).and_then(|m| m.modified()).ok(),
             hash: Sha256::digest(bytes).into(),
+            files: None,
         }
     }
 
     /// The fingerprint of a book kept as a folder of Markdown files
-    /// (`formats::markdown`): its files' total size, the newest time among
-    /// them and their directories (a rename or a removal changes a
-    /// directory's), and a SHA-256 over each file's path and bytes.
-    pub fn of_folder(dir: &Path) -> Fingerprint {
-        let mut hash = Sha256::new();
-        let (len, modified) = folder_stat(dir, &mut |rel, path| {
-            hash.update(rel.to_string_lossy().as_bytes());
-            hash.update([0]);
-            hash.update(std::fs::read(path).unwrap_or_default());
-            hash.update([0]);
-        });
+    /// (`formats::markdown`): the manifest of its files as the book read
+    /// or wrote them.
+    pub fn of_folder(manifest: Manifest) -> Fingerprint {
         Fingerprint {
-            len,
-            modified,
-            hash: hash.finalize().into(),
+            len: manifest.files.values().map(|s| s.len).sum(),
+            modified: None,
+            hash: [0; 32],
+            files: Some(manifest),
         }
+    }
+
+    /// The manifest of a book kept as a folder: which files its save may
+    /// replace or remove.
+    pub fn manifest(&self) -> Option<&Manifest> {
+        self.files.as_ref()
     }
 
     /// A fingerprint no file matches: the file's state is not known (a
@@ -71,6 +77,7 @@ impl Fingerprint {
             len: u64::MAX,
             modified: None,
             hash: [0; 32],
+            files: None,
         }
     }
 
@@ -81,18 +88,20 @@ impl Fingerprint {
             return Some(Change::Gone);
         };
         if meta.is_dir() {
-            if !formats::markdown::is_book_folder(path) {
-                return Some(Change::Gone);
-            }
-            if folder_stat(path, &mut |_, _| {}) == (self.len, self.modified) {
-                return None;
-            }
-            let now = Fingerprint::of_folder(path);
-            return Some(if now.hash != self.hash {
-                Change::Edited(now)
-            } else {
-                Change::Same(now)
-            });
+            let Some(manifest) = &self.files else {
+                // A folder where a book file was, or a fingerprint from
+                // before folders kept manifests: read it again.
+                return Some(match formats::markdown::load(path) {
+                    Ok(read) => Change::Edited(Fingerprint::of_folder(read.manifest)),
+                    Err(_) => Change::Gone,
+                });
+            };
+            return match manifest.check(path) {
+                Check::Same => None,
+                Check::Touched(now) => Some(Change::Same(Fingerprint::of_folder(now))),
+                Check::Changed(now) => Some(Change::Edited(Fingerprint::of_folder(now))),
+                Check::Gone => Some(Change::Gone),
+            };
         }
         if meta.len() == self.len && meta.modified().ok() == self.modified {
             return None;
@@ -107,56 +116,6 @@ impl Fingerprint {
             Change::Same(now)
         })
     }
-}
-
-/// The total size of a book folder's files (`book.yaml` and every `.md`
-/// file, hidden directories skipped) and the newest time among them and
-/// their directories; `each` is given every file, in a fixed order.
-fn folder_stat(dir: &Path, each: &mut dyn FnMut(&Path, &Path)) -> (u64, Option<SystemTime>) {
-    fn walk(
-        root: &Path,
-        rel: &Path,
-        depth: usize,
-        acc: &mut (u64, Option<SystemTime>),
-        each: &mut dyn FnMut(&Path, &Path),
-    ) {
-        let here = root.join(rel);
-        let newest = |acc: &mut (u64, Option<SystemTime>), t: Option<SystemTime>| {
-            acc.1 = acc.1.max(t);
-        };
-        newest(
-            acc,
-            std::fs::metadata(&here).and_then(|m| m.modified()).ok(),
-        );
-        let Ok(read) = std::fs::read_dir(&here) else {
-            return;
-        };
-        let mut names: Vec<_> = read
-            .filter_map(Result::ok)
-            .filter(|d| !d.file_name().to_string_lossy().starts_with('.'))
-            .collect();
-        names.sort_by_key(|d| d.file_name());
-        for d in names {
-            let Ok(meta) = d.metadata() else { continue };
-            let r = rel.join(d.file_name());
-            if meta.is_dir() {
-                if depth < 64 {
-                    walk(root, &r, depth + 1, acc, each);
-                }
-                continue;
-            }
-            let name = d.file_name();
-            let name = name.to_string_lossy();
-            if name.ends_with(".md") || (depth == 0 && name == formats::markdown::BOOK_FILE) {
-                acc.0 += meta.len();
-                newest(acc, meta.modified().ok());
-                each(&r, &d.path());
-            }
-        }
-    }
-    let mut acc = (0, None);
-    walk(dir, Path::new(""), 0, &mut acc, each);
-    acc
 }
 
 /// How a file differs from its fingerprint.
@@ -279,32 +238,36 @@ pub(super) fn read_steady(
             len: bytes.len() as u64,
             modified,
             hash: Sha256::digest(&bytes).into(),
+            files: None,
         };
         return Ok((book, notes, seen));
     }
-    let mut last = None;
     for _ in 0..STEADY_TRIES {
-        let before = folder_stat(path, &mut |_, _| {});
-        let (book, notes) = read_folder(path)?;
-        let seen = Fingerprint::of_folder(path);
-        if (seen.len, seen.modified) == before {
-            return Ok((book, notes, seen));
+        let (book, notes, manifest) = read_folder(path)?;
+        // Each file's fingerprint was taken as it was read; one that moved
+        // since (a checkout in progress) is read again.
+        if manifest.check(path) == Check::Same {
+            return Ok((book, notes, Fingerprint::of_folder(manifest)));
         }
-        last = Some((book, notes));
     }
-    let (book, notes) = match last {
-        Some(read) => read,
-        None => read_folder(path)?,
-    };
+    let (book, notes, _) = read_folder(path)?;
     Ok((book, notes, Fingerprint::unknown()))
 }
 
 /// Reads the book kept as a folder of Markdown files at `dir`, with a note
-/// per file left out (`formats::markdown`).
+/// per file left out and per setting clamped, and the manifest of what was
+/// read (`formats::markdown`).
 pub(super) fn read_folder(
     dir: &Path,
-) -> Result<(lorebook_engine::model::Book, Vec<formats::note::Note>), AppError> {
-    let imported = formats::markdown::import(dir).map_err(|e| {
+) -> Result<
+    (
+        lorebook_engine::model::Book,
+        Vec<formats::note::Note>,
+        Manifest,
+    ),
+    AppError,
+> {
+    let read = formats::markdown::load(dir).map_err(|e| {
         AppError::invalid(
             e.clone(),
             ErrorCode::NotABookFolder {
@@ -313,13 +276,15 @@ pub(super) fn read_folder(
             },
         )
     })?;
-    Ok((imported.book, imported.report.notes))
+    let manifest = read.manifest.clone();
+    let imported = read.imported();
+    Ok((imported.book, imported.report.notes, manifest))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::Workspace;
-    use crate::error::ErrorKind;
+    use crate::error::{ErrorCode, ErrorKind};
     use crate::views::DiskChange;
 
     fn open_copy(name: &str) -> (Workspace, u32, std::path::PathBuf) {
@@ -466,11 +431,117 @@ mod tests {
         let _ = std::fs::remove_dir_all(&other);
         std::fs::create_dir_all(&other).unwrap();
         std::fs::write(other.join("notes.txt"), "mine").unwrap();
-        let target = crate::commands::folder_target(&other, "Saltmere").unwrap();
+        let target = crate::commands::folder_target(&other, "Saltmere", Some(&dir), false).unwrap();
         assert_eq!(target, other.join("Saltmere"));
         ws.save(doc, Some(target.clone()), false).unwrap();
         assert!(target.join(markdown::BOOK_FILE).is_file());
+        // Its own folder again: no question.
+        assert_eq!(
+            crate::commands::folder_target(&other, "Saltmere", Some(&target), false).unwrap(),
+            target
+        );
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_dir_all(&other);
+    }
+
+    /// A scratch folder holding the sample book as a folder, opened.
+    fn open_folder(name: &str) -> (Workspace, u32, std::path::PathBuf) {
+        use lorebook_engine::formats::{markdown, native};
+        let dir = std::env::temp_dir().join(format!("lbs-disk-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (sample, _) = native::load(super::super::SAMPLE_BOOK.as_bytes()).unwrap();
+        markdown::write(&sample, &dir).unwrap();
+        let mut ws = Workspace::default();
+        let doc = ws.open_path(&dir).unwrap().doc;
+        (ws, doc, dir)
+    }
+
+    /// Save As Folder pointed at a folder that holds another book's folder
+    /// of the book's name asks first (issue 37); asked and answered yes, it
+    /// replaces that book.
+    #[test]
+    fn save_as_folder_over_another_book_s_folder_asks_first() {
+        use lorebook_engine::formats::markdown;
+        let (mut ws, doc, dir) = open_folder("replace");
+        let parent = dir.with_extension("parent");
+        let _ = std::fs::remove_dir_all(&parent);
+        std::fs::create_dir_all(&parent).unwrap();
+        std::fs::write(parent.join("notes.txt"), "mine").unwrap();
+        let mut other = lorebook_engine::model::Book {
+            name: "Saltmere".into(),
+            ..Default::default()
+        };
+        other.add_entry(lorebook_engine::model::Entry {
+            comment: "Another book's entry".into(),
+            ..Default::default()
+        });
+        let theirs = parent.join("Saltmere");
+        markdown::write(&other, &theirs).unwrap();
+        let before = std::fs::read(theirs.join("Another book's entry.md")).unwrap();
+        let err =
+            crate::commands::folder_target(&parent, "Saltmere", Some(&dir), false).unwrap_err();
+        assert!(
+            matches!(err.code, ErrorCode::FolderHoldsBook { .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            std::fs::read(theirs.join("Another book's entry.md")).unwrap(),
+            before
+        );
+        // The same when the other book's folder itself is picked.
+        assert!(crate::commands::folder_target(&theirs, "Saltmere", Some(&dir), false).is_err());
+        let target = crate::commands::folder_target(&parent, "Saltmere", Some(&dir), true).unwrap();
+        ws.save(doc, Some(target.clone()), false).unwrap();
+        assert!(!theirs.join("Another book's entry.md").exists(), "replaced");
+        assert_eq!(
+            std::fs::read_to_string(parent.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&parent);
+    }
+
+    /// A file that arrives after the book was read (a `git pull`) is not
+    /// the book's: a save leaves it, and the change check sees it.
+    #[test]
+    fn a_file_added_before_a_save_survives_it_and_is_seen() {
+        let (mut ws, doc, dir) = open_folder("added");
+        let pulled = dir.join("Pulled.md");
+        std::fs::write(&pulled, "---\nid: 900\ncomment: Pulled\n---\nNew.\n").unwrap();
+        // The author deleted every entry but the first, and saves over the
+        // change (Overwrite).
+        let keep = ws.doc(doc).unwrap().book.entries[0].id;
+        ws.doc_mut(doc)
+            .unwrap()
+            .book
+            .entries
+            .retain(|e| e.id == keep);
+        ws.save(doc, None, true).unwrap();
+        assert!(pulled.is_file(), "the pulled file survives the save");
+        assert_eq!(ws.disk_changes(), change(doc, false));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A change that keeps the file's size and time (`rsync -t`, or a
+    /// `touch -r` after an edit) is still seen.
+    #[test]
+    fn a_change_keeping_size_and_time_is_seen() {
+        let (mut ws, doc, dir) = open_folder("rsync");
+        let light = dir.join("The Lighthouse.md");
+        let meta = std::fs::metadata(&light).unwrap();
+        let text = std::fs::read_to_string(&light).unwrap();
+        let edited = text.replacen("lighthouse", "LIGHTHOUSE", 1);
+        assert_ne!(edited, text);
+        assert_eq!(edited.len(), text.len());
+        std::fs::write(&light, &edited).unwrap();
+        let f = std::fs::File::options().write(true).open(&light).unwrap();
+        f.set_modified(meta.modified().unwrap()).unwrap();
+        drop(f);
+        assert_eq!(
+            std::fs::metadata(&light).unwrap().modified().unwrap(),
+            meta.modified().unwrap()
+        );
+        assert_eq!(ws.disk_changes(), change(doc, false));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

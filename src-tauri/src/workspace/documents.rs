@@ -11,7 +11,7 @@ use super::disk::Fingerprint;
 use super::history::History;
 use super::Workspace;
 use crate::error::{AppError, ErrorCode};
-use crate::views::{BookSettings, ImportOutcome, OpenResult};
+use crate::views::{BookSettings, ImportOutcome, OpenResult, SaveResult};
 
 /// How many files the recent list remembers.
 pub(super) const RECENT_LIMIT: usize = 10;
@@ -186,7 +186,7 @@ impl Workspace {
         doc: u32,
         path: Option<PathBuf>,
         overwrite: bool,
-    ) -> Result<String, AppError> {
+    ) -> Result<SaveResult, AppError> {
         let d = self.doc(doc)?;
         let target = match path.or_else(|| d.path.clone()) {
             Some(p) => p,
@@ -202,9 +202,17 @@ impl Workspace {
         }
         let d = self.doc_mut(doc)?;
         // A book kept as a folder of Markdown files is written as one (no
-        // backup copy: such a book is meant for git).
+        // backup copy: such a book is meant for git), owning what it read
+        // or wrote there (any other folder: what its files say).
+        let mut notes = Vec::new();
         let seen = if target.is_dir() {
-            formats::markdown::write(&d.book, &target).map_err(|detail| {
+            let own = d.path.as_ref() == Some(&target);
+            let known = d
+                .disk
+                .as_ref()
+                .and_then(Fingerprint::manifest)
+                .filter(|_| own);
+            let saved = formats::markdown::save(&d.book, &target, known).map_err(|detail| {
                 AppError::invalid(
                     detail.clone(),
                     ErrorCode::NotABookFolder {
@@ -213,7 +221,8 @@ impl Workspace {
                     },
                 )
             })?;
-            Fingerprint::of_folder(&target)
+            notes = saved.notes;
+            Fingerprint::of_folder(saved.manifest)
         } else {
             let bytes = native::to_bytes(&d.book);
             formats::write_with_backup(&target, &bytes)
@@ -226,7 +235,10 @@ impl Workspace {
         d.disk_reported = None;
         d.path = Some(canonical.clone());
         self.remember(canonical.clone());
-        Ok(canonical.display().to_string())
+        Ok(SaveResult {
+            path: canonical.display().to_string(),
+            notes,
+        })
     }
 
     pub fn close(&mut self, doc: u32) -> Result<(), AppError> {

@@ -73,11 +73,12 @@ impl Workspace {
                 .map(|e| e.display_name().to_string())
                 .unwrap_or_default()
         };
-        let found = f.find(&d.book, ask.only.as_deref());
-        view.total = found.len() as u32;
+        // Only the listed matches are kept (a regex `.` over the 10,000-entry
+        // workload finds millions, each with its context).
+        let (found, total) = f.find_capped(&d.book, ask.only.as_deref(), LISTED);
+        view.total = total.min(u32::MAX as usize) as u32;
         view.matches = found
             .iter()
-            .take(LISTED)
             .map(|m| {
                 let at = m.context.find(&m.matched).unwrap_or(0);
                 FoundMatch {
@@ -92,17 +93,18 @@ impl Workspace {
                 }
             })
             .collect();
-        // Without a choice, every match the search found (only those of
-        // the entries looked in).
-        let only: Vec<Match> = match picked {
-            Some(p) => chosen(p),
-            None => found,
+        // Without a choice, every match in the entries looked in.
+        let (plan, changes) = match picked {
+            Some(p) => {
+                let plan = f.plan(&d.book, &ask.with, Some(&chosen(p)));
+                let n = plan.len();
+                (plan.into_iter().take(EDITS_LISTED).collect(), n)
+            }
+            None => f.plan_capped(&d.book, &ask.with, ask.only.as_deref(), EDITS_LISTED),
         };
-        let plan = f.plan(&d.book, &ask.with, Some(&only));
-        view.changes = plan.len() as u32;
+        view.changes = changes.min(u32::MAX as usize) as u32;
         view.edits = plan
             .into_iter()
-            .take(EDITS_LISTED)
             .map(|e| ReplaceEditView {
                 id: e.id,
                 name: name(e.id),
@@ -267,5 +269,54 @@ mod tests {
         );
         assert_eq!(ws.docs[0].book, before, "nothing is written");
         assert!(!ws.docs[0].dirty());
+    }
+
+    /// The peak resident memory of this process, in bytes, reset first
+    /// when `reset` (Linux: `/proc/self/clear_refs`).
+    fn peak(reset: bool) -> Option<u64> {
+        if reset {
+            std::fs::write("/proc/self/clear_refs", "5").ok()?;
+        }
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .trim_end_matches(" kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kb * 1024)
+    }
+
+    /// Find with a regex `.` over 10,000 entries of a kilobyte each (ten
+    /// million matches) keeps only what it lists, and counts the rest:
+    /// before, every match was copied out with its context first, which
+    /// took gigabytes (issue 37).
+    #[test]
+    fn find_everything_in_a_large_book_keeps_only_what_it_lists() {
+        let mut ws = Workspace::default();
+        let mut book = lorebook_engine::model::Book::default();
+        for i in 0..10_000 {
+            book.add_entry(lorebook_engine::model::Entry {
+                comment: format!("Entry {i}"),
+                content: "The harbour lies under fog. ".repeat(36),
+                ..Default::default()
+            });
+        }
+        let doc = ws.add_doc(book, None);
+        let before = peak(true);
+        let mut a = ask(".", "x");
+        a.regex = true;
+        let v = ws.find_in_book(doc, &a, None).unwrap();
+        let after = peak(false);
+        assert_eq!(v.total, 10_000 * 28 * 36);
+        assert_eq!(v.matches.len(), LISTED);
+        assert_eq!(v.changes, 10_000);
+        assert_eq!(v.edits.len(), EDITS_LISTED);
+        if let (Some(before), Some(after)) = (before, after) {
+            let grew = after.saturating_sub(before);
+            assert!(grew < 256 << 20, "Find took {} MiB", grew >> 20);
+        }
     }
 }

@@ -56,6 +56,7 @@ import type {
   MergeView,
   MergeChoices,
   MergeSummary,
+  SaveResult,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -109,13 +110,13 @@ export const api = {
   openRecent: (path: string) => call<ImportOutcome>('open_recent', { path }),
   /** `overwrite` saves over a file that changed on disk since it was
    *  opened; without it that is a `changed_on_disk` error. */
-  save: (doc: number, overwrite = false) => call<string>('save', { doc, overwrite }),
-  saveAs: (doc: number) => call<string>('save_as', { doc }),
+  save: (doc: number, overwrite = false) => call<SaveResult>('save', { doc, overwrite }),
+  saveAs: (doc: number) => call<SaveResult>('save_as', { doc }),
   openFolderDialog: () => call<ImportOutcome>('open_folder_dialog'),
   mergeDialog: (doc: number) => call<MergeView>('merge_dialog', { doc }),
   applyMerge: (doc: number, choices: MergeChoices) => call<MergeSummary>('apply_merge', { doc, choices }),
   cancelMerge: () => call<void>('cancel_merge'),
-  saveAsFolder: (doc: number) => call<string>('save_as_folder', { doc }),
+  saveAsFolder: (doc: number) => call<SaveResult>('save_as_folder', { doc }),
   /** The open, unmodified books whose files changed on disk. */
   checkDiskChanges: () => call<DiskChange[]>('check_disk_changes'),
   reloadDoc: (doc: number, unlessEdited: boolean) => call<boolean>('reload_doc', { doc, unlessEdited }),

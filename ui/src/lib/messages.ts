@@ -145,6 +145,7 @@ const errorCodes = {
   no_such_undo_step: 0,
   not_a_folder: 0,
   not_a_book_folder: 0,
+  folder_holds_book: 0,
   no_merge_pending: 0,
   folder_into_itself: 0,
   bad_pattern: 0,

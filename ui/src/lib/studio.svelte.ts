@@ -388,8 +388,8 @@ export class Studio {
    *  overwritten unless `overwrite`: the user is asked instead. */
   async saveDoc(doc: number, as: boolean, overwrite: boolean): Promise<void> {
     try {
-      const path = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
-      this.feedback.notify(this.t('notice.saved', { path }));
+      const { path, notes } = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
+      this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
     } catch (e) {
       const err = toIpcError(e);
       if (err.kind === 'needs_path') return this.saveDoc(doc, true, false);
@@ -553,8 +553,8 @@ export class Studio {
     const doc = this.docs.doc;
     if (doc === null) return;
     await this.entry.flush();
-    const path = await api.saveAsFolder(doc);
-    this.feedback.notify(this.t('notice.saved', { path }));
+    const { path, notes } = await api.saveAsFolder(doc);
+    this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
     await this.docs.refresh();
   }
 

@@ -192,7 +192,7 @@ describe('studio', () => {
   it('asks before saving over a file changed on disk, then overwrites', async () => {
     const s = new Studio();
     s.docs.doc = 1;
-    responses.save = (a) => (a.overwrite ? '/books/b.json' : Promise.reject({ kind: 'changed_on_disk', message: '/books/b.json was changed by another program' }));
+    responses.save = (a) => (a.overwrite ? { path: '/books/b.json', notes: [] } : Promise.reject({ kind: 'changed_on_disk', message: '/books/b.json was changed by another program' }));
     s.locale = 'pt-BR';
     await s.run(() => s.save());
     expect(s.feedback.errors).toEqual([]);
@@ -202,6 +202,15 @@ describe('studio', () => {
     await s.resolveDisk(1, 'overwrite');
     expect(s.dialogs.disk).toEqual([]);
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
+  });
+
+  it('says where a book folder\'s save put an entry beside a file that is not the book\'s', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    responses.save = () => ({ path: '/books/Saltmere', notes: [{ code: 'saved_under_name', wanted: 'Harbor.md', written: 'Harbor (2).md' }] });
+    await s.run(() => s.save());
+    expect(s.feedback.errors).toEqual([]);
+    expect(JSON.stringify(s.feedback.notices)).toContain('Harbor (2).md');
   });
 
   it('reloads a book changed on disk without unsaved changes, and says so', async () => {

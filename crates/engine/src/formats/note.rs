@@ -159,6 +159,13 @@ pub enum Note {
     /// A file of a Markdown-folder book that could not be read (`problem`:
     /// why, in English): left out, and left on disk.
     FileNotRead { file: String, problem: String },
+    /// A Markdown-folder save wrote an entry (or a folder's directory)
+    /// under another name, because a file that is not the book's has its
+    /// name.
+    SavedUnderName { wanted: String, written: String },
+    /// A Markdown-folder save left the file of an entry the book no longer
+    /// has in place, because it changed since the book read it.
+    StaleFileKept { file: String },
     /// A CHARX archive: its `card.json` read, the assets not.
     CharxAssets,
     /// A NovelAI story: the lorebook read, the story kept.
@@ -293,6 +300,11 @@ impl Note {
                 file: s(),
                 problem: s(),
             },
+            Note::SavedUnderName {
+                wanted: s(),
+                written: s(),
+            },
+            Note::StaleFileKept { file: s() },
             Note::CharxAssets,
             Note::NovelAiStoryRead,
             Note::NovelAiStoryWritten,
@@ -489,6 +501,16 @@ impl fmt::Display for Note {
             Note::FileNotRead { file, problem } => write!(
                 f,
                 "{file} was not read ({problem}): its entry is not in the book, and the file is left as it is"
+            ),
+            Note::SavedUnderName { wanted, written } => write!(
+                f,
+                "{wanted} is not the book's (a file of your own, or another tool's), so it was left \
+                 alone and the entry was written as {written}"
+            ),
+            Note::StaleFileKept { file } => write!(
+                f,
+                "{file} belonged to an entry the book no longer has, but it changed since the book \
+                 read it, so it was left in place"
             ),
             Note::CharxAssets => f.write_str(
                 "book read from card.json; the archive's assets are not part of a book and were not read",

@@ -127,6 +127,103 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
     })
 }
 
+/// A file written in full under a temporary name beside its target, not
+/// yet in place: the first half of a save that writes many files and
+/// wants either all of them or none ([`stage`], [`Staged::commit`]).
+#[derive(Debug)]
+pub struct Staged {
+    tmp: PathBuf,
+    target: PathBuf,
+}
+
+/// Writes `bytes` under a temporary name beside `target` and fsyncs it,
+/// without touching `target`. Unlike [`write_atomic`], no link is
+/// followed: a `target` that is a symbolic link, a directory or anything
+/// but a regular file is refused, and the temporary file is created
+/// exclusively. The new file takes the permissions of the one it will
+/// replace.
+pub fn stage(target: &Path, bytes: &[u8]) -> io::Result<Staged> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", target.display()),
+        ));
+    };
+    let existing = match fs::symlink_metadata(target) {
+        Ok(meta) if meta.file_type().is_file() => Some(meta),
+        Ok(_) => return Err(not_regular(target)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    remove_stale_temps(&dir, &name);
+    let (tmp, mut file) = create_temp(&dir, &name, existing.is_some())?;
+    let written = (|| {
+        if let Some(meta) = &existing {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()
+    })();
+    match written {
+        Ok(()) => Ok(Staged {
+            tmp,
+            target: target.to_path_buf(),
+        }),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// The refusal of a target that is not a regular file.
+fn not_regular(target: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{} is a symbolic link or not a regular file; it is never written through",
+            target.display()
+        ),
+    )
+}
+
+impl Staged {
+    /// Puts the file in place (a rename over the target, which replaces a
+    /// file whole and never follows a link). The target is looked at once
+    /// more first: one that became a link or a directory since it was
+    /// staged is refused. The folder is not synced: the caller syncs each
+    /// folder once after its last commit ([`sync_dir`]).
+    pub fn commit(self) -> io::Result<()> {
+        match fs::symlink_metadata(&self.target) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                let err = not_regular(&self.target);
+                self.discard();
+                return Err(err);
+            }
+            _ => {}
+        }
+        let renamed = fs::rename(&self.tmp, &self.target);
+        if renamed.is_err() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+        renamed
+    }
+
+    /// Removes the temporary file: the target stays as it was.
+    pub fn discard(self) {
+        let _ = fs::remove_file(&self.tmp);
+    }
+
+    /// Where the file goes.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+}
+
 /// `path` with every symlink in its last component followed, so a save
 /// replaces the file a link points to and not the link. A dangling link
 /// resolves to the path it names, which the save then creates.
@@ -306,7 +403,7 @@ fn step(_: Step, _: &Path) {}
 
 /// Persists a rename in `dir`. Folders cannot be opened for syncing on
 /// every platform, so a failure here is not an error.
-fn sync_dir(dir: &Path) {
+pub fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }

@@ -8,7 +8,7 @@ use super::detail::{Found, RisuDrop, RisuWhy};
 use super::hot::HotTable;
 use super::matching::{regex_search, KeyTable, RegexEnd};
 use super::texts::{body_hits, At, BodyCaches, QuerySlot, RegexSearch, Texts};
-use super::watch::Watchers;
+use super::watch::{Due, PassOrder, Watchers};
 
 #[path = "effects.rs"]
 mod effects;
@@ -239,26 +239,38 @@ impl Request<'_> {
         // is found for the first time (`due`): in the window's messages,
         // then in each recursive text as it is added. Until then it is out
         // for want of a key, as the check below would find.
-        let mut due = vec![false; n];
+        let mut due = Due::new(n);
         for (i, h) in self.hot.hot.iter().enumerate() {
             if h.skippable {
                 last_drop.no_match(i);
             }
         }
+        // The entries every pass evaluates: all of them when asked, else
+        // those that are not only their keys' (a decorator reads the
+        // request, a forced answer, ...); the others only when woken.
+        let every: Vec<usize> = (0..n)
+            .filter(|&i| self.every_entry || !self.hot.hot[i].skippable)
+            .collect();
         let mut seen = self.watchers.seen();
         for h in &texts.hits[book_start..] {
             self.watchers.wake(h, &mut seen, &mut due);
         }
+        let mut later = Vec::new();
         let mut pass = 0u32;
         loop {
             pass += 1;
             let mut again = false;
-            for i in 0..n {
-                let h = &self.hot.hot[i];
-                let asleep = h.skippable && !std::mem::take(&mut due[i]);
-                if active[i] || (asleep && !self.every_entry) {
+            // The entries of this pass in the book's order: the next of
+            // `every` or of the woken ones, whichever comes first (an
+            // entry woken by a text added in this pass is evaluated in
+            // this pass when the pass has not gone by it yet, as a pass
+            // over every entry would).
+            let mut order = PassOrder::default();
+            while let Some(i) = order.next(&every, &mut due, &mut later) {
+                if active[i] {
                     continue;
                 }
+                let h = &self.hot.hot[i];
                 // Entries that only keys can turn on: rejected when none
                 // of their primary keys is anywhere (a superset of what
                 // their queries would see).
@@ -305,6 +317,7 @@ impl Request<'_> {
                     }
                 }
             }
+            due.requeue(&mut later);
             if !again {
                 break;
             }

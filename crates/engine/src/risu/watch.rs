@@ -132,7 +132,7 @@ impl Watchers {
 
     /// Marks `due` every entry a key of `hits` wakes: those of the keys
     /// found for the first time in this request.
-    pub fn wake(&self, hits: &Hits, seen_so_far: &mut Seen, due: &mut [bool]) {
+    pub fn wake(&self, hits: &Hits, seen_so_far: &mut Seen, due: &mut Due) {
         for (ids, inverted, seen) in [
             (&hits.partial, &self.partial, &mut seen_so_far.partial),
             (&hits.full, &self.full, &mut seen_so_far.full),
@@ -145,7 +145,7 @@ impl Watchers {
 
     /// [`Watchers::wake`] for one key id (`partial`: a partial-mode id).
     #[inline]
-    pub fn wake_id(&self, partial: bool, id: u32, seen_so_far: &mut Seen, due: &mut [bool]) {
+    pub fn wake_id(&self, partial: bool, id: u32, seen_so_far: &mut Seen, due: &mut Due) {
         if partial {
             wake_one(&self.partial, &mut seen_so_far.partial, id, due);
         } else {
@@ -156,13 +156,108 @@ impl Watchers {
 
 /// Marks `due` the entries `id` wakes, when it is found for the first time.
 #[inline]
-fn wake_one(inverted: &Inverted, seen: &mut [bool], id: u32, due: &mut [bool]) {
+fn wake_one(inverted: &Inverted, seen: &mut [bool], id: u32, due: &mut Due) {
     let Some(seen) = seen.get_mut(id as usize) else {
         return;
     };
     if !std::mem::replace(seen, true) {
         for &e in inverted.of(id) {
-            due[e as usize] = true;
+            due.mark(e as usize);
+        }
+    }
+}
+
+/// Where a pass is: the next of the entries it evaluates every pass, and
+/// the first index the woken ones may have.
+#[derive(Default)]
+pub(crate) struct PassOrder {
+    next_every: usize,
+    from: usize,
+}
+
+impl PassOrder {
+    /// The pass's next entry in the book's order, its wake mark taken: the
+    /// next of `every` or of the woken ones, whichever comes first.
+    pub fn next(
+        &mut self,
+        every: &[usize],
+        due: &mut Due,
+        later: &mut Vec<usize>,
+    ) -> Option<usize> {
+        let w = due.peek_from(self.from, later);
+        let e = every.get(self.next_every).copied();
+        let i = match (e, w) {
+            (None, None) => return None,
+            (Some(e), Some(w)) => e.min(w),
+            (Some(e), None) => e,
+            (None, Some(w)) => w,
+        };
+        if e == Some(i) {
+            self.next_every += 1;
+        }
+        self.from = i + 1;
+        due.take(i);
+        Some(i)
+    }
+}
+
+/// The entries woken and not yet evaluated, by index: a flag each, and
+/// the woken ones in a queue smallest first, so that a pass visits the
+/// entries it must evaluate and no others (a pass over every entry made a
+/// 100,000-entry chain that recurses one entry a pass cost passes ×
+/// entries).
+pub(crate) struct Due {
+    flags: Vec<bool>,
+    queue: std::collections::BinaryHeap<std::cmp::Reverse<usize>>,
+}
+
+impl Due {
+    pub fn new(n: usize) -> Due {
+        Due {
+            flags: vec![false; n],
+            queue: std::collections::BinaryHeap::new(),
+        }
+    }
+
+    /// Marks entry `i` woken.
+    #[inline]
+    pub fn mark(&mut self, i: usize) {
+        if !std::mem::replace(&mut self.flags[i], true) {
+            self.queue.push(std::cmp::Reverse(i));
+        }
+    }
+
+    /// Whether entry `i` was woken, clearing the mark.
+    #[inline]
+    pub fn take(&mut self, i: usize) -> bool {
+        std::mem::take(&mut self.flags[i])
+    }
+
+    /// The smallest woken entry at or after `from` (left in the queue);
+    /// those before `from` (woken by a text added after the pass went by
+    /// them) are moved to `later`, for the next pass.
+    pub fn peek_from(&mut self, from: usize, later: &mut Vec<usize>) -> Option<usize> {
+        while let Some(&std::cmp::Reverse(i)) = self.queue.peek() {
+            if !self.flags[i] {
+                self.queue.pop();
+                continue;
+            }
+            if i < from {
+                self.queue.pop();
+                later.push(i);
+                continue;
+            }
+            return Some(i);
+        }
+        None
+    }
+
+    /// Puts back the entries [`Due::peek_from`] set aside.
+    pub fn requeue(&mut self, later: &mut Vec<usize>) {
+        for i in later.drain(..) {
+            if self.flags[i] {
+                self.queue.push(std::cmp::Reverse(i));
+            }
         }
     }
 }

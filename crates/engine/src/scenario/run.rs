@@ -248,8 +248,34 @@ pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
     let messages = &messages;
     let last = messages.len();
     // Each request asked for once: the last as the front-end answers it
-    // now, any other after the requests before it.
-    let mut answers: Vec<(usize, Outcome)> = Vec::new();
+    // now, any other after the requests before it. The earlier ones are
+    // answered by one pass of the request log (asking each alone replays
+    // every request before it: 1,200 expectations under SillyTavern's
+    // timed effects took 52 s, the whole log 2.5 s).
+    let e: &Expect = &s.expect;
+    let mut earlier: Vec<usize> = e
+        .injected
+        .iter()
+        .chain(&e.not_injected)
+        .filter_map(|x| x.request)
+        .filter(|&k| k < last)
+        .collect();
+    earlier.sort_unstable();
+    earlier.dedup();
+    let mut answers: std::collections::BTreeMap<usize, Outcome> = Default::default();
+    if earlier.len() > 1 {
+        let up_to = earlier[earlier.len() - 1];
+        let wanted: std::collections::HashSet<usize> = earlier.iter().copied().collect();
+        let done = std::cell::Cell::new(false);
+        profile.log_each_while(messages, &mut || !done.get(), &mut |o| {
+            if o.request >= up_to {
+                done.set(true);
+            }
+            if wanted.contains(&o.request) {
+                answers.insert(o.request, o);
+            }
+        });
+    }
     let mut failures = Vec::new();
     let mut outcome = |k: Option<usize>, failures: &mut Vec<Failure>| -> Option<usize> {
         let k = k.unwrap_or(last);
@@ -260,17 +286,15 @@ pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
             });
             return None;
         }
-        if !answers.iter().any(|(j, _)| *j == k) {
-            let o = if k == last {
+        answers.entry(k).or_insert_with(|| {
+            if k == last {
                 profile.current(messages)
             } else {
                 profile.request(messages, k)
-            };
-            answers.push((k, o));
-        }
+            }
+        });
         Some(k)
     };
-    let e: &Expect = &s.expect;
     let mut asked: Vec<(usize, &Expected, bool)> = Vec::new();
     for x in &e.injected {
         if let Some(k) = outcome(x.request, &mut failures) {
@@ -288,13 +312,7 @@ pub fn run(book: &Book, s: &Scenario) -> Result<Verdict, String> {
     } else {
         None
     };
-    let at = |k: usize| -> &Outcome {
-        &answers
-            .iter()
-            .find(|(j, _)| *j == k)
-            .expect("asked above")
-            .1
-    };
+    let at = |k: usize| -> &Outcome { answers.get(&k).expect("asked above") };
     for &(k, x, wanted) in &asked {
         let Some(name) = name_in(book, x.id) else {
             if wanted {

@@ -14,12 +14,10 @@
 //! same order ([`write`], [`read`]). A file that cannot be read is reported
 //! and the others are read.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use crate::folders::Tree;
 use crate::model::{Book, Entry};
 
 /// The settings file at the folder's top.
@@ -32,8 +30,6 @@ pub const FORMAT: &str = "lorebook-studio-folder";
 pub const VERSION: u64 = 1;
 /// The largest file read (an entry or the settings).
 pub(super) const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
-/// How many threads write a book's changed files.
-const WRITERS: usize = 32;
 /// The deepest folder read.
 pub(super) const MAX_DEPTH: usize = 64;
 
@@ -51,9 +47,14 @@ impl std::fmt::Display for FileProblem {
     }
 }
 
-/// Whether `dir` holds a book in this layout.
+/// Whether `dir` holds a book in this layout: a regular `book.yaml` (not
+/// a link) whose `format` says so. A folder another tool keeps a
+/// `book.yaml` in is not one, and is never read or written as a book.
 pub fn is_book_folder(dir: &Path) -> bool {
-    dir.join(BOOK_FILE).is_file()
+    crate::io::read_capped_no_follow(&dir.join(BOOK_FILE), MAX_FILE_BYTES)
+        .ok()
+        .and_then(|(bytes, _)| String::from_utf8(bytes).ok())
+        .is_some_and(|text| read::not_ours(&text).is_none())
 }
 
 // --- Writing ------------------------------------------------------------
@@ -61,69 +62,27 @@ pub fn is_book_folder(dir: &Path) -> bool {
 /// The files of `book` in this layout: each path relative to the book's
 /// folder, with its bytes. Folders become directories; file names come
 /// from the names ([`file_stem`]), made unique in their directory with the
-/// entry's id.
+/// entry's id. (What a save writes also depends on the files already in
+/// the folder: see [`save`].)
 pub fn files(book: &Book) -> Vec<(PathBuf, Vec<u8>)> {
-    let tree = Tree::of(book);
-    // Each folder's directory, made from the top down.
-    let mut dirs: HashMap<u64, PathBuf> = HashMap::new();
-    let mut taken: HashMap<PathBuf, HashSet<String>> = HashMap::new();
-    // `book.yaml` is no `.md` file, and no stem is `_folder` (see
-    // `file_stem`): the layout's own names never collide with an entry's.
-    let mut folders: Vec<&Entry> = book.entries.iter().filter(|e| e.folder).collect();
-    folders.sort_by_key(|e| tree.ancestors(e.id).len());
-    for f in folders {
-        let up = tree
-            .parent(f.id)
-            .and_then(|p| dirs.get(&p).cloned())
-            .unwrap_or_default();
-        let dir = claim(&mut taken, &up, file_stem(&f.comment), f.id, "");
-        dirs.insert(f.id, dir);
-    }
-    let mut out = Vec::with_capacity(book.entries.len() + 1);
-    out.push((PathBuf::from(BOOK_FILE), settings_yaml(book).into_bytes()));
-    for e in &book.entries {
-        let path = if e.folder {
-            dirs[&e.id].join(FOLDER_FILE)
-        } else {
-            let dir = tree
-                .parent(e.id)
-                .and_then(|p| dirs.get(&p).cloned())
-                .unwrap_or_default();
-            claim(&mut taken, &dir, file_stem(e.display_name()), e.id, ".md")
-        };
-        out.push((path, entry_markdown(e).into_bytes()));
-    }
-    out
+    save::layout(book, &mut |_, _| Ok(save::Verdict::Free))
+        .map(|planned| planned.into_iter().map(|p| (p.path, p.bytes)).collect())
+        .unwrap_or_default()
 }
 
-/// `dir`'s name for `stem` (with `ext`), made unique among the names
-/// already taken there (case aside) with the entry's id.
-fn claim(
-    taken: &mut HashMap<PathBuf, HashSet<String>>,
-    dir: &Path,
-    stem: String,
-    id: u64,
-    ext: &str,
-) -> PathBuf {
-    let names = taken.entry(dir.to_path_buf()).or_default();
-    let mut name = format!("{stem}{ext}");
-    let mut n = 1;
-    while !names.insert(name.to_lowercase()) {
-        name = if n == 1 {
-            format!("{stem} #{id}{ext}")
-        } else {
-            format!("{stem} #{id}-{n}{ext}")
-        };
-        n += 1;
-    }
-    dir.join(name)
-}
+/// The most bytes of a file name taken from an entry's name: with the
+/// suffixes that tell names apart (` #ID-N`, ` (N)`, `.md`) and a
+/// temporary file's (`.NAME.lbs-tmp-PID-N`), a name stays within the
+/// 255 bytes file systems allow (80 CJK characters are 240 bytes).
+pub const MAX_STEM_BYTES: usize = 120;
 
 /// A file name made from `name`: what no file system refuses (no `/`,
 /// `\`, `:`, `*`, `?`, `"`, `<`, `>`, `|` or control characters, no dot or
 /// space at either end, not a name Windows reserves), at most 80
-/// characters; `untitled` when nothing is left.
+/// characters and [`MAX_STEM_BYTES`] bytes; `untitled` when nothing is
+/// left.
 pub fn file_stem(name: &str) -> String {
+    let mut bytes = 0;
     let mut s: String = name
         .chars()
         .map(|c| {
@@ -134,6 +93,10 @@ pub fn file_stem(name: &str) -> String {
             }
         })
         .take(80)
+        .take_while(|c| {
+            bytes += c.len_utf8();
+            bytes <= MAX_STEM_BYTES
+        })
         .collect();
     s = s
         .trim_matches(|c: char| c == '.' || c.is_whitespace())
@@ -239,150 +202,15 @@ fn entry_markdown(e: &Entry) -> String {
     format!("---\n{}---\n{body}\n", yaml(&Value::Object(o)))
 }
 
-/// Writes `book` into `dir` (made when missing). A folder that holds files
-/// but no [`BOOK_FILE`] is refused: it is not a book's. Files of the
-/// layout that the book no longer has (an entry deleted or renamed) are
-/// removed, and so are the directories that leaves empty; other files are
-/// left alone. Each file is written atomically.
-pub fn write(book: &Book, dir: &Path) -> Result<(), String> {
-    let shown = dir.display();
-    if dir.exists() {
-        if !dir.is_dir() {
-            return Err(format!("{shown} is a file, not a folder"));
-        }
-        let empty = std::fs::read_dir(dir)
-            .map_err(|e| format!("{shown}: {e}"))?
-            .next()
-            .is_none();
-        if !empty && !is_book_folder(dir) {
-            return Err(format!(
-                "{shown} holds files but no {BOOK_FILE}: not a book's folder, so nothing was written"
-            ));
-        }
-    }
-    let files = files(book);
-    let written: HashSet<PathBuf> = files.iter().map(|(p, _)| p.clone()).collect();
-    let mut changed = Vec::new();
-    for (rel, bytes) in &files {
-        let path = dir.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        // Unchanged files are not touched (git and editors see no change).
-        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
-            changed.push((path, bytes));
-        }
-    }
-    // Each file is written atomically (fsynced, then renamed): the waits
-    // for the disk overlap on a few threads (10,000 new files took 6 s
-    // one at a time, 2.2–2.6 s this way; BENCHMARKS.md).
-    let chunk = changed.len().div_ceil(WRITERS).max(1);
-    std::thread::scope(|s| {
-        let jobs: Vec<_> = changed
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    for (path, bytes) in part {
-                        crate::io::write_atomic(path, bytes)
-                            .map_err(|e| format!("{}: {e}", path.display()))?;
-                    }
-                    Ok::<(), String>(())
-                })
-            })
-            .collect();
-        jobs.into_iter().try_for_each(|j| {
-            j.join()
-                .unwrap_or_else(|_| Err("a writer thread failed".into()))
-        })
-    })?;
-    let mut dirs = HashSet::new();
-    for rel in stale(dir, &written) {
-        let path = dir.join(&rel);
-        std::fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
-            dirs.insert(parent.to_path_buf());
-        }
-    }
-    // Deepest first, so a parent left empty by its child goes too.
-    let mut dirs: Vec<PathBuf> = dirs
-        .into_iter()
-        .flat_map(|d| d.ancestors().map(Path::to_path_buf).collect::<Vec<_>>())
-        .filter(|d| !d.as_os_str().is_empty())
-        .collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    dirs.dedup();
-    for d in dirs {
-        // Only an empty directory is removed; anything else stays.
-        let _ = std::fs::remove_dir(dir.join(d));
-    }
-    Ok(())
-}
-
-/// The layout's files in `dir` that the book no longer has: the `.md`
-/// files other than `written` that read as entries (what [`read`] takes
-/// into the book), relative to `dir`. A file that does not read is never
-/// among them, so a save never removes it; the files just written are not
-/// read again.
-fn stale(dir: &Path, written: &HashSet<PathBuf>) -> Vec<PathBuf> {
-    md_files(dir)
-        .into_iter()
-        .filter(|rel| !written.contains(rel))
-        .filter(|rel| {
-            let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
-            crate::io::read_text_capped(&dir.join(rel), MAX_FILE_BYTES)
-                .is_ok_and(|t| read_entry(&t, folder).is_ok())
-        })
-        .collect()
-}
-
-/// Every `.md` file under `root` (hidden directories skipped, at most
-/// [`MAX_DEPTH`] deep), relative to it, directories in name order.
-fn md_files(root: &Path) -> Vec<PathBuf> {
-    fn collect(root: &Path, rel: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let Ok(read) = std::fs::read_dir(root.join(rel)) else {
-            return;
-        };
-        let mut names: Vec<(String, bool)> = read
-            .filter_map(Result::ok)
-            .filter_map(|d| {
-                let name = d.file_name().into_string().ok()?;
-                let dir = d.file_type().ok()?.is_dir();
-                Some((name, dir))
-            })
-            .filter(|(n, _)| !n.starts_with('.'))
-            .collect();
-        names.sort();
-        for (name, is_dir) in names {
-            let path = rel.join(&name);
-            if is_dir {
-                collect(root, &path, depth + 1, out);
-            } else if name.ends_with(".md") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    collect(root, Path::new(""), 0, &mut out);
-    out
-}
-
-/// Calls `each` with every `.md` file under `root` ([`md_files`]): its
-/// relative path, and its text or `None` when it cannot be read as text.
-pub(super) fn walk(root: &Path, each: &mut dyn FnMut(&Path, Option<&str>)) {
-    for rel in md_files(root) {
-        let text = crate::io::read_text_capped(&root.join(&rel), MAX_FILE_BYTES).ok();
-        each(&rel, text.as_deref());
-    }
-}
-
+mod disk;
 mod read;
-use read::read_entry;
+mod save;
+mod yaml;
+pub use disk::{hash, list, Check, Found, Manifest, Stamp, MAX_FILES, MAX_FOLDER_BYTES};
 #[cfg(test)]
 use read::split_front_matter;
-pub use read::{import, read};
+pub use read::{import, load, read, FolderRead};
+pub use save::{save, write, SaveNote, Saved};
 
 #[cfg(test)]
 mod tests {
@@ -397,6 +225,10 @@ mod tests {
         assert_eq!(file_stem("_folder"), "_folder_");
         assert_eq!(file_stem("Ação"), "Ação");
         assert_eq!(file_stem(&"x".repeat(200)).len(), 80);
+        // Cut by bytes too: 80 CJK characters would be 240 bytes.
+        let cjk = file_stem(&"灯".repeat(100));
+        assert_eq!(cjk, "灯".repeat(40));
+        assert!(cjk.len() <= MAX_STEM_BYTES);
     }
 
     #[test]

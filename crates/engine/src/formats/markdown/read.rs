@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{walk, FileProblem, BOOK_FILE, FOLDER_FILE, MAX_FILE_BYTES, VERSION};
+use super::disk::{self, Found, Manifest, Stamp, MAX_FOLDER_BYTES};
+use super::{FileProblem, BOOK_FILE, FOLDER_FILE, FORMAT, MAX_FILE_BYTES, VERSION};
 use crate::formats::json::{take_bool, take_i64, take_keys, take_object, take_string, take_u64};
 use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
 
@@ -16,20 +17,47 @@ use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
 /// The book in `dir` as an import: the native model (`format` Native),
 /// with a report naming each file left out.
 pub fn import(dir: &Path) -> Result<crate::formats::Imported, String> {
-    let (book, problems) = read(dir)?;
+    Ok(load(dir)?.imported())
+}
+
+/// A book folder as read: the book, the files left out, the settings
+/// clamped, and the manifest of what was read (which files the book owns).
+#[derive(Debug, Clone)]
+pub struct FolderRead {
+    pub book: Book,
+    pub problems: Vec<FileProblem>,
+    /// Settings clamped to their ranges, as the native reader clamps them.
+    pub notes: Vec<crate::formats::note::Note>,
+    pub manifest: Manifest,
+}
+
+impl FolderRead {
+    /// The read as an import: the native model, with a report naming each
+    /// file left out and each setting clamped.
+    pub fn imported(self) -> crate::formats::Imported {
+        import_of(self.book, self.problems, self.notes)
+    }
+}
+
+fn import_of(
+    book: Book,
+    problems: Vec<FileProblem>,
+    notes: Vec<crate::formats::note::Note>,
+) -> crate::formats::Imported {
     let mut report =
         crate::formats::Report::new(crate::formats::report::Direction::Import, "Markdown folder");
+    report.notes.extend(notes);
     for p in problems {
         report.notes.push(crate::formats::note::Note::FileNotRead {
             file: p.file,
             problem: p.problem,
         });
     }
-    Ok(crate::formats::Imported {
+    crate::formats::Imported {
         format: crate::formats::Format::Native,
         book,
         report,
-    })
+    }
 }
 
 /// `text` split into its front matter (without the `---` lines) and body.
@@ -52,15 +80,43 @@ pub(super) fn split_front_matter(text: &str) -> Result<(&str, &str), String> {
     Err("the front matter has no closing `---` line".into())
 }
 
-fn parse_yaml(text: &str) -> Result<Object, String> {
+pub(super) fn parse_yaml(text: &str) -> Result<Object, String> {
     if text.trim().is_empty() {
         return Ok(Object::new());
     }
-    match serde_norway::from_str::<Value>(text) {
-        Ok(Value::Object(o)) => Ok(o),
-        Ok(Value::Null) => Ok(Object::new()),
-        Ok(_) => Err("the YAML is not a map of fields".into()),
-        Err(e) => Err(format!("the YAML does not read: {e}")),
+    match super::yaml::parse(text)? {
+        Value::Object(o) => Ok(o),
+        Value::Null => Ok(Object::new()),
+        _ => Err("the YAML is not a map of fields".into()),
+    }
+}
+
+/// The `id` a file's front matter gives, when the file has front matter
+/// that reads and an id in range: what says a file is a given entry's.
+pub(super) fn id_in(text: &str) -> Option<u64> {
+    let (fm, _) = split_front_matter(text).ok()?;
+    parse_yaml(fm)
+        .ok()?
+        .get("id")?
+        .as_u64()
+        .filter(|&id| id <= crate::model::MAX_ID)
+}
+
+/// Why `settings` (the text of a folder's `book.yaml`) is not a book's
+/// settings in this layout, if it is not: its `format` must say so.
+pub(super) fn not_ours(settings: &str) -> Option<String> {
+    let o = match parse_yaml(settings) {
+        Ok(o) => o,
+        Err(e) => return Some(format!("its {BOOK_FILE} does not read ({e})")),
+    };
+    match o.get("format").and_then(Value::as_str) {
+        Some(FORMAT) => None,
+        Some(other) => Some(format!(
+            "its {BOOK_FILE} is another tool's (format \"{other}\", not \"{FORMAT}\")"
+        )),
+        None => Some(format!(
+            "its {BOOK_FILE} is another tool's (it has no `format: {FORMAT}` line)"
+        )),
     }
 }
 
@@ -136,12 +192,30 @@ pub(super) fn read_entry(text: &str, folder: bool) -> Result<(Entry, Option<u64>
 
 /// Reads the book in `dir`; the files that could not be read are listed
 /// (and left out), never an error for the whole book unless its
-/// [`BOOK_FILE`] is missing or unreadable.
+/// [`BOOK_FILE`] is missing, unreadable or another tool's, or the folder
+/// is over its caps ([`disk::MAX_FILES`], [`MAX_FOLDER_BYTES`]).
 pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
+    let r = load(dir)?;
+    Ok((r.book, r.problems))
+}
+
+/// [`read`], with the settings clamped and the manifest of what was read.
+pub fn load(dir: &Path) -> Result<FolderRead, String> {
     let shown = dir.display();
     let settings_path = dir.join(BOOK_FILE);
-    let text = crate::io::read_text_capped(&settings_path, MAX_FILE_BYTES)
+    let (bytes, meta) = crate::io::read_capped_no_follow(&settings_path, MAX_FILE_BYTES)
         .map_err(|e| format!("{shown}: not a book's folder ({BOOK_FILE}: {e})"))?;
+    let mut manifest = Manifest::default();
+    manifest
+        .files
+        .insert(PathBuf::from(BOOK_FILE), Stamp::of(&meta, &bytes, true));
+    let text = crate::io::text_of(&settings_path, bytes)
+        .map_err(|e| format!("{shown}: not a book's folder ({e})"))?;
+    if let Some(why) = not_ours(&text) {
+        return Err(format!(
+            "{shown} is not a Lorebook Studio book's folder: {why}; it is never read or written as a book"
+        ));
+    }
     let mut o = parse_yaml(&text).map_err(|e| format!("{}: {e}", settings_path.display()))?;
     let path = BOOK_FILE;
     let err = |e: crate::formats::error::ImportError| format!("{shown}: {e}");
@@ -189,24 +263,77 @@ pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
     }
     book.extra = extra;
 
+    let notes = book.clamp_settings();
+
     // Every file, with the directory it is in.
+    let listed = disk::list(dir)?;
+    let total: u64 = listed
+        .iter()
+        .map(|(_, f)| match f {
+            Found::File { len } => *len,
+            _ => 0,
+        })
+        .sum();
+    if total > MAX_FOLDER_BYTES {
+        return Err(too_large(dir));
+    }
     let mut problems = Vec::new();
     let mut read: Vec<(PathBuf, Entry, Option<u64>)> = Vec::new();
-    walk(dir, &mut |rel, text| {
-        let file = rel.to_string_lossy().into_owned();
-        let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
-        let Some(text) = text else {
-            problems.push(FileProblem {
-                file,
-                problem: "cannot be read as UTF-8 text".into(),
-            });
-            return;
-        };
-        match read_entry(text, folder) {
-            Ok((e, id)) => read.push((rel.to_path_buf(), e, id)),
-            Err(problem) => problems.push(FileProblem { file, problem }),
+    let mut spent = 0u64;
+    for (rel, found) in listed {
+        if rel == Path::new(BOOK_FILE) {
+            continue;
         }
-    });
+        let file = rel.to_string_lossy().into_owned();
+        let problem = match found {
+            Found::Link => {
+                problems.push(FileProblem {
+                    file,
+                    problem: "a symbolic link: links are never followed in a book's folder".into(),
+                });
+                continue;
+            }
+            Found::Special(kind) => {
+                problems.push(FileProblem {
+                    file,
+                    problem: format!("a {kind}, not a regular file: never opened"),
+                });
+                continue;
+            }
+            Found::File { .. } => {
+                let path = dir.join(&rel);
+                match crate::io::read_capped_no_follow(&path, MAX_FILE_BYTES) {
+                    Err(e) => e.to_string(),
+                    Ok((bytes, meta)) => {
+                        spent += bytes.len() as u64;
+                        if spent > MAX_FOLDER_BYTES {
+                            return Err(too_large(dir));
+                        }
+                        let stamp = Stamp::of(&meta, &bytes, false);
+                        let folder = rel.file_name().is_some_and(|n| n == FOLDER_FILE);
+                        let outcome = std::str::from_utf8(&bytes)
+                            .map_err(|e| {
+                                format!(
+                                    "cannot be read as UTF-8 text (invalid byte at offset {})",
+                                    e.valid_up_to()
+                                )
+                            })
+                            .and_then(|text| read_entry(text, folder));
+                        let owned = outcome.is_ok();
+                        manifest.files.insert(rel.clone(), Stamp { owned, ..stamp });
+                        match outcome {
+                            Ok((e, id)) => {
+                                read.push((rel, e, id));
+                                continue;
+                            }
+                            Err(problem) => problem,
+                        }
+                    }
+                }
+            }
+        };
+        problems.push(FileProblem { file, problem });
+    }
     // Ids: the file's own, unless missing or already taken.
     let mut used: HashSet<u64> = HashSet::new();
     let mut fresh = Vec::new();
@@ -216,13 +343,9 @@ pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
             _ => fresh.push(i),
         }
     }
-    let mut next = used.iter().max().map_or(0, |m| m + 1);
+    let mut ids = FreshIds::after(&used);
     for i in fresh {
-        while used.contains(&next) {
-            next += 1;
-        }
-        read[i].1.id = next;
-        used.insert(next);
+        read[i].1.id = ids.take(&mut used);
     }
     // Each directory's folder: its `_folder.md`, or one made for a
     // directory that has none.
@@ -250,10 +373,7 @@ pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
         if folder_of.contains_key(&d) {
             continue;
         }
-        while used.contains(&next) {
-            next += 1;
-        }
-        used.insert(next);
+        let next = ids.take(&mut used);
         let name = d
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -289,5 +409,48 @@ pub fn read(dir: &Path) -> Result<(Book, Vec<FileProblem>), String> {
     entries.sort_by_key(|(r, i, _)| (*r, *i));
     book.entries = entries.into_iter().map(|(_, _, e)| e).collect();
     crate::folders::repair(&mut book);
-    Ok((book, problems))
+    Ok(FolderRead {
+        book,
+        problems,
+        notes,
+        manifest,
+    })
+}
+
+/// The refusal of a folder whose files hold more than a book may.
+fn too_large(dir: &Path) -> String {
+    format!(
+        "{}: its files hold more than {} MiB together, the most a book may; such folders are refused",
+        dir.display(),
+        MAX_FOLDER_BYTES >> 20
+    )
+}
+
+/// Ids for entries that came without one, as [`Book::fresh_ids`] chooses
+/// them: after the largest in use, then the smallest free ones once that
+/// would pass [`crate::model::MAX_ID`] (one past it is not an exact
+/// integer in the JSON the other formats write).
+struct FreshIds {
+    next: u64,
+}
+
+impl FreshIds {
+    fn after(used: &HashSet<u64>) -> FreshIds {
+        FreshIds {
+            next: used.iter().max().map_or(0, |m| m.saturating_add(1)),
+        }
+    }
+
+    fn take(&mut self, used: &mut HashSet<u64>) -> u64 {
+        loop {
+            if self.next > crate::model::MAX_ID {
+                self.next = 0;
+            }
+            let id = self.next;
+            self.next += 1;
+            if used.insert(id) {
+                return id;
+            }
+        }
+    }
 }

@@ -167,9 +167,12 @@ impl<'de> Visitor<'de> for Counted<'_> {
         Ok(())
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, _: A) -> Result<(), A::Error> {
-        // A tagged value (`!tag x`), which the values read below refuse
-        // too, with serde's own words.
-        Ok(())
+        // A tagged value (`!tag x`): refused, as the values read below
+        // refuse it. (Returning without reading it would leave the parser
+        // on the same event, and a map would read it again for ever.)
+        Err(de::Error::custom(
+            "invalid type: a tagged value (`!tag`), expected any valid JSON value",
+        ))
     }
 }
 
@@ -188,6 +191,15 @@ mod tests {
             parse("a: &x [1, 2]\nb: *x\n").unwrap()["b"],
             serde_json::json!([1, 2])
         );
+    }
+
+    /// Found by the `markdown_folder` fuzz target: a tagged value in a map
+    /// made the counting pass read the same event for ever.
+    #[test]
+    fn a_tagged_value_is_refused_at_once() {
+        let err = parse("name: !-? outside\n").unwrap_err();
+        assert!(err.contains("tagged"), "{err}");
+        assert!(parse("a: !!str x\nb: [!t y]\n").is_err());
     }
 
     #[test]

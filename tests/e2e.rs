@@ -2794,3 +2794,6 @@ mod figures;
 
 #[path = "e2e/folders.rs"]
 mod folders;
+
+#[path = "e2e/preview_ids.rs"]
+mod preview_ids;

@@ -11,7 +11,7 @@ use lorebook_engine::figures::{book_figures, ChatTally};
 
 use super::Workspace;
 use crate::error::AppError;
-use crate::views::BookFiguresView;
+use crate::views::{BookFiguresView, Rules};
 
 /// How many of the largest entries the panel lists.
 const LARGEST: usize = 10;
@@ -30,12 +30,31 @@ impl Workspace {
             Some(_) if !self.chat.is_empty() => Some(self.bare_log()?),
             _ => None,
         };
+        // The budget the constants are held against: the one of the rules
+        // in force, as the preview shows it (SillyTavern's share of the
+        // context, RisuAI's setting), not the book's own under other
+        // rules.
+        let budget = match self.rules() {
+            Rules::Studio => None,
+            Rules::Sillytavern => Some(
+                super::st_rules::engine_settings(&self.st_settings)
+                    .budget(self.st_settings.max_context),
+            ),
+            Rules::Risu => Some(
+                self.risu_settings
+                    .token_budget
+                    .clamp(0.0, f64::from(u32::MAX)) as u32,
+            ),
+        };
         let Workspace { docs, preview, .. } = self;
         let d = docs
             .iter()
             .find(|d| d.id == doc)
             .ok_or_else(|| AppError::book_not_open(doc))?;
-        let figures = book_figures(&d.book, &mut |s| preview.count_tokens(s), LARGEST);
+        let mut figures = book_figures(&d.book, &mut |s| preview.count_tokens(s), LARGEST);
+        if let Some(b) = budget {
+            figures.budget = b;
+        }
         let chat = match (rows, attached_at) {
             (Some(rows), Some(at)) => {
                 let tokens: HashMap<u64, u32> = d
@@ -93,5 +112,26 @@ mod tests {
         ws.set_attached(doc, false).unwrap();
         assert!(ws.book_figures(doc).unwrap().chat.is_none());
         assert!(ws.book_figures(doc + 100).is_err());
+    }
+
+    /// Issue 43: the figures hold the constants against the budget of the
+    /// rules in force (SillyTavern's 25% of the context: 2,048 of 8,192),
+    /// as the preview does, not the book's own 800.
+    #[test]
+    fn the_figures_budget_is_the_rules_in_force() {
+        let mut ws = Workspace::with_sample();
+        let doc = ws.docs[0].id;
+        let own = ws.docs[0].book.token_budget;
+        assert_eq!(ws.book_figures(doc).unwrap().figures.budget, own);
+        ws.rules = Some(Rules::Sillytavern);
+        let st = super::super::st_rules::engine_settings(&ws.st_settings)
+            .budget(ws.st_settings.max_context);
+        assert_ne!(st, own);
+        assert_eq!(ws.book_figures(doc).unwrap().figures.budget, st);
+        ws.rules = Some(Rules::Risu);
+        assert_eq!(
+            ws.book_figures(doc).unwrap().figures.budget,
+            ws.risu_settings.token_budget as u32
+        );
     }
 }

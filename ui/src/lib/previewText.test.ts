@@ -44,6 +44,12 @@ describe('drop reasons', () => {
     expect(dropText(t('en'), noMatch('/\\bдракон\\b/'))).toContain('gave up on key “/\\bдракон\\b/”');
     expect(dropText(t('pt-BR'), noMatch('aaa'))).toContain('desistiu da chave “aaa”');
     expect(dropText(t('en'), noMatch(null))).toBe('No key matched');
+    // Issue 43: a budget drop after the first cut names the entry the
+    // budget stopped at, instead of "needs 42 tokens, 198 left" alone.
+    const budget = { kind: 'budget', needed: 42, left: 198, activation: { kind: 'constant' } } as unknown as Parameters<typeof dropText>[1];
+    expect(dropText(t('en'), budget)).toBe('Budget: needs 42 tokens, 198 left');
+    expect(dropText(t('en'), budget, 'Wise')).toContain('cut after “Wise” did not fit');
+    expect(dropText(t('pt-BR'), budget, 'Wise')).toContain('“Wise” não coube');
     expect(dropText(t('en'), noMatch(null, true))).toContain('last recursion pass');
   });
 });

@@ -34,7 +34,11 @@ export function activationText(t: T, names: Map<string, string>, a: Activation):
   return t('reason.key', { key: a.primary.key, where: whereText(t, names, a.primary), pass: a.primary.pass });
 }
 
-export function dropText(t: T, d: DropReason): string {
+/** Why an entry is out. `cutAfter`: the name of the entry the budget
+ *  stopped at, for a budget drop of any later entry (the guide's rule
+ *  drops everything after the first entry that does not fit, even an
+ *  entry that would fit what is left). */
+export function dropText(t: T, d: DropReason, cutAfter: string | null = null): string {
   switch (d.kind) {
     case 'disabled':
       return t('drop.disabled');
@@ -49,6 +53,8 @@ export function dropText(t: T, d: DropReason): string {
     case 'probability':
       return t('drop.probability', { roll: d.roll, chance: d.chance });
     case 'budget':
-      return t('drop.budget', { needed: d.needed, left: d.left });
+      return cutAfter === null
+        ? t('drop.budget', { needed: d.needed, left: d.left })
+        : t('drop.budgetAfter', { name: cutAfter, needed: d.needed, left: d.left });
   }
 }

@@ -516,7 +516,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         if let Some((kind, detail)) = reasons[i].take() {
             dropped.push(StDropped {
                 book: e.book,
-                id: e.uid,
+                id: e.id,
                 comment: cx.comments[i].clone(),
                 kind,
                 detail,

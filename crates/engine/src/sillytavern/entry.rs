@@ -19,9 +19,14 @@ use crate::model::Book;
 pub struct StEntry {
     /// Index of the book among the books previewed.
     pub book: usize,
-    /// SillyTavern's `uid`.
+    /// The entry's id in the book: what every answer names it by (a
+    /// SillyTavern book's uids may collide, and the import gave such
+    /// entries ids of their own).
+    pub id: u64,
+    /// SillyTavern's `uid`: only ever read through `key`.
     pub uid: u64,
-    /// `bookName.uid`: the key of "already activated" and timed effects.
+    /// `bookName.uid`: the key of "already activated" and timed effects
+    /// (entries sharing a uid share it, as in SillyTavern).
     pub key: String,
     pub comment: String,
     pub keys: Vec<String>,
@@ -188,8 +193,16 @@ pub(crate) fn read_entry(book: usize, book_name: &str, map_key: &str, v: &Value)
         Some(x) => js_number(x) == 1.0,
         None => false,
     };
+    // The exporter keys each entry by its id in the book (`ID`, or
+    // `ID_N` for an id it met twice).
+    let id = map_key
+        .split('_')
+        .next()
+        .and_then(|k| k.parse().ok())
+        .unwrap_or(uid);
     StEntry {
         book,
+        id,
         uid,
         key: format!("{book_name}.{uid}"),
         comment: text("comment"),

@@ -169,7 +169,7 @@ pub fn filter(candidates: &mut Vec<usize>, cx: &mut GroupContext<'_>) -> Vec<Gro
         };
         if let Some((w, rolled)) = winner {
             let e = &cx.entries[w];
-            let (winner, winner_name) = (e.uid, e.comment.clone());
+            let (winner, winner_name) = (e.id, e.comment.clone());
             let loss = match rolled {
                 None => GroupLoss::Prioritized {
                     winner,

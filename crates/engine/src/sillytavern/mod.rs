@@ -88,7 +88,8 @@ impl Default for StOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Injected {
     pub book: usize,
-    /// SillyTavern's `uid`.
+    /// The entry's id in the book (not SillyTavern's `uid`, which may be
+    /// shared).
     pub id: u64,
     pub comment: String,
     pub position: Position,
@@ -152,7 +153,7 @@ pub struct StResult {
     /// unknown position), with why.
     pub not_placed: Vec<StDropped>,
     pub dropped: Vec<StDropped>,
-    /// `bookName.uid` keys in activation order.
+    /// The activated entries' ids in the book, in activation order.
     pub activation_order: Vec<u64>,
 }
 
@@ -244,7 +245,7 @@ impl StPreview {
             .entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.book == book && e.uid == new.uid);
+            .filter(|(_, e)| e.book == book && e.id == new.id);
         let (Some((i, old)), None) = (found.next(), found.next()) else {
             return false;
         };
@@ -369,7 +370,7 @@ impl StPreview {
                 let content = a.map(|a| a.content.clone()).unwrap_or_default();
                 Injected {
                     book: e.book,
-                    id: e.uid,
+                    id: e.id,
                     comment: e.comment.clone(),
                     position: p.position,
                     depth: p.depth,
@@ -386,7 +387,7 @@ impl StPreview {
         let comments = &self.comments;
         let dropped_of = |i: usize, kind: DropKind, detail: Arc<StDetail>| StDropped {
             book: entries[i].book,
-            id: entries[i].uid,
+            id: entries[i].id,
             comment: comments[i].clone(),
             kind,
             detail,
@@ -404,7 +405,7 @@ impl StPreview {
                 .map(|n| dropped_of(n.entry, DropKind::NotPlaced, Arc::new(n.detail)))
                 .collect(),
             dropped: o.dropped,
-            activation_order: o.activated.iter().map(|a| entries[a.entry].uid).collect(),
+            activation_order: o.activated.iter().map(|a| entries[a.entry].id).collect(),
         }
     }
 }

@@ -209,6 +209,7 @@ export const en = {
   'drop.secondary': 'Secondary logic {logic} failed',
   'drop.probability': 'Probability: rolled {roll}, needed below {chance}',
   'drop.budget': 'Budget: needs {needed} tokens, {left} left',
+  'drop.budgetAfter': 'Budget: cut after “{name}” did not fit, as everything after the first entry that does not fit is (this one needs {needed} tokens; {left} were left)',
   'dropGroup.budget': 'Over budget',
   'dropGroup.probability': 'Lost the roll',
   'dropGroup.secondary': 'Secondary keys',

@@ -211,6 +211,7 @@ export const ptBR: Record<MessageKey, string> = {
   'drop.secondary': 'Lógica secundária {logic} falhou',
   'drop.probability': 'Probabilidade: tirou {roll}, precisava de menos de {chance}',
   'drop.budget': 'Orçamento: precisa de {needed} tokens, restam {left}',
+  'drop.budgetAfter': 'Orçamento: cortada depois que “{name}” não coube, como tudo o que vem depois da primeira entrada que não cabe (esta precisa de {needed} tokens; restavam {left})',
   'dropGroup.budget': 'Fora do orçamento',
   'dropGroup.probability': 'Perderam a rolagem',
   'dropGroup.secondary': 'Chaves secundárias',

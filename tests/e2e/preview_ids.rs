@@ -207,3 +207,49 @@ fn selecting_a_second_entry_moves_no_action_under_the_pointer() {
     assert_eq!(one, two, "every action stays where it was");
     app.assert_no_errors();
 }
+
+/// Issue 43: at 1024×700 the header is one row and no entry name in the
+/// list is cut below 12 characters (a problem badge once hid a short name
+/// whole).
+#[test]
+fn a_small_window_keeps_one_header_row_and_readable_names() {
+    let _serial = serial();
+    let corpus = lorebook_test_support::corpus_root();
+    let zzz = corpus.map(|c| c.join("sillytavern/Complete_ZZZ_Lorebook.json"));
+    let args: Vec<String> = zzz
+        .iter()
+        .map(|p| p.to_str().expect("utf-8 path").to_string())
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut driver = Driver::start();
+    let app = driver.launch(&args);
+    app.wait_ready();
+    app.run(app.client.set_window_size(1024, 700))
+        .expect("resize the window");
+    wait_until("the header on one row, names readable", TIMEOUT, || {
+        let got = app.js(
+            "const bar = document.querySelector('header.toolbar');\
+             const h = bar.getBoundingClientRect().height;\
+             const probe = document.createElement('span');\
+             probe.style.visibility = 'hidden'; probe.textContent = 'x'.repeat(12);\
+             const cut = [];\
+             for (const n of document.querySelectorAll('[data-testid=\"entry-row\"] .name')) {\
+               n.appendChild(probe); const twelve = probe.getBoundingClientRect().width; probe.remove();\
+               if (n.scrollWidth > n.clientWidth + 1 && n.clientWidth < twelve) cut.push(n.textContent);\
+             }\
+             return { height: h, width: window.innerWidth, cut };",
+            vec![],
+        );
+        let height = got["height"].as_f64().unwrap_or(999.0);
+        let width = got["width"].as_f64().unwrap_or(0.0);
+        if width > 1100.0 {
+            return Err(format!("the window is {width} px wide"));
+        }
+        let cut = got["cut"].as_array().cloned().unwrap_or_default();
+        if height > 60.0 || !cut.is_empty() {
+            return Err(format!("header {height} px, names cut: {cut:?}"));
+        }
+        Ok(())
+    });
+    app.assert_no_errors();
+}

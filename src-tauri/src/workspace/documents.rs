@@ -207,20 +207,28 @@ impl Workspace {
         let mut notes = Vec::new();
         let seen = if target.is_dir() {
             let own = d.path.as_ref() == Some(&target);
-            let known = d
+            let mut known = d
                 .disk
                 .as_ref()
                 .and_then(Fingerprint::manifest)
-                .filter(|_| own);
-            let saved = formats::markdown::save(&d.book, &target, known).map_err(|detail| {
-                AppError::invalid(
-                    detail.clone(),
-                    ErrorCode::NotABookFolder {
-                        file: target.display().to_string(),
-                        detail,
-                    },
-                )
-            })?;
+                .filter(|_| own)
+                .cloned();
+            // Overwrite, chosen over files changed on disk: the book's own
+            // files edited outside are replaced (or removed) by its version.
+            if let (true, Some(k)) = (overwrite, known.as_mut()) {
+                let ids = d.book.entries.iter().map(|e| e.id).collect();
+                k.adopt_changed(&target, &ids);
+            }
+            let saved =
+                formats::markdown::save(&d.book, &target, known.as_ref()).map_err(|detail| {
+                    AppError::invalid(
+                        detail.clone(),
+                        ErrorCode::NotABookFolder {
+                            file: target.display().to_string(),
+                            detail,
+                        },
+                    )
+                })?;
             notes = saved.notes;
             Fingerprint::of_folder(saved.manifest)
         } else {

@@ -202,6 +202,35 @@ pub enum Check {
 }
 
 impl Manifest {
+    /// Takes as the book's again, as they are now, the files it owned
+    /// that changed since (an editor, a `git pull`) and whose front matter
+    /// still names one of `ids`: what a save the author chose to make over
+    /// those changes (Overwrite) may then replace or remove. A file that
+    /// was not the book's stays not the book's.
+    pub fn adopt_changed(&mut self, dir: &Path, ids: &std::collections::HashSet<u64>) {
+        for (rel, stamp) in &mut self.files {
+            if !stamp.owned {
+                continue;
+            }
+            let Ok((bytes, meta)) =
+                crate::io::read_capped_no_follow(&dir.join(rel), MAX_FILE_BYTES)
+            else {
+                continue;
+            };
+            let h = hash(&bytes);
+            if h == stamp.hash {
+                continue;
+            }
+            let still = std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(super::read::id_in)
+                .is_some_and(|id| ids.contains(&id));
+            if still {
+                *stamp = Stamp::of(&meta, &bytes, true);
+            }
+        }
+    }
+
     /// Compares the folder at `dir` with the manifest: each file's size,
     /// times and inode first, and its bytes only where those moved.
     pub fn check(&self, dir: &Path) -> Check {

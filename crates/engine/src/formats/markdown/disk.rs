@@ -62,13 +62,24 @@ fn visit(
     let Ok(read) = std::fs::read_dir(root.join(rel)) else {
         return Ok(());
     };
-    let mut names: Vec<(String, std::fs::FileType)> = read
+    // The entry's own type and size (never a link's target), asked of the
+    // open directory rather than by path.
+    let mut names: Vec<(String, std::fs::FileType, u64)> = read
         .filter_map(Result::ok)
-        .filter_map(|d| Some((d.file_name().into_string().ok()?, d.file_type().ok()?)))
-        .filter(|(n, _)| !n.starts_with('.'))
+        .filter_map(|d| {
+            let name = d.file_name().into_string().ok()?;
+            let kind = d.file_type().ok()?;
+            let len = if kind.is_file() {
+                d.metadata().map_or(0, |m| m.len())
+            } else {
+                0
+            };
+            Some((name, kind, len))
+        })
+        .filter(|(n, _, _)| !n.starts_with('.'))
         .collect();
     names.sort_by(|a, b| a.0.cmp(&b.0));
-    for (name, kind) in names {
+    for (name, kind, len) in names {
         let path = rel.join(&name);
         let layout = name.ends_with(".md") || (depth == 0 && name == BOOK_FILE);
         if kind.is_dir() {
@@ -84,7 +95,6 @@ fn visit(
             }
         } else if layout {
             let found = if kind.is_file() {
-                let len = std::fs::symlink_metadata(root.join(&path)).map_or(0, |m| m.len());
                 Found::File { len }
             } else {
                 Found::Special(special(&kind))
@@ -277,4 +287,22 @@ impl Manifest {
             Check::Same
         }
     }
+}
+
+/// The manifest a save without one goes by: every regular file of the
+/// layout, the book's when its front matter gives an id (and the
+/// settings).
+pub(super) fn scan(dir: &Path) -> Result<Manifest, String> {
+    let mut manifest = Manifest::default();
+    for (rel, found) in super::disk::list(dir)? {
+        let Found::File { .. } = found else { continue };
+        let Ok((bytes, meta)) = crate::io::read_capped_no_follow(&dir.join(&rel), MAX_FILE_BYTES)
+        else {
+            continue;
+        };
+        let owned = rel == Path::new(BOOK_FILE)
+            || std::str::from_utf8(&bytes).is_ok_and(|t| super::read::id_in(t).is_some());
+        manifest.files.insert(rel, Stamp::of(&meta, &bytes, owned));
+    }
+    Ok(manifest)
 }

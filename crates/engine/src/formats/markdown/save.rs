@@ -23,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::disk::{hash, Found, Manifest, Stamp};
+use super::disk::{hash, Manifest, Stamp};
 use super::read::{id_in, not_ours};
 use super::{
     entry_markdown, file_stem, settings_yaml, BOOK_FILE, FOLDER_FILE, MAX_DEPTH, MAX_FILE_BYTES,
@@ -233,15 +233,17 @@ pub fn save(book: &Book, dir: &Path, known: Option<&Manifest>) -> Result<Saved, 
     let shown = dir.display();
     let made_root = check_folder(dir)?;
     let scanned;
+    // What is at each name now, as far as the layout asked (a scan just
+    // made says it for every file it read, so none is read twice).
+    let mut current: HashMap<PathBuf, [u8; 32]> = HashMap::new();
     let known = match known {
         Some(k) => k,
         None => {
-            scanned = scan(dir)?;
+            scanned = super::disk::scan(dir)?;
+            current.extend(scanned.files.iter().map(|(p, s)| (p.clone(), s.hash)));
             &scanned
         }
     };
-    // What is at each name now, as far as the layout asked.
-    let mut current: HashMap<PathBuf, [u8; 32]> = HashMap::new();
     let planned = layout(book, &mut |rel, claim| {
         occupant(dir, known, rel, claim, &mut current)
     });
@@ -431,24 +433,6 @@ fn check_folder(dir: &Path) -> Result<bool, String> {
     }
 }
 
-/// The manifest a save without one goes by: every regular file of the
-/// layout, the book's when its front matter gives an id (and the
-/// settings).
-fn scan(dir: &Path) -> Result<Manifest, String> {
-    let mut manifest = Manifest::default();
-    for (rel, found) in super::disk::list(dir)? {
-        let Found::File { .. } = found else { continue };
-        let Ok((bytes, meta)) = crate::io::read_capped_no_follow(&dir.join(&rel), MAX_FILE_BYTES)
-        else {
-            continue;
-        };
-        let owned = rel == Path::new(BOOK_FILE)
-            || std::str::from_utf8(&bytes).is_ok_and(|t| id_in(t).is_some());
-        manifest.files.insert(rel, Stamp::of(&meta, &bytes, owned));
-    }
-    Ok(manifest)
-}
-
 /// What is at `rel` for the layout's `claim` (see [`Verdict`]); the hash
 /// of a regular file read there goes into `current`.
 fn occupant(
@@ -465,6 +449,15 @@ fn occupant(
         Err(e) => return Err(format!("{}: {e}; nothing was written", path.display())),
     };
     let kind = meta.file_type();
+    // A regular file the book owns, its bytes just read by a scan: the
+    // book's, with no second read.
+    if kind.is_file() && !matches!(claim, Claim::Dir { .. }) {
+        if let (Some(h), Some(s)) = (current.get(rel), known.files.get(rel)) {
+            if s.owned && s.hash == *h {
+                return Ok(Verdict::Free);
+            }
+        }
+    }
     if kind.is_symlink() {
         return Err(format!(
             "{} is a symbolic link where the book's {} goes; a book's folder is never written \

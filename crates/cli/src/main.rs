@@ -450,12 +450,33 @@ fn describe_activation(a: &Activation, books: &Names, chat: &[Message]) -> Strin
 
 /// A drop reason: the engine's English, and for a budget cut how the
 /// entry activated, with the speaker and entry names only the CLI knows.
-fn describe_drop(d: &DropReason, books: &Names, chat: &[Message]) -> String {
+/// `after`: the entry the budget stopped at, for any other entry cut
+/// after it (the guide's rule drops everything after the first entry that
+/// does not fit, even one that would fit what is left).
+fn describe_drop(
+    d: &DropReason,
+    after: Option<(usize, u64)>,
+    books: &Names,
+    chat: &[Message],
+) -> String {
     match d {
-        DropReason::Budget { activation, .. } => format!(
-            "{d} (activated: {})",
-            describe_activation(activation, books, chat)
-        ),
+        DropReason::Budget {
+            activation,
+            needed,
+            left,
+        } => {
+            let why = match after {
+                Some((b, id)) => format!(
+                    "budget: cut after [{b}:{id}] {} did not fit (this one needs {needed} tokens, {left} left)",
+                    comment(books, b, id)
+                ),
+                None => d.to_string(),
+            };
+            format!(
+                "{why} (activated: {})",
+                describe_activation(activation, books, chat)
+            )
+        }
         _ => d.to_string(),
     }
 }
@@ -507,14 +528,16 @@ fn render(
     }
     let counted = (r.unlisted.no_match + r.unlisted.disabled) as usize;
     let _ = writeln!(out, "Dropped ({}):", r.dropped.len() + counted);
+    let first_cut = r.budget.first_cut.as_ref().map(|k| (k.book, k.id));
     for d in r.dropped.iter().filter(|d| list.lists(d)) {
+        let after = first_cut.filter(|&c| c != (d.book, d.id));
         let _ = writeln!(
             out,
             "      [{}:{}] {} — {}",
             d.book,
             d.id,
             comment(books, d.book, d.id),
-            describe_drop(&d.reason, books, chat)
+            describe_drop(&d.reason, after, books, chat)
         );
     }
     let unlisted = unlisted(r, list);

@@ -534,3 +534,44 @@ fn inspect_gives_the_books_figures_and_the_chats() {
     assert!(text.contains("Largest entries:"), "{text}");
     assert!(text.contains("Chat: 6 requests"), "{text}");
 }
+
+/// Issue 43: an entry cut because the budget stopped at an earlier one
+/// names that entry, instead of "needs 5 tokens, 99 left", which reads as
+/// if it should have fit.
+#[test]
+fn a_budget_cut_after_the_first_names_the_entry_the_budget_stopped_at() {
+    let book = tmp("i43-budget.json");
+    std::fs::write(
+        &book,
+        serde_json::json!({"spec": "lorebook_v3", "data": {"name": "B", "token_budget": 100,
+        "entries": [
+            {"id": 1, "keys": ["sea"], "comment": "Big", "priority": 900,
+             "content": "The sea is wide and deep and grey. ".repeat(30)},
+            {"id": 2, "keys": ["sea"], "comment": "Small", "priority": 100,
+             "content": "Salt."}
+        ]}})
+        .to_string(),
+    )
+    .unwrap();
+    let chat = tmp("i43-budget-chat.txt");
+    std::fs::write(&chat, "User: the sea\n").unwrap();
+    let out = lorebook(&[
+        "preview",
+        book.to_str().unwrap(),
+        "--chat",
+        chat.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let small = text
+        .lines()
+        .find(|l| l.contains("[0:2] Small"))
+        .expect(&text);
+    assert!(small.contains("cut after [0:1] Big did not fit"), "{small}");
+    let big = text.lines().find(|l| l.contains("[0:1] Big")).expect(&text);
+    assert!(big.contains("budget: needs"), "{big}");
+}

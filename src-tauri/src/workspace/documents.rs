@@ -134,9 +134,12 @@ impl Workspace {
             .iter()
             .find(|d| d.path.as_deref() == Some(canonical.as_path()))
         {
+            // Said, so that opening it again is never a silent jump.
             return Ok(OpenResult {
                 doc: d.id,
-                notes: vec![],
+                notes: vec![formats::note::Note::AlreadyOpen {
+                    file: canonical.display().to_string(),
+                }],
             });
         }
         let (book, notes, seen) = super::disk::read_steady(&canonical)?;

@@ -237,10 +237,18 @@ fn save_and_reopen() {
         .entry
         .keys
         .contains(&"beacon".to_string()));
-    assert_eq!(
-        other.open_path(&path).unwrap().doc,
-        opened.doc,
-        "opening twice focuses"
+    assert!(opened.notes.is_empty(), "{:?}", opened.notes);
+    let again = other.open_path(&path).unwrap();
+    assert_eq!(again.doc, opened.doc, "opening twice focuses");
+    // ... and says so (issue 43: a folder book opened again jumped to its
+    // tab without a word).
+    assert!(
+        matches!(
+            &again.notes[..],
+            [lorebook_engine::formats::note::Note::AlreadyOpen { .. }]
+        ),
+        "{:?}",
+        again.notes
     );
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{ nope").unwrap();

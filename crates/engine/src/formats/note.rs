@@ -166,6 +166,9 @@ pub enum Note {
     /// A Markdown-folder save left the file of an entry the book no longer
     /// has in place, because it changed since the book read it.
     StaleFileKept { file: String },
+    /// The file (or book folder) asked to be opened is open already: its
+    /// tab is shown.
+    AlreadyOpen { file: String },
     /// A CHARX archive: its `card.json` read, the assets not.
     CharxAssets,
     /// A NovelAI story: the lorebook read, the story kept.
@@ -305,6 +308,7 @@ impl Note {
                 written: s(),
             },
             Note::StaleFileKept { file: s() },
+            Note::AlreadyOpen { file: s() },
             Note::CharxAssets,
             Note::NovelAiStoryRead,
             Note::NovelAiStoryWritten,
@@ -507,6 +511,9 @@ impl fmt::Display for Note {
                 "{wanted} is not the book's (a file of your own, or another tool's), so it was left \
                  alone and the entry was written as {written}"
             ),
+            Note::AlreadyOpen { file } => {
+                write!(f, "{file} is open already: its tab is shown")
+            }
             Note::StaleFileKept { file } => write!(
                 f,
                 "{file} belonged to an entry the book no longer has, but it changed since the book \

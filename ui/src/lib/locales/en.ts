@@ -679,6 +679,7 @@ export const en = {
   'note.file_not_read': '{file} was not read ({problem}): its entry is not in the book, and the file is left as it is',
   'note.saved_under_name': '{wanted} is not the book’s (a file of your own, or another tool’s), so it was left alone and the entry was written as {written}',
   'note.stale_file_kept': '{file} belonged to an entry the book no longer has, but it changed since the book read it, so it was left in place',
+  'note.already_open': '{file} is open already: its tab is shown',
   'note.chunk_added': 'the PNG had no "{chunk}" chunk; one was added from the "{from}" card',
   'note.charx_assets': "book read from card.json; the archive's assets are not part of a book and were not read",
   'note.novel_ai_story_read': 'a NovelAI story: its lorebook was read; the story is kept for export',

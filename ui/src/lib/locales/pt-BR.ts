@@ -681,6 +681,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.file_not_read': '{file} não foi lido ({problem}): sua entrada não está no livro, e o arquivo fica como está',
   'note.saved_under_name': '{wanted} não é do livro (um arquivo seu, ou de outra ferramenta), então ficou como estava e a entrada foi gravada como {written}',
   'note.stale_file_kept': '{file} era de uma entrada que o livro não tem mais, mas mudou desde que o livro o leu, então ficou onde está',
+  'note.already_open': '{file} já está aberto: a aba dele é mostrada',
   'note.chunk_added': 'o PNG não tinha bloco "{chunk}"; um foi acrescentado a partir do cartão "{from}"',
   'note.charx_assets': 'livro lido de card.json; os recursos do arquivo não fazem parte de um livro e não foram lidos',
   'note.novel_ai_story_read': 'uma história do NovelAI: o lorebook foi lido; a história é mantida para exportar',

@@ -173,13 +173,7 @@ pub struct Wording {
 /// The words of `dialog` from `labels` (catalog key → text), English for
 /// any key missing there.
 pub fn wording(dialog: Dialog, labels: &HashMap<String, String>) -> Wording {
-    let word = |key: &str, english: &str| {
-        labels
-            .get(key)
-            .filter(|t| !t.trim().is_empty())
-            .cloned()
-            .unwrap_or_else(|| english.to_string())
-    };
+    let word = |key: &str, english: &str| word(labels, key, english);
     Wording {
         title: word(dialog.key(), dialog.english()),
         filters: dialog
@@ -188,6 +182,16 @@ pub fn wording(dialog: Dialog, labels: &HashMap<String, String>) -> Wording {
             .map(|f| (word(f.key, f.english), f.extensions))
             .collect(),
     }
+}
+
+/// The words for catalog key `key` in `labels`, or `english` when the UI
+/// has sent none (or only blanks).
+fn word(labels: &HashMap<String, String>, key: &str, english: &str) -> String {
+    labels
+        .get(key)
+        .filter(|t| !t.trim().is_empty())
+        .cloned()
+        .unwrap_or_else(|| english.to_string())
 }
 
 /// The words the UI last sent for the native menu and dialogs, by catalog
@@ -244,13 +248,7 @@ pub fn ask_replace_folder<R: Runtime>(app: &AppHandle<R>, folder: &str) -> bool 
         .try_state::<NativeLabels>()
         .map(|l| l.0.lock().unwrap_or_else(|p| p.into_inner()).clone())
         .unwrap_or_default();
-    let word = |key: &str, english: &str| {
-        labels
-            .get(key)
-            .filter(|t| !t.trim().is_empty())
-            .cloned()
-            .unwrap_or_else(|| english.to_string())
-    };
+    let word = |key: &str, english: &str| word(&labels, key, english);
     let text = word(
         "dialog.replaceFolder.text",
         "{folder} already holds another book. Replace it with this one? Its entries' files that this book does not have are removed; files that are not the book's stay.",

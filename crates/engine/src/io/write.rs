@@ -68,16 +68,7 @@ pub fn backup_path(path: &Path) -> io::Result<PathBuf> {
 
 fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
     let target = resolve_links(path)?;
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", path.display()),
-        ));
-    };
+    let (dir, name) = dir_and_name(&target, path)?;
     if !dir.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::NotFound,
@@ -127,6 +118,23 @@ fn write(path: &Path, bytes: &[u8], backup: bool) -> io::Result<()> {
     })
 }
 
+/// The folder `target` is in (`.` for a bare name) and its file name; an
+/// error naming `asked` (the path the caller was given) when it names no
+/// file.
+fn dir_and_name(target: &Path, asked: &Path) -> io::Result<(PathBuf, String)> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", asked.display()),
+        ));
+    };
+    Ok((dir, name))
+}
+
 /// A file written in full under a temporary name beside its target, not
 /// yet in place: the first half of a save that writes many files and
 /// wants either all of them or none ([`stage`], [`Staged::commit`]).
@@ -143,16 +151,7 @@ pub struct Staged {
 /// exclusively. The new file takes the permissions of the one it will
 /// replace.
 pub fn stage(target: &Path, bytes: &[u8]) -> io::Result<Staged> {
-    let dir = match target.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", target.display()),
-        ));
-    };
+    let (dir, name) = dir_and_name(target, target)?;
     let existing = match fs::symlink_metadata(target) {
         Ok(meta) if meta.file_type().is_file() => Some(meta),
         Ok(_) => return Err(not_regular(target)),

@@ -2797,3 +2797,6 @@ mod folders;
 
 #[path = "e2e/preview_ids.rs"]
 mod preview_ids;
+
+#[path = "e2e/tabs.rs"]
+mod tabs;

@@ -56,6 +56,7 @@ macro_rules! with_command_names {
             set_chat,
             open_chat_dialog,
             set_attached,
+            show_doc,
             set_preview_settings,
             preview,
             preview_log,

@@ -137,6 +137,7 @@ const URGENT: &[&str] = &[
     "st_log",
     "set_chat",
     "edit_chat",
+    "show_doc",
     "update_entry",
     "undo",
     "redo",

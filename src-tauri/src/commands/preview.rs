@@ -4,12 +4,20 @@
 
 use super::*;
 
+/// The chat typed for book `doc` (`None`: the shown book's); a book no
+/// longer shown keeps it for its tab (see `Workspace::set_chat_of`).
 #[tauri::command(async)]
-pub fn set_chat(s: State<'_, AppState>, text: String) -> R<ChatStatus> {
+pub fn set_chat(s: State<'_, AppState>, text: String, doc: Option<u32>) -> R<ChatStatus> {
     guarded(&s, "set_chat", |ws| {
-        ws.set_chat(text);
+        ws.set_chat_of(doc, text);
         Ok(ws.chat_status())
     })
+}
+
+/// Shows book `doc`'s tab: the preview runs on it, with its own chat.
+#[tauri::command(async)]
+pub fn show_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
+    guarded(&s, "show_doc", |ws| ws.show(doc))
 }
 
 #[tauri::command]
@@ -90,8 +98,18 @@ pub fn edit_chat(
     remove: u32,
     insert: String,
     len: u32,
+    doc: Option<u32>,
 ) -> R<ChatStatus> {
     guarded(&s, "edit_chat", |ws| {
+        if !ws.chat_is_shown(doc) {
+            // Typed for a tab no longer shown: the UI sends it whole, for
+            // that book (set_chat).
+            let detail = "the chat edit is for a book no longer shown: send it whole".to_string();
+            return Err(AppError::invalid(
+                detail.clone(),
+                ErrorCode::ChatOutOfStep { detail },
+            ));
+        }
         ws.edit_chat(at, remove, &insert, len)?;
         Ok(ws.chat_status())
     })

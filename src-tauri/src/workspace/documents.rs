@@ -33,6 +33,11 @@ pub struct Doc {
     /// The file it was imported from (canonical), which an export of it
     /// never replaces.
     pub(super) source: Option<PathBuf>,
+    /// The book's own chat while another tab is shown (the shown book's
+    /// chat is the workspace's); `None`: none yet (see [`super::shown`]).
+    pub(super) chat: Option<String>,
+    /// The books its preview ran on when it was last shown; `None`: itself.
+    pub(super) with: Option<Vec<u32>>,
 }
 
 impl Doc {
@@ -64,11 +69,19 @@ impl Workspace {
     pub(super) fn add_doc(&mut self, book: Book, path: Option<PathBuf>) -> u32 {
         let id = self.next_doc;
         self.next_doc += 1;
+        // The preview follows the tab shown: a book opened beside another
+        // joins no preview until it is shown or the author attaches it.
+        let first = self.shown.is_none();
+        if first {
+            self.shown = Some(id);
+        }
         self.docs.push(Doc {
             id,
             path,
             book,
-            attached: true,
+            attached: first,
+            chat: None,
+            with: None,
             history: History::saved(),
             disk: None,
             disk_reported: None,
@@ -120,7 +133,10 @@ impl Workspace {
         let (book, _) = native::load(super::SAMPLE_BOOK.as_bytes())
             .map_err(|e| AppError::not_a_book(Path::new("samples/saltmere.json"), &e))?;
         let doc = self.add_doc(book, None);
-        if self.chat_text.trim().is_empty() {
+        if self.shown != Some(doc) {
+            // Its chat waits for its tab: the shown book keeps its own.
+            self.doc_mut(doc)?.chat = Some(super::SAMPLE_CHAT.to_string());
+        } else if self.chat_text.trim().is_empty() {
             self.set_chat(super::SAMPLE_CHAT.to_string());
         }
         Ok(doc)
@@ -256,6 +272,14 @@ impl Workspace {
         self.doc(doc)?;
         self.docs.retain(|d| d.id != doc);
         self.impact_bases.remove(&doc);
+        if self.shown == Some(doc) {
+            // The next tab's preview, with its own chat (the closed book's
+            // goes with it).
+            self.shown = None;
+            if let Some(next) = self.docs.first().map(|d| d.id) {
+                self.show(next)?;
+            }
+        }
         self.books_changed();
         Ok(())
     }

@@ -15,6 +15,8 @@ fn doc(book: Book) -> Doc {
         disk_reported: None,
         source: None,
         origin: None,
+        chat: None,
+        with: None,
     }
 }
 

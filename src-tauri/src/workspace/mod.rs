@@ -40,6 +40,7 @@ pub mod recovery;
 mod replace;
 mod risu;
 mod scenarios;
+mod shown;
 mod st;
 mod st_inputs;
 mod st_rules;
@@ -82,6 +83,9 @@ pub struct Workspace {
     /// The attached books changed since the preview index was built.
     stale: bool,
     pub recent: Vec<PathBuf>,
+    /// The book whose tab is shown: the preview runs on it (and on the
+    /// books the author attached to it), with its chat (see [`shown`]).
+    shown: Option<u32>,
     /// Imports read and reported, waiting for the user to confirm.
     pending: Vec<Pending>,
     next_pending: u32,
@@ -146,6 +150,7 @@ impl Default for Workspace {
             preview: Preview::new(&[], Settings::default()),
             stale: false,
             recent: Vec::new(),
+            shown: None,
             pending: Vec::new(),
             next_pending: 1,
             rules: None,

@@ -1292,6 +1292,7 @@ export type Command =
   | 'set_chat'
   | 'open_chat_dialog'
   | 'set_attached'
+  | 'show_doc'
   | 'set_preview_settings'
   | 'preview'
   | 'preview_log'

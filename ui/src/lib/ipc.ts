@@ -148,7 +148,10 @@ export const api = {
   splitKeys: (text: string) => call<string[]>('split_keys', { text }),
   setDecorator: (content: string, name: string, arg: string | null, present: boolean) =>
     call<string>('set_decorator', { content, name, arg, present }),
-  setChat: (text: string) => call<ChatStatus>('set_chat', { text }),
+  /** The chat typed for book `doc` (`null`: the shown book's). */
+  setChat: (text: string, doc: number | null = null) => call<ChatStatus>('set_chat', { text, doc }),
+  /** Shows book `doc`'s tab: the preview runs on it, with its own chat. */
+  showDoc: (doc: number) => call<void>('show_doc', { doc }),
   openChatDialog: () => call<AppStateView>('open_chat_dialog'),
   setAttached: (doc: number, attached: boolean) => call<void>('set_attached', { doc, attached }),
   setPreviewSettings: (settings: Settings) => call<void>('set_preview_settings', { settings }),
@@ -203,8 +206,8 @@ export const api = {
   chatText: () => call<string>('chat_text'),
   /** A typed change to the chat, in UTF-16 units; `len` is the length of
    *  the chat Rust is believed to hold (refused when it is not). */
-  editChat: (at: number, remove: number, insert: string, len: number) =>
-    call<ChatStatus>('edit_chat', { at, remove, insert, len }),
+  editChat: (at: number, remove: number, insert: string, len: number, doc: number | null = null) =>
+    call<ChatStatus>('edit_chat', { at, remove, insert, len, doc }),
   /** Custom file… of the model picker: a native dialog, then the file counts. */
   pickTokenizerFile: () => call<AppStateView>('pick_tokenizer_file'),
   clearTokenizerFile: () => call<void>('clear_tokenizer_file'),

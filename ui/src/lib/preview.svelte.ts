@@ -333,6 +333,25 @@ export class Preview {
   }
 
   /** Loads the chat's text into the chat box. */
+  /** The chat sends typed so far, settled (see `trackChat`). */
+  private chatSends: Promise<unknown> = Promise.resolve();
+
+  /** Keeps the newest chat send, so that showing another tab waits until
+   *  what was typed in this one has reached its book. */
+  trackChat(send: Promise<unknown>) {
+    this.chatSends = send;
+  }
+
+  /** Shows book `doc`'s tab: what was typed is sent first, then the
+   *  preview runs on `doc` with its own chat, which the box then holds. */
+  async showDoc(doc: number) {
+    await this.chatSends.catch(() => undefined);
+    await api.showDoc(doc);
+    await this.loadChat();
+    this.request = null;
+    this.schedule();
+  }
+
   async loadChat() {
     // Never null from Rust; a test's mock may answer nothing.
     this.chatText = (await api.chatText()) ?? '';
@@ -365,17 +384,23 @@ export class Preview {
    *  read (errors, warnings), patched in when it changed: the chat's text
    *  never comes back, so a keystroke costs the same on a short chat and a
    *  long one. */
-  async setChat(box: string, head: string = this.chatHead) {
+  async setChat(box: string, head: string = this.chatHead, doc: number | null = this.docs.doc) {
     // A concatenation: the engine joins the two only when compared.
     const text = head + box;
     const held = this.sentChat;
+    const loads = this.chatLoads;
     this.sentChat = null;
     let status;
-    if (held === null) status = await api.setChat(text);
+    // Each send names the book it was typed for: one still on its way when
+    // the tab changes lands in that book's chat (Rust keeps it there).
+    if (held === null) status = await api.setChat(text, doc);
     else {
       const d = splice(held, text);
-      status = await api.editChat(d.at, d.remove, d.insert, held.length).catch(() => api.setChat(text));
+      status = await api.editChat(d.at, d.remove, d.insert, held.length, doc).catch(() => api.setChat(text, doc));
     }
+    // Another chat was loaded meanwhile (another tab's): this answer is
+    // about a chat no longer shown.
+    if (this.chatLoads !== loads) return;
     this.sentChat = text;
     const app = this.docs.app;
     // Patched in only when changed, so an unchanged status re-renders nothing.

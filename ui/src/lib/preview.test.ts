@@ -109,8 +109,8 @@ describe('preview', () => {
     await p.setChat('User: hello!?');
     const edits = sent.filter((c) => c.cmd === 'edit_chat' || c.cmd === 'set_chat');
     expect(edits).toEqual([
-      { cmd: 'edit_chat', args: { at: 11, remove: 0, insert: '!', len: 11 } },
-      { cmd: 'edit_chat', args: { at: 12, remove: 0, insert: '?', len: 12 } },
+      { cmd: 'edit_chat', args: { at: 11, remove: 0, insert: '!', len: 11, doc: null } },
+      { cmd: 'edit_chat', args: { at: 12, remove: 0, insert: '?', len: 12, doc: null } },
     ]);
   });
 
@@ -136,9 +136,32 @@ describe('preview', () => {
     await p.setChat(long.slice(100) + '!?.');
     const edits = sent.filter((c) => c.cmd === 'edit_chat' || c.cmd === 'set_chat');
     expect(edits).toEqual([
-      { cmd: 'edit_chat', args: { at: long.length, remove: 0, insert: '!', len: long.length } },
-      { cmd: 'edit_chat', args: { at: long.length + 1, remove: 0, insert: '?', len: long.length + 1 } },
-      { cmd: 'edit_chat', args: { at: long.length + 2, remove: 0, insert: '.', len: long.length + 2 } },
+      { cmd: 'edit_chat', args: { at: long.length, remove: 0, insert: '!', len: long.length, doc: null } },
+      { cmd: 'edit_chat', args: { at: long.length + 1, remove: 0, insert: '?', len: long.length + 1, doc: null } },
+      { cmd: 'edit_chat', args: { at: long.length + 2, remove: 0, insert: '.', len: long.length + 2, doc: null } },
     ]);
+  });
+
+  it('a chat send names its book, and showing another tab waits for it before loading that tab\'s chat', async () => {
+    sent.length = 0;
+    chatFile = 'User: harbor';
+    const docs = new Documents();
+    docs.doc = 1;
+    const p = new Preview(docs, async (f) => void (await f()));
+    await p.loadChat();
+    p.trackChat(p.setChat('User: harbor!'));
+    chatFile = 'User: forest';
+    await p.showDoc(2);
+    const order = sent.map((c) => c.cmd).filter((c) => ['edit_chat', 'set_chat', 'show_doc', 'chat_text'].includes(c));
+    expect(order).toEqual(['chat_text', 'edit_chat', 'show_doc', 'chat_text']);
+    expect(sent.find((c) => c.cmd === 'edit_chat')?.args).toMatchObject({ doc: 1 });
+    expect(sent.find((c) => c.cmd === 'show_doc')?.args).toEqual({ doc: 2 });
+    expect(p.chatText).toBe('User: forest');
+    // The next keystroke is a change to the shown tab's chat.
+    sent.length = 0;
+    docs.doc = 2;
+    await p.setChat('User: forest?');
+    expect(sent.find((c) => c.cmd === 'edit_chat')?.args).toEqual({ at: 12, remove: 0, insert: '?', len: 12, doc: 2 });
+    chatFile = 'User: hello';
   });
 });

@@ -166,6 +166,9 @@ export class Studio {
 
   async switchDoc(doc: number) {
     await this.entry.flush();
+    // The preview follows the tab: its books, its chat.
+    await this.preview.showDoc(doc);
+    await this.docs.refresh();
     this.docs.doc = doc;
     this.docs.selected = [];
     this.entry.clear();

@@ -2319,6 +2319,61 @@ fn answer_file_dialog(display: &str, title: &str, path: &Path) {
     panic!("the native file dialog did not take the path {path}");
 }
 
+/// Accepts the native file dialog whose title matches `title` as it
+/// stands, pressing Enter as a person who takes the proposed name would;
+/// a question to replace a file that is there is answered Enter too
+/// (GTK's default there is Replace).
+fn accept_file_dialog(display: &str, title: &str) {
+    let xdotool = tool("xdotool");
+    let run = |args: &[&str]| -> Result<String, String> {
+        let out = Command::new(&xdotool)
+            .args(args)
+            .env("DISPLAY", display)
+            .output()
+            .map_err(|e| format!("xdotool: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+        } else {
+            Err(format!(
+                "xdotool {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    let window = wait_until("the native file dialog to show", TIMEOUT, || {
+        let found = run(&["search", "--onlyvisible", "--name", title])?;
+        found
+            .lines()
+            .next()
+            .map(str::to_string)
+            .ok_or_else(|| "no such window yet".to_string())
+    });
+    let open = || {
+        run(&["search", "--onlyvisible", "--name", title])
+            .is_ok_and(|found| found.lines().any(|l| l == window))
+    };
+    for attempt in 1..=6 {
+        std::thread::sleep(Duration::from_millis(400 * attempt));
+        if !open() {
+            return;
+        }
+        if attempt == 1 {
+            let _ = run(&["windowfocus", "--sync", &window]);
+        }
+        run(&["key", "--clearmodifiers", "Return"]).expect("press Enter");
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline && open() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if !open() {
+            return;
+        }
+        // A question to replace the file: Enter answers it (Replace).
+        let _ = run(&["key", "--clearmodifiers", "Return"]);
+    }
+    panic!("the native file dialog was not accepted");
+}
+
 /// "Custom file…" in the model picker opens the native dialog; the file
 /// chosen there counts every entry, one token per word with the
 /// word-level tokenizer written here, and is kept for the next run.
@@ -2800,3 +2855,6 @@ mod preview_ids;
 
 #[path = "e2e/tabs.rs"]
 mod tabs;
+
+#[path = "e2e/save_as.rs"]
+mod save_as;

@@ -67,6 +67,11 @@ pub enum ErrorCode {
     /// the book was imported from: refused, so an export never replaces a
     /// book the user is editing or the source they may still need.
     ExportOverBook { file: String },
+    /// Save (in the app's own format) onto the file the book was imported
+    /// from in another format (`format`, its human name): refused, so the
+    /// author's file is never replaced by one its own tool cannot open.
+    /// Export in that format writes it back.
+    SaveOverSource { file: String, format: String },
     /// A quick fix of the Problems panel that no longer fits its entry
     /// (the key or the text it changes was edited since the check ran).
     FixOutdated,
@@ -288,6 +293,24 @@ impl AppError {
                 path.display()
             ),
             ErrorCode::ReadOnly { file: shown(path) },
+        )
+    }
+
+    /// Save refused onto `path`, the file the book was imported from in
+    /// `format`.
+    pub fn save_over_source(path: &Path, format: &str) -> Self {
+        Self::coded(
+            ErrorKind::Invalid,
+            format!(
+                "{} is the {format} file this book was imported from; saving the book there in \
+                 Lorebook Studio's format would leave a file that its tool cannot open. Save in \
+                 its own format (Save As offers it first), or save under another name",
+                path.display()
+            ),
+            ErrorCode::SaveOverSource {
+                file: shown(path),
+                format: format.to_string(),
+            },
         )
     }
 

@@ -30,6 +30,10 @@ pub struct Prefs {
     /// window's width (the preview takes the rest); empty for the default.
     #[serde(default)]
     pub panes: Vec<f64>,
+    /// The format Export as… chose last (an export format's id), offered
+    /// first next time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export_format: Option<String>,
     /// Fields of a newer version, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
@@ -49,6 +53,15 @@ impl Prefs {
         }
         if !matches!(self.locale.as_deref(), None | Some("en" | "pt-BR")) {
             self.locale = None;
+        }
+        // An id as the bindings spell it (`sillytavern`, `card_v2`, ...).
+        let known = |id: &str| {
+            lorebook_engine::formats::ExportFormat::ALL
+                .iter()
+                .any(|f| f.as_format().id() == id)
+        };
+        if self.export_format.as_deref().is_some_and(|f| !known(f)) {
+            self.export_format = None;
         }
         let fine = self.panes.len() == 2
             && self
@@ -123,6 +136,7 @@ mod tests {
             theme: Some(theme.into()),
             locale: Some("pt-BR".into()),
             panes,
+            export_format: Some("sillytavern".into()),
             other: Default::default(),
         }
     }
@@ -158,7 +172,7 @@ mod tests {
         let dir = tempdir("t3");
         std::fs::write(
             path(dir.path()),
-            br#"{"theme":"neon","locale":"xx","panes":[0.7,0.6]}"#,
+            br#"{"theme":"neon","locale":"xx","panes":[0.7,0.6],"export_format":"docx"}"#,
         )
         .unwrap();
         assert_eq!(load(dir.path()), Prefs::default());

@@ -92,29 +92,70 @@ pub async fn export_dialog(
     } else {
         None
     };
-    let name = {
+    let (name, dir) = {
         let state = app.state::<AppState>();
         guarded(&state, "export_dialog", |ws| {
             let d = ws.doc(doc)?;
-            let ext = if card.is_some() {
-                "png"
-            } else {
-                format.extension()
-            };
-            Ok(format!("{}.{ext}", safe_stem(&d.book.name)))
+            let view = ws.state();
+            let summary = view.docs.iter().find(|s| s.id == doc);
+            let source = summary.and_then(|s| s.source.clone()).map(PathBuf::from);
+            let back = summary.and_then(|s| s.save_back);
+            Ok(match card {
+                Some(_) => (format!("{}.png", safe_stem(&d.book.name)), None),
+                None => proposed_name(&d.book.name, source.as_deref(), Some(format), back),
+            })
         })?
     };
-    let Some(path) = file_dialog(&app, Dialog::Export)
-        .set_file_name(&name)
-        .blocking_save_file()
-        .and_then(|p| p.into_path().ok())
-    else {
+    let mut dialog = file_dialog(&app, Dialog::Export).set_file_name(&name);
+    if let Some(dir) = dir {
+        dialog = dialog.set_directory(dir);
+    }
+    let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
     };
     let state = app.state::<AppState>();
     guarded(&state, "export_dialog", |ws| {
         ws.export_to(doc, format, &path, card.as_deref())
     })
+}
+
+/// The file name a save or export dialog proposes for book `name` in
+/// `format` (`None`: the app's own), with the folder to open it in: the
+/// source file's, for a book imported from one. Written back in the
+/// format of the file it was imported from (`back`), the proposal is that
+/// file. Otherwise the name is the book's, never the source file's own
+/// name: Enter in the dialog must not replace the author's file with
+/// another format.
+pub(crate) fn proposed_name(
+    name: &str,
+    source: Option<&std::path::Path>,
+    format: Option<ExportFormat>,
+    back: Option<ExportFormat>,
+) -> (String, Option<PathBuf>) {
+    let dir = source
+        .and_then(std::path::Path::parent)
+        .map(std::path::Path::to_path_buf);
+    if let (Some(src), Some(f)) = (source, format) {
+        if back == Some(f) {
+            if let Some(file) = src.file_name() {
+                return (file.to_string_lossy().into_owned(), dir);
+            }
+        }
+    }
+    let stem = safe_stem(name);
+    let ext = format.map_or("json", ExportFormat::extension);
+    let plain = format!("{stem}.{ext}");
+    let taken = source
+        .and_then(|s| s.file_name())
+        .is_some_and(|f| f.to_string_lossy() == plain);
+    if !taken {
+        return (plain, dir);
+    }
+    let label = match format {
+        None | Some(ExportFormat::Native) => "Lorebook Studio",
+        Some(f) => f.cli_name(),
+    };
+    (format!("{stem} ({label}).{ext}"), dir)
 }
 
 /// A file name made from a book name.
@@ -164,12 +205,22 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<SaveResult> {
         let state = app.state::<AppState>();
         guarded(&state, "save_as", |ws| {
             let d = ws.doc(doc)?;
-            Ok(format!("{}.json", safe_stem(&d.book.name)))
+            let view = ws.state();
+            let source = view
+                .docs
+                .iter()
+                .find(|s| s.id == doc)
+                .and_then(|s| s.source.clone())
+                .map(PathBuf::from);
+            Ok(proposed_name(&d.book.name, source.as_deref(), None, None))
         })?
     };
-    let picked = file_dialog(&app, Dialog::SaveAs)
-        .set_file_name(&name)
-        .blocking_save_file();
+    let (name, dir) = name;
+    let mut dialog = file_dialog(&app, Dialog::SaveAs).set_file_name(&name);
+    if let Some(dir) = dir {
+        dialog = dialog.set_directory(dir);
+    }
+    let picked = dialog.blocking_save_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
     };
@@ -324,4 +375,40 @@ pub fn close_doc(s: State<'_, AppState>, doc: u32) -> R<()> {
 #[tauri::command(async)]
 pub fn open_sample(s: State<'_, AppState>) -> R<u32> {
     guarded(&s, "open_sample", |ws| ws.open_sample())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// `proposed_name`: a SillyTavern book's Save As never proposes its
+    /// source file's name; writing back in SillyTavern's format proposes
+    /// exactly that file, in its folder.
+    #[test]
+    fn proposed_name_never_offers_the_source_for_another_format() {
+        let src = Path::new("/books/Harbor.json");
+        let st = Some(ExportFormat::SillyTavern);
+        let books = Some(PathBuf::from("/books"));
+        assert_eq!(
+            proposed_name("Harbor", Some(src), None, st),
+            ("Harbor (Lorebook Studio).json".into(), books.clone())
+        );
+        assert_eq!(
+            proposed_name("Harbor", Some(src), st, st),
+            ("Harbor.json".into(), Some(PathBuf::from("/books")))
+        );
+        assert_eq!(
+            proposed_name("Harbor", Some(src), Some(ExportFormat::CardV2), st),
+            ("Harbor (ccv2).json".into(), books.clone())
+        );
+        assert_eq!(
+            proposed_name("Harbor", Some(src), Some(ExportFormat::NovelAi), st),
+            ("Harbor.lorebook".into(), books)
+        );
+        assert_eq!(
+            proposed_name("Harbor", None, None, None),
+            ("Harbor.json".into(), None)
+        );
+    }
 }

@@ -21,6 +21,11 @@ pub struct DocSummary {
     pub sillytavern: bool,
     /// Imported from RisuAI: RisuAI's rules are its default.
     pub risu: bool,
+    /// The file it was imported from, when it was.
+    pub source: Option<String>,
+    /// The format it is written back in over that file (SillyTavern world
+    /// info for a SillyTavern book): Save As offers it first.
+    pub save_back: Option<ExportFormat>,
 }
 
 /// An open book whose file (or folder) another program changed since it

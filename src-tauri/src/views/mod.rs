@@ -26,7 +26,7 @@ use lorebook_engine::chat::{ChatError, ChatWarning};
 use lorebook_engine::decorators::{DecoratorLine, Diagnostic, Severity};
 use lorebook_engine::explain::{RequestResult, Source};
 use lorebook_engine::formats::report::Note;
-use lorebook_engine::formats::{Format, Report};
+use lorebook_engine::formats::{ExportFormat, Format, Report};
 use lorebook_engine::model::{Entry, Role};
 use lorebook_engine::preview::Settings;
 use lorebook_engine::prompt::PromptMessage;

@@ -55,6 +55,13 @@ impl Doc {
         }
     }
 
+    /// The format the book is written back in over the file it was
+    /// imported from (see `ExportFormat::of_origin`), if any.
+    pub(super) fn save_back(&self) -> Option<formats::ExportFormat> {
+        self.source.as_ref()?;
+        formats::ExportFormat::of_origin(self.origin?)
+    }
+
     /// Where entry `id` is in the book's list.
     pub(super) fn position(&self, id: u64) -> Result<usize, AppError> {
         self.book
@@ -213,6 +220,14 @@ impl Workspace {
         };
         if d.path.as_ref() == Some(&target) {
             self.check_unchanged(doc, overwrite)?;
+        }
+        // The author's SillyTavern (or RisuAI, NovelAI, ...) file is never
+        // replaced by a book its tool cannot open.
+        if let (Some(source), Some(origin)) = (&d.source, d.origin) {
+            let canonical = target.canonicalize().unwrap_or_else(|_| target.clone());
+            if *source == canonical && origin != formats::Format::Native {
+                return Err(AppError::save_over_source(&target, origin.name()));
+            }
         }
         // Editors ask before replacing a file its owner made read-only;
         // Save refuses and says so (Save As writes elsewhere).

@@ -238,6 +238,8 @@ impl Workspace {
                     can_redo: d.history.can_redo(),
                     sillytavern: d.targets_sillytavern(),
                     risu: d.origin == Some(lorebook_engine::formats::Format::Risu),
+                    source: d.source.as_ref().map(|p| p.display().to_string()),
+                    save_back: d.save_back(),
                 })
                 .collect(),
             chat_error: self.chat_error.clone(),

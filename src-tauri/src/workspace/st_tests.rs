@@ -336,7 +336,7 @@ fn edits() -> Vec<StEdit> {
     .collect()
 }
 
-fn exported(ws: &Workspace, doc: u32, to: ExportFormat, dir: &std::path::Path) -> Vec<u8> {
+fn exported(ws: &mut Workspace, doc: u32, to: ExportFormat, dir: &std::path::Path) -> Vec<u8> {
     let out = dir.join(format!("out-{to:?}.json"));
     ws.export_to(doc, to, &out, None).unwrap();
     std::fs::read(out).unwrap()
@@ -351,7 +351,7 @@ fn every_field_edit_round_trips_through_sillytavern_and_cards() {
         let detail = ws.set_st_field(doc, 0, edit.clone()).unwrap();
         assert_eq!(detail.st[edit.field.name()], edit.value, "{:?}", edit.field);
     }
-    let bytes = exported(&ws, doc, ExportFormat::SillyTavern, &dir);
+    let bytes = exported(&mut ws, doc, ExportFormat::SillyTavern, &dir);
     let out: Value = serde_json::from_slice(&bytes).unwrap();
     let names: Vec<&str> = st_fields::ALL.iter().map(|f| f.name()).collect();
     for (k, v) in original["entries"]["0"].as_object().unwrap() {
@@ -368,7 +368,7 @@ fn every_field_edit_round_trips_through_sillytavern_and_cards() {
         assert_eq!(got[edit.field.name()], edit.value, "{:?}", edit.field);
     }
     for to in [ExportFormat::CardV2, ExportFormat::CardV3] {
-        let bytes = exported(&ws, doc, to, &dir);
+        let bytes = exported(&mut ws, doc, to, &dir);
         let again = formats::import(&bytes).unwrap().book;
         let got = st_fields::read(again.entry(0).unwrap());
         for edit in edits() {
@@ -389,7 +389,7 @@ fn every_field_edit_round_trips_through_sillytavern_and_cards() {
         assert!(ws.undo(doc).unwrap());
     }
     let back: Value =
-        serde_json::from_slice(&exported(&ws, doc, ExportFormat::SillyTavern, &dir)).unwrap();
+        serde_json::from_slice(&exported(&mut ws, doc, ExportFormat::SillyTavern, &dir)).unwrap();
     assert_eq!(back["entries"], original["entries"]);
 }
 

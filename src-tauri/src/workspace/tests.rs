@@ -393,7 +393,7 @@ fn foreign_files_wait_for_confirmation_with_a_report() {
 
 #[test]
 fn export_reports_then_writes() {
-    let (ws, doc) = ws();
+    let (mut ws, doc) = ws();
     let report = ws.export_report(doc, ExportFormat::Risu).unwrap();
     assert!(!report.is_lossless(), "RisuAI has no place for whole words");
     let dir = std::env::temp_dir().join(format!("lbs-export-{}", std::process::id()));
@@ -468,7 +468,7 @@ fn plain_png() -> Vec<u8> {
 #[test]
 fn export_failures_carry_codes() {
     use crate::error::ErrorCode;
-    let (ws, doc) = ws();
+    let (mut ws, doc) = ws();
     let dir = std::env::temp_dir().join(format!("lbs-export-codes-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let plain = dir.join("plain.png");
@@ -476,7 +476,7 @@ fn export_failures_carry_codes() {
     let damaged = dir.join("damaged.png");
     std::fs::write(&damaged, b"\x89PNG\r\n\x1a\nnot chunks at all").unwrap();
     let out = dir.join("out.png");
-    let reason = |to: ExportFormat, card: &std::path::Path| match ws
+    let mut reason = |to: ExportFormat, card: &std::path::Path| match ws
         .export_to(doc, to, &out, Some(card))
         .unwrap_err()
         .code
@@ -610,7 +610,7 @@ fn decorator_panel_goes_through_the_engine() {
 /// view from a path kept only for native files.
 #[test]
 fn pending_import_lost_its_file_name() {
-    let (ws, doc) = ws();
+    let (mut ws, doc) = ws();
     let dir = std::env::temp_dir().join(format!("lbs-pending-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("book.st.json");
@@ -1116,7 +1116,8 @@ fn saving_over_a_read_only_book_is_refused_clearly() {
 }
 
 /// Issue 17: an export onto the file of an open book, or onto the file the
-/// book was imported from, is refused; an export replacing any other file
+/// book was imported from in another format, is refused (issue 43: in the
+/// source's own format it writes the book back); an export replacing any other file
 /// keeps it as `NAME.bak`.
 #[test]
 fn exports_never_replace_an_open_book_or_their_source_and_keep_a_backup() {
@@ -1158,14 +1159,36 @@ fn exports_never_replace_an_open_book_or_their_source_and_keep_a_backup() {
         panic!("a SillyTavern book waits for confirmation");
     };
     let imported = ws.confirm_import(p.id, true).unwrap().unwrap();
+    // In another format, refused.
     let err = ws
-        .export_to(imported, ExportFormat::SillyTavern, &st, None)
+        .export_to(imported, ExportFormat::CardV2, &st, None)
         .unwrap_err();
     assert!(matches!(
         err.code,
         crate::error::ErrorCode::ExportOverBook { .. }
     ));
     assert_eq!(std::fs::read(&st).unwrap(), source);
+    // Issue 43: Save in the app's own format over it, refused too.
+    let err = ws.save(imported, Some(st.clone()), false).unwrap_err();
+    assert!(
+        matches!(err.code, crate::error::ErrorCode::SaveOverSource { .. }),
+        "{err:?}"
+    );
+    assert_eq!(std::fs::read(&st).unwrap(), source);
+    assert!(ws.doc(imported).unwrap().dirty());
+    // Issue 43: in its own format, written back (a backup kept), and the
+    // book is saved.
+    ws.export_to(imported, ExportFormat::SillyTavern, &st, None)
+        .unwrap();
+    assert_eq!(
+        std::fs::read(dir.join("world.st.json.bak")).unwrap(),
+        source
+    );
+    assert!(!ws.doc(imported).unwrap().dirty());
+    let ImportOutcome::Pending(again) = ws.import_path(&st).unwrap() else {
+        panic!("still a SillyTavern book");
+    };
+    assert_eq!(again.format, lorebook_engine::formats::Format::SillyTavern);
     // Any other file is replaced, and kept as NAME.bak.
     let plain = dir.join("plain.json");
     std::fs::write(&plain, b"an older export").unwrap();

@@ -103,9 +103,11 @@ impl Workspace {
 
     /// Exports `doc` to `path` (into the card PNG `card` when given). An
     /// export never replaces the file of an open book, nor the file `doc`
-    /// was imported from; a file it does replace is kept as `NAME.bak`.
+    /// was imported from in another format; a file it does replace is kept
+    /// as `NAME.bak`. Written back to its source in the source's own
+    /// format, the book is saved: its tab no longer says it has changes.
     pub fn export_to(
-        &self,
+        &mut self,
         doc: u32,
         to: ExportFormat,
         path: &Path,
@@ -118,7 +120,9 @@ impl Workspace {
             .docs
             .iter()
             .any(|o| o.path.as_deref() == Some(target.as_path()));
-        if open_book || d.source.as_deref() == Some(target.as_path()) {
+        let onto_source = d.source.as_deref() == Some(target.as_path());
+        let back = onto_source && card.is_none() && d.save_back() == Some(to);
+        if open_book || (onto_source && !back) {
             return Err(AppError::export_over_book(path));
         }
         let (bytes, _) = match card {
@@ -132,6 +136,9 @@ impl Workspace {
             }
         };
         formats::write_with_backup(path, &bytes).map_err(|e| AppError::write(path, "write", e))?;
+        if back {
+            self.doc_mut(doc)?.history.mark_saved();
+        }
         Ok(path.display().to_string())
     }
 }

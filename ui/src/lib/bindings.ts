@@ -280,7 +280,16 @@ sillytavern: boolean,
 /**
  * Imported from RisuAI: RisuAI's rules are its default.
  */
-risu: boolean, };
+risu: boolean, 
+/**
+ * The file it was imported from, when it was.
+ */
+source: string | null, 
+/**
+ * The format it is written back in over that file (SillyTavern world
+ * info for a SillyTavern book): Save As offers it first.
+ */
+save_back: ExportFormat | null, };
 
 export type DiskChange = { doc: number, 
 /**
@@ -667,7 +676,12 @@ locale?: string | null,
  * The widths of the entry list and the editor, as fractions of the
  * window's width (the preview takes the rest); empty for the default.
  */
-panes: Array<number>, };
+panes: Array<number>, 
+/**
+ * The format Export as… chose last (an export format's id), offered
+ * first next time.
+ */
+export_format?: string | null, };
 
 export type Rules = "studio" | "sillytavern" | "risu";
 
@@ -1065,7 +1079,7 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 

@@ -18,6 +18,9 @@ export interface Exporting {
   intoCard: boolean;
   /** What the format can hold; `null` while Rust checks. */
   report: Report | null;
+  /** Save As of a book imported from another tool's file: the format it
+   *  is written back in (offered first) or the app's own (`native`). */
+  saving?: { back: ExportFormat };
 }
 
 /** A book whose file changed on disk behind the app's back while it has
@@ -71,9 +74,17 @@ export class Dialogs {
     this.exporting.report = await api.exportReport(doc, format);
   }
 
+  /** Save As of a book imported from a file in format `back`: the same
+   *  dialog, offering `back` first and the app's own format second. */
+  async startSaveAs(doc: number, back: ExportFormat) {
+    this.exporting = { format: back, intoCard: false, report: null, saving: { back } };
+    const report = await api.exportReport(doc, back);
+    if (this.exporting?.format === back) this.exporting.report = report;
+  }
+
   async setExportFormat(doc: number, format: ExportFormat) {
     if (!this.exporting) return;
-    this.exporting = { format, intoCard: this.exporting.intoCard, report: null };
+    this.exporting = { format, intoCard: this.exporting.intoCard, report: null, saving: this.exporting.saving };
     const report = await api.exportReport(doc, format);
     // The user may have picked another format while this one was checked.
     if (this.exporting?.format === format) this.exporting.report = report;

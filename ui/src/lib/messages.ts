@@ -115,6 +115,7 @@ const errorCodes = {
   unwritable: 0,
   read_only: 0,
   export_over_book: 0,
+  save_over_source: 0,
   fix_outdated: 0,
   out_of_range: 0,
   not_a_book: 0,

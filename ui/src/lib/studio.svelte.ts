@@ -30,6 +30,8 @@ export class Studio {
   theme = $state<Theme>('system');
   /** The entry list's and the editor's share of the window (see layout.ts). */
   panes = $state<Panes>([...DEFAULT_PANES]);
+  /** The format Export as… chose last, offered first (kept across runs). */
+  exportFormat = $state<ExportFormat>('sillytavern');
   /** Whether the saved preferences were read: only then are changes saved,
    *  so the defaults of the first frame never overwrite them. */
   prefsLoaded = $state(false);
@@ -110,6 +112,7 @@ export class Studio {
       if (p.theme === 'system' || p.theme === 'light' || p.theme === 'dark') this.theme = p.theme;
       if (p.locale === 'en' || p.locale === 'pt-BR') this.locale = p.locale;
       this.panes = restorePanes(p.panes);
+      if (p.export_format) this.exportFormat = p.export_format as ExportFormat;
     } finally {
       this.prefsLoaded = true;
     }
@@ -117,7 +120,7 @@ export class Studio {
 
   /** Saves the current preferences. */
   savePrefs() {
-    return api.savePrefs({ theme: this.theme, locale: this.locale, panes: [...this.panes] });
+    return api.savePrefs({ theme: this.theme, locale: this.locale, panes: [...this.panes], export_format: this.exportFormat });
   }
 
   async init() {
@@ -390,6 +393,13 @@ export class Studio {
   /** Saves `doc`; a file changed on disk since it was opened is not
    *  overwritten unless `overwrite`: the user is asked instead. */
   async saveDoc(doc: number, as: boolean, overwrite: boolean): Promise<void> {
+    // A book imported from another tool's file: Save As offers that
+    // tool's format first (and says what the app's own keeps besides).
+    const back = this.docs.app?.docs.find((d) => d.id === doc)?.save_back;
+    if (as && back) {
+      await this.dialogs.startSaveAs(doc, back);
+      return;
+    }
     try {
       const { path, notes } = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
       this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
@@ -567,7 +577,7 @@ export class Studio {
     if (doc !== null) await this.afterOpen([doc], []);
   }
 
-  async startExport(format: ExportFormat = 'sillytavern') {
+  async startExport(format: ExportFormat = this.exportFormat) {
     if (this.docs.doc === null) return;
     await this.entry.flush();
     await this.dialogs.startExport(this.docs.doc, format);
@@ -578,9 +588,27 @@ export class Studio {
   }
 
   async finishExport() {
-    if (this.docs.doc === null) return;
-    const path = await this.dialogs.finishExport(this.docs.doc);
-    if (path !== null) this.feedback.notify(this.t('notice.exported', { path }));
+    const doc = this.docs.doc;
+    const ex = this.dialogs.exporting;
+    if (doc === null || !ex) return;
+    if (ex.saving && ex.format === 'native') {
+      // The app's own format: the native Save As, under a name that is
+      // never the source file's.
+      this.dialogs.exporting = null;
+      const { path, notes } = await api.saveAs(doc);
+      this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
+      await this.docs.refresh();
+      return;
+    }
+    const path = await this.dialogs.finishExport(doc);
+    if (path === null) return;
+    this.feedback.notify(this.t(ex.saving ? 'notice.saved' : 'notice.exported', { path }));
+    if (!ex.saving && ex.format !== this.exportFormat) {
+      this.exportFormat = ex.format;
+      await this.savePrefs();
+    }
+    // Written back over its source, the book is saved.
+    await this.docs.refresh();
   }
 
   async openRecent(path: string) {

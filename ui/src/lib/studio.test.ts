@@ -304,4 +304,49 @@ describe('studio', () => {
     await vi.waitFor(() => expect(s.docs.selected).toEqual([]));
     expect(s.docs.rows).toEqual([]);
   });
+
+  it('Save As of a SillyTavern book offers its own format first; the app\'s own goes through the native Save As', async () => {
+    const s = new Studio();
+    const st = { id: 1, name: 'Harbor', path: null, dirty: true, attached: true, entries: 1, can_undo: false, can_redo: false, sillytavern: true, risu: false, source: '/books/Harbor.json', save_back: 'sillytavern' };
+    responses.app_state = () => ({ docs: [st], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
+    responses.export_report = () => ({ entries: 1, notes: [] });
+    responses.export_dialog = () => '/books/Harbor.json';
+    responses.save_as = () => ({ path: '/books/Harbor (Lorebook Studio).json', notes: [] });
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    await s.save(true);
+    expect(calls.some((c) => c.cmd === 'save_as')).toBe(false);
+    expect(s.dialogs.exporting?.saving?.back).toBe('sillytavern');
+    expect(s.dialogs.exporting?.format).toBe('sillytavern');
+    await s.finishExport();
+    expect(calls.find((c) => c.cmd === 'export_dialog')?.args).toEqual({ doc: 1, format: 'sillytavern', intoCard: false });
+    // Saving back is no export: the format Export as… remembers stays.
+    expect(calls.some((c) => c.cmd === 'save_prefs')).toBe(false);
+    // The app's own format: the native Save As.
+    await s.save(true);
+    await s.setExportFormat('native');
+    await s.finishExport();
+    expect(calls.filter((c) => c.cmd === 'save_as').length).toBe(1);
+    expect(s.dialogs.exporting).toBeNull();
+  });
+
+  it('Export as… offers the format chosen last, kept in the preferences', async () => {
+    const s = new Studio();
+    await s.docs.refresh();
+    s.docs.doc = 1;
+    responses.export_report = () => ({ entries: 1, notes: [] });
+    responses.export_dialog = () => '/out/B.json';
+    await s.startExport();
+    expect(s.dialogs.exporting?.format).toBe('sillytavern');
+    await s.setExportFormat('risu');
+    await s.finishExport();
+    expect(calls.find((c) => c.cmd === 'save_prefs')?.args).toMatchObject({ prefs: { export_format: 'risu' } });
+    await s.startExport();
+    expect(s.dialogs.exporting?.format).toBe('risu');
+    // The next run reads it back.
+    responses.load_prefs = () => ({ theme: 'dark', panes: [], export_format: 'agnai' });
+    const next = new Studio();
+    await next.loadPrefs();
+    expect(next.exportFormat).toBe('agnai');
+  });
 });

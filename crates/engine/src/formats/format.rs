@@ -160,6 +160,24 @@ impl ExportFormat {
         }
     }
 
+    /// The format a book imported from `origin` is written back in, where
+    /// one writes the same kind of file: `None` for the project's own
+    /// format (read with losses, it is not written over) and for the card
+    /// files (a PNG or CHARX card is written only into a card the author
+    /// picks).
+    pub fn of_origin(origin: Format) -> Option<ExportFormat> {
+        Some(match origin {
+            Format::SillyTavern => ExportFormat::SillyTavern,
+            Format::CardV2 => ExportFormat::CardV2,
+            Format::CardV3 => ExportFormat::CardV3,
+            Format::CharacterBook => ExportFormat::CharacterBook,
+            Format::Risu => ExportFormat::Risu,
+            Format::NovelAi => ExportFormat::NovelAi,
+            Format::Agnai => ExportFormat::Agnai,
+            Format::Native | Format::PngCard | Format::Charx => return None,
+        })
+    }
+
     /// The usual file extension.
     pub fn extension(self) -> &'static str {
         match self {

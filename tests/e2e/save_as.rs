@@ -1,0 +1,110 @@
+//! Issue 43: Save As of a book imported from SillyTavern offers
+//! SillyTavern's format first and writes it back over its own file (a
+//! backup kept); the app's own format is offered second, says what it
+//! means, and is never proposed over the SillyTavern file.
+
+use serde_json::{json, Value};
+
+use super::{accept_file_dialog, serial, tid, wait_until, Driver, TempDir, TIMEOUT};
+
+fn world() -> String {
+    let entry = |uid: u64, key: &str, comment: &str| {
+        json!({"uid": uid, "key": [key], "keysecondary": [], "comment": comment,
+            "content": format!("What the {key} is."), "constant": false, "selective": false,
+            "order": 100, "position": 0, "disable": false, "someFutureField": {"kept": true}})
+    };
+    json!({"entries": {"0": entry(0, "fog", "Fog"), "1": entry(1, "bell", "Bell")}}).to_string()
+}
+
+#[test]
+fn save_as_of_a_sillytavern_book_offers_its_own_format_first_and_never_its_file_for_another() {
+    let _serial = serial();
+    let files = TempDir::new("save-as-st");
+    let source = files.path().join("Harbor.json");
+    std::fs::write(&source, world()).expect("write the world");
+    let original = std::fs::read(&source).unwrap();
+    let mut driver = Driver::start();
+    let display = driver.display.clone();
+    let app = driver.launch(&[source.to_str().expect("utf-8")]);
+    app.wait_ready();
+
+    // Save As: SillyTavern's format first, saying where the book came from.
+    app.click(&tid("save-as"));
+    app.wait_for(&tid("export-dialog"));
+    let options = app.js(
+        "return [...document.querySelectorAll('[data-testid=\"export-format\"] option')].map((o) => o.value)",
+        vec![],
+    );
+    assert_eq!(options, json!(["sillytavern", "native"]));
+    assert_eq!(app.value(&tid("export-format")).unwrap(), "sillytavern");
+    let from = app.text(&app.find(&tid("save-from")).unwrap()).unwrap();
+    assert!(from.contains("Harbor.json"), "{from}");
+    app.wait_for(&format!("{}:not([disabled])", tid("export-confirm")));
+    app.click(&tid("export-confirm"));
+    // Enter takes the proposal: the SillyTavern file itself, written back.
+    accept_file_dialog(&display, "Export lorebook as|Exportar");
+    let backup = files.path().join("Harbor.json.bak");
+    wait_until("the book written back with a backup", TIMEOUT, || {
+        if backup.exists() {
+            Ok(())
+        } else {
+            Err("no backup yet".into())
+        }
+    });
+    assert_eq!(std::fs::read(&backup).unwrap(), original);
+    let back: Value = serde_json::from_slice(&std::fs::read(&source).unwrap()).unwrap();
+    let entries = back["entries"]
+        .as_object()
+        .expect("still a SillyTavern world");
+    assert_eq!(entries.len(), 2);
+    assert!(
+        entries
+            .values()
+            .all(|e| e["someFutureField"]["kept"] == true),
+        "unknown fields kept: {back}"
+    );
+    wait_until("the tab saved", TIMEOUT, || {
+        if app.find_all(&tid("dirty"))?.is_empty() {
+            Ok(())
+        } else {
+            Err("still unsaved".into())
+        }
+    });
+    let written = std::fs::read(&source).unwrap();
+
+    // The app's own format: said what it means, saved beside, never over it.
+    app.click(&tid("save-as"));
+    app.wait_for(&tid("export-dialog"));
+    app.click(&format!(
+        "{} option[value=\"native\"]",
+        tid("export-format")
+    ));
+    let meaning = wait_until("the app's own format explained", TIMEOUT, || {
+        let t = app.text(&app.find(&tid("save-meaning"))?)?;
+        if t.contains("Lorebook Studio") {
+            Ok(t)
+        } else {
+            Err(t)
+        }
+    });
+    assert!(meaning.contains("Harbor.json"), "{meaning}");
+    app.wait_for(&format!("{}:not([disabled])", tid("export-confirm")));
+    app.click(&tid("export-confirm"));
+    accept_file_dialog(&display, "Save lorebook as|Salvar livro");
+    let native = files.path().join("Harbor (Lorebook Studio).json");
+    wait_until("the book saved in the app's format beside", TIMEOUT, || {
+        if native.exists() {
+            Ok(())
+        } else {
+            Err("not yet".into())
+        }
+    });
+    let saved: Value = serde_json::from_slice(&std::fs::read(&native).unwrap()).unwrap();
+    assert_eq!(saved["spec"], "lorebook_v3");
+    assert_eq!(
+        std::fs::read(&source).unwrap(),
+        written,
+        "the SillyTavern file untouched"
+    );
+    app.assert_no_errors();
+}

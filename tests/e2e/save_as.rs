@@ -108,3 +108,51 @@ fn save_as_of_a_sillytavern_book_offers_its_own_format_first_and_never_its_file_
     );
     app.assert_no_errors();
 }
+
+/// Issue 43: Save As Folder's picker opens in the book's own folder (not on
+/// GTK's "Recent" list, which has no New Folder button): Enter there keeps
+/// the book in a new folder named after it, beside its file.
+#[test]
+fn save_as_folder_opens_where_the_book_is_so_a_folder_can_be_made_there() {
+    use lorebook_engine::formats::native;
+    use lorebook_engine::model::{Book, Entry};
+    let _serial = serial();
+    let files = TempDir::new("save-as-folder");
+    let file = files.path().join("Harbor.json");
+    let book = Book {
+        name: "Harbor".into(),
+        entries: vec![Entry {
+            id: 1,
+            comment: "Fog".into(),
+            keys: vec!["fog".into()],
+            content: "Fog rolls in.".into(),
+            ..Entry::default()
+        }],
+        ..Book::default()
+    };
+    std::fs::write(&file, native::to_bytes(&book)).expect("write the book");
+    let mut driver = Driver::start();
+    let display = driver.display.clone();
+    let app = driver.launch(&[file.to_str().expect("utf-8")]);
+    app.wait_ready();
+    // File › Save As Folder… runs this command (the native menu is not the
+    // webview's to click).
+    app.js(
+        "void window.__TAURI_INTERNALS__.invoke('save_as_folder', { doc: 1 });",
+        vec![],
+    );
+    accept_file_dialog(
+        &display,
+        "Choose where to keep the book as a folder|Escolha onde",
+    );
+    let folder = files.path().join("Harbor");
+    wait_until("the book kept as a folder beside its file", TIMEOUT, || {
+        if folder.join("book.yaml").is_file() {
+            Ok(())
+        } else {
+            Err("not yet".into())
+        }
+    });
+    assert!(folder.join("Fog.md").is_file());
+    app.assert_no_errors();
+}

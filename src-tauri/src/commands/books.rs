@@ -100,16 +100,16 @@ pub async fn export_dialog(
             let summary = view.docs.iter().find(|s| s.id == doc);
             let source = summary.and_then(|s| s.source.clone()).map(PathBuf::from);
             let back = summary.and_then(|s| s.save_back);
-            Ok(match card {
+            let (name, dir) = match card {
                 Some(_) => (format!("{}.png", safe_stem(&d.book.name)), None),
                 None => proposed_name(&d.book.name, source.as_deref(), Some(format), back),
-            })
+            };
+            Ok((name, dir.unwrap_or_else(|| start_dir(ws, doc))))
         })?
     };
-    let mut dialog = file_dialog(&app, Dialog::Export).set_file_name(&name);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
+    let dialog = file_dialog(&app, Dialog::Export)
+        .set_file_name(&name)
+        .set_directory(dir);
     let Some(path) = dialog.blocking_save_file().and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
     };
@@ -117,6 +117,24 @@ pub async fn export_dialog(
     guarded(&state, "export_dialog", |ws| {
         ws.export_to(doc, format, &path, card.as_deref())
     })
+}
+
+/// The folder a save dialog for book `doc` opens in: beside its file or
+/// folder, else beside the file it was imported from, else the home
+/// folder (never GTK's "Recent" list, where no folder can be made).
+fn start_dir(ws: &crate::workspace::Workspace, doc: u32) -> PathBuf {
+    let view = ws.state();
+    let d = view.docs.iter().find(|s| s.id == doc);
+    let beside = |p: &String| {
+        std::path::Path::new(p)
+            .parent()
+            .map(std::path::Path::to_path_buf)
+    };
+    d.and_then(|d| d.path.as_ref().and_then(beside))
+        .or_else(|| d.and_then(|d| d.source.as_ref().and_then(beside)))
+        .filter(|p| p.is_dir())
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("/"))
 }
 
 /// The file name a save or export dialog proposes for book `name` in
@@ -212,14 +230,14 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<SaveResult> {
                 .find(|s| s.id == doc)
                 .and_then(|s| s.source.clone())
                 .map(PathBuf::from);
-            Ok(proposed_name(&d.book.name, source.as_deref(), None, None))
+            let (name, dir) = proposed_name(&d.book.name, source.as_deref(), None, None);
+            Ok((name, dir.unwrap_or_else(|| start_dir(ws, doc))))
         })?
     };
     let (name, dir) = name;
-    let mut dialog = file_dialog(&app, Dialog::SaveAs).set_file_name(&name);
-    if let Some(dir) = dir {
-        dialog = dialog.set_directory(dir);
-    }
+    let dialog = file_dialog(&app, Dialog::SaveAs)
+        .set_file_name(&name)
+        .set_directory(dir);
     let picked = dialog.blocking_save_file();
     let Some(path) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
@@ -255,7 +273,15 @@ pub async fn open_folder_dialog(app: AppHandle) -> R<ImportOutcome> {
 /// question. The book is then bound to it.
 #[tauri::command]
 pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<SaveResult> {
-    let picked = file_dialog(&app, Dialog::SaveAsFolder).blocking_pick_folder();
+    let start = {
+        let state = app.state::<AppState>();
+        guarded(&state, "save_as_folder", |ws| Ok(start_dir(ws, doc)))?
+    };
+    // Opened in a folder, not on GTK's "Recent" list, so its New Folder
+    // button is there from the start.
+    let picked = file_dialog(&app, Dialog::SaveAsFolder)
+        .set_directory(start)
+        .blocking_pick_folder();
     let Some(chosen) = picked.and_then(|p| p.into_path().ok()) else {
         return Err(AppError::nothing_chosen());
     };
@@ -296,7 +322,12 @@ pub(crate) fn folder_target(
 ) -> Result<PathBuf, AppError> {
     use lorebook_engine::formats::markdown;
     let empty = |p: &std::path::Path| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_none());
-    let target = if empty(chosen) || markdown::is_book_folder(chosen) {
+    // A new folder named in the picker (its parent there): made, and the
+    // book kept in it.
+    let new = std::fs::symlink_metadata(chosen)
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        && chosen.parent().is_some_and(std::path::Path::is_dir);
+    let target = if new || empty(chosen) || markdown::is_book_folder(chosen) {
         chosen.to_path_buf()
     } else {
         chosen.join(markdown::file_stem(name))
@@ -410,5 +441,28 @@ mod tests {
             proposed_name("Harbor", None, None, None),
             ("Harbor.json".into(), None)
         );
+    }
+
+    /// `folder_target`: a folder named in the picker that is not there yet
+    /// (its parent is) is made and is the book's folder itself.
+    #[test]
+    fn folder_target_makes_a_new_folder_named_in_the_picker() {
+        let root = std::env::temp_dir().join(format!("lbs-new-folder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let chosen = root.join("My Book");
+        assert_eq!(
+            folder_target(&chosen, "Harbor", None, false).unwrap(),
+            chosen
+        );
+        assert!(chosen.is_dir());
+        // Chosen again, now holding a file that is not a book's: a folder
+        // named after the book inside it.
+        std::fs::write(chosen.join("notes.txt"), b"mine").unwrap();
+        assert_eq!(
+            folder_target(&chosen, "Harbor", None, false).unwrap(),
+            chosen.join("Harbor")
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

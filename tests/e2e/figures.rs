@@ -85,6 +85,24 @@ fn find_and_replace_lists_shows_and_replaces_as_one_undo_step() {
         }
     });
     assert_accessible(&app, "the Find and replace panel");
+    // Issue 43: only the changed words are marked, not whole paragraphs.
+    let marked = app.js(
+        "return [...document.querySelectorAll('[data-testid=\"replace-edit\"] del, [data-testid=\"replace-edit\"] ins')]\
+           .map((e) => e.tagName.toLowerCase() + ':' + e.textContent)",
+        vec![],
+    );
+    let marked: Vec<String> = serde_json::from_value(marked).expect("strings");
+    assert!(!marked.is_empty());
+    for m in &marked {
+        let word = m
+            .split_once(':')
+            .map(|(_, w)| w.to_lowercase())
+            .unwrap_or_default();
+        assert!(
+            word == "harbour" || word == "port",
+            "a whole text marked: {m:?}"
+        );
+    }
     // The sample holds "harbour" four times (in three bodies and a name);
     // the first match left out.
     let first = format!("{} input", tid("replace-match"));

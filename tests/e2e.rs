@@ -218,6 +218,11 @@ impl Driver {
         warn_if_ui_is_stale();
 
         let dir = TempDir::new("driver");
+        // The first-run hint dismissed, as for a user past the first run;
+        // the test of the hint removes this.
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).expect("the data folder");
+        std::fs::write(data.join("prefs.json"), r#"{"welcomed":true}"#).expect("write prefs.json");
         let xvfb_log = dir.path().join("xvfb.log");
         let log = dir.path().join("driver.log");
 
@@ -1407,7 +1412,11 @@ fn notices_the_sillytavern_view_and_empty_states_pass_axe_and_act() {
     let mut driver = Driver::start();
     let data = driver.dir.path().join("data");
     std::fs::create_dir_all(&data).expect("the data folder");
-    std::fs::write(data.join("prefs.json"), r#"{"locale":"pt-BR"}"#).expect("write prefs.json");
+    std::fs::write(
+        data.join("prefs.json"),
+        r#"{"locale":"pt-BR","welcomed":true}"#,
+    )
+    .expect("write prefs.json");
     let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
     app.wait_ready();
     app.wait_for(&tid("notices"));
@@ -1767,7 +1776,11 @@ fn an_import_report_reads_in_portuguese() {
     let mut driver = Driver::start();
     let data = driver.dir.path().join("data");
     std::fs::create_dir_all(&data).expect("the data folder");
-    std::fs::write(data.join("prefs.json"), r#"{"locale":"pt-BR"}"#).expect("write prefs.json");
+    std::fs::write(
+        data.join("prefs.json"),
+        r#"{"locale":"pt-BR","welcomed":true}"#,
+    )
+    .expect("write prefs.json");
     let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
     app.wait_ready();
     let panel = app.wait_for(&tid("notices"));
@@ -2858,3 +2871,6 @@ mod tabs;
 
 #[path = "e2e/save_as.rs"]
 mod save_as;
+
+#[path = "e2e/help.rs"]
+mod help;

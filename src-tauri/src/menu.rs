@@ -107,6 +107,8 @@ pub const ACTIONS: &[Action] = &[
         "Toggle Theme",
         "CmdOrCtrl+Shift+L",
     ),
+    action("user_guide", Group::Help, "User Guide", "F1"),
+    action("shortcuts", Group::Help, "Keyboard Shortcuts", ""),
     action("about", Group::Help, "About Lorebook Studio", ""),
 ];
 

@@ -34,6 +34,9 @@ pub struct Prefs {
     /// first next time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export_format: Option<String>,
+    /// The first-run hint was dismissed.
+    #[serde(default)]
+    pub welcomed: bool,
     /// Fields of a newer version, kept as they were.
     #[serde(flatten)]
     #[ts(skip)]
@@ -137,6 +140,7 @@ mod tests {
             locale: Some("pt-BR".into()),
             panes,
             export_format: Some("sillytavern".into()),
+            welcomed: true,
             other: Default::default(),
         }
     }

@@ -681,7 +681,11 @@ panes: Array<number>,
  * The format Export as… chose last (an export format's id), offered
  * first next time.
  */
-export_format?: string | null, };
+export_format?: string | null, 
+/**
+ * The first-run hint was dismissed.
+ */
+welcomed: boolean, };
 
 export type Rules = "studio" | "sillytavern" | "risu";
 
@@ -1374,6 +1378,8 @@ export const ACTIONS = [
   {"id":"previous_entry","group":"edit","label":"Previous Entry","accelerator":"Alt+Up"},
   {"id":"reroll","group":"preview","label":"Reroll Seed","accelerator":"CmdOrCtrl+R"},
   {"id":"toggle_theme","group":"preview","label":"Toggle Theme","accelerator":"CmdOrCtrl+Shift+L"},
+  {"id":"user_guide","group":"help","label":"User Guide","accelerator":"F1"},
+  {"id":"shortcuts","group":"help","label":"Keyboard Shortcuts","accelerator":""},
   {"id":"about","group":"help","label":"About Lorebook Studio","accelerator":""},
 ] as const;
 

@@ -32,6 +32,9 @@ export class Studio {
   panes = $state<Panes>([...DEFAULT_PANES]);
   /** The format Export as… chose last, offered first (kept across runs). */
   exportFormat = $state<ExportFormat>('sillytavern');
+  /** The first-run hint was dismissed (kept across runs); `null` until
+   *  the preferences are read, so the hint never flashes. */
+  welcomed = $state<boolean | null>(null);
   /** Whether the saved preferences were read: only then are changes saved,
    *  so the defaults of the first frame never overwrite them. */
   prefsLoaded = $state(false);
@@ -113,14 +116,21 @@ export class Studio {
       if (p.locale === 'en' || p.locale === 'pt-BR') this.locale = p.locale;
       this.panes = restorePanes(p.panes);
       if (p.export_format) this.exportFormat = p.export_format as ExportFormat;
+      this.welcomed = p.welcomed;
     } finally {
       this.prefsLoaded = true;
     }
   }
 
+  /** Dismisses the first-run hint for good. */
+  async dismissWelcome() {
+    this.welcomed = true;
+    await this.savePrefs();
+  }
+
   /** Saves the current preferences. */
   savePrefs() {
-    return api.savePrefs({ theme: this.theme, locale: this.locale, panes: [...this.panes], export_format: this.exportFormat });
+    return api.savePrefs({ theme: this.theme, locale: this.locale, panes: [...this.panes], export_format: this.exportFormat, welcomed: this.welcomed === true });
   }
 
   async init() {

@@ -20,7 +20,7 @@ sleep 1
 for locale in en pt-BR; do
   for theme in light dark; do
     data="$(mktemp -d)"
-    printf '{"theme":"%s","locale":"%s","panes":[]}' "$theme" "$locale" >"$data/prefs.json"
+    printf '{"theme":"%s","locale":"%s","panes":[],"welcomed":true}' "$theme" "$locale" >"$data/prefs.json"
     DISPLAY="$display" GDK_BACKEND=x11 LOREBOOK_DATA_DIR="$data" \
       XDG_CONFIG_HOME="$data/xdg" XDG_DATA_HOME="$data/xdg" XDG_CACHE_HOME="$data/xdg" \
       "$root/target/debug/lorebook-studio" >/dev/null 2>&1 &

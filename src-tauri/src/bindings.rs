@@ -203,6 +203,7 @@ pub fn render() -> String {
         lorebook_engine::lint::Contradiction,
         lorebook_engine::lint::NoEffectReason,
         lorebook_engine::lint::Finding,
+        lorebook_engine::lint::DuplicateEffect,
         lorebook_engine::lint::Problem,
         lorebook_engine::lint::EntryCoverage,
         lorebook_engine::lint::Advice,

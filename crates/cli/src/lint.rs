@@ -143,7 +143,14 @@ pub fn run(args: &LintArgs) -> ExitCode {
     } else {
         LintRules::Studio
     };
-    let cx = LintContext::new(&books, rules.clone(), &from_st);
+    let mut cx = LintContext::new(&books, rules.clone(), &from_st);
+    // A budget the author did not give is the rules' default: the budget
+    // checks say so and warn at most.
+    cx.budget_assumed = match &rules {
+        LintRules::Studio => false,
+        LintRules::SillyTavern { .. } => args.st_settings.is_none() && args.max_context.is_none(),
+        LintRules::Risu { .. } => args.risu_settings.is_none(),
+    };
     let settings = Settings {
         seed: args.seed,
         model: args.model.clone(),
@@ -153,7 +160,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
     let mut counter = lorebook_engine::tokenizer::TokenCounter::with_tokenizer(tokenizer.clone());
     // The studio rules' request log runs on a second core while the
     // checks run on this one (its preview owns a copy of the books).
-    let (problems, studio_log) = std::thread::scope(|s| {
+    let (mut problems, studio_log) = std::thread::scope(|s| {
         let log = match (&chat, &rules) {
             (Some(chat), LintRules::Studio) => {
                 let (books, tokenizer) = (&books, tokenizer.clone());
@@ -233,6 +240,9 @@ pub fn run(args: &LintArgs) -> ExitCode {
             Some(lint::coverage_risu(&books, &results))
         }
     };
+    if let Some(c) = &coverage {
+        lint::refine_with_coverage(&mut problems, c);
+    }
     let worst = problems.iter().map(|p| p.severity).max();
     if args.json {
         emit_json(&LintJson::new(&problems, coverage.as_ref(), &advice));

@@ -41,8 +41,18 @@ fn warned() -> String {
         "warned.json",
         800,
         json!([
-            entry(0, &["dragon"], "Red dragons."),
-            entry(1, &["Dragon"], "Blue dragons."),
+            // The second body holds the first whole: one key brings in
+            // the same text twice (a shared key alone is only a hint).
+            entry(
+                0,
+                &["dragon"],
+                "Red dragons sleep on the gold of the old kings."
+            ),
+            entry(
+                1,
+                &["Dragon"],
+                "Red dragons sleep on the gold of the old kings. Blue ones fly."
+            ),
         ]),
     )
 }
@@ -105,8 +115,8 @@ fn one_line_per_problem_in_the_file_entry_severity_code_shape() {
     assert_eq!(
         lines,
         [
-            format!("{warned}:0: warning duplicate_key: key \"dragon\" is also a key of [0:1]"),
-            format!("{warned}:1: warning duplicate_key: key \"Dragon\" is also a key of [0:0]"),
+            format!("{warned}:0: warning duplicate_key: key \"dragon\" is also a key of [0:1], and [0:1] brought in by it says the same"),
+            format!("{warned}:1: warning duplicate_key: key \"Dragon\" is also a key of [0:0], and [0:0] brought in by it says the same"),
         ]
     );
     assert!(err.contains("0 error(s), 2 warning(s), 0 hint(s)"), "{err}");

@@ -196,15 +196,24 @@ fn a_whitespace_key_matches_everything_in_sillytavern() {
     );
 }
 
+/// Issue 44: several entries sharing a key is how facets of one subject
+/// are written (a hint, never badged); it is a warning, with its evidence,
+/// when the sharers repeat each other or compete in one inclusion group.
 #[test]
-fn duplicate_key_is_a_hint_inside_a_group_or_for_the_same_body() {
+fn duplicate_key_is_a_hint_unless_the_sharers_repeat_each_other_or_share_a_group() {
+    let effect = |p: &[Problem]| -> Vec<Option<lint::DuplicateEffect>> {
+        with(p, "duplicate_key")
+            .iter()
+            .map(|p| match &p.finding {
+                lint::Finding::DuplicateKey { effect, .. } => effect.clone(),
+                _ => None,
+            })
+            .collect()
+    };
     let b = book(vec![e(&["Dragon"], "Red."), e(&["dragon"], "Blue.")]);
-    expect(
-        &run(&[b], LintRules::Studio, None),
-        "duplicate_key",
-        &[0, 1],
-        Severity::Warning,
-    );
+    let p = run(&[b], LintRules::Studio, None);
+    expect(&p, "duplicate_key", &[0, 1], Severity::Hint);
+    assert_eq!(effect(&p), [None, None]);
     let grouped = |body: &str| {
         let mut x = e(&["dragon"], body);
         x.extensions.insert("group".into(), json!("beasts"));
@@ -212,7 +221,39 @@ fn duplicate_key_is_a_hint_inside_a_group_or_for_the_same_body() {
     };
     let b = book(vec![grouped("Red."), grouped("Blue.")]);
     let p = run(&[b], LintRules::Studio, None);
-    expect(&p, "duplicate_key", &[0, 1], Severity::Hint);
+    expect(&p, "duplicate_key", &[0, 1], Severity::Warning);
+    assert_eq!(
+        effect(&p)[0],
+        Some(lint::DuplicateEffect::SameGroup {
+            group: "beasts".into()
+        })
+    );
+    // One body holding the other whole (a sentence's worth): the key brings
+    // the same text in twice.
+    let long = "The red dragon sleeps on the gold of the old kings.";
+    let b = book(vec![
+        e(&["dragon"], long),
+        e(&["dragon"], &format!("{long} It wakes at dusk.")),
+    ]);
+    let p = run(&[b], LintRules::Studio, None);
+    expect(&p, "duplicate_key", &[0, 1], Severity::Warning);
+    assert_eq!(
+        effect(&p)[0],
+        Some(lint::DuplicateEffect::SameText {
+            other: lint::EntryRef { book: 0, id: 1 }
+        })
+    );
+    // A short phrase inside another body is no repetition.
+    let b = book(vec![
+        e(&["dragon"], "Red."),
+        e(&["dragon"], "Red. Blue. Green."),
+    ]);
+    expect(
+        &run(&[b], LintRules::Studio, None),
+        "duplicate_key",
+        &[0, 1],
+        Severity::Hint,
+    );
     // Case-sensitive keys differ by case.
     let cs = |k: &str| Entry {
         case_sensitive: true,
@@ -541,9 +582,10 @@ fn recursion_loops_and_chains_only_with_recursion_on() {
         }
     };
     let p = run(&[chain(3, true)], LintRules::Studio, None);
-    expect(&p, "recursion_loop", &[0], Severity::Warning);
+    // Issue 44: entries naming each other change nothing: a hint.
+    expect(&p, "recursion_loop", &[0], Severity::Hint);
     let cycle = match &with(&p, "recursion_loop")[0].finding {
-        lint::Finding::RecursionLoop { cycle } => cycle.len(),
+        lint::Finding::RecursionLoop { cycle, .. } => cycle.len(),
         _ => 0,
     };
     assert_eq!(cycle, 4, "0 → 1 → 2 → 0");
@@ -588,7 +630,7 @@ fn recursion_loops_and_chains_only_with_recursion_on() {
         e.content = format!("It knows name{} and name{}.", (i + 1) % 6, (i + 2) % 6);
     }
     let p = run(&[skip], LintRules::Studio, None);
-    expect(&p, "recursion_loop", &[0], Severity::Warning);
+    expect(&p, "recursion_loop", &[0], Severity::Hint);
     none(&p, "recursion_too_deep");
 }
 

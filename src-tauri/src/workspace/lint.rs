@@ -62,6 +62,23 @@ impl Workspace {
         }
     }
 
+    /// Whether the budget the checks judge by is the rules' default
+    /// rather than one the author gave: SillyTavern's budget share,
+    /// cap and context size, or RisuAI's settings, as they are on a new
+    /// install (the guide's budget is the book's own).
+    fn budget_assumed(&self) -> bool {
+        match self.rules() {
+            Rules::Studio => false,
+            Rules::Sillytavern => {
+                let (now, new) = (&self.st_settings, super::st_rules::default_settings());
+                now.budget_percent == new.budget_percent
+                    && now.budget_cap == new.budget_cap
+                    && now.max_context == new.max_context
+            }
+            Rules::Risu => self.risu_settings == super::risu::default_settings(),
+        }
+    }
+
     /// A copy of what linting book `doc` reads. An attached book is linted
     /// with the other attached books (a key duplicated across them, the
     /// budget they share, recursion between them) and the loaded chat; a
@@ -78,7 +95,8 @@ impl Workspace {
         let from_st: Vec<bool> = chosen.iter().map(|d| d.targets_sillytavern()).collect();
         let docs = chosen.iter().map(|d| (d.id, d.display_name())).collect();
         let books: Vec<Book> = chosen.iter().map(|d| d.book.clone()).collect();
-        let cx = LintContext::new(&books, self.lint_rules(), &from_st);
+        let mut cx = LintContext::new(&books, self.lint_rules(), &from_st);
+        cx.budget_assumed = self.budget_assumed();
         let chat = (attached && !self.chat.is_empty()).then(|| self.chat.clone());
         Ok(LintJob {
             doc,
@@ -249,7 +267,7 @@ fn referenced(f: &Finding) -> Vec<EntryRef> {
         | Finding::ContentDuplicate { others, .. }
         | Finding::NameDuplicate { others, .. } => others.clone(),
         Finding::KeyContainsOther { other, .. } => vec![*other],
-        Finding::RecursionLoop { cycle } => cycle.clone(),
+        Finding::RecursionLoop { cycle, .. } => cycle.clone(),
         Finding::RecursionTooDeep { chain, .. } => chain.clone(),
         _ => Vec::new(),
     }

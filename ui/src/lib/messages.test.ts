@@ -313,14 +313,29 @@ describe('lint problems', () => {
     expect(findingText(t('en'), { code: 'secondary_unused', count: 1 }, name)).toBe(
       '1 secondary key on an entry that is not selective: it is never tested',
     );
-    const loop: Finding = { code: 'recursion_loop', cycle: [{ book: 0, id: 1 }, { book: 0, id: 2 }, { book: 0, id: 1 }] };
-    expect(findingText(t('en'), loop, name)).toBe('entries activate each other in a loop: #1 → #2 → #1');
+    const loop: Finding = { code: 'recursion_loop', cycle: [{ book: 0, id: 1 }, { book: 0, id: 2 }, { book: 0, id: 1 }], dead: false };
+    expect(findingText(t('en'), loop, name)).toBe('entries name each other (each activates once, so the loop changes nothing): #1 → #2 → #1');
+    expect(findingText(t('en'), { ...loop, dead: true }, name)).toBe(
+      'entries wait for recursion and only name each other, so none of them ever activates: #1 → #2 → #1',
+    );
+    // Issue 44: a shared key with its evidence.
+    const grouped: Finding = { ...dup, more: 0, effect: { kind: 'same_group', group: 'beasts' } };
+    expect(findingText(t('en'), grouped, name)).toBe(
+      'key "dragon" is also a key of #4, #7, in the same inclusion group "beasts": only one of them is inserted when it matches',
+    );
+    const cut: Finding = { ...dup, more: 0, effect: { kind: 'always_cut', requests: 3 } };
+    expect(findingText(t('pt-BR'), cut, name)).toBe(
+      'a chave "dragon" também é chave de #4, #7: no log do chat esta entrada ativou 3 vezes, e o orçamento a cortou todas as vezes',
+    );
     const gated = { code: 'decorator_contradictory', first: 'keep', second: 'dont_activate_after_match', reason: 'keep_gated' } as const;
     expect(findingText(t('en'), gated, name)).toBe('@@keep never applies: @@dont_activate_after_match shuts the entry out once it has matched');
     const other = { code: 'decorator_no_effect', decorator: 'depth', reason: 'other_rules', rules: 'sillytavern' } as const;
     expect(findingText(t('en'), other, name)).toBe('@@depth belongs to the rules of SillyTavern 1.15: ignored under the rules in use');
-    const budget = { code: 'entry_over_budget', tokens: 900, budget: 400 } as const;
+    const budget = { code: 'entry_over_budget', tokens: 900, budget: 400, assumed: false } as const;
     expect(findingText(t('pt-BR'), budget, name)).toBe('900 tokens sozinhos passam do orçamento de 400: nunca é mantida');
+    expect(findingText(t('en'), { ...budget, assumed: true }, name)).toBe(
+      "900 tokens alone exceed the budget of 400: it is never kept (an assumed budget: give the front-end's settings or context size to check against yours)",
+    );
   });
 
   it('labels quick fixes', () => {

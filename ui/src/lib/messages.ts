@@ -707,8 +707,21 @@ export function findingText(t: Translate, f: Finding, name: NameEntry): string {
         default:
           return t(`lint.key_too_common.${f.reason}`, { key: f.key });
       }
-    case 'duplicate_key':
-      return t('lint.duplicate_key', { key: f.key, others: entryList(t, name, f.others, f.more) });
+    case 'duplicate_key': {
+      const base = t('lint.duplicate_key', { key: f.key, others: entryList(t, name, f.others, f.more) });
+      // The evidence that makes a shared key a warning, when there is some.
+      const effect = f.effect;
+      if (!effect) return base;
+      if (effect.kind === 'same_text') return base + t('lint.duplicate_key.same_text', { other: name(effect.other) });
+      if (effect.kind === 'same_group') return base + t('lint.duplicate_key.same_group', { group: effect.group });
+      return base + t('lint.duplicate_key.always_cut', { n: effect.requests });
+    }
+    case 'entry_over_budget':
+    case 'constants_over_budget':
+    case 'never_survives': {
+      const { code, assumed, ...params } = f;
+      return t(`lint.${code}`, params as Record<string, number>) + (assumed ? t('lint.assumedBudget') : '');
+    }
     case 'key_contains_other':
       return t('lint.key_contains_other', { key: f.key, otherKey: f.other_key, other: name(f.other) });
     case 'secondary_unused':
@@ -727,7 +740,7 @@ export function findingText(t: Translate, f: Finding, name: NameEntry): string {
       return t(`lint.decorator_no_effect.${f.reason}`, { decorator: f.decorator, rules, winner: f.reason === 'repeated' ? f.winner : 0 });
     }
     case 'recursion_loop':
-      return t('lint.recursion_loop', { chain: f.cycle.map(name).join(' → ') });
+      return t(f.dead ? 'lint.recursion_loop.dead' : 'lint.recursion_loop', { chain: f.cycle.map(name).join(' → ') });
     case 'recursion_too_deep':
       return t('lint.recursion_too_deep', { chain: f.chain.map(name).join(' → '), limit: f.limit });
     case 'content_duplicate':

@@ -1,7 +1,7 @@
 //! The checks across entries ([`check_books`]): duplicate keys (hashed),
 //! keys containing other entries' keys (one Aho-Corasick automaton over all
 //! keys), duplicate bodies and names, the recursion graph (one matcher over
-//! all keys, every body scanned once) and the budget. Each is linear in the
+//! all keys, every body scanned once) and the budget (`budget.rs`). Each is linear in the
 //! size of the books, plus what it reports (capped per entry).
 
 use std::collections::HashMap;
@@ -9,12 +9,11 @@ use std::collections::HashMap;
 use aho_corasick::{AhoCorasick, MatchKind};
 
 use super::context::{self, key_kind, KeyKind, LintContext, LintRules, Seen};
-use super::problem::{EntryRef, Finding, Problem, Span};
+use super::problem::{DuplicateEffect, EntryRef, Finding, Problem, Span};
 use super::CountTokens;
 use crate::decorators;
 use crate::diagnostic::Severity;
 use crate::model::{Book, Entry};
-use crate::sillytavern::entry::StEntry;
 
 /// How many other entries a duplicate lists (the rest are counted).
 pub const LISTED: usize = 5;
@@ -98,7 +97,7 @@ pub(crate) fn check_books_items(
     if context::recursion_on(cx) {
         super::recursion::check(cx, items, &mut out);
     }
-    budget(cx, items, tokens, &mut out);
+    super::budget::check(cx, items, tokens, &mut out);
     out
 }
 
@@ -153,16 +152,29 @@ fn duplicates(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
                 continue;
             }
             let me = &items[i];
-            let on_purpose = owners.iter().filter(|&&o| items[o].at != me.at).all(|&o| {
-                let other = &items[o];
-                me.shares_group(other) || (!me.body.trim().is_empty() && me.body == other.body)
-            });
+            // Sharing a key is how facets of one subject are written: a
+            // hint, unless it does something the author may not mean (the
+            // chat's log adds its evidence later: `refine_with_coverage`).
+            // The first few sharers are compared, so a key on thousands of
+            // entries stays linear.
+            let effect = owners
+                .iter()
+                .filter(|&&o| items[o].at != me.at)
+                .take(COMPARED)
+                .find_map(|&o| {
+                    let other = &items[o];
+                    if let Some(g) = me.groups.iter().find(|g| other.groups.contains(g)) {
+                        return Some(DuplicateEffect::SameGroup { group: g.clone() });
+                    }
+                    says_the_same(&me.body, &other.body)
+                        .then_some(DuplicateEffect::SameText { other: other.at })
+                });
             out.push(Problem {
                 entry: me.at,
-                severity: if on_purpose {
-                    Severity::Hint
-                } else {
+                severity: if effect.is_some() {
                     Severity::Warning
+                } else {
+                    Severity::Hint
                 },
                 span: Span::Key {
                     secondary: false,
@@ -172,11 +184,26 @@ fn duplicates(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
                     key: me.entry.keys[k].trim().to_string(),
                     others,
                     more,
+                    effect,
                 },
                 fix: None,
             });
         }
     }
+}
+
+/// How many other entries sharing a key are compared with each one.
+const COMPARED: usize = 64;
+
+/// Two bodies brought in by one key that repeat each other: equal, or
+/// one holding the other whole (at least a sentence's worth of it).
+fn says_the_same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short == long || (short.chars().count() >= 40 && long.contains(short))
 }
 
 /// Distinct key texts, the keys (in `keys`) sharing each, and the index of
@@ -391,198 +418,5 @@ fn same_text(items: &[Item], out: &mut Vec<Problem>) {
                 fix: None,
             });
         }
-    }
-}
-
-/// Entries over the budget alone, constants taking most of it, and
-/// entries the always-kept constants leave no room for. A token is at
-/// least one byte, so only bodies longer in bytes than the room left are
-/// counted.
-fn budget(cx: &LintContext, items: &[Item], tokens: &mut dyn CountTokens, out: &mut Vec<Problem>) {
-    let limit = cx.budget;
-    let studio = cx.rules.is_studio();
-    let ignores_budget = |it: &Item| it.seen.st().is_some_and(|s| s.ignore_budget);
-    let can = |it: &Item| it.seen.risu().is_none_or(|r| r.can_activate());
-    let live: Vec<&Item> = items
-        .iter()
-        .filter(|it| it.entry.enabled && !it.body.is_empty() && !ignores_budget(it) && can(it))
-        .collect();
-    // Under RisuAI's rules, what is active in every request.
-    let constant = |it: &Item| it.seen.risu().map_or(it.entry.constant, |r| r.always_on());
-    let constants: Vec<&Item> = live.iter().copied().filter(|it| constant(it)).collect();
-    let constant_texts: Vec<&str> = constants.iter().map(|it| it.body.as_str()).collect();
-    let constant_tokens = tokens.count_all(&constant_texts);
-    // Constants always active in the studio rules: no gate, no roll.
-    let always = |it: &Item| {
-        let d = decorators::parse(&it.entry.content).decorators;
-        d.activate_only_after.unwrap_or(0) == 0
-            && d.activate_only_every.unwrap_or(1) == 1
-            && !d.is_greeting
-            && !d.dont_activate_after_match
-            && d.probability.unwrap_or(100) >= 100
-    };
-    let total: u64 = constant_tokens.iter().map(|&t| t as u64).sum();
-    let total = total.min(u32::MAX as u64) as u32;
-    let always_total: u64 = constants
-        .iter()
-        .zip(&constant_tokens)
-        .filter(|(it, _)| studio && always(it))
-        .map(|(_, &t)| t as u64)
-        .sum();
-    let always_total = always_total.min(u32::MAX as u64) as u32;
-    if !constants.is_empty() && (total as u64) * 2 > limit as u64 {
-        let (largest, _) = constants
-            .iter()
-            .zip(&constant_tokens)
-            .max_by_key(|(_, &t)| t)
-            .expect("constants");
-        out.push(Problem {
-            entry: largest.at,
-            severity: if total > limit {
-                Severity::Error
-            } else {
-                Severity::Warning
-            },
-            span: Span::Entry,
-            finding: Finding::ConstantsOverBudget {
-                tokens: total,
-                budget: limit,
-                count: constants.len(),
-            },
-            fix: None,
-        });
-    }
-    // What the always-kept constants leave for the others.
-    let room = if studio && always_total < limit {
-        limit - always_total
-    } else {
-        limit
-    };
-    let long: Vec<&Item> = live
-        .iter()
-        .copied()
-        .filter(|it| it.body.len() > room as usize)
-        .collect();
-    let texts: Vec<&str> = long.iter().map(|it| it.body.as_str()).collect();
-    let counts = tokens.count_all(&texts);
-    for (it, &t) in long.iter().zip(&counts) {
-        let (severity, finding) = if t > limit {
-            (
-                Severity::Error,
-                Finding::EntryOverBudget {
-                    tokens: t,
-                    budget: limit,
-                },
-            )
-        } else if studio && !it.entry.constant && always_total < limit && t > room {
-            (
-                Severity::Warning,
-                Finding::NeverSurvives {
-                    tokens: t,
-                    constants: always_total,
-                    budget: limit,
-                },
-            )
-        } else {
-            continue;
-        };
-        out.push(Problem {
-            entry: it.at,
-            severity,
-            span: Span::Entry,
-            finding,
-            fix: None,
-        });
-    }
-    match cx.rules {
-        LintRules::Studio => {}
-        LintRules::SillyTavern { .. } => st_never_survives(cx, items, tokens, out),
-        LintRules::Risu { .. } => super::risu::never_survives(cx, &live, tokens, out),
-    }
-}
-
-/// Whether SillyTavern activates `s` in every request: a constant with no
-/// roll, group, timed effect, recursion delay, trigger or character filter.
-fn st_always(s: &StEntry) -> bool {
-    s.constant
-        && !s.disable
-        && !s.dont_activate
-        && (!s.use_probability || s.probability.is_none_or(|p| p >= 100.0))
-        && s.group.is_empty()
-        && s.delay <= 0.0
-        && s.cooldown <= 0.0
-        && s.delay_level <= 0.0
-        && s.triggers.is_empty()
-        && s.character_filter.is_none()
-}
-
-/// `never_survives` under SillyTavern's rules, which rank the budget by
-/// `order` alone (constants get no priority) and cut an entry once the
-/// running total reaches the budget: an entry whose tokens, after those of
-/// the always-active constants with a higher order (including those that
-/// ignore the budget, which still count), reach it. SillyTavern counts the
-/// joined text, each entry followed by a line break, so one token per
-/// entry is allowed for how the joins count.
-fn st_never_survives(
-    cx: &LintContext,
-    items: &[Item],
-    tokens: &mut dyn CountTokens,
-    out: &mut Vec<Problem>,
-) {
-    let limit = cx.budget as u64;
-    let mut ahead: Vec<(f64, &Item)> = items
-        .iter()
-        .filter(|it| it.entry.enabled && !it.body.is_empty())
-        .filter_map(|it| {
-            let s = it.seen.st()?;
-            st_always(s).then_some((s.order, it))
-        })
-        .collect();
-    if ahead.is_empty() {
-        return;
-    }
-    ahead.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let texts: Vec<&str> = ahead.iter().map(|(_, it)| it.body.as_str()).collect();
-    let mut prefix = vec![0u64];
-    for c in tokens.count_all(&texts) {
-        prefix.push(prefix[prefix.len() - 1] + c as u64);
-    }
-    // The tokens an entry needs to be cut for sure, with `k` entries ahead.
-    let needs = |k: usize| (limit + k as u64 + 1).saturating_sub(prefix[k]);
-    let long: Vec<(&Item, usize)> = items
-        .iter()
-        .filter(|it| it.entry.enabled && !it.body.is_empty())
-        .filter_map(|it| {
-            let s = it.seen.st()?;
-            if s.ignore_budget || s.disable {
-                return None;
-            }
-            let k = ahead.partition_point(|(o, _)| *o > s.order);
-            (k > 0 && it.body.len() as u64 >= needs(k)).then_some((it, k))
-        })
-        .collect();
-    let texts: Vec<&str> = long.iter().map(|(it, _)| it.body.as_str()).collect();
-    let counts = tokens.count_all(&texts);
-    for ((it, k), t) in long.into_iter().zip(counts) {
-        // Over the budget alone is `entry_over_budget`.
-        if t as u64 > limit || (t as u64) < needs(k) {
-            continue;
-        }
-        out.push(never_kept(it, t, prefix[k], cx.budget));
-    }
-}
-
-/// `never_survives`: `tokens` do not fit in what `ahead` leaves of `budget`.
-pub(super) fn never_kept(it: &Item, tokens: u32, ahead: u64, budget: u32) -> Problem {
-    Problem {
-        entry: it.at,
-        severity: Severity::Warning,
-        span: Span::Entry,
-        finding: Finding::NeverSurvives {
-            tokens,
-            constants: ahead.min(u32::MAX as u64) as u32,
-            budget,
-        },
-        fix: None,
     }
 }

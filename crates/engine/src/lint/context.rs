@@ -75,6 +75,10 @@ pub struct LintContext {
     /// With a chat loaded, "too common" is measured on it instead of guessed
     /// from stop words ([`super::check_chat`]).
     pub chat_loaded: bool,
+    /// The budget is the rules' default, not one the author gave (no
+    /// SillyTavern settings or context size, no RisuAI settings): the
+    /// budget checks say so and warn at most. The caller sets it.
+    pub budget_assumed: bool,
 }
 
 /// What the checks know of one book.
@@ -138,6 +142,7 @@ impl LintContext {
             recursion,
             books: facts,
             chat_loaded: false,
+            budget_assumed: false,
         }
     }
 

@@ -15,8 +15,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::problem::EntryRef;
+use super::problem::{DuplicateEffect, EntryRef, Finding, Problem};
 use crate::chat::Message;
+use crate::diagnostic::Severity;
 use crate::explain::{DropReason, RequestResult};
 use crate::model::TOKEN_BUDGET_RANGE;
 use crate::preview::Preview;
@@ -74,6 +75,41 @@ pub struct BudgetLog {
     pub limit: u32,
     /// `(request, competitors)` of each request where some entry competed.
     pub requests: Vec<(usize, Vec<Competitor>)>,
+}
+
+/// Adds the chat log's evidence to the shared keys: a `duplicate_key`
+/// hint on an entry that activated in the log and was cut by the budget
+/// every time becomes a warning ([`DuplicateEffect::AlwaysCut`]).
+pub fn refine_with_coverage(problems: &mut [Problem], coverage: &Coverage) {
+    let by: HashMap<EntryRef, &EntryCoverage> = coverage
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                EntryRef {
+                    book: e.book,
+                    id: e.id,
+                },
+                e,
+            )
+        })
+        .collect();
+    for p in problems {
+        let Finding::DuplicateKey { effect, .. } = &mut p.finding else {
+            continue;
+        };
+        if effect.is_some() {
+            continue;
+        }
+        if let Some(c) = by.get(&p.entry) {
+            if c.matched > 0 && c.cut_by_budget == c.matched {
+                *effect = Some(DuplicateEffect::AlwaysCut {
+                    requests: c.matched,
+                });
+                p.severity = Severity::Warning;
+            }
+        }
+    }
 }
 
 /// Coverage of `chat`'s request log in `preview` (studio rules).

@@ -34,6 +34,7 @@
 //! an index to lint one keystroke.
 
 mod book;
+mod budget;
 mod chat;
 mod context;
 mod coverage;
@@ -41,19 +42,20 @@ mod entry;
 mod problem;
 mod recursion;
 mod risu;
+mod wording;
 mod words;
 
 pub use book::{check_books, LISTED};
 pub use chat::{check_chat, MIN_MESSAGES};
 pub use context::{looks_from_sillytavern, BookFacts, LintContext, LintRules};
 pub use coverage::{
-    advise, coverage, coverage_risu, coverage_st, Advice, BudgetLog, Competitor, Coverage,
-    EntryCoverage,
+    advise, coverage, coverage_risu, coverage_st, refine_with_coverage, Advice, BudgetLog,
+    Competitor, Coverage, EntryCoverage,
 };
 pub use entry::check_entry;
 pub use problem::{
-    CommonReason, Contradiction, EntryRef, Finding, Fix, NeverReason, NoEffectReason, Problem,
-    Span, CODES,
+    CommonReason, Contradiction, DuplicateEffect, EntryRef, Finding, Fix, NeverReason,
+    NoEffectReason, Problem, Span, CODES,
 };
 pub use words::Language;
 

@@ -1,7 +1,7 @@
 //! What a lint check reports: a [`Problem`] on one entry, with a stable
 //! code and its parameters ([`Finding`]), a [`Severity`], the [`Span`] it
 //! points at and, where one exists, a typed [`Fix`] the app can apply with
-//! [`Fix::apply`]. English lives only in the `Display` impls (the CLI's
+//! [`Fix::apply`]. English lives only in the `Display` impls of `wording.rs` (the CLI's
 //! wording); the app words the codes through its catalog.
 
 use std::fmt;
@@ -222,6 +222,24 @@ pub enum NoEffectReason {
     NoKey,
 }
 
+/// What a key shared by several entries does that the author may not
+/// mean: the evidence that makes a `duplicate_key` a warning (without it,
+/// sharing a key is how facets of one subject are written: a hint).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum DuplicateEffect {
+    /// Entry `other`, brought in by the same key, says the same: its body
+    /// equals this one's or holds it whole (or this one holds it).
+    SameText { other: EntryRef },
+    /// They share inclusion group `group`: whenever the key matches, only
+    /// one of them is inserted.
+    SameGroup { group: String },
+    /// In the loaded chat's log the key brought this entry in `requests`
+    /// times, and the budget cut it every time.
+    AlwaysCut { requests: usize },
+}
+
 /// The code of a problem and its parameters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -258,6 +276,9 @@ pub enum Finding {
         key: String,
         others: Vec<EntryRef>,
         more: usize,
+        /// What sharing it does, when that is a problem (a warning).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        effect: Option<DuplicateEffect>,
     },
     /// The key contains `other_key` of entry `other`, so that entry fires
     /// whenever this key matches.
@@ -295,15 +316,22 @@ pub enum Finding {
         #[serde(flatten)]
         reason: NoEffectReason,
     },
+    /// `assumed`: the budget is the rules' default, not one the author
+    /// gave (no SillyTavern settings or context size, no RisuAI
+    /// settings): at most a warning.
     EntryOverBudget {
         tokens: u32,
         budget: u32,
+        #[serde(default)]
+        assumed: bool,
     },
     /// The constant entries (`count` of them) take `tokens` of `budget`.
     ConstantsOverBudget {
         tokens: u32,
         budget: u32,
         count: usize,
+        #[serde(default)]
+        assumed: bool,
     },
     /// The entries that always outrank it (`constants` tokens) leave less
     /// than its `tokens` of `budget`.
@@ -311,9 +339,17 @@ pub enum Finding {
         tokens: u32,
         constants: u32,
         budget: u32,
+        #[serde(default)]
+        assumed: bool,
     },
+    /// Entries whose bodies name each other. Each activates at most once,
+    /// so a loop alone changes nothing (a hint); `dead` when each of them
+    /// waits for recursion and only the others name it: none ever
+    /// activates (a warning).
     RecursionLoop {
         cycle: Vec<EntryRef>,
+        #[serde(default)]
+        dead: bool,
     },
     /// A chain of entries activating each other longer than `limit`
     /// passes: the last ones are never reached through it.
@@ -387,201 +423,6 @@ impl Finding {
             Finding::ContentEmpty => "content_empty",
             Finding::ContentDuplicate { .. } => "content_duplicate",
             Finding::NameDuplicate { .. } => "name_duplicate",
-        }
-    }
-}
-
-/// `[0:1], [0:2] and 3 more`.
-fn list(f: &mut fmt::Formatter<'_>, others: &[EntryRef], more: usize) -> fmt::Result {
-    for (i, o) in others.iter().enumerate() {
-        if i > 0 {
-            f.write_str(", ")?;
-        }
-        write!(f, "{o}")?;
-    }
-    if more > 0 {
-        write!(f, " and {more} more")?;
-    }
-    Ok(())
-}
-
-fn chain(f: &mut fmt::Formatter<'_>, entries: &[EntryRef]) -> fmt::Result {
-    for (i, e) in entries.iter().enumerate() {
-        if i > 0 {
-            f.write_str(" → ")?;
-        }
-        write!(f, "{e}")?;
-    }
-    Ok(())
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Finding::KeyNeverMatches { reason, .. } => match reason {
-                NeverReason::Empty => f.write_str("empty key: it never matches"),
-                NeverReason::SpaceInFullWord => f.write_str(
-                    "whole-word key with a space: RisuAI splits the text on spaces, so it never matches",
-                ),
-                NeverReason::RegexNoSlash => f.write_str(
-                    "regex key without a leading /: RisuAI ends the entry's regex search at it, so it and the keys after it never match",
-                ),
-                NeverReason::RegexNoFlags => f.write_str(
-                    "regex key without flags after its last /: RisuAI 460ecae skips it, so it never matches",
-                ),
-                NeverReason::SplitAtComma => f.write_str(
-                    "key with a comma: RisuAI's key field is comma-separated, so it searches the pieces as separate keys and never this one",
-                ),
-            },
-            Finding::RegexRewritten { key, pattern } => write!(
-                f,
-                "regex key \"{key}\": RisuAI 460ecae searches for \"{pattern}\" instead (a known RisuAI bug), and only in the oldest message it scans"
-            ),
-            Finding::RegexInvalid { key, error, plain } => {
-                write!(f, "regex key \"{key}\" does not compile: {error}")?;
-                f.write_str(if *plain {
-                    "; it is matched as plain text"
-                } else {
-                    "; it never matches"
-                })
-            }
-            Finding::RegexMatchesEmpty { key } => write!(
-                f,
-                "regex key \"{key}\" matches the empty string: it matches every text"
-            ),
-            Finding::KeyTooCommon { key, reason } => match reason {
-                CommonReason::Chat { matched, messages } => write!(
-                    f,
-                    "key \"{key}\" matches in {matched} of the chat's {messages} messages"
-                ),
-                CommonReason::SingleLetter => {
-                    write!(f, "key \"{key}\" is a single letter: it matches almost everywhere")
-                }
-                CommonReason::StopWord { language } => write!(
-                    f,
-                    "key \"{key}\" is one of the most common words ({language}): it matches almost everywhere"
-                ),
-                CommonReason::Short => write!(
-                    f,
-                    "key \"{key}\" is under 3 characters with whole words off: it matches inside words"
-                ),
-                CommonReason::Whitespace => f.write_str(
-                    "key of only whitespace: SillyTavern trims it to nothing and it matches every text",
-                ),
-            },
-            Finding::DuplicateKey { key, others, more } => {
-                write!(f, "key \"{key}\" is also a key of ")?;
-                list(f, others, *more)
-            }
-            Finding::KeyContainsOther {
-                key,
-                other,
-                other_key,
-            } => write!(
-                f,
-                "key \"{key}\" contains \"{other_key}\", a key of {other}: that entry fires whenever this key matches"
-            ),
-            Finding::SecondaryUnused { count } => write!(
-                f,
-                "{count} secondary key(s) on an entry that is not selective: they are never tested"
-            ),
-            Finding::ConstantWithKeys { count } => write!(
-                f,
-                "{count} key(s) on a constant entry: they are never tested"
-            ),
-            Finding::SelectiveWithoutSecondary => {
-                f.write_str("selective without secondary keys: behaves as not selective")
-            }
-            Finding::NoKeys => f.write_str(
-                "no keys: this entry can never activate (make it constant or add a key)",
-            ),
-            Finding::DecoratorUnknown { name } => {
-                write!(f, "unknown decorator @@{name}: no effect")
-            }
-            Finding::DecoratorBadArgument { decorator, problem } => {
-                write!(f, "@@{decorator}: {problem}")
-            }
-            Finding::DecoratorContradictory {
-                first,
-                second,
-                reason,
-            } => match reason {
-                Contradiction::KeepGated => write!(
-                    f,
-                    "@@{first} never applies: @@{second} shuts the entry out once it has matched"
-                ),
-                Contradiction::ActivateWins => write!(
-                    f,
-                    "@@{first} never applies: @@{second} is tested first and activates the entry"
-                ),
-                Contradiction::NoRequest { messages } => write!(
-                    f,
-                    "@@{first} and @@{second}: no request of the chat's {messages} satisfies both"
-                ),
-            },
-            Finding::DecoratorNoEffect { decorator, reason } => match reason {
-                NoEffectReason::OtherRules { rules } => write!(
-                    f,
-                    "@@{decorator} is a decorator of the {rules} rules: ignored under the rules in use"
-                ),
-                NoEffectReason::Repeated { winner } => {
-                    write!(f, "@@{decorator} is given again; line {winner} wins")
-                }
-                NoEffectReason::Constant => {
-                    write!(f, "@@{decorator} has no effect on a constant entry")
-                }
-                NoEffectReason::LoneFallback => write!(
-                    f,
-                    "fallback @@@{decorator} has no decorator before it to replace: ignored"
-                ),
-                NoEffectReason::RisuIgnores => {
-                    write!(f, "RisuAI parses @@{decorator} and ignores it: no effect")
-                }
-                NoEffectReason::NoKey => write!(
-                    f,
-                    "@@{decorator} has no effect: RisuAI skips an entry with no key before reading its decorators"
-                ),
-            },
-            Finding::EntryOverBudget { tokens, budget } => write!(
-                f,
-                "{tokens} tokens alone exceed the budget of {budget}"
-            ),
-            Finding::ConstantsOverBudget {
-                tokens,
-                budget,
-                count,
-            } => write!(
-                f,
-                "the {count} constant entries take {tokens} of the budget's {budget} tokens"
-            ),
-            Finding::NeverSurvives {
-                tokens,
-                constants,
-                budget,
-            } => write!(
-                f,
-                "never kept: the constant entries always take {constants} of the budget's {budget} tokens, too few left for its {tokens}"
-            ),
-            Finding::RecursionLoop { cycle } => {
-                f.write_str("entries activate each other in a loop: ")?;
-                chain(f, cycle)
-            }
-            Finding::RecursionTooDeep { chain: c, limit } => {
-                write!(
-                    f,
-                    "a chain of entries longer than the {limit} recursion passes: "
-                )?;
-                chain(f, c)
-            }
-            Finding::ContentEmpty => f.write_str("the body is empty: nothing is injected"),
-            Finding::ContentDuplicate { others, more } => {
-                f.write_str("the same body as ")?;
-                list(f, others, *more)
-            }
-            Finding::NameDuplicate { name, others, more } => {
-                write!(f, "the name \"{name}\" is also the name of ")?;
-                list(f, others, *more)
-            }
         }
     }
 }

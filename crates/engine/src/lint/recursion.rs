@@ -31,11 +31,28 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     for (v, &c) in comp.iter().enumerate() {
         members[c].push(v);
     }
-    for m in members.iter().filter(|m| m.len() > 1) {
+    // What points into each component from outside it.
+    let mut entered = vec![false; count];
+    for (v, to) in edges.iter().enumerate() {
+        for &w in to {
+            if comp[w as usize] != comp[v] {
+                entered[comp[w as usize]] = true;
+            }
+        }
+    }
+    for (c, m) in members.iter().enumerate().filter(|(_, m)| m.len() > 1) {
         let cycle = find_cycle(m[0], &edges, &comp);
+        // Each entry activates once, so entries naming each other change
+        // nothing (a hint), unless every one of them waits for recursion
+        // and nothing outside names any: then none ever activates.
+        let dead = !entered[c] && m.iter().all(|&v| only_by_recursion(&items[v]));
         out.push(Problem {
             entry: items[m[0]].at,
-            severity: Severity::Warning,
+            severity: if dead {
+                Severity::Warning
+            } else {
+                Severity::Hint
+            },
             span: Span::Entry,
             finding: Finding::RecursionLoop {
                 cycle: cycle
@@ -43,6 +60,7 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
                     .take(CHAIN_LISTED)
                     .map(|&v| items[v].at)
                     .collect(),
+                dead,
             },
             fix: None,
         });
@@ -55,14 +73,7 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
     // its distance; the first entry past the limit ends a chain whose last
     // link recursion never reaches from there. The work is bounded: past
     // `budget` visits the remaining starts are not walked.
-    let mut has_pred = vec![false; count];
-    for (v, to) in edges.iter().enumerate() {
-        for &w in to {
-            if comp[w as usize] != comp[v] {
-                has_pred[comp[w as usize]] = true;
-            }
-        }
-    }
+    let has_pred = &entered;
     let mut budget = 64 * (n + edges.iter().map(Vec::len).sum::<usize>()) + 1024;
     let mut seen = vec![usize::MAX; n];
     let mut dist = vec![0u32; n];
@@ -119,6 +130,15 @@ pub(super) fn check(cx: &LintContext, items: &[Item], out: &mut Vec<Problem>) {
             fix: None,
         });
     }
+}
+
+/// Whether `item` activates only in a recursion pass: SillyTavern's
+/// delay until recursion (no key of the chat brings it in on the first
+/// pass), and not constant.
+fn only_by_recursion(item: &Item) -> bool {
+    item.seen
+        .st()
+        .is_some_and(|s| s.delay_level != 0.0 && !s.constant)
 }
 
 /// The edges under the guide's and SillyTavern's rules: one studio

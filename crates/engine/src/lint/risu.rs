@@ -409,7 +409,7 @@ pub(crate) fn never_survives(
         if t as u64 > limit || t as u64 + used[k] <= limit {
             continue;
         }
-        out.push(super::book::never_kept(it, t, used[k], cx.budget));
+        out.push(super::budget::never_kept(it, t, used[k], cx));
     }
 }
 

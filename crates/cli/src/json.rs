@@ -1,4 +1,4 @@
-//! The `--json` object of one request (documented in the README), and
+//! The `--json` object of one request (documented in docs/cli.md), and
 //! which dropped entries a request lists one by one rather than counts.
 
 use lorebook_engine::explain::{
@@ -39,7 +39,7 @@ pub fn unlisted(r: &RequestResult, list: Listing) -> Unlisted {
     n
 }
 
-/// The documented JSON object of one request (see the README). It borrows
+/// The documented JSON object of one request (see docs/cli.md). It borrows
 /// from the result and is serialized straight to standard output, so a
 /// request of a big book is never copied into a JSON tree first.
 #[derive(Serialize)]

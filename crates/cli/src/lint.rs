@@ -350,7 +350,7 @@ fn render(
     out
 }
 
-/// The `--json` object (documented in the README).
+/// The `--json` object (documented in docs/cli.md).
 #[derive(Serialize)]
 struct LintJson {
     problems: Vec<Value>,

@@ -243,7 +243,7 @@ struct FailureJson<'a> {
     reason: Shown<'a, RisuFailure>,
 }
 
-/// The documented JSON object of one request (see the README), written
+/// The documented JSON object of one request (see docs/cli.md), written
 /// straight from the result.
 #[derive(Serialize)]
 struct RequestJson<'a> {

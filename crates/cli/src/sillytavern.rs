@@ -309,7 +309,7 @@ fn number(n: f64) -> Value {
     }
 }
 
-/// The documented JSON object of one request (see the README).
+/// The documented JSON object of one request (see docs/cli.md).
 fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) -> Value {
     let injected: Vec<Value> = r
         .injected

@@ -785,7 +785,7 @@ mod tests {
     use super::*;
 
     /// What one regex key of the workload's shape takes compiled, the
-    /// figure behind [`MAX_REGEXES_BYTES`]'s comment and the README's
+    /// figure behind [`MAX_REGEXES_BYTES`]'s comment and docs/your-data.md's
     /// Limits table.
     #[test]
     fn a_workload_regex_key_takes_about_7_kib() {

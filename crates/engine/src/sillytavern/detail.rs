@@ -295,7 +295,7 @@ impl fmt::Display for StDetail {
 mod tests {
     use super::*;
 
-    // The command line prints these; README documents them.
+    // The command line prints these; docs/cli.md documents them.
     #[test]
     fn english_for_the_command_line() {
         let group = StDetail::Group {

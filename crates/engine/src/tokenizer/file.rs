@@ -21,7 +21,7 @@ use base64::Engine as _;
 use serde_json::Value;
 use tiktoken_rs::{CoreBPE, Rank};
 
-use super::hf_fast::HfFast;
+use super::hf_fast::{Head, HfFast};
 use super::spm::SentencePiece;
 use crate::io::read_capped;
 
@@ -124,11 +124,12 @@ impl FileTokenizer {
         };
         let trimmed = text.trim_start();
         let (format, ranks, pattern, pattern_note) = if trimmed.starts_with('{') {
-            let json: Value = serde_json::from_str(trimmed)
-                .map_err(|e| fail(format!("not valid JSON ({e}); {}", unrecognised())))?;
-            if is_hugging_face(&json) {
+            // The head alone first: a Hugging Face file's vocabulary and
+            // merges are read once, by the library, never as a JSON tree.
+            if let Some(head) = Head::read(trimmed).filter(Head::is_hugging_face) {
                 let hf = hugging_face(bytes).map_err(fail)?;
-                let fast = HfFast::from_json(&json, &hf);
+                let fast = HfFast::from_json(&head, &hf);
+                drop(head);
                 return Ok(FileTokenizer {
                     label: label.to_string(),
                     format: FileFormat::HuggingFace,
@@ -136,6 +137,8 @@ impl FileTokenizer {
                     engine: Engine::HuggingFace(Box::new(hf), fast),
                 });
             }
+            let json: Value = serde_json::from_str(trimmed)
+                .map_err(|e| fail(format!("not valid JSON ({e}); {}", unrecognised())))?;
             let (ranks, pattern) = tekken(&json).map_err(fail)?;
             let note = "the pattern the file carries".to_string();
             (FileFormat::Tekken, ranks, pattern, note)
@@ -224,11 +227,6 @@ fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(out)
-}
-
-fn is_hugging_face(json: &Value) -> bool {
-    json.get("model").is_some_and(Value::is_object)
-        && (json.get("pre_tokenizer").is_some() || json.get("normalizer").is_some())
 }
 
 /// A Hugging Face tokenizer set to count plain text: special tokens' text

@@ -35,6 +35,56 @@ use tokenizers::{Model, NormalizedString, Normalizer};
 
 use super::pretokenizer::{PreTokenizer, R50K_PATTERN};
 
+/// What this path and the format check read of a `tokenizer.json`:
+/// everything but the model's vocabulary and merges, which serde skips
+/// without building them (a Gemma file's merges as a `Value` tree took
+/// hundreds of megabytes; the library reads them once, for itself).
+#[derive(Debug, serde::Deserialize)]
+pub struct Head {
+    /// `Some(Null)` when the file writes `null`, `None` when it has none.
+    #[serde(default, deserialize_with = "present")]
+    pub normalizer: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    pub pre_tokenizer: Option<Value>,
+    #[serde(default)]
+    pub added_tokens: Value,
+    pub model: ModelHead,
+}
+
+/// The model's settings, without its vocabulary and merges.
+#[derive(Debug, serde::Deserialize)]
+pub struct ModelHead {
+    #[serde(rename = "type", default)]
+    pub kind: Value,
+    #[serde(default)]
+    pub dropout: Value,
+    #[serde(default)]
+    pub continuing_subword_prefix: Value,
+    #[serde(default)]
+    pub end_of_word_suffix: Value,
+    #[serde(default)]
+    pub byte_fallback: Value,
+}
+
+/// A field that is there, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    <Value as serde::Deserialize>::deserialize(d).map(Some)
+}
+
+impl Head {
+    /// Reads the head of a JSON text; `None` when it is not an object
+    /// with a `model` object.
+    pub fn read(text: &str) -> Option<Head> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// A Hugging Face `tokenizer.json`: a model object beside a normalizer
+    /// or pre-tokenizer (each may be `null`).
+    pub fn is_hugging_face(&self) -> bool {
+        self.pre_tokenizer.is_some() || self.normalizer.is_some()
+    }
+}
+
 /// Added tokens matched the way the library matches them (leftmost-longest),
 /// with which of them are special (not cut out).
 struct AddedSplit {
@@ -124,8 +174,9 @@ impl HfFast {
     /// file uses a step this path does not follow. `hf` is the tokenizer
     /// read from the same JSON (its normalizer normalizes the added tokens
     /// that match normalized text, as the library does).
-    pub fn from_json(json: &Value, hf: &tokenizers::Tokenizer) -> Option<HfFast> {
-        let norm = match &json["normalizer"] {
+    pub fn from_json(json: &Head, hf: &tokenizers::Tokenizer) -> Option<HfFast> {
+        let null = Value::Null;
+        let norm = match json.normalizer.as_ref().unwrap_or(&null) {
             Value::Null => Norm::Keep,
             n if n["type"] == "NFC" || n["type"] == "NFKC" => Norm::Unicode,
             n if n["type"] == "Sequence" && n["normalizers"].as_array()?.is_empty() => Norm::Keep,
@@ -137,26 +188,28 @@ impl HfFast {
             }
             _ => return None,
         };
-        let model = &json["model"];
+        let model = &json.model;
         let empty = |v: &Value| v.is_null() || v.as_str() == Some("");
-        let plain_bpe = model["type"] == "BPE"
-            && (model["dropout"].is_null() || model["dropout"].as_f64() == Some(0.0))
-            && empty(&model["continuing_subword_prefix"])
-            && empty(&model["end_of_word_suffix"]);
-        let byte_fallback = model["byte_fallback"] == true;
+        let plain_bpe = model.kind == "BPE"
+            && (model.dropout.is_null() || model.dropout.as_f64() == Some(0.0))
+            && empty(&model.continuing_subword_prefix)
+            && empty(&model.end_of_word_suffix);
+        let byte_fallback = model.byte_fallback == true;
+        let pre_tokenizer = json.pre_tokenizer.as_ref().unwrap_or(&null);
         if !plain_bpe {
             return None;
         }
         let pieces = match norm {
             Norm::SpaceToMeta => {
                 // A split at spaces finds none once they are "▁".
-                let pre = &json["pre_tokenizer"];
+                let pre = pre_tokenizer;
                 let no_op =
                     pre.is_null() || (pre["type"] == "Split" && pre["pattern"]["String"] == " ");
                 if !no_op {
                     return None;
                 }
-                let vocab = model["vocab"].as_object()?;
+                // The model's own vocabulary (the file's, as the library read it).
+                let vocab = hf.get_model().get_vocab();
                 let mut joined: Vec<char> = Vec::new();
                 for token in vocab.keys() {
                     let chars: Vec<char> = token.chars().collect();
@@ -172,16 +225,13 @@ impl HfFast {
             }
             _ if byte_fallback => return None,
             _ => Pieces::ByteLevel {
-                splits: pre_tokenizer_splits(&json["pre_tokenizer"])?,
+                splits: pre_tokenizer_splits(pre_tokenizer)?,
                 byte_chars: Box::new(byte_chars()),
             },
         };
         let mut raw = Vec::new();
         let mut normalized = Vec::new();
-        for t in json["added_tokens"]
-            .as_array()
-            .map_or(&[][..], Vec::as_slice)
-        {
+        for t in json.added_tokens.as_array().map_or(&[][..], Vec::as_slice) {
             let content = t["content"].as_str()?;
             let special = t["special"].as_bool()?;
             let flag = |k: &str| t[k].as_bool().unwrap_or(false);

@@ -143,6 +143,7 @@ pub(crate) fn book_of_card(mut card: Object, report: &mut Report) -> Result<Book
             ))
         }
     };
+    let book_obj = entries_as_array(book_obj, report);
     let mut book = import_book(book_obj, "data.character_book", version, report)?;
     report.book.carry(format!(
         "the rest of the card (kept in wrapper_extra.{CARD_KEY})"
@@ -150,6 +151,28 @@ pub(crate) fn book_of_card(mut card: Object, report: &mut Report) -> Result<Book
     book.wrapper_extra
         .insert(CARD_KEY.into(), Value::Object(card));
     Ok(book)
+}
+
+/// A card's book whose `entries` is an object keyed by position (`{"0":
+/// {...}, "1": {...}}`, as some exporters write it) made the spec's array:
+/// the entries in JavaScript's key order (whole-number keys ascending,
+/// then the others as written), said in the report. A bare book cannot
+/// be told from a SillyTavern world this way, so only cards are read so.
+fn entries_as_array(mut book: Object, report: &mut Report) -> Object {
+    if let Some(Value::Object(map)) = book.get("entries") {
+        let index = |k: &str| k.parse::<u32>().ok().filter(|n| n.to_string() == k);
+        let mut keyed: Vec<(&String, &Value)> = map.iter().collect();
+        keyed.sort_by_key(|(k, _)| index(k).map_or((1, 0), |n| (0, n)));
+        let entries: Vec<Value> = keyed.into_iter().map(|(_, v)| v.clone()).collect();
+        report.book.approx(
+            "entries",
+            Note::EntriesObject {
+                count: entries.len(),
+            },
+        );
+        book.insert("entries".into(), Value::Array(entries));
+    }
+    book
 }
 
 /// Reads a bare `character_book` object (no card around it).

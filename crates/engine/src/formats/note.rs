@@ -46,6 +46,10 @@ pub enum Note {
     NoUsableUid { new: u64 },
     /// A SillyTavern uid the editor cannot hold, written back on export.
     UidNotWhole { value: String },
+    /// A card whose `character_book.entries` is an object (a common
+    /// exporter's quirk) instead of the spec's array: its `count` entries
+    /// read in the object's key order, and written back as an array.
+    EntriesObject { count: usize },
 
     // Values read differently from how the source wrote them.
     /// `value` read as the number `read`.
@@ -210,6 +214,7 @@ impl Note {
             Note::UidUsedTwice { old: 1, new: 2 },
             Note::NoUsableUid { new: 2 },
             Note::UidNotWhole { value: s() },
+            Note::EntriesObject { count: 3 },
             Note::ReadAs {
                 value: s(),
                 read: 1,
@@ -359,6 +364,10 @@ impl fmt::Display for Note {
             Note::UidNotWhole { value } => write!(
                 f,
                 "uid {value} is not a whole number from 0 to 2^53 − 1; it is written back on export"
+            ),
+            Note::EntriesObject { count } => write!(
+                f,
+                "the card's character_book.entries is an object, not the spec's array: its {count} entries were read in its key order and are written back as an array"
             ),
             Note::ReadAs { value, read } => write!(f, "{value} read as {read}"),
             Note::NotNumberIgnored { value } => write!(f, "{value} is not a number; ignored"),

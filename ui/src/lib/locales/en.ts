@@ -648,6 +648,7 @@ export const en = {
   'note.no_id': 'entry {index}: no id; given id {new}',
   'note.uid_used_twice': 'uid {old} is used twice; given id {new}',
   'note.no_usable_uid': 'no usable uid; given id {new}',
+  'note.entries_object': 'the card’s character_book.entries is an object, not the spec’s array: its {count} entries were read in its key order and are written back as an array',
   'note.uid_not_whole': 'uid {value} is not a whole number from 0 to 2^53 − 1; it is written back on export',
   'note.read_as': '{value} read as {read}',
   'note.not_number_ignored': '{value} is not a number; ignored',

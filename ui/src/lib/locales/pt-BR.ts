@@ -650,6 +650,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.no_id': 'entrada {index}: sem id; recebeu o id {new}',
   'note.uid_used_twice': 'o uid {old} aparece duas vezes; recebeu o id {new}',
   'note.no_usable_uid': 'sem uid utilizável; recebeu o id {new}',
+  'note.entries_object': 'o character_book.entries do card é um objeto, não a lista da especificação: suas {count} entradas foram lidas na ordem das chaves e são gravadas de volta como lista',
   'note.uid_not_whole': 'o uid {value} não é um número inteiro de 0 a 2^53 − 1; ele é gravado de volta ao exportar',
   'note.read_as': '{value} lido como {read}',
   'note.not_number_ignored': '{value} não é um número; ignorado',

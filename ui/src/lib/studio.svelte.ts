@@ -179,18 +179,24 @@ export class Studio {
 
   async switchDoc(doc: number) {
     await this.entry.flush();
-    // The preview follows the tab: its books, its chat.
-    await this.preview.showDoc(doc);
-    await this.docs.refresh();
     this.docs.doc = doc;
     this.docs.selected = [];
     this.entry.clear();
-    void this.run(() => this.problems.now());
-    void this.run(() => this.scenarios.now());
-    void this.run(() => this.impact.now());
-    if (this.figures.open) void this.run(() => this.figures.now());
+    // The preview follows the tab (its books, its chat), while the list
+    // loads; the checks that read which books are attached wait for it.
+    const shown = this.preview.showDoc(doc).then(async () => {
+      await this.docs.refresh();
+      void this.run(() => this.problems.now());
+      void this.run(() => this.scenarios.now());
+      void this.run(() => this.impact.now());
+      if (this.figures.open) void this.run(() => this.figures.now());
+    });
     await this.docs.reloadList();
-    if (this.docs.rows.length > 0) await this.select(this.docs.rows[0].id);
+    // The first entry, unless one was picked while the list loaded.
+    if (this.docs.doc === doc && this.docs.selected.length === 0 && this.docs.rows.length > 0) {
+      await this.select(this.docs.rows[0].id);
+    }
+    await shown;
   }
 
   /** Shows the entry of problem `p` and selects what it points at. */

@@ -277,6 +277,7 @@ describe('studio', () => {
     await s.newBook();
     expect(calls.find((c) => c.cmd === 'new_book')?.args).toEqual({ name: 'Livro sem título' });
     calls.length = 0;
+    responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: false, entries: 1, can_undo: false, can_redo: false }, { id: 3, name: 'Saltmere', path: null, dirty: false, attached: true, entries: 10, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
     responses.open_sample = () => 3;
     responses.chat_text = () => 'Narrator: the fog';
     await s.openSample();

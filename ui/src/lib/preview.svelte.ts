@@ -296,7 +296,14 @@ export class Preview {
   /** Asks for the budget advice, and keeps it up to date from then on. */
   async askAdvice() {
     this.adviceOn = true;
-    this.advice = await api.budgetAdvice(this.hooks.selected());
+    try {
+      this.advice = await api.budgetAdvice(this.hooks.selected());
+    } catch (e) {
+      // Gave way to a save or a newer preview (start-up, a busy machine):
+      // asked again shortly, as a preview is, not reported.
+      if (toIpcError(e).kind !== 'cancelled') throw e;
+      setTimeout(() => void this.run(() => this.askAdvice()), 100);
+    }
   }
 
   async setRequest(k: number | null) {

@@ -2275,35 +2275,43 @@ fn a_non_openai_model_recounts_everything_and_is_kept_for_the_next_run() {
     app.assert_no_errors();
 }
 
-/// Answers the native file dialog whose title matches `title` (an xdotool
-/// regex) on the driver's `display`: waits for it to show, gives it the
-/// keyboard focus, types `path` (a leading `/` opens GTK's location field)
-/// and presses Enter, as a person would.
-fn answer_file_dialog(display: &str, title: &str, path: &Path) {
-    let xdotool = tool("xdotool");
-    let run = |args: &[&str]| -> Result<String, String> {
-        let out = Command::new(&xdotool)
-            .args(args)
-            .env("DISPLAY", display)
-            .output()
-            .map_err(|e| format!("xdotool: {e}"))?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-        } else {
-            Err(format!(
-                "xdotool {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
-    };
-    let window = wait_until("the native file dialog to show", TIMEOUT, || {
-        let found = run(&["search", "--onlyvisible", "--name", title])?;
+/// Runs xdotool with `args` on `display`: its output, or why it failed.
+fn xdotool(display: &str, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(tool("xdotool"))
+        .args(args)
+        .env("DISPLAY", display)
+        .output()
+        .map_err(|e| format!("xdotool: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    } else {
+        Err(format!(
+            "xdotool {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Waits for the visible window whose title matches `title` (an xdotool
+/// regex) on `display`: its id.
+fn wait_for_window(display: &str, title: &str) -> String {
+    wait_until("the native file dialog to show", TIMEOUT, || {
+        let found = xdotool(display, &["search", "--onlyvisible", "--name", title])?;
         found
             .lines()
             .next()
             .map(str::to_string)
             .ok_or_else(|| "no such window yet".to_string())
-    });
+    })
+}
+
+/// Answers the native file dialog whose title matches `title` (an xdotool
+/// regex) on the driver's `display`: waits for it to show, gives it the
+/// keyboard focus, types `path` (a leading `/` opens GTK's location field)
+/// and presses Enter, as a person would.
+fn answer_file_dialog(display: &str, title: &str, path: &Path) {
+    let run = |args: &[&str]| xdotool(display, args);
+    let window = wait_for_window(display, title);
     // The dialog takes a moment to draw its widgets after it maps, and a
     // keystroke before then is lost: type again until the dialog closes.
     let path = path.to_str().expect("a UTF-8 path");
@@ -2338,30 +2346,8 @@ fn answer_file_dialog(display: &str, title: &str, path: &Path) {
 /// a question to replace a file that is there is answered Enter too
 /// (GTK's default there is Replace).
 fn accept_file_dialog(display: &str, title: &str) {
-    let xdotool = tool("xdotool");
-    let run = |args: &[&str]| -> Result<String, String> {
-        let out = Command::new(&xdotool)
-            .args(args)
-            .env("DISPLAY", display)
-            .output()
-            .map_err(|e| format!("xdotool: {e}"))?;
-        if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-        } else {
-            Err(format!(
-                "xdotool {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
-    };
-    let window = wait_until("the native file dialog to show", TIMEOUT, || {
-        let found = run(&["search", "--onlyvisible", "--name", title])?;
-        found
-            .lines()
-            .next()
-            .map(str::to_string)
-            .ok_or_else(|| "no such window yet".to_string())
-    });
+    let run = |args: &[&str]| xdotool(display, args);
+    let window = wait_for_window(display, title);
     let open = || {
         run(&["search", "--onlyvisible", "--name", title])
             .is_ok_and(|found| found.lines().any(|l| l == window))

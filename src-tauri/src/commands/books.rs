@@ -96,15 +96,11 @@ pub async fn export_dialog(
         let state = app.state::<AppState>();
         guarded(&state, "export_dialog", |ws| {
             let d = ws.doc(doc)?;
-            let view = ws.state();
-            let summary = view.docs.iter().find(|s| s.id == doc);
-            let source = summary.and_then(|s| s.source.clone()).map(PathBuf::from);
-            let back = summary.and_then(|s| s.save_back);
             let (name, dir) = match card {
                 Some(_) => (format!("{}.png", safe_stem(&d.book.name)), None),
-                None => proposed_name(&d.book.name, source.as_deref(), Some(format), back),
+                None => proposed_name(&d.book.name, d.source(), Some(format), d.save_back()),
             };
-            Ok((name, dir.unwrap_or_else(|| start_dir(ws, doc))))
+            Ok((name, dir.unwrap_or_else(|| start_dir(d))))
         })?
     };
     let dialog = file_dialog(&app, Dialog::Export)
@@ -122,16 +118,12 @@ pub async fn export_dialog(
 /// The folder a save dialog for book `doc` opens in: beside its file or
 /// folder, else beside the file it was imported from, else the home
 /// folder (never GTK's "Recent" list, where no folder can be made).
-fn start_dir(ws: &crate::workspace::Workspace, doc: u32) -> PathBuf {
-    let view = ws.state();
-    let d = view.docs.iter().find(|s| s.id == doc);
-    let beside = |p: &String| {
-        std::path::Path::new(p)
-            .parent()
-            .map(std::path::Path::to_path_buf)
-    };
-    d.and_then(|d| d.path.as_ref().and_then(beside))
-        .or_else(|| d.and_then(|d| d.source.as_ref().and_then(beside)))
+fn start_dir(d: &crate::workspace::Doc) -> PathBuf {
+    let beside = |p: &std::path::Path| p.parent().map(std::path::Path::to_path_buf);
+    d.path
+        .as_deref()
+        .and_then(beside)
+        .or_else(|| d.source().and_then(beside))
         .filter(|p| p.is_dir())
         .or_else(|| std::env::var_os("HOME").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("/"))
@@ -223,15 +215,8 @@ pub async fn save_as(app: AppHandle, doc: u32) -> R<SaveResult> {
         let state = app.state::<AppState>();
         guarded(&state, "save_as", |ws| {
             let d = ws.doc(doc)?;
-            let view = ws.state();
-            let source = view
-                .docs
-                .iter()
-                .find(|s| s.id == doc)
-                .and_then(|s| s.source.clone())
-                .map(PathBuf::from);
-            let (name, dir) = proposed_name(&d.book.name, source.as_deref(), None, None);
-            Ok((name, dir.unwrap_or_else(|| start_dir(ws, doc))))
+            let (name, dir) = proposed_name(&d.book.name, d.source(), None, None);
+            Ok((name, dir.unwrap_or_else(|| start_dir(d))))
         })?
     };
     let (name, dir) = name;
@@ -275,7 +260,7 @@ pub async fn open_folder_dialog(app: AppHandle) -> R<ImportOutcome> {
 pub async fn save_as_folder(app: AppHandle, doc: u32) -> R<SaveResult> {
     let start = {
         let state = app.state::<AppState>();
-        guarded(&state, "save_as_folder", |ws| Ok(start_dir(ws, doc)))?
+        guarded(&state, "save_as_folder", |ws| Ok(start_dir(ws.doc(doc)?)))?
     };
     // Opened in a folder, not on GTK's "Recent" list, so its New Folder
     // button is there from the start.

@@ -55,9 +55,14 @@ impl Doc {
         }
     }
 
+    /// The file it was imported from (canonical), if any.
+    pub fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
+
     /// The format the book is written back in over the file it was
     /// imported from (see `ExportFormat::of_origin`), if any.
-    pub(super) fn save_back(&self) -> Option<formats::ExportFormat> {
+    pub fn save_back(&self) -> Option<formats::ExportFormat> {
         self.source.as_ref()?;
         formats::ExportFormat::of_origin(self.origin?)
     }

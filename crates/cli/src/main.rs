@@ -192,6 +192,11 @@ struct PreviewArgs {
     /// SillyTavern's context size (max context minus response length).
     #[arg(long)]
     max_context: Option<u32>,
+    /// SillyTavern's macro engine for keys and content: new (1.17+,
+    /// "Macros 2.0") or legacy (default: what --st-settings chooses,
+    /// else new, as in a new install).
+    #[arg(long, value_parser = ["new", "legacy"])]
+    macros: Option<String>,
     /// {{user}} for SillyTavern rules (default: the chat file's user_name).
     #[arg(long)]
     user: Option<String>,

@@ -11,6 +11,7 @@ use std::path::Path;
 use lorebook_engine::chat::{self, ChatOptions, Message};
 use lorebook_engine::formats;
 use lorebook_engine::profile::{self, Detail, FinalPrompt, PromptDetail, Setup};
+use lorebook_engine::sillytavern::macros::{self, MacroEngine, Variables};
 use lorebook_engine::sillytavern::{
     AuthorsNote, CharacterNote, MatchSources, Names, NotePosition, PromptSource, StOptions,
     StPrompt, StPromptInputs, StResult, StSettings, TimedState,
@@ -39,6 +40,38 @@ fn settings_of(path: Option<&Path>) -> Result<StSettings, String> {
     StSettings::from_json(&text)
         .map(StSettings::clamped)
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The macro engine and variables for keys and content: the engine from
+/// `--macros`, else the settings file's `power_user`, else a new install's;
+/// the global variables from the settings file, the chat's from its first
+/// line.
+fn macro_setup(
+    args: &PreviewArgs,
+    header: Option<&Value>,
+) -> Result<(MacroEngine, Variables), String> {
+    let settings = match args.st_settings.as_deref() {
+        Some(path) => Some(
+            lorebook_engine::formats::parse_json(read_text(path)?.as_bytes())
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let engine = match args.macros.as_deref() {
+        Some(name) => MacroEngine::parse(name)?,
+        None => settings
+            .as_ref()
+            .and_then(MacroEngine::of_settings)
+            .unwrap_or_default(),
+    };
+    let vars = Variables {
+        local: macros::chat_variables(header),
+        global: settings
+            .as_ref()
+            .map(macros::global_variables)
+            .unwrap_or_default(),
+    };
+    Ok((engine, vars))
 }
 
 /// `--max-context N` within the range the app takes (`ST_RANGES`).
@@ -232,6 +265,7 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             .and_then(Value::as_str)
             .map(String::from)
     };
+    let (engine, vars) = macro_setup(args, header.as_ref())?;
     let names = Names {
         user: args
             .user
@@ -243,6 +277,9 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             .clone()
             .or_else(|| from_header("character_name"))
             .unwrap_or_else(|| "Character".into()),
+        engine,
+        vars: std::sync::Arc::new(vars),
+        clock: None,
     };
     let refs: Vec<(String, &lorebook_engine::model::Book)> =
         books.iter().map(|(n, b)| (n.clone(), b)).collect();

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use lorebook_engine::chat;
 use lorebook_engine::formats;
+use lorebook_engine::sillytavern::macros::{self, MacroEngine, Variables};
 use lorebook_engine::sillytavern::{Names, StOptions, StPreview, StSettings, TimedState};
 use lorebook_engine::tokenizer::tokenizer_for_model;
 use serde_json::Value;
@@ -38,11 +39,24 @@ fn run_case(dir: &Path) -> Result<(), String> {
     let book = formats::import(read(dir, "world.json").as_bytes())
         .unwrap()
         .book;
-    let chat = chat::parse(&read(dir, "chat.jsonl"), &Default::default()).unwrap();
+    let chat_text = read(dir, "chat.jsonl");
+    let chat = chat::parse(&chat_text, &Default::default()).unwrap();
+    // The macro engine and global variables from settings.json, the chat's
+    // variables from the chat's first line, as SillyTavern keeps them.
+    let header: Option<Value> = chat_text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok());
     let options = StOptions {
         names: Names {
             user: case["user"].as_str().unwrap().into(),
             char: case["char"].as_str().unwrap().into(),
+            engine: MacroEngine::of_settings(&settings).unwrap_or_default(),
+            vars: std::sync::Arc::new(Variables {
+                local: macros::chat_variables(header.as_ref()),
+                global: macros::global_variables(&settings),
+            }),
+            ..Default::default()
         },
         tokenizer: tokenizer_for_model(case["model"].as_str().unwrap_or("gpt-4")).unwrap(),
         ..StOptions::default()
@@ -113,10 +127,11 @@ fn run_case(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-// world-info.js: checkWorldInfo, end to end, against SillyTavern's output.
-#[test]
-fn every_reference_case_matches_sillytavern() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sillytavern");
+/// Runs every case folder under `tests/<folder>`, at least `least` of them.
+fn run_folder(folder: &str, least: usize) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(folder);
     let mut names: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .filter_map(|e| e.ok())
@@ -125,7 +140,7 @@ fn every_reference_case_matches_sillytavern() {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 31,
+        names.len() >= least,
         "reference cases missing in {}",
         root.display()
     );
@@ -143,4 +158,19 @@ fn every_reference_case_matches_sillytavern() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+// world-info.js: checkWorldInfo, end to end, against SillyTavern 1.15's output.
+#[test]
+fn every_reference_case_matches_sillytavern() {
+    run_folder("sillytavern", 31);
+}
+
+// script.js substituteParams and macros/engine/MacroEngine.js evaluate, as
+// world-info.js checkWorldInfo calls them on keys and content: SillyTavern
+// 1.19.0's own results, under both macro engines, with the chat's and the
+// global variables.
+#[test]
+fn every_macro_case_matches_sillytavern_1_19() {
+    run_folder("sillytavern-1.19", 122);
 }

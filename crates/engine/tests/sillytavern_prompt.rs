@@ -345,6 +345,7 @@ fn example_parsing() {
     let names = Names {
         user: "Tom".into(),
         char: "Mira".into(),
+        ..Default::default()
     };
     assert_eq!(
         example_messages("<START>\nintro\nTom: hi\nmore\nMira: yo Mira: x\n", &names),

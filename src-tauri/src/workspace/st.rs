@@ -98,6 +98,7 @@ impl Workspace {
             names: Names {
                 user: self.st_settings.user_name.clone(),
                 char: self.st_settings.char_name.clone(),
+                ..Default::default()
             },
             model: settings.model.clone(),
             tokenizer_gen: self.tokenizer_gen,
@@ -181,6 +182,7 @@ impl Workspace {
             names: Names {
                 user: self.st_settings.user_name.clone(),
                 char: self.st_settings.char_name.clone(),
+                ..Default::default()
             },
             // The user's tokenizer file if one counts instead of the model's,
             // else the chosen model's tokenizer, of any family, as the

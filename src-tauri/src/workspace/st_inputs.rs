@@ -171,6 +171,7 @@ impl Workspace {
         let names = Names {
             user: self.st_settings.user_name.clone(),
             char: self.st_settings.char_name.clone(),
+            ..Default::default()
         };
         let prepared =
             |text: Option<String>| substitute(js_trim(&text.unwrap_or_default()), &names);

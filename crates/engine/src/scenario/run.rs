@@ -197,6 +197,7 @@ fn build(
                             .clone()
                             .or_else(|| from_header("character_name"))
                             .unwrap_or_else(|| "Character".into()),
+                        ..Default::default()
                     },
                     tokenizer: tokenizer_for_model(&model)?,
                     seed: s.seed,

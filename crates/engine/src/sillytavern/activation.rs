@@ -85,6 +85,26 @@ pub struct Context<'a> {
     pub comments: &'a [Arc<str>],
 }
 
+/// Expands again, with `names`' variables, the keys of the entries whose
+/// keys hold macros: SillyTavern expands every key on every pass.
+fn expand_keys_again(entries: &[StEntry], keys: &mut KeySet, names: &Names) {
+    let has_macro = |k: &String| k.contains("{{") || k.contains('<');
+    let expand = |k: &String| {
+        let text = substitute(k, names);
+        (!text.is_empty()).then(|| super::matching::js_trim(&text).to_string())
+    };
+    for (i, e) in entries.iter().enumerate() {
+        // Keys that set variables are expanded when tested (see `run`).
+        if !keys.writes(i) && e.keys.iter().chain(&e.secondary).any(has_macro) {
+            keys.set_request_keys(
+                i,
+                e.keys.iter().map(expand).collect(),
+                e.secondary.iter().map(expand).collect(),
+            );
+        }
+    }
+}
+
 /// How a candidate got in.
 fn key_mode(e: &StEntry, s: &StSettings) -> KeyMode {
     KeyMode {
@@ -125,8 +145,19 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     let mut hays = Hays::default();
     // Most entries miss at the same depth: its reason is formatted once.
     let mut no_match: Vec<(u64, Arc<StDetail>)> = Vec::new();
+    // The variables as activated entries' macros left them, once one
+    // changed any: later keys and content read them (see `macros`).
+    let mut names_now: Option<Names> = None;
+    let mut keys_stale = false;
+    cx.keys.clear_request_keys();
 
     while let Some(pass) = kind {
+        if keys_stale {
+            keys_stale = false;
+            if let Some(names) = &names_now {
+                expand_keys_again(entries, cx.keys, names);
+            }
+        }
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
             break;
         }
@@ -224,6 +255,27 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             if e.keys.is_empty() {
                 drop(DropKind::NoKeys, StDetail::NoKeys);
                 continue;
+            }
+            if cx.keys.writes(i) {
+                // Keys that set variables are expanded as they are tested,
+                // and what they set is seen by the keys tested after them.
+                let before = names_now.as_ref().unwrap_or(cx.names);
+                let mut names = before.clone();
+                let mut expand = |k: &String| {
+                    let ex = names.expand(k);
+                    if let Some(vars) = ex.vars {
+                        names.vars = Arc::new(vars);
+                    }
+                    (!ex.text.is_empty()).then(|| super::matching::js_trim(&ex.text).to_string())
+                };
+                let primary: Vec<_> = e.keys.iter().map(&mut expand).collect();
+                let secondary: Vec<_> = e.secondary.iter().map(&mut expand).collect();
+                cx.keys.set_request_keys(i, primary, secondary);
+                if names.vars != before.vars {
+                    expand_keys_again(entries, cx.keys, &names);
+                    names_now = Some(names);
+                    keys_stale = false;
+                }
             }
             let depth = e.scan_depth.unwrap_or(s.depth + skew);
             let hay = hays.get(&cx.buffer, depth, &e.match_sources, pass);
@@ -404,7 +456,16 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     continue;
                 }
             }
-            let content = substitute(&e.content, cx.names);
+            let names = names_now.as_ref().unwrap_or(cx.names);
+            let expanded = names.expand(&e.content);
+            if let Some(vars) = expanded.vars {
+                names_now = Some(Names {
+                    vars: Arc::new(vars),
+                    ..names.clone()
+                });
+                keys_stale = true;
+            }
+            let content = expanded.text;
             pass_text.push(cx.counter, &format!("{content}\n"));
             contents[c] = Some(content.clone());
             if e.ignore_budget || all_text.len() + pass_text.len() < budget as usize {
@@ -481,9 +542,9 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             let text: Vec<String> = for_recursion
                 .iter()
                 .map(|&c| {
-                    contents[c]
-                        .clone()
-                        .unwrap_or_else(|| substitute(&entries[c].content, cx.names))
+                    contents[c].clone().unwrap_or_else(|| {
+                        substitute(&entries[c].content, names_now.as_ref().unwrap_or(cx.names))
+                    })
                 })
                 .collect();
             let text = text.join("\n");
@@ -508,6 +569,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
     for &i in &done {
         is_done[i] = true;
     }
+    cx.keys.clear_request_keys();
     let mut dropped = Vec::with_capacity(entries.len().saturating_sub(done.len()));
     for (i, e) in entries.iter().enumerate() {
         if is_done[i] {

@@ -157,6 +157,23 @@ pub struct KeySet {
     /// ([`KeySet::replace`]): tested one key at a time, outside them.
     loose: Vec<bool>,
     loose_count: usize,
+    /// Keys expanded again during one request, after a macro in an
+    /// activated entry's content changed a variable
+    /// ([`KeySet::set_request_keys`]); cleared before each request.
+    request_keys: std::collections::HashMap<usize, EntryKeys>,
+    /// Whether expanding an entry's keys sets a variable (`{{setvar}}` in
+    /// a key): such keys are expanded when tested, in SillyTavern's order.
+    writes: Vec<bool>,
+}
+
+/// Whether expanding `e`'s keys changes a variable.
+fn keys_write(e: &StEntry, names: &Names) -> bool {
+    let has_macro = |k: &&String| k.contains("{{") || k.contains('<');
+    e.keys
+        .iter()
+        .chain(&e.secondary)
+        .filter(has_macro)
+        .any(|k| names.expand(k).wrote)
 }
 
 /// The most entries [`KeySet::replace`] takes out of the automata before
@@ -249,10 +266,12 @@ impl KeySet {
             (!k.is_empty()).then(|| compile(js_trim(&k)))
         };
         let mut compiled = Vec::with_capacity(entries.len());
+        let mut writes = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             if i % CHECK_EVERY == 0 && !keep_going() {
                 return None;
             }
+            writes.push(keys_write(e, names));
             let primary = e.keys.iter().map(|k| prepared(k)).collect();
             let secondary = e.secondary.iter().map(|k| prepared(k)).collect();
             compiled.push(EntryKeys {
@@ -289,6 +308,8 @@ impl KeySet {
         Some(KeySet {
             loose: vec![false; compiled.len()],
             loose_count: 0,
+            request_keys: Default::default(),
+            writes,
             identities,
             plain_only: Vec::new(),
             postings_exact: Vec::new(),
@@ -343,7 +364,7 @@ impl KeySet {
     /// keys are all plain and none of their patterns occurs. True
     /// otherwise (the keys are then tested one by one).
     pub fn may_match(&self, hay: &mut Hay, e: usize) -> bool {
-        if self.plain_only.get(e) != Some(&true) {
+        if self.plain_only.get(e) != Some(&true) || self.request_keys.contains_key(&e) {
             return true;
         }
         if hay.maybe.is_none() {
@@ -365,6 +386,40 @@ impl KeySet {
         hay.maybe.as_ref().is_some_and(|m| m[e])
     }
 
+    /// For the rest of this request, entry `e`'s keys are these (expanded
+    /// again with the variables as an activated entry's macros left them),
+    /// tested one at a time.
+    pub fn set_request_keys(
+        &mut self,
+        e: usize,
+        primary: Vec<Option<String>>,
+        secondary: Vec<Option<String>>,
+    ) {
+        let Some(raw) = self.entries.get(e) else {
+            return;
+        };
+        let other = |k: Option<String>| k.map(Key::Other);
+        let keys = EntryKeys {
+            primary: primary.into_iter().map(other).collect(),
+            secondary: secondary.into_iter().map(other).collect(),
+            raw_primary: raw.raw_primary.clone(),
+            raw_secondary: raw.raw_secondary.clone(),
+        };
+        self.request_keys.insert(e, keys);
+    }
+
+    /// Whether expanding entry `e`'s keys sets a variable.
+    pub fn writes(&self, e: usize) -> bool {
+        self.writes.get(e).copied().unwrap_or(false)
+    }
+
+    /// Forgets what [`KeySet::set_request_keys`] set.
+    pub fn clear_request_keys(&mut self) {
+        if !self.request_keys.is_empty() {
+            self.request_keys.clear();
+        }
+    }
+
     /// Takes entry `e`'s keys anew from `entry` (same `bookName.uid`)
     /// without building the automata again: its keys, macros expanded as
     /// [`KeySet::new`] does, are then tested one at a time with
@@ -380,6 +435,9 @@ impl KeySet {
             let k = substitute(key, names);
             (!k.is_empty()).then(|| Key::Other(js_trim(&k).to_string()))
         };
+        if let Some(w) = self.writes.get_mut(e) {
+            *w = keys_write(entry, names);
+        }
         self.entries[e] = EntryKeys {
             primary: entry.keys.iter().map(prepared).collect(),
             secondary: entry.secondary.iter().map(prepared).collect(),
@@ -407,7 +465,7 @@ impl KeySet {
     /// the request's steps spent; too large to compile), by its index in
     /// the list, and why.
     pub fn given_up(&self, hay: &Hay, e: usize, list: List) -> Option<(usize, GiveUp)> {
-        let keys = &self.entries[e];
+        let keys = self.request_keys.get(&e).unwrap_or(&self.entries[e]);
         let why = |key: Option<&Key>| match key {
             Some(Key::Regex { text, .. } | Key::Other(text)) => hay.text.given_up(text),
             _ => None,
@@ -432,7 +490,7 @@ impl KeySet {
         k: usize,
         mode: KeyMode,
     ) -> bool {
-        let keys = &self.entries[e];
+        let keys = self.request_keys.get(&e).unwrap_or(&self.entries[e]);
         let key = match list {
             List::Primary => keys.primary[k].as_ref(),
             List::Secondary => keys.secondary[k].as_ref(),
@@ -625,6 +683,7 @@ mod tests {
         let names = Names {
             user: "Tom".into(),
             char: "Mira".into(),
+            ..Default::default()
         };
         let mut set = KeySet::new(&entries, &names);
         let mut ruled_out = 0;

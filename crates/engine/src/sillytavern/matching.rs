@@ -1,7 +1,7 @@
 //! Matching one key against the scanned text the way SillyTavern does
 //! (world-info.js: `WorldInfoBuffer.matchKeys`, `parseRegexFromString`),
-//! and the `{{user}}`/`{{char}}` macros applied to keys and content
-//! (macros.js: `evaluateMacros`).
+//! and the macros applied to keys and content ([`substitute`], see
+//! [`super::macros`]).
 //!
 //! Above the usual 600 lines: SillyTavern's one-key rule, its regex parsing
 //! and the regex step budget are one rule, tested together.
@@ -29,61 +29,36 @@ pub fn js_trim(s: &str) -> &str {
     s.trim_matches(is_js_ws)
 }
 
-/// The names the macros expand to.
+/// The names and variables the macros expand with, and which of
+/// SillyTavern's macro engines expands them ([`super::macros`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Names {
     pub user: String,
     pub char: String,
+    pub engine: super::macros::MacroEngine,
+    pub vars: std::sync::Arc<super::macros::Variables>,
+    /// The moment date and time macros show (`None`: now).
+    pub clock: Option<super::macros::clock::Moment>,
 }
 
-/// Expands `{{user}}`, `{{char}}` and their legacy forms `<USER>`, `<BOT>`,
-/// `<CHAR>` (names case-insensitive), plus `{{newline}}`, `{{noop}}` and
-/// `{{// comments}}`. Other macros stay verbatim.
+impl Names {
+    /// Expands a key or content, saying what its macros did.
+    pub fn expand(&self, text: &str) -> super::macros::Expanded {
+        super::macros::expand_full(
+            text,
+            self.engine,
+            &self.user,
+            &self.char,
+            &self.vars,
+            self.clock,
+        )
+    }
+}
+
+/// Expands the macros of a key or of content as SillyTavern's
+/// `substituteParams` does under the chosen engine.
 pub fn substitute(text: &str, names: &Names) -> String {
-    if !text.contains("{{") && !text.contains('<') {
-        return text.to_string();
-    }
-    let table: [(&str, &str); 7] = [
-        ("{{user}}", &names.user),
-        ("{{char}}", &names.char),
-        ("<user>", &names.user),
-        ("<bot>", &names.char),
-        ("<char>", &names.char),
-        ("{{newline}}", "\n"),
-        ("{{noop}}", ""),
-    ];
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    // Where the last `}}` starts: a comment opened after it is never closed,
-    // so it is copied without searching the rest of the text again (a text
-    // of a quarter million unclosed `{{//` stays linear).
-    let last_close = text.rfind("}}");
-    'outer: while !rest.is_empty() {
-        // `{{// comment}}` is removed.
-        let at = text.len() - rest.len();
-        if rest.starts_with("{{//") && last_close.is_some_and(|c| c >= at) {
-            if let Some(end) = rest.find("}}") {
-                rest = &rest[end + 2..];
-                continue;
-            }
-        }
-        if rest.starts_with('{') || rest.starts_with('<') {
-            for (pattern, value) in &table {
-                if rest.len() >= pattern.len()
-                    && rest.is_char_boundary(pattern.len())
-                    && rest[..pattern.len()].eq_ignore_ascii_case(pattern)
-                {
-                    out.push_str(value);
-                    rest = &rest[pattern.len()..];
-                    continue 'outer;
-                }
-            }
-        }
-        let c = rest.chars().next().unwrap_or_default();
-        out.push(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    out
+    names.expand(text).text
 }
 
 /// A `/pattern/flags` key split into its parts, or `None` when the key is
@@ -665,6 +640,8 @@ mod tests {
         let names = Names {
             user: "Tom".into(),
             char: "Mira".into(),
+            engine: super::super::macros::MacroEngine::Legacy,
+            ..Default::default()
         };
         let cases = [
             ("{{char}} knows {{user}}.", "Mira knows Tom."),

@@ -27,6 +27,7 @@ pub mod entry;
 pub mod groups;
 pub mod joined;
 pub mod keys;
+pub mod macros;
 pub mod matching;
 pub mod placement;
 pub mod prompt;
@@ -76,6 +77,7 @@ impl Default for StOptions {
             names: Names {
                 user: "User".into(),
                 char: "Character".into(),
+                ..Default::default()
             },
             sources: MatchSources::default(),
             tokenizer: Tokenizer::Bundled(Encoding::Cl100kBase),

@@ -236,6 +236,7 @@ pub fn st_preview(book: &Book, settings: &Value, seed: u64) -> StPreview {
         names: Names {
             user: "Tom".into(),
             char: "Mira".into(),
+            ..Default::default()
         },
         seed,
         ..StOptions::default()

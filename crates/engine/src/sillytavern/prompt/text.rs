@@ -5,20 +5,43 @@ use crate::sillytavern::matching::{js_trim, substitute, Names};
 
 /// Expands the macros the prompt uses: those of [`substitute`] plus
 /// `{{charIfNotGroup}}` (the character outside group chats) and
-/// `{{outlet::Name}}` (an outlet's joined text; unknown names give "").
+/// `{{outlet::Name}}` (an outlet's joined text; unknown names give ""),
+/// whose text is put in after the other macros, as a macro's value is,
+/// never expanded again.
 pub(super) fn expand(text: &str, names: &Names, outlets: &[(String, String)]) -> String {
     let mut text = text.to_string();
+    let mut values: Vec<&str> = Vec::new();
     if text.contains("{{") {
         text = replace_ci(&text, "{{charIfNotGroup}}", &names.char);
-        text = replace_outlets(&text, |name| {
-            outlets
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or("", |(_, v)| v.as_str())
+        // Each outlet stands as a mark the macros leave alone, then its text.
+        let marked = replace_outlets(&text, |name| {
+            values.push(
+                outlets
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or("", |(_, v)| v.as_str()),
+            );
+            OUTLET_MARK
         });
+        text = marked;
     }
-    substitute(&text, names)
+    let expanded = substitute(&text, names);
+    if values.is_empty() {
+        return expanded;
+    }
+    let mut out = String::with_capacity(expanded.len());
+    let mut values = values.into_iter();
+    let mut pieces = expanded.split(OUTLET_MARK);
+    out.push_str(pieces.next().unwrap_or_default());
+    for piece in pieces {
+        out.push_str(values.next().unwrap_or_default());
+        out.push_str(piece);
+    }
+    out
 }
+
+/// Where an outlet's text goes (private-use characters no macro writes).
+const OUTLET_MARK: &str = "\u{F8FF}outlet\u{F8FF}";
 
 /// The trimmed name of every `{{outlet::Name}}` in `text`, in order.
 pub(super) fn outlet_names(text: &str) -> Vec<&str> {

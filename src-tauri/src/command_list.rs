@@ -73,6 +73,7 @@ macro_rules! with_command_names {
             rules_view,
             set_rules,
             set_st_settings,
+            set_chat_vars,
             load_st_settings_dialog,
             set_risu_settings,
             scenarios,

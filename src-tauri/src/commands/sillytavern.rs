@@ -62,6 +62,20 @@ pub fn set_st_settings(app: AppHandle, settings: StSettingsView) -> R<RulesView>
     })
 }
 
+/// Sets the chat's variables for previews under SillyTavern's rules
+/// (`None`: the chat's own again). They stay in the app: neither the chat
+/// nor a book is written.
+#[tauri::command(async)]
+pub fn set_chat_vars(
+    s: State<'_, AppState>,
+    vars: Option<std::collections::BTreeMap<String, String>>,
+) -> R<RulesView> {
+    guarded(&s, "set_chat_vars", |ws| {
+        ws.set_chat_vars(vars);
+        Ok(ws.rules_view())
+    })
+}
+
 /// Load from SillyTavern…: a native dialog for its `settings.json` (or a
 /// file holding its `world_info_settings` object).
 #[tauri::command]

@@ -198,4 +198,9 @@ pub struct RulesView {
     pub card: Option<StCardView>,
     /// RisuAI's lorebook settings.
     pub risu: RisuSettingsView,
+    /// The chat's own variables under SillyTavern's rules
+    /// (`chat_metadata.variables` of the chat, or as edited here).
+    pub chat_vars: std::collections::BTreeMap<String, String>,
+    /// The chat's variables were edited in the app (else the chat's).
+    pub chat_vars_edited: bool,
 }

@@ -35,6 +35,14 @@ pub struct StSettingsView {
     pub use_group_scoring: bool,
     pub user_name: String,
     pub char_name: String,
+    /// SillyTavern's macro engine for keys and content
+    /// (`power_user.experimental_macro_engine`).
+    #[serde(default)]
+    pub macro_engine: lorebook_engine::sillytavern::macros::MacroEngine,
+    /// The global variables (`extension_settings.variables.global`), as
+    /// text.
+    #[serde(default)]
+    pub global_vars: std::collections::BTreeMap<String, String>,
 }
 
 /// One SillyTavern field set to a value (the editor, bulk edits).

@@ -94,6 +94,10 @@ pub struct Workspace {
     rules: Option<Rules>,
     /// SillyTavern's global settings for previews under its rules.
     pub st_settings: StSettingsView,
+    /// The chat's variables from its first line (see
+    /// [`Workspace::chat_vars`]), and as edited in the app.
+    chat_vars_file: std::collections::BTreeMap<String, String>,
+    chat_vars_edited: Option<std::collections::BTreeMap<String, String>>,
     /// The persona, character and Author's Note texts of previews under
     /// SillyTavern's rules (see [`st_inputs`]).
     pub st_inputs: crate::views::StInputsView,
@@ -155,6 +159,8 @@ impl Default for Workspace {
             next_pending: 1,
             rules: None,
             st_settings: st_rules::default_settings(),
+            chat_vars_file: Default::default(),
+            chat_vars_edited: None,
             st_inputs: crate::views::StInputsView::default(),
             sent_prompt: (0, Vec::new()),
             sent_list: (0, 0, Vec::new()),
@@ -342,6 +348,8 @@ mod risu_tests;
 mod st_cache_tests;
 #[cfg(test)]
 mod st_inputs_tests;
+#[cfg(test)]
+mod st_macros_tests;
 #[cfg(test)]
 mod st_tests;
 #[cfg(test)]

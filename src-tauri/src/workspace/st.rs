@@ -95,11 +95,7 @@ impl Workspace {
                 .collect(),
             books_gen: self.books_gen,
             settings: engine_settings(&self.st_settings),
-            names: Names {
-                user: self.st_settings.user_name.clone(),
-                char: self.st_settings.char_name.clone(),
-                ..Default::default()
-            },
+            names: self.st_names(),
             model: settings.model.clone(),
             tokenizer_gen: self.tokenizer_gen,
             seed: settings.seed,
@@ -179,11 +175,7 @@ impl Workspace {
             .collect();
         let settings = self.settings();
         let options = StOptions {
-            names: Names {
-                user: self.st_settings.user_name.clone(),
-                char: self.st_settings.char_name.clone(),
-                ..Default::default()
-            },
+            names: self.st_names(),
             // The user's tokenizer file if one counts instead of the model's,
             // else the chosen model's tokenizer, of any family, as the
             // guide's preview counts with (loaded once per process).

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use lorebook_engine::formats::Format;
 use lorebook_engine::model::Book;
+use lorebook_engine::sillytavern::macros::{self, MacroEngine};
 use lorebook_engine::sillytavern::{StRange, StRanged, StSettings};
 
 use super::documents::Doc;
@@ -52,7 +53,25 @@ fn view_of(s: &StSettings, max_context: u32, user: &str, char: &str) -> StSettin
         use_group_scoring: s.use_group_scoring,
         user_name: user.into(),
         char_name: char.into(),
+        macro_engine: Default::default(),
+        global_vars: Default::default(),
     }
+}
+
+/// A variable's stored value as the text the app shows and keeps (JSON
+/// for what is not text; macros read both alike).
+fn var_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Variables of a JSON object as text.
+pub(super) fn vars_text(
+    vars: std::collections::BTreeMap<String, serde_json::Value>,
+) -> std::collections::BTreeMap<String, String> {
+    vars.into_iter().map(|(k, v)| (k, var_text(&v))).collect()
 }
 
 pub(super) fn engine_settings(v: &StSettingsView) -> StSettings {
@@ -136,6 +155,8 @@ impl Workspace {
             inputs: self.st_inputs.clone(),
             card: self.st_card(),
             risu: self.risu_settings.clone(),
+            chat_vars: self.chat_vars().clone(),
+            chat_vars_edited: self.chat_vars_edited.is_some(),
         }
     }
 
@@ -148,6 +169,55 @@ impl Workspace {
         }
         if rules != Rules::Risu {
             self.risu = None;
+        }
+    }
+
+    /// The chat's variables the preview uses: as edited in the app, else
+    /// the chat's own (`chat_metadata.variables` of its first line).
+    pub fn chat_vars(&self) -> &std::collections::BTreeMap<String, String> {
+        self.chat_vars_edited
+            .as_ref()
+            .unwrap_or(&self.chat_vars_file)
+    }
+
+    /// Sets the chat's variables for the preview (never written to the
+    /// chat or a book); `None` goes back to the chat's own.
+    pub fn set_chat_vars(&mut self, vars: Option<std::collections::BTreeMap<String, String>>) {
+        self.chat_vars_edited = vars;
+    }
+
+    /// Reads the chat's variables from its text's first line when that is
+    /// a SillyTavern chat header; a change there drops the app's edits.
+    pub(super) fn read_chat_vars(&mut self) {
+        let first = self.chat_text.lines().next().unwrap_or("");
+        let header = first
+            .trim_start()
+            .starts_with('{')
+            .then(|| serde_json::from_str::<serde_json::Value>(first).ok())
+            .flatten();
+        let vars = vars_text(macros::chat_variables(header.as_ref()));
+        if vars != self.chat_vars_file {
+            self.chat_vars_file = vars;
+            self.chat_vars_edited = None;
+        }
+    }
+
+    /// The names and variables SillyTavern's macros expand with.
+    pub(super) fn st_names(&self) -> lorebook_engine::sillytavern::Names {
+        let as_values = |m: &std::collections::BTreeMap<String, String>| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect()
+        };
+        lorebook_engine::sillytavern::Names {
+            user: self.st_settings.user_name.clone(),
+            char: self.st_settings.char_name.clone(),
+            engine: self.st_settings.macro_engine,
+            vars: std::sync::Arc::new(macros::Variables {
+                local: as_values(self.chat_vars()),
+                global: as_values(&self.st_settings.global_vars),
+            }),
+            clock: None,
         }
     }
 
@@ -166,6 +236,14 @@ impl Workspace {
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         // Numbers a hand-edited file has out of range are clamped to what
         // the panel accepts, so the loaded settings can be edited further.
+        // The macro engine and the global variables, when the file is a
+        // whole settings.json (a bare world_info_settings object says
+        // nothing of them: they stay).
+        let whole = lorebook_engine::formats::parse_json(text.as_bytes()).ok();
+        let macros_of = whole.as_ref().and_then(|v| {
+            let engine = MacroEngine::of_settings(v)?;
+            Some((engine, vars_text(macros::global_variables(v))))
+        });
         let s = StSettings::from_json(text)
             .map_err(|detail| {
                 AppError::coded(
@@ -178,12 +256,18 @@ impl Workspace {
                 )
             })?
             .clamped();
-        let v = view_of(
+        let mut v = view_of(
             &s,
             self.st_settings.max_context,
             &self.st_settings.user_name,
             &self.st_settings.char_name,
         );
+        (v.macro_engine, v.global_vars) = macros_of.unwrap_or_else(|| {
+            (
+                self.st_settings.macro_engine,
+                self.st_settings.global_vars.clone(),
+            )
+        });
         self.st_settings = v.clone();
         Ok(v)
     }

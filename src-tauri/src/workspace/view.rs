@@ -70,6 +70,7 @@ impl Workspace {
             }
         }
         self.chat_text = text;
+        self.read_chat_vars();
     }
 
     /// Applies a typed change to the chat: `remove` characters at `at`

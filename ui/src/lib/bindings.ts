@@ -713,7 +713,17 @@ max_recursion_steps: number, min_activations: number,
 /**
  * Deepest scan min activations widens to; 0 is the chat length.
  */
-min_activations_depth_max: number, include_names: boolean, case_sensitive: boolean, match_whole_words: boolean, use_group_scoring: boolean, user_name: string, char_name: string, };
+min_activations_depth_max: number, include_names: boolean, case_sensitive: boolean, match_whole_words: boolean, use_group_scoring: boolean, user_name: string, char_name: string, 
+/**
+ * SillyTavern's macro engine for keys and content
+ * (`power_user.experimental_macro_engine`).
+ */
+macro_engine: MacroEngine, 
+/**
+ * The global variables (`extension_settings.variables.global`), as
+ * text.
+ */
+global_vars: { [key in string]?: string }, };
 
 export type RulesView = { 
 /**
@@ -736,7 +746,16 @@ card: StCardView | null,
 /**
  * RisuAI's lorebook settings.
  */
-risu: RisuSettingsView, };
+risu: RisuSettingsView, 
+/**
+ * The chat's own variables under SillyTavern's rules
+ * (`chat_metadata.variables` of the chat, or as edited here).
+ */
+chat_vars: { [key in string]?: string }, 
+/**
+ * The chat's variables were edited in the app (else the chat's).
+ */
+chat_vars_edited: boolean, };
 
 export type ScenarioItem = { name: string, rules: Rules, 
 /**
@@ -1081,6 +1100,8 @@ export type DropKind = "disabled" | "trigger" | "character_filter" | "delay" | "
 
 export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context" | "max_recursion_steps" | "min_activations" | "min_activations_depth_max";
 
+export type MacroEngine = "new" | "legacy";
+
 export type StRange = { setting: StRanged, min: number, max: number, };
 
 export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
@@ -1337,6 +1358,7 @@ export type Command =
   | 'rules_view'
   | 'set_rules'
   | 'set_st_settings'
+  | 'set_chat_vars'
   | 'load_st_settings_dialog'
   | 'set_risu_settings'
   | 'scenarios'

@@ -177,6 +177,7 @@ export const api = {
   rulesView: () => call<RulesView>('rules_view'),
   setRules: (rules: Rules) => call<RulesView>('set_rules', { rules }),
   setStSettings: (settings: StSettingsView) => call<RulesView>('set_st_settings', { settings }),
+  setChatVars: (vars: Record<string, string> | null) => call<RulesView>('set_chat_vars', { vars }),
   loadStSettingsDialog: () => call<RulesView>('load_st_settings_dialog'),
   setRisuSettings: (settings: RisuSettingsView) => call<RulesView>('set_risu_settings', { settings }),
   /** A book's scenarios, each run under the book as edited now. */

@@ -259,6 +259,13 @@ export class Preview {
     await this.refresh();
   }
 
+  /** The chat's variables for SillyTavern's macros (null: the chat's own). */
+  async setChatVars(vars: Record<string, string> | null) {
+    this.rules = await api.setChatVars(vars);
+    this.hooks.changed();
+    await this.refresh();
+  }
+
   async setRisuSettings(settings: RisuSettingsView) {
     this.rules = await api.setRisuSettings(settings);
     this.hooks.changed();

@@ -184,6 +184,7 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::DropKind,
         lorebook_engine::sillytavern::StRanged,
         lorebook_engine::sillytavern::macros::MacroEngine,
+        lorebook_engine::sillytavern::macros::check::MacroLeft,
         lorebook_engine::sillytavern::StRange,
         crate::error::ErrorCode,
         crate::error::BookSetting,

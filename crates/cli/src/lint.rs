@@ -128,6 +128,10 @@ pub fn run(args: &LintArgs) -> ExitCode {
                 Ok(n) => n,
                 Err(e) => return usage(e),
             },
+            macros: match crate::sillytavern::macro_engine_of(args.st_settings.as_deref()) {
+                Ok(m) => m,
+                Err(e) => return usage(e),
+            },
         }
     } else if args.rules == "risu" {
         let settings = match &args.risu_settings {
@@ -194,6 +198,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
             LintRules::SillyTavern {
                 settings,
                 max_context,
+                ..
             },
         ) => {
             if !advise.is_empty() {

@@ -74,6 +74,17 @@ fn macro_setup(
     Ok((engine, vars))
 }
 
+/// The macro engine a settings file chooses (a new install's without one,
+/// or when the file is a bare `world_info_settings` object).
+pub fn macro_engine_of(path: Option<&Path>) -> Result<MacroEngine, String> {
+    let Some(path) = path else {
+        return Ok(MacroEngine::default());
+    };
+    let value = lorebook_engine::formats::parse_json(read_text(path)?.as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(MacroEngine::of_settings(&value).unwrap_or_default())
+}
+
 /// `--max-context N` within the range the app takes (`ST_RANGES`).
 pub fn max_context_of(given: Option<u32>) -> Result<u32, String> {
     let n = given.unwrap_or(DEFAULT_MAX_CONTEXT);

@@ -33,6 +33,7 @@ fn st() -> LintRules {
     LintRules::SillyTavern {
         settings: StSettings::default(),
         max_context: 8192,
+        macros: Default::default(),
     }
 }
 
@@ -826,4 +827,53 @@ proptest! {
             None => prop_assert!(cuts(&b, 32000, &chat) > 0),
         }
     }
+}
+
+// script.js substituteParams under each engine (macros/engine/MacroEngine.js,
+// macros.js evaluateMacros): what a key or body keeps as written.
+#[test]
+fn macro_as_text_follows_the_macro_engine() {
+    use lorebook_engine::sillytavern::macros::MacroEngine;
+    let b = book(vec![
+        e(&["storm"], "{{if .weather}}Wet.{{else}}Dry.{{/if}}"),
+        e(&["{{usr}} waves"], "A wave."),
+        e(&["{{user}} smiles"], "Plain {{char}} and {{getvar::x}}."),
+        e(&["dice"], "You roll {{roll::1d20}}."),
+    ]);
+    let rules = |macros| LintRules::SillyTavern {
+        settings: StSettings::default(),
+        max_context: 8192,
+        macros,
+    };
+    let new = run(std::slice::from_ref(&b), rules(MacroEngine::New), None);
+    expect(
+        &with(&new, "macro_as_text")
+            .into_iter()
+            .filter(|p| p.severity == Severity::Warning)
+            .collect::<Vec<_>>(),
+        "macro_as_text",
+        &[1],
+        Severity::Warning,
+    );
+    let legacy = run(std::slice::from_ref(&b), rules(MacroEngine::Legacy), None);
+    let on: Vec<(u64, Severity)> = with(&legacy, "macro_as_text")
+        .iter()
+        .map(|p| (p.entry.id, p.severity))
+        .collect();
+    assert_eq!(
+        on,
+        [
+            (0, Severity::Warning),
+            (1, Severity::Warning),
+            (3, Severity::Hint)
+        ],
+        "{legacy:#?}"
+    );
+    assert!(with(&legacy, "macro_as_text")[0]
+        .to_string()
+        .contains("legacy macro engine"));
+    none(
+        &run(std::slice::from_ref(&b), LintRules::Studio, None),
+        "macro_as_text",
+    );
 }

@@ -21,6 +21,7 @@ fn st() -> LintRules {
     LintRules::SillyTavern {
         settings: StSettings::default(),
         max_context: 8192,
+        macros: Default::default(),
     }
 }
 

@@ -58,6 +58,7 @@ impl Workspace {
             Rules::Sillytavern => LintRules::SillyTavern {
                 settings: super::st_rules::engine_settings(&self.st_settings),
                 max_context: self.st_settings.max_context,
+                macros: self.st_settings.macro_engine,
             },
         }
     }

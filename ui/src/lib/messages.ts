@@ -25,6 +25,7 @@ import type {
   LintEntryRef,
   NeverReason,
   NoEffectReason,
+  MacroLeft,
   Note,
   PromptBlock,
   RisuDrop,
@@ -640,6 +641,7 @@ export const lintCodes = {
   recursion_loop: 0,
   recursion_too_deep: 0,
   content_empty: 0,
+  macro_as_text: 0,
   content_duplicate: 0,
   name_duplicate: 0,
 } satisfies Record<Finding['code'], 0>;
@@ -648,6 +650,7 @@ const neverReasons = { empty: 0, space_in_full_word: 0, regex_no_slash: 0, regex
 const commonReasons = { chat: 0, single_letter: 0, stop_word: 0, short: 0, whitespace: 0 } satisfies Record<CommonReason['reason'], 0>;
 const contradictions = { keep_gated: 0, activate_wins: 0, no_request: 0 } satisfies Record<Contradiction['reason'], 0>;
 const noEffectReasons = { other_rules: 0, repeated: 0, constant: 0, lone_fallback: 0, risu_ignores: 0, no_key: 0 } satisfies Record<NoEffectReason['reason'], 0>;
+const macroLeft = { new_engine_only: 0, unknown: 0, varies: 0 } satisfies Record<MacroLeft, 0>;
 const fixKinds = {
   remove_key: 0,
   clear_secondary_keys: 0,
@@ -666,6 +669,7 @@ export const lintKeys: (MessageKey | PluralKey)[] = [
   ...Object.keys(commonReasons).map((r) => `lint.key_too_common.${r}` as MessageKey),
   ...Object.keys(contradictions).map((r) => `lint.decorator_contradictory.${r}` as MessageKey),
   ...Object.keys(noEffectReasons).map((r) => `lint.decorator_no_effect.${r}` as MessageKey),
+  ...Object.keys(macroLeft).map((r) => `lint.macro_as_text.${r}` as MessageKey),
   ...(['regex_matches_empty', 'regex_rewritten', 'duplicate_key', 'key_contains_other', 'selective_without_secondary', 'no_keys', 'decorator_unknown',
     'decorator_bad_argument', 'entry_over_budget', 'constants_over_budget', 'never_survives', 'recursion_loop', 'recursion_too_deep',
     'content_empty', 'content_duplicate', 'name_duplicate'] as const).map((c) => `lint.${c}` as MessageKey),
@@ -743,6 +747,8 @@ export function findingText(t: Translate, f: Finding, name: NameEntry): string {
       return t(f.dead ? 'lint.recursion_loop.dead' : 'lint.recursion_loop', { chain: f.cycle.map(name).join(' → ') });
     case 'recursion_too_deep':
       return t('lint.recursion_too_deep', { chain: f.chain.map(name).join(' → '), limit: f.limit });
+    case 'macro_as_text':
+      return t(`lint.macro_as_text.${f.reason}`, { text: f.text, engine: t(`stSettings.engine.${f.engine}`) });
     case 'content_duplicate':
       return t('lint.content_duplicate', { others: entryList(t, name, f.others, f.more) });
     case 'name_duplicate':

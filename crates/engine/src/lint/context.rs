@@ -24,6 +24,8 @@ pub enum LintRules {
     SillyTavern {
         settings: StSettings,
         max_context: u32,
+        /// The macro engine keys and content go through.
+        macros: crate::sillytavern::macros::MacroEngine,
     },
     /// RisuAI 460ecae's, with the character's lorebook settings
     /// (docs/risu-rules.md).
@@ -108,6 +110,7 @@ impl LintContext {
             LintRules::SillyTavern {
                 settings,
                 max_context,
+                ..
             } => (
                 settings.budget(*max_context),
                 settings.recursive.then(|| {

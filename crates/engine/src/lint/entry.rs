@@ -36,7 +36,10 @@ pub(crate) fn check_entry_seen(
     out.keys(e, seen);
     match seen {
         Seen::Studio => out.studio_decorators(e, None),
-        Seen::St(st) => out.st_decorators(e, st),
+        Seen::St(st) => {
+            out.st_decorators(e, st);
+            out.st_macros(e);
+        }
         Seen::Risu(r) => out.studio_decorators(e, Some(r)),
     }
     out.flags(e, seen);
@@ -49,6 +52,9 @@ pub(crate) fn check_entry_seen(
     }
     problems
 }
+
+/// The most macro findings one entry gets.
+const MAX_MACRO_FINDINGS: usize = 5;
 
 struct Checker<'a> {
     cx: &'a LintContext,
@@ -209,6 +215,47 @@ impl Checker<'_> {
                 self.push(Severity::Warning, span, finding, None);
             }
             Ok(false) => {}
+        }
+    }
+
+    /// Macros SillyTavern's engine leaves in keys and content as written.
+    fn st_macros(&mut self, e: &Entry) {
+        use crate::sillytavern::macros::check::{left_as_text, MacroLeft};
+        let LintRules::SillyTavern { macros, .. } = self.cx.rules else {
+            return;
+        };
+        let keys = [(&e.keys, false), (&e.secondary_keys, true)];
+        let mut found: Vec<(Span, String, MacroLeft)> = Vec::new();
+        for (list, secondary) in keys {
+            for (index, key) in list.iter().enumerate() {
+                for l in left_as_text(key, macros) {
+                    found.push((
+                        Span::Key { secondary, index },
+                        key[l.start..l.end].to_string(),
+                        l.why,
+                    ));
+                }
+            }
+        }
+        for l in left_as_text(&e.content, macros) {
+            let span = Span::Content {
+                start: l.start,
+                end: l.end,
+            };
+            found.push((span, e.content[l.start..l.end].to_string(), l.why));
+        }
+        // A few per entry: one book-wide habit is not a hundred findings.
+        for (span, text, reason) in found.into_iter().take(MAX_MACRO_FINDINGS) {
+            let severity = match reason {
+                MacroLeft::Varies => Severity::Hint,
+                MacroLeft::NewEngineOnly | MacroLeft::Unknown => Severity::Warning,
+            };
+            let finding = Finding::MacroAsText {
+                text,
+                reason,
+                engine: macros,
+            };
+            self.push(severity, span, finding, None);
         }
     }
 

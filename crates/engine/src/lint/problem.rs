@@ -358,6 +358,13 @@ pub enum Finding {
         limit: u32,
     },
     ContentEmpty,
+    /// SillyTavern's macro engine (`engine`) leaves `text` in the key or
+    /// the content as written.
+    MacroAsText {
+        text: String,
+        reason: crate::sillytavern::macros::check::MacroLeft,
+        engine: crate::sillytavern::macros::MacroEngine,
+    },
     ContentDuplicate {
         others: Vec<EntryRef>,
         more: usize,
@@ -392,6 +399,7 @@ pub const CODES: &[&str] = &[
     "recursion_loop",
     "recursion_too_deep",
     "content_empty",
+    "macro_as_text",
     "content_duplicate",
     "name_duplicate",
 ];
@@ -421,6 +429,7 @@ impl Finding {
             Finding::RecursionLoop { .. } => "recursion_loop",
             Finding::RecursionTooDeep { .. } => "recursion_too_deep",
             Finding::ContentEmpty => "content_empty",
+            Finding::MacroAsText { .. } => "macro_as_text",
             Finding::ContentDuplicate { .. } => "content_duplicate",
             Finding::NameDuplicate { .. } => "name_duplicate",
         }

@@ -237,6 +237,24 @@ impl fmt::Display for Finding {
                 chain(f, c)
             }
             Finding::ContentEmpty => f.write_str("the body is empty: nothing is injected"),
+            Finding::MacroAsText { text, reason, engine } => {
+                use crate::sillytavern::macros::{check::MacroLeft, MacroEngine};
+                let engine = match engine {
+                    MacroEngine::New => "the new macro engine",
+                    MacroEngine::Legacy => "the legacy macro engine",
+                };
+                match reason {
+                    MacroLeft::NewEngineOnly => write!(
+                        f,
+                        "{text}: SillyTavern's legacy macro engine leaves this as written (only the new engine reads it)"
+                    ),
+                    MacroLeft::Unknown => write!(f, "{text}: SillyTavern has no such macro; {engine} leaves it as written"),
+                    MacroLeft::Varies => write!(
+                        f,
+                        "{text}: its value changes from request to request; the preview keeps it as written"
+                    ),
+                }
+            }
             Finding::ContentDuplicate { others, more } => {
                 f.write_str("the same body as ")?;
                 list(f, others, *more)

@@ -7,6 +7,7 @@
 //! ([`legacy`]). Both read the chat's variables and the global ones
 //! ([`vars`]).
 
+pub mod check;
 pub mod clock;
 pub mod eval;
 pub mod js;

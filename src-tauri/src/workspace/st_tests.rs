@@ -144,7 +144,8 @@ fn the_preview_names_positions_ranks_and_sillytavern_reasons() {
         StReason::Key {
             key: "tower".into(),
             pass: 1,
-            widened: None
+            widened: None,
+            expanded: None,
         }
     );
     assert!(p

@@ -1088,7 +1088,12 @@ export type ImportReason = "malformed_json" | "unknown_format" | "png_without_ca
 
 export type ExportReason = "not_a_card_format" | "no_writer" | "bad_png" | "png_without_card" | "bad_card_chunk";
 
-export type StReason = { "code": "activate" } | { "code": "constant" } | { "code": "sticky", left: number, } | { "code": "key", key: string, pass: number, widened: number | null, };
+export type StReason = { "code": "activate" } | { "code": "constant" } | { "code": "sticky", left: number, } | { "code": "key", key: string, pass: number, widened: number | null, 
+/**
+ * The key as SillyTavern's macros made it, when they changed it
+ * (`{{user}} smiled` → `Alice smiled`).
+ */
+expanded?: string | null, };
 
 export type GroupLoss = { "code": "sticky_holds" } | { "code": "on_cooldown" } | { "code": "delayed" } | { "code": "scoring", score: number, best: number, } | { "code": "already_activated" } | { "code": "prioritized", winner: number, winner_name: string, } | { "code": "lost_roll", roll: number, total: number, weight: number, winner: number, winner_name: string, };
 

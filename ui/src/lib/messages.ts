@@ -543,6 +543,8 @@ export const stExplainKeys: (MessageKey | PluralKey)[] = [
   ...Object.keys(stDetailCodes).map((c) => stCodeKey('stDetail', c)),
   ...Object.keys(stLossCodes).map((c) => stCodeKey('stLoss', c)),
   'stReason.keyWidened',
+  'stReason.keyMacro',
+  'stReason.keyMacroWidened',
   'stDetail.unknownLogic',
   'stDetail.budgetCapped',
 ].flatMap((k) => (stPlural.has(k) ? [`${k}.one`, `${k}.other`] : [k])) as (MessageKey | PluralKey)[];
@@ -553,6 +555,12 @@ export function stReasonText(t: Translate, r: StReason): string {
     case 'sticky':
       return t('stReason.sticky', { n: r.left });
     case 'key':
+      // A key the macros changed is shown as they made it too.
+      if (r.expanded) {
+        return r.widened === null
+          ? t('stReason.keyMacro', { key: r.key, expanded: r.expanded, pass: r.pass })
+          : t('stReason.keyMacroWidened', { key: r.key, expanded: r.expanded, pass: r.pass, depth: r.widened });
+      }
       return r.widened === null
         ? t('stReason.key', { key: r.key, pass: r.pass })
         : t('stReason.keyWidened', { key: r.key, pass: r.pass, depth: r.widened });

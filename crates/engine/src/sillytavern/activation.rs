@@ -336,12 +336,17 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             }
             let widened =
                 (pass == PassKind::MinActivations && e.scan_depth.is_none()).then_some(depth);
+            let expanded = (primary.contains("{{") || primary.contains('<'))
+                .then(|| names_now.as_ref().unwrap_or(cx.names).expand(&primary).text)
+                .map(|x| super::matching::js_trim(&x).to_string())
+                .filter(|x| *x != primary);
             why_in.insert(
                 i,
                 StReason::Key {
                     key: primary,
                     pass: passes,
                     widened,
+                    expanded,
                 },
             );
             candidates.push(i);

@@ -24,6 +24,10 @@ pub enum StReason {
         key: String,
         pass: u32,
         widened: Option<f64>,
+        /// The key as SillyTavern's macros made it, when they changed it
+        /// (`{{user}} smiled` → `Alice smiled`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expanded: Option<String>,
     },
 }
 
@@ -33,8 +37,17 @@ impl fmt::Display for StReason {
             StReason::Activate => f.write_str("@@activate"),
             StReason::Constant => f.write_str("constant"),
             StReason::Sticky { left } => write!(f, "sticky: {left} message(s) left"),
-            StReason::Key { key, pass, widened } => {
-                write!(f, "key \"{key}\" (pass {pass}")?;
+            StReason::Key {
+                key,
+                pass,
+                widened,
+                expanded,
+            } => {
+                write!(f, "key \"{key}\"")?;
+                if let Some(x) = expanded {
+                    write!(f, ", \"{x}\" after macros")?;
+                }
+                write!(f, " (pass {pass}")?;
                 if let Some(depth) = widened {
                     write!(
                         f,
@@ -328,6 +341,7 @@ mod tests {
             key: "lamp".into(),
             pass: 1,
             widened: Some(3.0),
+            expanded: None,
         };
         assert_eq!(
             key.to_string(),

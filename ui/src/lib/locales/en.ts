@@ -621,6 +621,8 @@ export const en = {
   'stReason.sticky.other': "sticky: {n} messages left",
   'stReason.key': "key \"{key}\" (pass {pass})",
   'stReason.keyWidened': "key \"{key}\" (pass {pass}, after min activations widened the scan to {depth} messages)",
+  'stReason.keyMacro': "key \"{key}\", \"{expanded}\" after macros (pass {pass})",
+  'stReason.keyMacroWidened': "key \"{key}\", \"{expanded}\" after macros (pass {pass}, after min activations widened the scan to {depth} messages)",
   'stDetail.disabled': "disabled",
   'stDetail.triggers': "generation triggers {triggers} exclude a normal generation",
   'stDetail.character_filter': "the character filter excludes {character}",

@@ -623,6 +623,8 @@ export const ptBR: Record<MessageKey, string> = {
   'stReason.sticky.other': "persistente: faltam {n} mensagens",
   'stReason.key': "chave \"{key}\" (passada {pass})",
   'stReason.keyWidened': "chave \"{key}\" (passada {pass}, depois que as ativações mínimas ampliaram a varredura para {depth} mensagens)",
+  'stReason.keyMacro': "chave \"{key}\", \"{expanded}\" depois das macros (passada {pass})",
+  'stReason.keyMacroWidened': "chave \"{key}\", \"{expanded}\" depois das macros (passada {pass}, depois que as ativações mínimas ampliaram a varredura para {depth} mensagens)",
   'stDetail.disabled': "desativada",
   'stDetail.triggers': "os gatilhos de geração {triggers} excluem uma geração normal",
   'stDetail.character_filter': "o filtro de personagem exclui {character}",

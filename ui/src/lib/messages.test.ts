@@ -330,7 +330,7 @@ describe('lint problems', () => {
     const gated = { code: 'decorator_contradictory', first: 'keep', second: 'dont_activate_after_match', reason: 'keep_gated' } as const;
     expect(findingText(t('en'), gated, name)).toBe('@@keep never applies: @@dont_activate_after_match shuts the entry out once it has matched');
     const other = { code: 'decorator_no_effect', decorator: 'depth', reason: 'other_rules', rules: 'sillytavern' } as const;
-    expect(findingText(t('en'), other, name)).toBe('@@depth belongs to the rules of SillyTavern 1.15: ignored under the rules in use');
+    expect(findingText(t('en'), other, name)).toBe('@@depth belongs to the rules of SillyTavern 1.15–1.19: ignored under the rules in use');
     const budget = { code: 'entry_over_budget', tokens: 900, budget: 400, assumed: false } as const;
     expect(findingText(t('pt-BR'), budget, name)).toBe('900 tokens sozinhos passam do orçamento de 400: nunca é mantida');
     expect(findingText(t('en'), { ...budget, assumed: true }, name)).toBe(

@@ -19,8 +19,8 @@ use crate::sillytavern::StSettings;
 pub enum LintRules {
     /// The guide's rules (docs/semantics.md).
     Studio,
-    /// SillyTavern 1.15's, with its global settings and the context size
-    /// the budget is a share of.
+    /// SillyTavern 1.15–1.19's, with its global settings, the context size
+    /// the budget is a share of and the macro engine.
     SillyTavern {
         settings: StSettings,
         max_context: u32,

@@ -85,26 +85,6 @@ pub struct Context<'a> {
     pub comments: &'a [Arc<str>],
 }
 
-/// Expands again, with `names`' variables, the keys of the entries whose
-/// keys hold macros: SillyTavern expands every key on every pass.
-fn expand_keys_again(entries: &[StEntry], keys: &mut KeySet, names: &Names) {
-    let has_macro = |k: &String| k.contains("{{") || k.contains('<');
-    let expand = |k: &String| {
-        let text = substitute(k, names);
-        (!text.is_empty()).then(|| super::matching::js_trim(&text).to_string())
-    };
-    for (i, e) in entries.iter().enumerate() {
-        // Keys that set variables are expanded when tested (see `run`).
-        if !keys.writes(i) && e.keys.iter().chain(&e.secondary).any(has_macro) {
-            keys.set_request_keys(
-                i,
-                e.keys.iter().map(expand).collect(),
-                e.secondary.iter().map(expand).collect(),
-            );
-        }
-    }
-}
-
 /// How a candidate got in.
 fn key_mode(e: &StEntry, s: &StSettings) -> KeyMode {
     KeyMode {
@@ -155,7 +135,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
         if keys_stale {
             keys_stale = false;
             if let Some(names) = &names_now {
-                expand_keys_again(entries, cx.keys, names);
+                cx.keys.expand_again(entries, names);
             }
         }
         if s.max_recursion_steps > 0.0 && passes as f64 >= s.max_recursion_steps {
@@ -257,22 +237,8 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 continue;
             }
             if cx.keys.writes(i) {
-                // Keys that set variables are expanded as they are tested,
-                // and what they set is seen by the keys tested after them.
                 let before = names_now.as_ref().unwrap_or(cx.names);
-                let mut names = before.clone();
-                let mut expand = |k: &String| {
-                    let ex = names.expand(k);
-                    if let Some(vars) = ex.vars {
-                        names.vars = Arc::new(vars);
-                    }
-                    (!ex.text.is_empty()).then(|| super::matching::js_trim(&ex.text).to_string())
-                };
-                let primary: Vec<_> = e.keys.iter().map(&mut expand).collect();
-                let secondary: Vec<_> = e.secondary.iter().map(&mut expand).collect();
-                cx.keys.set_request_keys(i, primary, secondary);
-                if names.vars != before.vars {
-                    expand_keys_again(entries, cx.keys, &names);
+                if let Some(names) = cx.keys.expand_writer(i, e, entries, before) {
                     names_now = Some(names);
                     keys_stale = false;
                 }
@@ -336,10 +302,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
             }
             let widened =
                 (pass == PassKind::MinActivations && e.scan_depth.is_none()).then_some(depth);
-            let expanded = (primary.contains("{{") || primary.contains('<'))
-                .then(|| names_now.as_ref().unwrap_or(cx.names).expand(&primary).text)
-                .map(|x| super::matching::js_trim(&x).to_string())
-                .filter(|x| *x != primary);
+            let expanded = names_now.as_ref().unwrap_or(cx.names).changed_key(&primary);
             why_in.insert(
                 i,
                 StReason::Key {

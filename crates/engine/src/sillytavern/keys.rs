@@ -413,6 +413,53 @@ impl KeySet {
         self.writes.get(e).copied().unwrap_or(false)
     }
 
+    /// Expands again, with `names`' variables, the keys of the entries
+    /// whose keys hold macros: SillyTavern expands every key on every pass.
+    /// Keys that set variables are left to [`KeySet::expand_writer`].
+    pub fn expand_again(&mut self, entries: &[StEntry], names: &Names) {
+        let has_macro = |k: &String| k.contains("{{") || k.contains('<');
+        let expand = |k: &String| {
+            let text = substitute(k, names);
+            (!text.is_empty()).then(|| js_trim(&text).to_string())
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if !self.writes(i) && e.keys.iter().chain(&e.secondary).any(has_macro) {
+                let primary = e.keys.iter().map(expand).collect();
+                let secondary = e.secondary.iter().map(expand).collect();
+                self.set_request_keys(i, primary, secondary);
+            }
+        }
+    }
+
+    /// Expands the keys of entry `i` (`e`), which set variables, as they
+    /// are tested: what one sets is seen by the keys after it. When they
+    /// changed the variables, every other macro key is expanded again and
+    /// the names with the new variables are returned.
+    pub fn expand_writer(
+        &mut self,
+        i: usize,
+        e: &StEntry,
+        entries: &[StEntry],
+        before: &Names,
+    ) -> Option<Names> {
+        let mut names = before.clone();
+        let mut expand = |k: &String| {
+            let ex = names.expand(k);
+            if let Some(vars) = ex.vars {
+                names.vars = std::sync::Arc::new(vars);
+            }
+            (!ex.text.is_empty()).then(|| js_trim(&ex.text).to_string())
+        };
+        let primary: Vec<_> = e.keys.iter().map(&mut expand).collect();
+        let secondary: Vec<_> = e.secondary.iter().map(&mut expand).collect();
+        self.set_request_keys(i, primary, secondary);
+        if names.vars == before.vars {
+            return None;
+        }
+        self.expand_again(entries, &names);
+        Some(names)
+    }
+
     /// Forgets what [`KeySet::set_request_keys`] set.
     pub fn clear_request_keys(&mut self) {
         if !self.request_keys.is_empty() {

@@ -53,6 +53,15 @@ impl Names {
             self.clock,
         )
     }
+
+    /// A key as the macros make it, trimmed, when they change it.
+    pub fn changed_key(&self, key: &str) -> Option<String> {
+        if !key.contains("{{") && !key.contains('<') {
+            return None;
+        }
+        let text = self.expand(key).text;
+        Some(js_trim(&text).to_string()).filter(|x| x != key)
+    }
 }
 
 /// Expands the macros of a key or of content as SillyTavern's

@@ -399,7 +399,7 @@ export const en = {
   'stPreview.passes.other': '{n} scan passes',
   'rules.label': "Rules",
   'rules.studio': "Lorebook Studio (the guide's rules)",
-  'rules.sillytavern': "SillyTavern 1.15",
+  'rules.sillytavern': "SillyTavern 1.15–1.19",
   'rules.risu': "RisuAI (460ecae)",
   'risu.budget': "Budget: {used} / {limit} tokens (RisuAI applies it after every pass)",
   'risu.failure': "RisuAI's prompt build fails on this request: entry \"{name}\" has @@position without a value.",

@@ -401,7 +401,7 @@ export const ptBR: Record<MessageKey, string> = {
   'stPreview.passes.other': '{n} passadas de varredura',
   'rules.label': "Regras",
   'rules.studio': "Lorebook Studio (regras do guia)",
-  'rules.sillytavern': "SillyTavern 1.15",
+  'rules.sillytavern': "SillyTavern 1.15–1.19",
   'rules.risu': "RisuAI (460ecae)",
   'risu.budget': "Orçamento: {used} / {limit} tokens (o RisuAI o aplica depois de todas as passadas)",
   'risu.failure': "A montagem do prompt do RisuAI falha nesta requisição: a entrada \"{name}\" tem @@position sem valor.",

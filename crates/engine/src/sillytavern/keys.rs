@@ -364,7 +364,7 @@ impl KeySet {
     /// keys are all plain and none of their patterns occurs. True
     /// otherwise (the keys are then tested one by one).
     pub fn may_match(&self, hay: &mut Hay, e: usize) -> bool {
-        if self.plain_only.get(e) != Some(&true) || self.request_keys.contains_key(&e) {
+        if self.plain_only.get(e) != Some(&true) || self.request_keyed(e) {
             return true;
         }
         if hay.maybe.is_none() {
@@ -460,6 +460,20 @@ impl KeySet {
         Some(names)
     }
 
+    /// Whether entry `e`'s keys were set for this request (no lookup in
+    /// the common case of none).
+    fn request_keyed(&self, e: usize) -> bool {
+        !self.request_keys.is_empty() && self.request_keys.contains_key(&e)
+    }
+
+    /// Entry `e`'s keys as this request tests them.
+    fn keys_now(&self, e: usize) -> &EntryKeys {
+        if self.request_keys.is_empty() {
+            return &self.entries[e];
+        }
+        self.request_keys.get(&e).unwrap_or(&self.entries[e])
+    }
+
     /// Forgets what [`KeySet::set_request_keys`] set.
     pub fn clear_request_keys(&mut self) {
         if !self.request_keys.is_empty() {
@@ -512,7 +526,12 @@ impl KeySet {
     /// the request's steps spent; too large to compile), by its index in
     /// the list, and why.
     pub fn given_up(&self, hay: &Hay, e: usize, list: List) -> Option<(usize, GiveUp)> {
-        let keys = self.request_keys.get(&e).unwrap_or(&self.entries[e]);
+        // Most texts give up on no key: then the entry's keys (a cache miss
+        // each, on every entry that did not match) are not read at all.
+        if !hay.text.gave_up_any() {
+            return None;
+        }
+        let keys = self.keys_now(e);
         let why = |key: Option<&Key>| match key {
             Some(Key::Regex { text, .. } | Key::Other(text)) => hay.text.given_up(text),
             _ => None,
@@ -537,7 +556,11 @@ impl KeySet {
         k: usize,
         mode: KeyMode,
     ) -> bool {
-        let keys = self.request_keys.get(&e).unwrap_or(&self.entries[e]);
+        // Field by field: the regex cache is borrowed mutably below.
+        let keys = match self.request_keys.is_empty() {
+            true => &self.entries[e],
+            false => self.request_keys.get(&e).unwrap_or(&self.entries[e]),
+        };
         let key = match list {
             List::Primary => keys.primary[k].as_ref(),
             List::Secondary => keys.secondary[k].as_ref(),

@@ -322,6 +322,11 @@ impl Haystack {
     }
 
     /// Why regex key `key` was given up on for this text, if it was.
+    /// Whether any regex key was given up on this text.
+    pub fn gave_up_any(&self) -> bool {
+        !self.given_up.is_empty()
+    }
+
     pub fn given_up(&self, key: &str) -> Option<GiveUp> {
         self.given_up
             .iter()

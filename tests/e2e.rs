@@ -2864,3 +2864,6 @@ mod help;
 
 #[path = "e2e/lint_badges.rs"]
 mod lint_badges;
+
+#[path = "e2e/st_macros.rs"]
+mod st_macros;

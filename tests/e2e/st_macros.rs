@@ -55,7 +55,10 @@ fn variables_and_the_macro_engine_change_the_preview() {
     assert_accessible(&app, "the SillyTavern settings with variables");
 
     // The legacy engine leaves {{if}} as written: both branches' words.
-    app.click(&format!("{} option[value=\"legacy\"]", tid("st-macro_engine")));
+    app.click(&format!(
+        "{} option[value=\"legacy\"]",
+        tid("st-macro_engine")
+    ));
     injected(&[0, 1, 2, 3]);
 
     // Back to the chat's own variables (it has none): the key is empty.

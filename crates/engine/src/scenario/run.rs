@@ -197,7 +197,23 @@ fn build(
                             .clone()
                             .or_else(|| from_header("character_name"))
                             .unwrap_or_else(|| "Character".into()),
-                        ..Default::default()
+                        // The macro engine and global variables of the
+                        // settings kept with the scenario, the chat's own
+                        // variables from its header, as the CLI reads them.
+                        engine: s
+                            .sillytavern
+                            .as_ref()
+                            .and_then(crate::sillytavern::macros::MacroEngine::of_settings)
+                            .unwrap_or_default(),
+                        vars: std::sync::Arc::new(crate::sillytavern::macros::Variables {
+                            local: crate::sillytavern::macros::chat_variables(chat.header.as_ref()),
+                            global: s
+                                .sillytavern
+                                .as_ref()
+                                .map(crate::sillytavern::macros::global_variables)
+                                .unwrap_or_default(),
+                        }),
+                        clock: None,
                     },
                     tokenizer: tokenizer_for_model(&model)?,
                     seed: s.seed,

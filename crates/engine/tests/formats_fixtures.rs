@@ -552,7 +552,10 @@ fn risu_fixture_maps_every_field() {
     assert_eq!(castle.content, "@@keep\n@@depth 0\nThe castle.");
     assert_eq!(castle.extensions["risu"]["extentions"]["risu_other"], 1);
     let dragons = entry(&book, 1);
-    assert!(dragons.use_regex && dragons.constant && !dragons.enabled);
+    // loadLoreBookV3Prompt: only alwaysActive makes an entry constant; the
+    // old `mode: "constant"` stays a RisuAI field.
+    assert!(dragons.use_regex && !dragons.constant && !dragons.enabled);
+    assert_eq!(dragons.extensions["risu"]["mode"], "constant");
     assert_eq!(dragons.keys, ["/drag(on|ons)/i"]);
     assert_eq!(dragons.content, "Dragons.");
     assert!(!entry(&book, 2).enabled, "folders never fire");

@@ -709,3 +709,51 @@ fn load_lore_book_v3_prompt_ignores_folders() {
         "F",
     );
 }
+
+// Issue 45: three rules of 460ecae the profile missed.
+
+#[test]
+fn load_lore_book_v3_prompt_blank_key_fields_are_not_empty() {
+    // A key field of separators and blanks is not empty to RisuAI: the
+    // entry is not skipped (its decorators run), and its query, keys
+    // trimmed away, finds nothing. So a selective entry whose secondary
+    // field is " , " never activates by its keys.
+    check(
+        json!({"entries": [
+            with(e("A", "storm", "X"), json!({"sel": true, "sk": " , "})),
+            with(e("B", "storm", "X"), json!({"sel": true, "sk": ""})),
+            e("C", " , ", "@@activate\nX"),
+            with(e("D", "storm", "X"), json!({"sel": false, "sk": " , "})),
+            e("E", " , ", "X")
+        ], "msgs": ["a storm"]}),
+        "D, C, B",
+    );
+}
+
+#[test]
+fn load_lore_book_v3_prompt_mode_is_not_constant() {
+    // Only `alwaysActive` makes an entry constant: `mode: "constant"` and
+    // `mode: "multiple"` are plain entries, activated by their keys.
+    check(
+        json!({"entries": [
+            with(e("A", "zzz", "X"), json!({"mode": "constant"})),
+            with(e("B", "zzz", "X"), json!({"mode": "multiple"})),
+            with(e("C", "storm", "X"), json!({"mode": "constant"})),
+            with(e("D", "storm", "X"), json!({"mode": "multiple"}))
+        ], "msgs": ["storm"]}),
+        "D, C",
+    );
+}
+
+#[test]
+fn parse_decorators_order_is_no_risu_decorator() {
+    // `@@order` is not among the decorators loadLoreBookV3Prompt reads: the
+    // line leaves the body and the order stays the entry's insertorder.
+    check(
+        json!({"entries": [
+            with(e("A", "storm", "@@order 1\nA body"), json!({"order": 100})),
+            with(e("B", "storm", "B body"), json!({"order": 50}))
+        ], "msgs": ["storm"], "show": "body"}),
+        "B=B body, A=A body",
+    );
+}

@@ -394,7 +394,9 @@ impl fmt::Display for Note {
             Note::StUseRegexIgnored => f.write_str(
                 "true as SillyTavern writes it on every entry (it ignores it); read as plain keys",
             ),
-            Note::RisuConstant => f.write_str("\"constant\" read as constant (alwaysActive)"),
+            Note::RisuConstant => f.write_str(
+                "mode \"constant\" kept as a field: RisuAI makes an entry constant by alwaysActive alone",
+            ),
             Note::RisuFolder => {
                 f.write_str("a RisuAI folder: listed as a folder with its entries, and disabled so it never fires")
             }

@@ -7,7 +7,7 @@
 //! | `comment` | `comment` | |
 //! | `content` | `content` | `@@keep_activate_after_match` ↔ `@@keep`; `@@role R` ↔ `role`; `@@dont_activate` ↔ `enabled: false`; `@@match_full_word` ↔ `whole_words` (only in a block without `@@@` fallbacks) |
 //! | `insertorder` | `order` **and** `priority` | a `priority` that differs is written as `@@priority N` |
-//! | `alwaysActive` | `constant` | `mode: "constant"` also reads as constant |
+//! | `alwaysActive` | `constant` | only it: `mode: "constant"` stays a field, the entry plain, as in RisuAI |
 //! | `selective` | `selective` (AND ANY) | other secondary logics are written as `@@exclude_keys`, `@@additional_keys`, `@@exclude_keys_all` |
 //! | `useRegex` | `use_regex` | |
 //! | `extentions.risu_case_sensitive` | `case_sensitive` | (RisuAI's spelling) |
@@ -19,7 +19,9 @@
 //! Export goes through [`crate::risu::Lore::of`], the mapping the `risu`
 //! rules read too, so an exported book previews the same in both. RisuAI
 //! reads every card-v3 decorator, so they stay in the content
-//! (`@@probability` included); `@@order` becomes `insertorder`, and
+//! (`@@probability` included), the guide's `@@order` too (RisuAI drops it
+//! unread); a `key` or `secondkey` of separators and blanks only is kept
+//! as written (RisuAI reads it as a key list that finds nothing); and
 //! SillyTavern's depth and delay become `@@reverse_depth` and
 //! `@@activate_only_after`. The export has no book name, description or
 //! scan settings: those are reported.
@@ -51,6 +53,11 @@ const MAPPING: Mapping = Mapping {
     write: entry_to_risu,
     top: book_top,
 };
+
+/// Where an import keeps a `key` / `secondkey` field of only separators
+/// and blanks (in the entry's RisuAI fields; see [`crate::risu::Lore`]).
+pub const BLANK_KEY: &str = "blankKey";
+pub const BLANK_SECONDKEY: &str = "blankSecondkey";
 
 fn split(s: &str) -> Vec<String> {
     s.split(',')
@@ -202,6 +209,15 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
     } else {
         e.keys = split(&key);
         e.secondary_keys = split(&second);
+        // A field of separators and blanks is no key to the model but is
+        // not empty to RisuAI (the entry is not skipped; its query finds
+        // nothing): kept as it is, read back by `risu::Lore`.
+        if e.keys.is_empty() && !key.is_empty() {
+            o.insert(BLANK_KEY.into(), json!(key));
+        }
+        if e.secondary_keys.is_empty() && !second.is_empty() {
+            o.insert(BLANK_SECONDKEY.into(), json!(second));
+        }
     }
     e.comment = string_field(&mut o, "comment", path)?;
     e.content = string_field(&mut o, "content", path)?;
@@ -228,8 +244,10 @@ fn entry_from_risu(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry
         e.constant = b;
         sec.carry("alwaysActive");
     }
+    // RisuAI makes an entry constant by `alwaysActive` alone
+    // (loadLoreBookV3Prompt never reads `mode` but for "child"): an old
+    // `mode: "constant"` stays a field and the entry plain.
     if o.get("mode").and_then(Value::as_str) == Some("constant") && !e.constant {
-        e.constant = true;
         sec.approx("mode", Note::RisuConstant);
     }
     if o.get("mode").and_then(Value::as_str) == Some("folder") {
@@ -359,9 +377,6 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
             e.secondary_logic.as_str()
         ));
     }
-    if moved.order_decorator {
-        sec.carry("@@order (as insertorder)");
-    }
     if let Some(p) = moved.st_position {
         sec.carry(format!(
             "SillyTavern position {p} (as a RisuAI position decorator)"
@@ -385,6 +400,8 @@ fn entry_to_risu(e: &Entry, sec: &mut Section) -> Object {
             sec.approx("keys", Note::KeyHasComma { key: k.clone() });
         }
     }
+    ns.remove(BLANK_KEY);
+    ns.remove(BLANK_SECONDKEY);
     let mut o = Object::new();
     o.insert("key".into(), json!(lore.key));
     o.insert("comment".into(), json!(lore.comment));

@@ -67,7 +67,6 @@ pub struct Moved {
     pub whole_words_global: bool,
     pub priority: bool,
     pub secondary_logic: bool,
-    pub order_decorator: bool,
     pub st_position: Option<u64>,
     pub delay: bool,
 }
@@ -94,12 +93,10 @@ impl Lore {
         let folder = text("folder").map(str::to_string);
         let mut moved = Moved::default();
         let mut content = rename_decorator(&e.content, "keep", "keep_activate_after_match");
-        let mut insertorder = e.order as f64;
-        if let Some(order) = decorators::parse(&content).decorators.order {
-            insertorder = order as f64;
-            content = drop_decorator(&content, "order");
-            moved.order_decorator = true;
-        }
+        // `@@order` is the guide's, not RisuAI's: it stays a line of the
+        // body, which RisuAI drops as an unknown decorator, and the order
+        // is the entry's own.
+        let insertorder = e.order as f64;
         // Prepended one by one: the last one written ends up on top.
         let mut top: Vec<String> = Vec::new();
         let st_int = |k: &str| e.extensions.get(k).and_then(Value::as_u64);
@@ -169,12 +166,17 @@ impl Lore {
                 format!("{line}\n{content}")
             };
         }
-        let join = |keys: &[String]| keys.join(", ");
+        // A field the import read as separators and blanks only is that
+        // field again while the entry has no keys of that list.
+        let join = |keys: &[String], blank: &str| match (keys.is_empty(), text(blank)) {
+            (true, Some(raw)) => raw.to_string(),
+            _ => keys.join(", "),
+        };
         let lore = Lore {
-            key: join(&e.keys),
+            key: join(&e.keys, crate::formats::risu::BLANK_KEY),
             // Kept when the logic moved into decorators, as RisuAI's own
             // card import keeps them (unread once `selective` is off).
-            secondkey: join(&e.secondary_keys),
+            secondkey: join(&e.secondary_keys, crate::formats::risu::BLANK_SECONDKEY),
             insertorder,
             comment: e.comment.clone(),
             content,

@@ -676,7 +676,7 @@ export const en = {
   'note.whole_words_global': "unset (SillyTavern's global setting applies); read as whole words on, its default",
   'note.whole_words_to_risu_setting': "unset in the source (its global setting); no @@match_full_word written, so RisuAI's full-word setting applies",
   'note.st_use_regex_ignored': 'true as SillyTavern writes it on every entry (it ignores it); read as plain keys',
-  'note.risu_constant': '"constant" read as constant (alwaysActive)',
+  'note.risu_constant': 'mode "constant" kept as a field: RisuAI makes an entry constant by alwaysActive alone',
   'note.risu_folder': 'a RisuAI folder: listed as a folder with its entries, and disabled so it never fires',
   'note.folders_from_paths': "folders made again from the entries' folder paths: {folders}",
   'note.folders_as_paths': "folders written as each entry's folder path (extensions.lorebook_studio_folder), which the next import makes into folders again: {folders}",

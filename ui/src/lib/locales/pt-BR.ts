@@ -678,7 +678,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.whole_words_global': 'não definido (vale a configuração global do SillyTavern); lido como palavras inteiras ligado, o padrão dele',
   'note.whole_words_to_risu_setting': 'não definido na origem (a configuração global dela); nenhum @@match_full_word escrito, então vale a configuração de palavras inteiras do RisuAI',
   'note.st_use_regex_ignored': 'true, como o SillyTavern grava em toda entrada (e ignora); lido como chaves simples',
-  'note.risu_constant': '"constant" lido como constante (alwaysActive)',
+  'note.risu_constant': 'mode "constant" mantido como campo: o RisuAI só torna uma entrada constante por alwaysActive',
   'note.risu_folder': 'uma pasta do RisuAI: listada como pasta com suas entradas, e desativada para nunca disparar',
   'note.folders_from_paths': 'pastas refeitas a partir dos caminhos de pasta das entradas: {folders}',
   'note.folders_as_paths': 'pastas gravadas como o caminho de pasta de cada entrada (extensions.lorebook_studio_folder), que a próxima importação transforma em pastas de novo: {folders}',

@@ -185,6 +185,8 @@ pub fn render() -> String {
         lorebook_engine::sillytavern::StRanged,
         lorebook_engine::sillytavern::macros::MacroEngine,
         lorebook_engine::sillytavern::macros::check::MacroLeft,
+        lorebook_engine::sillytavern::macros::trace::MacroDecision,
+        lorebook_engine::sillytavern::macros::trace::Branch,
         lorebook_engine::sillytavern::StRange,
         crate::error::ErrorCode,
         crate::error::BookSetting,

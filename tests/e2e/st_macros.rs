@@ -52,6 +52,26 @@ fn variables_and_the_macro_engine_change_the_preview() {
     app.type_into(&tid("st-global-vars-new-value"), "true");
     app.click(&tid("st-global-vars-add"));
     injected(&[0, 1, 2]);
+    // Why in: the branch the {{if}} took, on what value.
+    wait_until("the macro decision shown", TIMEOUT, || {
+        let texts: Vec<String> = app
+            .find_all(&format!(
+                "{}[data-id=\"1\"] {}",
+                tid("injected-entry"),
+                tid("st-macro-decision")
+            ))?
+            .iter()
+            .map(|e| app.text(e).unwrap_or_default())
+            .collect();
+        if texts
+            .iter()
+            .any(|t| t == "macros: {{if $vip}} is \"true\": the first branch")
+        {
+            Ok(())
+        } else {
+            Err(format!("decisions {texts:?}"))
+        }
+    });
     assert_accessible(&app, "the SillyTavern settings with variables");
 
     // The legacy engine leaves {{if}} as written: both branches' words.

@@ -363,7 +363,7 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
         .injected
         .iter()
         .map(|i| {
-            json!({
+            let mut item = json!({
                 "book": i.book,
                 "id": i.id,
                 "comment": i.comment,
@@ -375,7 +375,13 @@ fn to_json(r: &StResult, prompt: &StPrompt, s: &StSettings, max_context: u32) ->
                 "tokens": i.tokens,
                 "pass": i.pass,
                 "reason": i.reason.to_string(),
-            })
+            });
+            // Where macros decided, only when they did (outputs of books
+            // without macros are unchanged).
+            if !i.decided.is_empty() {
+                item["macros"] = json!(i.decided.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+            }
+            item
         })
         .collect();
     let dropped = |list: &[lorebook_engine::sillytavern::StDropped]| -> Vec<Value> {
@@ -460,6 +466,9 @@ fn render(
             i.tokens
         );
         let _ = writeln!(out, "      {}", i.reason);
+        for d in &i.decided {
+            let _ = writeln!(out, "      macros: {d}");
+        }
     }
     if !r.not_placed.is_empty() {
         let _ = writeln!(out, "Activated but not placed ({}):", r.not_placed.len());

@@ -69,6 +69,8 @@ pub struct StInjectedView {
     pub pass: u32,
     /// How it activated, as a code (key, constant, sticky…).
     pub reason: StReason,
+    /// Where its content's macros decided (`{{if}}` branches, variables).
+    pub decided: Vec<lorebook_engine::sillytavern::macros::trace::MacroDecision>,
 }
 
 /// One entry left out under SillyTavern's rules.

@@ -307,6 +307,7 @@ impl Workspace {
                 tokens: i.tokens,
                 pass: i.pass,
                 reason: i.reason.clone(),
+                decided: i.decided.clone(),
             });
         }
         // Most of a big book is "no match": those past the first few are

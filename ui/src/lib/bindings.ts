@@ -900,7 +900,11 @@ rank: number, tokens: number, pass: number,
 /**
  * How it activated, as a code (key, constant, sticky…).
  */
-reason: StReason, };
+reason: StReason, 
+/**
+ * Where its content's macros decided (`{{if}}` branches, variables).
+ */
+decided: Array<MacroDecision>, };
 
 export type StDroppedView = { book: number, id: number, name: string, 
 /**
@@ -1108,6 +1112,10 @@ export type StRanged = "depth" | "budget_percent" | "budget_cap" | "max_context"
 export type MacroEngine = "new" | "legacy";
 
 export type MacroLeft = "new_engine_only" | "unknown" | "varies";
+
+export type MacroDecision = { "kind": "if", condition: string, value: string, branch: Branch, } | { "kind": "var", name: string, global: boolean, value: string | null, };
+
+export type Branch = "then" | "else" | "nothing";
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 

@@ -26,6 +26,7 @@ import {
   stDetailText,
   stExplainKeys,
   stReasonText,
+  macroDecisionText,
   stSourceText,
   stKeys,
   risuPromptKeys,
@@ -258,6 +259,13 @@ describe("SillyTavern's rules", () => {
     expect(stReasonText(t('en'), { code: 'key', key: 'rain', pass: 2, widened: null })).toBe('key "rain" (pass 2)');
     expect(stReasonText(t('pt-BR'), { code: 'sticky', left: 3 })).toBe('persistente: faltam 3 mensagens');
     expect(stReasonText(t('en'), { code: 'constant' })).toBe('constant');
+    expect(macroDecisionText(t('en'), { kind: 'if', condition: '.weather', value: '', branch: 'else' })).toBe(
+      'macros: {{if .weather}} is "": the {{else}} branch',
+    );
+    expect(macroDecisionText(t('pt-BR'), { kind: 'var', name: 'vip', global: true, value: null })).toBe('macros: $vip não está definida');
+    expect(stReasonText(t('en'), { code: 'key', key: '{{user}} smiled', pass: 1, widened: null, expanded: 'Ann smiled' })).toBe(
+      'key "{{user}} smiled", "Ann smiled" after macros (pass 1)',
+    );
   });
 
   it('words the budget as percent of the context, with the cap when it applies', () => {

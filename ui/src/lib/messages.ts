@@ -26,6 +26,7 @@ import type {
   NeverReason,
   NoEffectReason,
   MacroLeft,
+  MacroDecision,
   Note,
   PromptBlock,
   RisuDrop,
@@ -544,6 +545,11 @@ export const stExplainKeys: (MessageKey | PluralKey)[] = [
   ...Object.keys(stLossCodes).map((c) => stCodeKey('stLoss', c)),
   'stReason.keyWidened',
   'stReason.keyMacro',
+  'stMacro.if.then',
+  'stMacro.if.else',
+  'stMacro.if.nothing',
+  'stMacro.var',
+  'stMacro.unset',
   'stReason.keyMacroWidened',
   'stDetail.unknownLogic',
   'stDetail.budgetCapped',
@@ -567,6 +573,15 @@ export function stReasonText(t: Translate, r: StReason): string {
     default:
       return t(`stReason.${r.code}`);
   }
+}
+
+/** Where SillyTavern's macros decided in an entry's content. */
+export function macroDecisionText(t: Translate, d: MacroDecision): string {
+  if (d.kind === 'if') {
+    return t(`stMacro.if.${d.branch}`, { condition: d.condition, value: d.value });
+  }
+  const name = `${d.global ? '$' : '.'}${d.name}`;
+  return d.value === null ? t('stMacro.unset', { name }) : t('stMacro.var', { name, value: d.value });
 }
 
 /** Why a group member lost, with the winner by name. */

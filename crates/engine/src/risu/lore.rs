@@ -26,8 +26,7 @@
 
 use serde_json::Value;
 
-use crate::decorators;
-use crate::formats::common::{drop_decorator, has_decorator_line, rename_decorator};
+use crate::formats::common::{has_decorator_line, rename_decorator};
 use crate::formats::shadow;
 use crate::model::{Entry, Role, SecondaryLogic};
 

@@ -52,6 +52,8 @@ pub struct Activated {
     /// Content after macros: what is counted and inserted.
     pub content: String,
     pub reason: StReason,
+    /// Where the content's macros decided (`{{if}}` branches, variables).
+    pub decided: Vec<super::macros::trace::MacroDecision>,
 }
 
 /// The outcome of the loop for one request.
@@ -434,6 +436,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 keys_stale = true;
             }
             let content = expanded.text;
+            let decided = expanded.decided;
             pass_text.push(cx.counter, &format!("{content}\n"));
             contents[c] = Some(content.clone());
             if e.ignore_budget || all_text.len() + pass_text.len() < budget as usize {
@@ -444,6 +447,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                     pass: passes,
                     content,
                     reason: why_in.remove(&c).unwrap_or_default(),
+                    decided,
                 });
                 continue;
             }
@@ -470,6 +474,7 @@ pub fn run(entries: &[StEntry], cx: &mut Context<'_>, state: &mut TimedState) ->
                 pass: passes,
                 content,
                 reason: why_in.remove(&c).unwrap_or_default(),
+                decided,
             });
         }
 

@@ -108,6 +108,10 @@ pub struct Injected {
     pub reason: StReason,
     /// The inserted text (after macros).
     pub content: String,
+    /// Where the content's macros decided: `{{if}}` branches taken and
+    /// the variables read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decided: Vec<macros::trace::MacroDecision>,
 }
 
 /// An entry that did not make it into the prompt. A request drops most of
@@ -382,6 +386,7 @@ impl StPreview {
                     tokens: self.counter.count(&content),
                     pass: a.map(|a| a.pass).unwrap_or_default(),
                     reason: a.map(|a| a.reason.clone()).unwrap_or_default(),
+                    decided: a.map(|a| a.decided.clone()).unwrap_or_default(),
                     content,
                 }
             })

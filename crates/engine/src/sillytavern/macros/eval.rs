@@ -28,6 +28,7 @@ use super::js;
 use super::parse::{self, Body, Item, Node, Span, VarOp};
 use super::registry::{self, Def, Does};
 use super::scope::{pair, split_else, Placing};
+use super::trace::{Branch, MacroDecision, MAX_DECISIONS};
 use super::vars::{Scope, Scratch, Variables};
 
 /// What `{{else}}` leaves for its `{{if}}` to split on.
@@ -48,6 +49,8 @@ pub struct Cx<'a> {
     pub unknowable: Cell<bool>,
     /// The moment date and time macros show (read once, when first met).
     clock: Cell<Option<Moment>>,
+    /// Where the macros decided (see [`super::trace`]).
+    pub trace: RefCell<Vec<MacroDecision>>,
 }
 
 impl<'a> Cx<'a> {
@@ -60,6 +63,7 @@ impl<'a> Cx<'a> {
     ) -> Self {
         Cx {
             clock: Cell::new(clock),
+            trace: RefCell::new(Vec::new()),
             user,
             char,
             vars: RefCell::new(Scratch::new(vars)),
@@ -274,7 +278,10 @@ impl<'a> Cx<'a> {
                 self.unknowable.set(true);
                 raw
             }
-            Does::Get(s) => vars().get(s, arg(0)),
+            Does::Get(s) => {
+                self.note_var(s, arg(0));
+                vars().get(s, arg(0))
+            }
             Does::Has(s) => vars().has(s, arg(0)).to_string(),
             Does::GetKey(s) => vars().get_key(s, arg(0), arg(1)),
             // Setting a variable of no name fails in SillyTavern: the call
@@ -301,6 +308,25 @@ impl<'a> Cx<'a> {
         }
     }
 
+    fn note(&self, d: MacroDecision) {
+        let mut trace = self.trace.borrow_mut();
+        if trace.len() < MAX_DECISIONS && !trace.contains(&d) {
+            trace.push(d);
+        }
+    }
+
+    /// Notes a variable read (before any change the same macro makes).
+    fn note_var(&self, scope: Scope, name: &str) {
+        let vars = self.vars.borrow();
+        let value = vars.has(scope, name).then(|| vars.get(scope, name));
+        drop(vars);
+        self.note(MacroDecision::Var {
+            name: name.to_string(),
+            global: scope == Scope::Global,
+            value,
+        });
+    }
+
     /// The macro name of a call as written (`{{ time::UTC+2}}` → `time`).
     fn name_of_call(&self, raw: &str) -> String {
         let inner = raw
@@ -325,12 +351,23 @@ impl<'a> Cx<'a> {
         };
         let mut value = self.evaluate(condition);
         if let Some((scope, name)) = shorthand(&value) {
+            self.note_var(scope, name);
             value = self.vars.borrow().get(scope, name);
         } else if registry::lookup(&value).is_some_and(|d| d.min == 0) {
             value = self.evaluate(&format!("{{{{{value}}}}}"));
         }
         let falsy = (value.is_empty() || js::is_false_word(&value)) != inverted;
         let (then, otherwise) = split_else(raw_content, &self.steps);
+        let taken = match (falsy, otherwise.is_some()) {
+            (false, _) => Branch::Then,
+            (true, true) => Branch::Else,
+            (true, false) => Branch::Nothing,
+        };
+        self.note(MacroDecision::If {
+            condition: js::trim(raw_condition).to_string(),
+            value: value.clone(),
+            branch: taken,
+        });
         let Some(branch) = (if falsy { otherwise } else { Some(then) }) else {
             return String::new();
         };
@@ -344,6 +381,9 @@ impl<'a> Cx<'a> {
 
     /// A variable shorthand (MacroCstWalker.js `#executeVariableOperation`).
     fn variable(&self, scope: Scope, name: &str, op: Option<VarOp>, value: Option<&str>) -> String {
+        if !matches!(op, Some(VarOp::Set | VarOp::Add | VarOp::Sub)) {
+            self.note_var(scope, name);
+        }
         let value = || js::trim(&self.content(value.unwrap_or(""))).to_string();
         let current = || self.vars.borrow().get(scope, name);
         let falsy = |v: &str| v.is_empty() || js::is_false_word(v);

@@ -15,6 +15,7 @@ pub mod legacy;
 pub mod parse;
 pub mod registry;
 pub mod scope;
+pub mod trace;
 pub mod vars;
 
 use serde::{Deserialize, Serialize};
@@ -80,6 +81,9 @@ pub struct Expanded {
     pub vars: Option<Variables>,
     /// A macro whose value the preview cannot know stayed as written.
     pub unknowable: bool,
+    /// Where the new engine's macros decided: `{{if}}` branches and the
+    /// variables read (the legacy engine records none).
+    pub decided: Vec<trace::MacroDecision>,
 }
 
 /// Expands `text` under `engine` with these names and variables; date and
@@ -109,6 +113,7 @@ pub fn expand_full(
         wrote: false,
         vars: None,
         unknowable: false,
+        decided: Vec::new(),
     };
     match engine {
         MacroEngine::Legacy => {
@@ -121,6 +126,7 @@ pub fn expand_full(
                 text,
                 wrote: changed.is_some(),
                 vars: changed,
+                decided: Vec::new(),
             }
         }
         MacroEngine::New => {
@@ -144,6 +150,7 @@ pub fn expand_full(
                 wrote: changed.is_some(),
                 vars: changed,
                 unknowable: cx.unknowable.get(),
+                decided: cx.trace.take(),
             }
         }
     }

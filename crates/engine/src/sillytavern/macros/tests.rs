@@ -264,3 +264,62 @@ fn adversarial_texts_stay_bounded() {
         let _ = new(&text);
     }
 }
+
+// core-macros.js if and the variable shorthands: what the preview shows as
+// the macros' decisions.
+#[test]
+fn decisions_are_recorded_in_order() {
+    use trace::{Branch, MacroDecision};
+    let e = expand_full(
+        "{{if .weather}}Wet{{else}}Dry{{/if}} {{if .none}}x{{/if}} {{$vip}}",
+        MacroEngine::New,
+        "A",
+        "B",
+        &vars(),
+        None,
+    );
+    assert_eq!(
+        e.decided,
+        [
+            MacroDecision::Var {
+                name: "weather".into(),
+                global: false,
+                value: Some("storm".into())
+            },
+            MacroDecision::If {
+                condition: ".weather".into(),
+                value: "storm".into(),
+                branch: Branch::Then
+            },
+            MacroDecision::Var {
+                name: "none".into(),
+                global: false,
+                value: None
+            },
+            MacroDecision::If {
+                condition: ".none".into(),
+                value: "".into(),
+                branch: Branch::Nothing
+            },
+            MacroDecision::Var {
+                name: "vip".into(),
+                global: true,
+                value: Some("true".into())
+            },
+        ]
+    );
+    assert_eq!(
+        e.decided[1].to_string(),
+        "{{if .weather}} is \"storm\": the first branch"
+    );
+    assert_eq!(e.decided[2].to_string(), ".none is not set");
+    let legacy = expand_full(
+        "{{getvar::hp}}",
+        MacroEngine::Legacy,
+        "A",
+        "B",
+        &vars(),
+        None,
+    );
+    assert!(legacy.decided.is_empty());
+}

@@ -30,6 +30,7 @@ mod log;
 pub mod lore;
 pub mod matching;
 mod memo;
+pub mod names;
 pub mod prompt;
 pub mod settings;
 mod state;

@@ -1,9 +1,5 @@
 //! Key matching (SPEC §5).
 //!
-//! This module is above the usual ~600 lines on purpose: the two automata,
-//! the regex keys and the whole-word edge rules share one index of keys and
-//! are tested together.
-//!
 //! All plain keys of all attached books go into two Aho-Corasick automata —
 //! one over case-folded text for case-insensitive keys, one over the raw text
 //! for case-sensitive ones — searched with overlapping matches so a key inside
@@ -32,6 +28,17 @@ use regex_automata::util::syntax;
 use serde::Serialize;
 
 pub use crate::diagnostic::PatternLimit;
+
+mod regex_keys;
+pub use regex_keys::{
+    regex_too_large, split_regex_key, MAX_REGEXES_BYTES, MAX_REGEX_ALTERNATIVES, MAX_REGEX_BYTES,
+    MAX_REGEX_GROUPS, MAX_REGEX_NESTING, MAX_REGEX_PATTERN_BYTES,
+};
+use regex_keys::{compile_regex, has_unicode_word_boundary};
+
+mod words;
+pub use words::{fold, is_spaceless_script, is_word_char};
+use words::{edges_hold, Folded};
 
 /// Index of a key in [`Matcher::keys`].
 pub type KeyId = u32;
@@ -252,140 +259,6 @@ impl PatternSet {
             group_count,
         })
     }
-}
-
-/// A key written `/pattern/flags`: returns the pattern and flags, or `None`
-/// when the key is plain text.
-pub fn split_regex_key(key: &str) -> Option<(&str, &str)> {
-    let rest = key.strip_prefix('/')?;
-    let close = rest.rfind('/')?;
-    let (pattern, flags) = (&rest[..close], &rest[close + 1..]);
-    if pattern.is_empty() || !flags.chars().all(|c| "imsxuyg".contains(c)) {
-        return None;
-    }
-    Some((pattern, flags))
-}
-
-/// The largest compiled regex key (its automaton, in bytes): past it the
-/// key is refused as too large. Counting repetitions inflate patterns
-/// (`\w{1000}` is a thousand copies of every Unicode word character), and
-/// a key that large is a mistake or an attack, not a lorebook key.
-pub const MAX_REGEX_BYTES: usize = 1 << 22;
-
-/// The memory all the regex keys of one matcher may take once compiled.
-/// A key like `/name123(s|es)?/i` takes about 7.4 KiB, so 10,000 of them
-/// (74 MiB) fit; a book of many keys each near [`MAX_REGEX_BYTES`] would
-/// otherwise take gigabytes. Keys past it are refused, in the order they
-/// were added, so the same book always refuses the same keys.
-pub const MAX_REGEXES_BYTES: usize = 256 << 20;
-
-/// The longest regex key pattern compiled, in bytes.
-pub const MAX_REGEX_PATTERN_BYTES: usize = 64 * 1024;
-/// The most alternatives (`|`) a regex key pattern may have.
-pub const MAX_REGEX_ALTERNATIVES: usize = 2_000;
-/// The most groups (`(`) a regex key pattern may have.
-pub const MAX_REGEX_GROUPS: usize = 2_000;
-/// How deep groups may nest in a regex key pattern.
-pub const MAX_REGEX_NESTING: usize = 64;
-
-/// Whether a regex key pattern is past the caps on its text, checked
-/// before it is compiled (under both rules: the `regex` crate here, the
-/// vendored `regress` under SillyTavern's): which limit, and its value.
-/// The regex engines parse, optimise and drop a pattern with recursive
-/// passes (`regress` nests one level per alternative), so a pattern of
-/// hundreds of thousands of alternatives overflowed the stack before any
-/// size limit of theirs applied. Escapes and bracket classes are skipped
-/// when counting, so a literal `\|` or `[(]` does not count.
-pub fn regex_too_large(pattern: &str) -> Option<(PatternLimit, usize)> {
-    if pattern.len() > MAX_REGEX_PATTERN_BYTES {
-        return Some((PatternLimit::Length, MAX_REGEX_PATTERN_BYTES));
-    }
-    let (mut alternatives, mut groups, mut depth) = (0usize, 0usize, 0usize);
-    let mut bytes = pattern.bytes();
-    while let Some(b) = bytes.next() {
-        match b {
-            b'\\' => {
-                bytes.next();
-            }
-            b'[' => {
-                while let Some(b) = bytes.next() {
-                    match b {
-                        b'\\' => {
-                            bytes.next();
-                        }
-                        b']' => break,
-                        _ => {}
-                    }
-                }
-            }
-            b'|' => {
-                alternatives += 1;
-                if alternatives > MAX_REGEX_ALTERNATIVES {
-                    return Some((PatternLimit::Alternatives, MAX_REGEX_ALTERNATIVES));
-                }
-            }
-            b'(' => {
-                groups += 1;
-                depth += 1;
-                if groups > MAX_REGEX_GROUPS {
-                    return Some((PatternLimit::Groups, MAX_REGEX_GROUPS));
-                }
-                if depth > MAX_REGEX_NESTING {
-                    return Some((PatternLimit::Nesting, MAX_REGEX_NESTING));
-                }
-            }
-            b')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Compiles a regex key as the `regex` crate's `Regex::new` would (the same
-/// engine, its configuration spelled out), with its size capped at `limit`.
-/// The one-pass DFA and the bounded backtracker only serve searches for
-/// capture groups, which keys never ask for, and no full DFA is built ahead
-/// (the lazy DFA finds the same matches; that build was most of a key's
-/// compile time, paid by every cold `lorebook preview`): a key takes
-/// 7.4 KiB instead of 27 KiB.
-fn compile_regex(pattern: &str, flags: &str, limit: usize) -> Result<Regex, String> {
-    if let Some((limit, max)) = regex_too_large(pattern) {
-        return Err(format!("the pattern is past its limit of {max} {limit}"));
-    }
-    let config = meta::Config::new()
-        .match_kind(regex_automata::MatchKind::LeftmostFirst)
-        .utf8_empty(true)
-        .nfa_size_limit(Some(limit))
-        .hybrid_cache_capacity(2 << 20)
-        .onepass(false)
-        .backtrack(false)
-        .dfa(false);
-    Regex::builder()
-        .syntax(regex_syntax_config(flags))
-        .configure(config)
-        .build(pattern)
-        .map_err(|e| match (e.syntax_error(), e.size_limit()) {
-            (Some(syntax), _) => syntax.to_string(),
-            (None, Some(_)) => "the pattern is too large".to_string(),
-            (None, None) => e.to_string(),
-        })
-}
-
-/// Whether a regex key has a Unicode word boundary (`\b`, `\B` and their
-/// `\b{start}` kin), which the lazy DFA decides on ASCII only.
-fn has_unicode_word_boundary(pattern: &str, flags: &str) -> bool {
-    syntax::parse_with(pattern, &regex_syntax_config(flags))
-        .is_ok_and(|hir| hir.properties().look_set().contains_word_unicode())
-}
-
-/// The syntax of a regex key with its `/…/flags`.
-fn regex_syntax_config(flags: &str) -> syntax::Config {
-    syntax::Config::new()
-        .utf8(true)
-        .case_insensitive(flags.contains('i'))
-        .multi_line(flags.contains('m'))
-        .dot_matches_new_line(flags.contains('s'))
-        .ignore_whitespace(flags.contains('x'))
 }
 
 impl MatcherBuilder {
@@ -659,123 +532,6 @@ fn first_matches(
                     hits.extend(keys.iter().map(|&key| Hit::given_up(key)));
                 }
             }
-        }
-    }
-}
-
-/// Whether the match `start..end` of `text` has a word boundary on each edge
-/// that needs one.
-fn edges_hold(text: &str, start: usize, end: usize, left: bool, right: bool) -> bool {
-    let broken_left = left
-        && text[..start]
-            .chars()
-            .next_back()
-            .is_some_and(blocks_boundary);
-    let broken_right = right && text[end..].chars().next().is_some_and(blocks_boundary);
-    !broken_left && !broken_right
-}
-
-/// A word character: Unicode letter, mark, digit or connector (`_`).
-pub fn is_word_char(c: char) -> bool {
-    regex_syntax::is_word_character(c)
-}
-
-/// Scripts written without spaces between words (SPEC §5): no word
-/// boundary is required next to their characters.
-pub fn is_spaceless_script(c: char) -> bool {
-    matches!(c as u32,
-        0x0E00..=0x0EFF            // Thai, Lao
-        | 0x1000..=0x109F          // Myanmar
-        | 0x1100..=0x11FF          // Hangul Jamo
-        | 0x1780..=0x17FF          // Khmer
-        | 0x19E0..=0x19FF          // Khmer symbols
-        | 0x2E80..=0x2FDF          // CJK radicals, Kangxi
-        | 0x3005..=0x3007          // 々 〆 〇
-        | 0x3021..=0x3029          // Hangzhou numerals
-        | 0x3040..=0x30FF          // Hiragana, Katakana
-        | 0x3130..=0x318F          // Hangul compatibility Jamo
-        | 0x31F0..=0x31FF          // Katakana phonetic extensions
-        | 0x3400..=0x4DBF          // CJK extension A
-        | 0x4E00..=0x9FFF          // CJK unified ideographs
-        | 0xA960..=0xA97F          // Hangul Jamo extended A
-        | 0xA9E0..=0xA9FF          // Myanmar extended B
-        | 0xAA60..=0xAA7F          // Myanmar extended A
-        | 0xAC00..=0xD7FF          // Hangul syllables, Jamo extended B
-        | 0xF900..=0xFAFF          // CJK compatibility ideographs
-        | 0xFF66..=0xFF9F          // halfwidth Katakana
-        | 0xFFA0..=0xFFDC          // halfwidth Hangul
-        | 0x20000..=0x3134F        // CJK extensions B–H
-    )
-}
-
-/// Whether a key edge made of `c` needs a word boundary beside it.
-pub(crate) fn needs_boundary(c: char) -> bool {
-    is_word_char(c) && !is_spaceless_script(c)
-}
-
-/// Whether a text character next to a whole-word match breaks it.
-fn blocks_boundary(c: char) -> bool {
-    is_word_char(c) && !is_spaceless_script(c)
-}
-
-/// Unicode full case folding.
-pub fn fold(s: &str) -> String {
-    if s.is_ascii() {
-        return s.to_ascii_lowercase();
-    }
-    caseless::default_case_fold_str(s)
-}
-
-/// A case-folded text with a map back to the original byte offsets.
-struct Folded<'a> {
-    text: std::borrow::Cow<'a, str>,
-    /// For each folded byte offset (and one past the end): the original
-    /// offset, or `u32::MAX` inside the folding of one character. Empty when
-    /// offsets are identical.
-    map: Vec<u32>,
-}
-
-impl<'a> Folded<'a> {
-    fn new(text: &'a str) -> Self {
-        if text.is_ascii() {
-            if !text.bytes().any(|b| b.is_ascii_uppercase()) {
-                return Folded {
-                    text: std::borrow::Cow::Borrowed(text),
-                    map: Vec::new(),
-                };
-            }
-            return Folded {
-                text: std::borrow::Cow::Owned(text.to_ascii_lowercase()),
-                map: Vec::new(),
-            };
-        }
-        use caseless::Caseless;
-        let mut out = String::with_capacity(text.len() + 8);
-        let mut map = Vec::with_capacity(text.len() + 9);
-        for (i, c) in text.char_indices() {
-            let before = out.len();
-            if c.is_ascii() {
-                out.push(c.to_ascii_lowercase());
-            } else {
-                out.extend(std::iter::once(c).default_case_fold());
-            }
-            map.push(i as u32);
-            map.extend(std::iter::repeat_n(u32::MAX, out.len() - before - 1));
-        }
-        map.push(text.len() as u32);
-        Folded {
-            text: std::borrow::Cow::Owned(out),
-            map,
-        }
-    }
-
-    fn original(&self, folded: usize) -> Option<usize> {
-        if self.map.is_empty() {
-            return Some(folded);
-        }
-        match self.map.get(folded) {
-            Some(&o) if o != u32::MAX => Some(o as usize),
-            _ => None,
         }
     }
 }

@@ -140,4 +140,3 @@ fn regex_syntax_config(flags: &str) -> syntax::Config {
         .dot_matches_new_line(flags.contains('s'))
         .ignore_whitespace(flags.contains('x'))
 }
-

@@ -67,7 +67,7 @@ pub fn fold(s: &str) -> String {
 
 /// A case-folded text with a map back to the original byte offsets.
 pub(super) struct Folded<'a> {
-    text: std::borrow::Cow<'a, str>,
+    pub(super) text: std::borrow::Cow<'a, str>,
     /// For each folded byte offset (and one past the end): the original
     /// offset, or `u32::MAX` inside the folding of one character. Empty when
     /// offsets are identical.
@@ -75,7 +75,7 @@ pub(super) struct Folded<'a> {
 }
 
 impl<'a> Folded<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(super) fn new(text: &'a str) -> Self {
         if text.is_ascii() {
             if !text.bytes().any(|b| b.is_ascii_uppercase()) {
                 return Folded {
@@ -108,7 +108,7 @@ impl<'a> Folded<'a> {
         }
     }
 
-    fn original(&self, folded: usize) -> Option<usize> {
+    pub(super) fn original(&self, folded: usize) -> Option<usize> {
         if self.map.is_empty() {
             return Some(folded);
         }
@@ -118,4 +118,3 @@ impl<'a> Folded<'a> {
         }
     }
 }
-

@@ -253,7 +253,6 @@ pub fn risu_decorator(name: &str) -> Option<&'static RisuDecorator> {
     RISU_DECORATORS.iter().find(|d| d.name == name)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +269,11 @@ mod tests {
         for (i, k) in kinds.iter().enumerate() {
             assert!(!kinds[i + 1..].contains(k), "{k:?} twice");
         }
-        assert_eq!(kinds.len(), 29, "every decorator loadLoreBookV3Prompt acts on");
+        assert_eq!(
+            kinds.len(),
+            29,
+            "every decorator loadLoreBookV3Prompt acts on"
+        );
         assert_eq!(Name::of("exclude_keys_all"), Name::ExcludeKeysAll);
         assert_eq!(Name::of("is_user_icon"), Name::Other);
         assert_eq!(Name::of("order"), Name::Other, "the guide's, not RisuAI's");

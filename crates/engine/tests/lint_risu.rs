@@ -433,3 +433,24 @@ fn a_disabled_entry_keeps_its_key_errors_under_risu_rules() {
     assert_eq!(ids(&p, "regex_invalid"), [0]);
     assert!(p.iter().all(|x| x.severity == Severity::Error), "{p:?}");
 }
+
+// parseDecorators / loadLoreBookV3Prompt: the guide's `@@order` is no
+// RisuAI decorator, so under RisuAI's rules it has no effect.
+#[test]
+fn load_lore_book_v3_prompt_ignores_the_guides_order() {
+    use lorebook_engine::lint::NoEffectReason;
+    let b = book(vec![
+        e(&["storm"], "@@order 5\nBody"),
+        e(&["rain"], "@@priority 5\nBody"),
+    ]);
+    let got = found(&run(&b, risu(), None), "decorator_no_effect");
+    assert_eq!(got.len(), 1, "{got:?}");
+    let (id, severity, finding) = &got[0];
+    assert_eq!((*id, *severity), (0, Severity::Warning));
+    assert!(matches!(
+        finding,
+        Finding::DecoratorNoEffect { decorator, reason: NoEffectReason::OtherRules { rules } }
+            if decorator == "order" && rules == "studio"
+    ));
+    assert!(found(&run(&b, LintRules::Studio, None), "decorator_no_effect").is_empty());
+}

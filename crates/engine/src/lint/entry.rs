@@ -407,6 +407,22 @@ impl Checker<'_> {
                     self.push(Severity::Warning, span, finding, Some(delete));
                 }
             }
+            // The guide's decorators RisuAI has no name for (`@@order`; the
+            // guide's `@@keep` is written as RisuAI's own): RisuAI drops
+            // the line.
+            for line in p.lines.iter().filter(|l| {
+                decorators::lookup(&l.name).is_some_and(|s| s.name != "keep")
+                    && crate::risu::known::risu_decorator(&l.name).is_none()
+            }) {
+                let (span, delete) = spans(&e.content, line);
+                let finding = Finding::DecoratorNoEffect {
+                    decorator: line.name.clone(),
+                    reason: NoEffectReason::OtherRules {
+                        rules: "studio".into(),
+                    },
+                };
+                self.push(Severity::Warning, span, finding, Some(delete));
+            }
             return;
         }
         let d = &p.decorators;

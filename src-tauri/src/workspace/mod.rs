@@ -98,6 +98,8 @@ pub struct Workspace {
     /// [`Workspace::chat_vars`]), and as edited in the app.
     chat_vars_file: std::collections::BTreeMap<String, String>,
     chat_vars_edited: Option<std::collections::BTreeMap<String, String>>,
+    /// The chat's first line the variables were last read from.
+    chat_header_read: String,
     /// The persona, character and Author's Note texts of previews under
     /// SillyTavern's rules (see [`st_inputs`]).
     pub st_inputs: crate::views::StInputsView,
@@ -161,6 +163,7 @@ impl Default for Workspace {
             st_settings: st_rules::default_settings(),
             chat_vars_file: Default::default(),
             chat_vars_edited: None,
+            chat_header_read: String::new(),
             st_inputs: crate::views::StInputsView::default(),
             sent_prompt: (0, Vec::new()),
             sent_list: (0, 0, Vec::new()),

@@ -190,6 +190,13 @@ impl Workspace {
     /// a SillyTavern chat header; a change there drops the app's edits.
     pub(super) fn read_chat_vars(&mut self) {
         let first = self.chat_text.lines().next().unwrap_or("");
+        // A keystroke in the chat's messages leaves its first line as it
+        // was: read again only when that line changed.
+        if first == self.chat_header_read {
+            return;
+        }
+        self.chat_header_read = first.to_string();
+        let first = self.chat_header_read.as_str();
         let header = first
             .trim_start()
             .starts_with('{')

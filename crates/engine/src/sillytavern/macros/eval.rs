@@ -226,12 +226,20 @@ impl<'a> Cx<'a> {
         }
         let raw = format!("{{{{{inner}}}}}");
         match def {
-            Some(d) => self.call(d, &values, scoped.is_some(), preserve, raw),
+            Some(d) => self.call(d, name, &values, scoped.is_some(), preserve, raw),
             None => raw,
         }
     }
 
-    fn call(&self, def: Def, args: &[String], scoped: bool, preserve: bool, raw: String) -> String {
+    fn call(
+        &self,
+        def: Def,
+        name: &str,
+        args: &[String],
+        scoped: bool,
+        preserve: bool,
+        raw: String,
+    ) -> String {
         if !registry::count_fits(def, args.len()) {
             return raw;
         }
@@ -268,7 +276,7 @@ impl<'a> Cx<'a> {
                 let now = self.clock.get().unwrap_or_else(Moment::now);
                 self.clock.set(Some(now));
                 clock::value(
-                    &self.name_of_call(&raw),
+                    &name.to_ascii_lowercase(),
                     args.first().map(String::as_str),
                     now,
                 )
@@ -325,18 +333,6 @@ impl<'a> Cx<'a> {
             global: scope == Scope::Global,
             value,
         });
-    }
-
-    /// The macro name of a call as written (`{{ time::UTC+2}}` → `time`).
-    fn name_of_call(&self, raw: &str) -> String {
-        let inner = raw
-            .trim_start_matches('{')
-            .trim_start_matches(|c: char| js::is_ws(c) || "!?~#/>".contains(c));
-        inner
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
-            .collect::<String>()
-            .to_ascii_lowercase()
     }
 
     /// `{{if}}` (core-macros.js): a leading `!` inverts; the condition is

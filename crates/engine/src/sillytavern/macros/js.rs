@@ -104,17 +104,8 @@ fn value_number(v: &Value) -> f64 {
         Value::Bool(b) => f64::from(u8::from(*b)),
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
         Value::String(s) => number(s),
-        // An array reads as its items joined with commas.
-        Value::Array(items) => number(
-            &items
-                .iter()
-                .map(|i| match i {
-                    Value::Null => String::new(),
-                    other => plain_text(other),
-                })
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
+        // An array reads as its text: its items joined with commas.
+        Value::Array(_) => number(&plain_text(v)),
         Value::Object(_) => f64::NAN,
     }
 }

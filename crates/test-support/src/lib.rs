@@ -13,6 +13,7 @@
 use std::path::{Path, PathBuf};
 
 mod corpus_rule;
+pub mod sillytavern;
 
 pub use corpus_rule::{corpus_dir_beside, CORPUS_ENV_VAR};
 

@@ -1,0 +1,23 @@
+//! A running SillyTavern reached over its server API, for the app and the
+//! CLI: connecting (no login, basic auth or a user account, the CSRF token
+//! handled), listing, pulling and pushing books with a check that the
+//! server's copy is the one last seen here, and reading the settings,
+//! characters and chats the preview needs.
+//!
+//! Only Rust talks to the server (rustls for HTTPS); the app's webview never
+//! does. Passwords live in [`Secret`], which never prints, and are never
+//! written anywhere by this crate. See `docs/sillytavern-server.md`.
+
+mod api;
+mod client;
+mod error;
+mod sync;
+
+pub use api::{check_book_name, BookListing, Character, ChatListing};
+pub use client::{
+    Address, AuthMode, Login, Secret, Server, Timeouts, DEFAULT_ADDRESS, MAX_ANSWER_BYTES,
+};
+pub use error::{Changed, Error, LoginKind};
+pub use sync::{
+    check, fingerprint, pull, push, same_json, Ledger, Pushed, LEDGER_FILE, STATE_DIR_ENV,
+};

@@ -15,6 +15,8 @@
 //! - `lorebook compare A B [--json]` (exit status 0 the same entries, 1 a difference, 2 usage or unreadable input)
 //! - `lorebook replace BOOK --find PAT --with TEXT [--regex] [--in names,keys,secondary,content] [--dry-run] [-o OUT]`
 //! - `lorebook test BOOK... [--json]` (exit status 0 every scenario passes, 1 one fails, 2 usage or unreadable input)
+//! - `lorebook sillytavern books|pull|push URL …` (a running SillyTavern; push exits with 3 when the server's copy
+//!   changed since it was last pulled or pushed here)
 //!
 //! Every BOOK or IN may be any importable format (native, SillyTavern,
 //! character cards in JSON or PNG, CHARX, RisuAI, NovelAI, Agnai).
@@ -43,6 +45,7 @@ mod lint;
 mod replace;
 mod risu;
 mod scenario;
+mod server;
 mod sillytavern;
 mod tokens;
 mod trace;
@@ -135,6 +138,9 @@ enum Command {
     Compare(compare::CompareArgs),
     /// Finds and replaces text in names, keys and content (plain or regex).
     Replace(Box<replace::ReplaceArgs>),
+    /// Books, settings and chats of a running SillyTavern: list, pull, push.
+    #[command(subcommand)]
+    Sillytavern(server::StCommand),
 }
 
 #[derive(clap::Args)]
@@ -275,6 +281,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => return diff::run(&args),
         Command::Compare(args) => return compare::run(&args),
         Command::Replace(args) => return replace::run(&args),
+        Command::Sillytavern(command) => return server::run(&command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -8,15 +8,15 @@
 //! does. Passwords live in [`Secret`], which never prints, and are never
 //! written anywhere by this crate. See `docs/sillytavern-server.md`.
 
+mod address;
 mod api;
 mod client;
 mod error;
 mod sync;
 
+pub use address::{Address, AuthMode, Login, Secret, Timeouts};
 pub use api::{check_book_name, BookListing, Character, ChatListing};
-pub use client::{
-    Address, AuthMode, Login, Secret, Server, Timeouts, DEFAULT_ADDRESS, MAX_ANSWER_BYTES,
-};
+pub use client::{Server, DEFAULT_ADDRESS, MAX_ANSWER_BYTES};
 pub use error::{Changed, Error, LoginKind};
 pub use sync::{
     check, fingerprint, pull, push, same_json, Ledger, Pushed, LEDGER_FILE, STATE_DIR_ENV,

@@ -280,6 +280,8 @@ impl Driver {
                 // The app's data (recovery copies) too; every launch under
                 // this driver shares it, as runs of one user do.
                 .env("LOREBOOK_DATA_DIR", dir.path().join("data"))
+                // The record of books pulled from a SillyTavern server.
+                .env("LOREBOOK_STATE_DIR", dir.path().join("state"))
                 .envs(env.iter().copied())
                 .stdin(Stdio::null())
                 .stdout(out)
@@ -2867,3 +2869,6 @@ mod lint_badges;
 
 #[path = "e2e/st_macros.rs"]
 mod st_macros;
+
+#[path = "e2e/st_server.rs"]
+mod st_server;

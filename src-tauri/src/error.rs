@@ -31,6 +31,12 @@ pub enum ErrorKind {
     /// Save was asked over a file that changed on disk since the book was
     /// opened or saved: the UI asks whether to overwrite, save as or reload.
     ChangedOnDisk,
+    /// Save was asked of a book opened from a SillyTavern server whose copy
+    /// there changed since it was opened or saved: the UI asks whether to
+    /// overwrite, save as a file or reload.
+    ChangedOnServer,
+    /// A SillyTavern server could not be reached, refused or misbehaved.
+    Server,
     /// The user closed a dialog without choosing.
     Cancelled,
     /// The native menu could not be rebuilt.
@@ -184,6 +190,22 @@ pub enum ErrorCode {
     MenuFailed { detail: String },
     /// The interface preferences could not be saved.
     PrefsNotSaved { detail: String },
+    /// A SillyTavern server could not be reached, refused or misbehaved
+    /// (`crate::server`); `detail` is the client's English words.
+    Server {
+        problem: crate::views::ServerProblem,
+        address: String,
+        detail: String,
+    },
+    /// A book opened from a SillyTavern server changed there since it was
+    /// opened or last saved.
+    ChangedOnServer {
+        book: String,
+        how: crate::views::ServerChange,
+    },
+    /// A server book saved or reloaded while the app is not connected to
+    /// its server (or is connected to another).
+    NotConnected { address: String },
 }
 
 /// A book setting with a range (`ErrorCode::BookSettingOutOfRange`).

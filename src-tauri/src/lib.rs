@@ -12,6 +12,7 @@ pub mod fault;
 pub mod menu;
 pub mod prefs;
 pub mod preview_settings;
+pub mod server;
 pub mod trace;
 pub mod views;
 pub mod watch;
@@ -448,3 +449,5 @@ mod compositing_tests {
 
 #[cfg(test)]
 mod packaging_tests;
+#[cfg(test)]
+mod server_tests;

@@ -82,6 +82,12 @@ pub const ACTIONS: &[Action] = &[
     action("save_as", Group::File, "Save As…", "CmdOrCtrl+Shift+S"),
     action("open_folder", Group::File, "Open Folder…", ""),
     action("save_as_folder", Group::File, "Save As Folder…", ""),
+    action(
+        "connect_sillytavern",
+        Group::File,
+        "SillyTavern Server…",
+        "",
+    ),
     action("import", Group::File, "Import…", "CmdOrCtrl+I"),
     action("merge", Group::File, "Merge a Book Into This One…", ""),
     action("export", Group::File, "Export As…", "CmdOrCtrl+Shift+E"),

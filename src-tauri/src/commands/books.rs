@@ -202,6 +202,11 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Im
 /// disk since it was opened (else that is a `changed_on_disk` error).
 #[tauri::command(async)]
 pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<SaveResult> {
+    // A book opened from a SillyTavern server is saved back there.
+    let remote = guarded(&s, "save", |ws| Ok(ws.doc(doc)?.server().is_some()))?;
+    if remote {
+        return super::server::save_to_server(&s, doc, overwrite);
+    }
     guarded(&s, "save", |ws| {
         let result = ws.save(doc, None, overwrite);
         store_recent(&app, ws);
@@ -378,6 +383,16 @@ pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<DiskChange>> {
 /// read), which the UI asks for when it reloads a book it saw unmodified.
 #[tauri::command(async)]
 pub fn reload_doc(s: State<'_, AppState>, doc: u32, unless_edited: bool) -> R<bool> {
+    // A book opened from a SillyTavern server is read again from there.
+    let remote = guarded(&s, "reload_doc", |ws| {
+        let d = ws.doc(doc)?;
+        Ok(d.server().is_some().then(|| d.dirty()))
+    })?;
+    match remote {
+        Some(true) if unless_edited => return Ok(false),
+        Some(_) => return super::server::reload_from_server(&s, doc),
+        None => {}
+    }
     guarded(&s, "reload_doc", |ws| ws.reload(doc, unless_edited))
 }
 

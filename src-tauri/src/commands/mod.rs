@@ -12,6 +12,7 @@ mod entries;
 mod preview;
 mod risu;
 mod scenarios;
+mod server;
 mod sillytavern;
 
 pub use app::*;
@@ -20,6 +21,7 @@ pub use entries::*;
 pub use preview::*;
 pub use risu::*;
 pub use scenarios::*;
+pub use server::*;
 pub use sillytavern::*;
 
 use std::path::PathBuf;
@@ -61,6 +63,8 @@ pub struct AppState {
     shown: Mutex<AppStateView>,
     /// The open books' files, followed for edits by other programs.
     pub watch: crate::watch::Watch,
+    /// The SillyTavern server connected to, if any (`crate::server`).
+    pub server: crate::server::Link,
 }
 
 impl AppState {
@@ -70,6 +74,7 @@ impl AppState {
             edit_mark: AtomicU64::new(ws.edit_mark()),
             shown: Mutex::new(ws.state()),
             watch: crate::watch::Watch::default(),
+            server: crate::server::Link::default(),
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         }

@@ -25,7 +25,7 @@ pub fn load_st_settings(app: &AppHandle) {
 
 /// Writes the settings and the inputs, keeping the keys of the file this
 /// version does not know.
-fn store_st_settings(app: &AppHandle, ws: &Workspace) {
+pub(super) fn store_st_settings(app: &AppHandle, ws: &Workspace) {
     let Some(file) = st_settings_file(app) else {
         return;
     };

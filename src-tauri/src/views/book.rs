@@ -26,6 +26,9 @@ pub struct DocSummary {
     /// The format it is written back in over that file (SillyTavern world
     /// info for a SillyTavern book): Save As offers it first.
     pub save_back: Option<ExportFormat>,
+    /// The SillyTavern server it was opened from, which Save sends it back
+    /// to.
+    pub server: Option<ServerBookRef>,
 }
 
 /// An open book whose file (or folder) another program changed since it

@@ -9,6 +9,7 @@ mod lint;
 mod preview;
 mod risu;
 mod scenarios;
+mod server;
 mod sillytavern;
 mod transfer;
 
@@ -18,6 +19,7 @@ pub use lint::*;
 pub use preview::*;
 pub use risu::*;
 pub use scenarios::*;
+pub use server::*;
 pub use sillytavern::*;
 pub use transfer::*;
 

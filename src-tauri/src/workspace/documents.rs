@@ -38,6 +38,9 @@ pub struct Doc {
     pub(super) chat: Option<String>,
     /// The books its preview ran on when it was last shown; `None`: itself.
     pub(super) with: Option<Vec<u32>>,
+    /// The SillyTavern server it was opened from: Save sends it back there
+    /// (`crate::server`), never to a file.
+    pub(super) server: Option<crate::views::ServerBookRef>,
 }
 
 impl Doc {
@@ -53,6 +56,11 @@ impl Doc {
             token_budget: self.book.token_budget,
             recursive_scanning: self.book.recursive_scanning,
         }
+    }
+
+    /// The SillyTavern server it was opened from, if any.
+    pub fn server(&self) -> Option<&crate::views::ServerBookRef> {
+        self.server.as_ref()
     }
 
     /// The file it was imported from (canonical), if any.
@@ -97,6 +105,7 @@ impl Workspace {
             history: History::saved(),
             disk: None,
             disk_reported: None,
+            server: None,
             origin: None,
             source: None,
         });
@@ -281,6 +290,9 @@ impl Workspace {
         d.disk = Some(seen);
         d.disk_reported = None;
         d.path = Some(canonical.clone());
+        // Saved as a file, a book opened from a SillyTavern server is the
+        // file's from now on (Save writes there, not to the server).
+        d.server = None;
         self.remember(canonical.clone());
         Ok(SaveResult {
             path: canonical.display().to_string(),

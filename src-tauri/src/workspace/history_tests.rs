@@ -13,6 +13,7 @@ fn doc(book: Book) -> Doc {
         history: History::saved(),
         disk: None,
         disk_reported: None,
+        server: None,
         source: None,
         origin: None,
         chat: None,

@@ -37,6 +37,7 @@ mod list;
 mod list_patch;
 mod log;
 pub mod recovery;
+mod remote;
 mod replace;
 mod risu;
 mod scenarios;
@@ -60,6 +61,7 @@ use crate::views::{AppStateView, DocSummary, EntryRow, Rules, StSettingsView};
 pub use documents::Doc;
 pub use lint::LintJob;
 pub use list::COUNT_STEP_BYTES;
+pub use remote::ServerSave;
 pub use view::SHOWN_PER_KIND;
 
 use history::Change;
@@ -249,6 +251,7 @@ impl Workspace {
                     risu: d.origin == Some(lorebook_engine::formats::Format::Risu),
                     source: d.source.as_ref().map(|p| p.display().to_string()),
                     save_back: d.save_back(),
+                    server: d.server.clone(),
                 })
                 .collect(),
             chat_error: self.chat_error.clone(),

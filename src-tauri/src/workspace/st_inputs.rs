@@ -61,7 +61,7 @@ fn with_original(text: &str, original: &str) -> String {
 
 /// The card's fields, read from the card object a book kept; named by the
 /// character's name (`data.name`), else by the book's.
-fn card_view(doc: u32, name: String, card: &Value) -> Option<StCardView> {
+pub(super) fn card_view(doc: u32, name: String, card: &Value) -> Option<StCardView> {
     let data = card.get("data").filter(|d| d.is_object())?;
     let text = |pointer: &str| {
         data.pointer(pointer)

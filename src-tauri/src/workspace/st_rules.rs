@@ -239,7 +239,17 @@ impl Workspace {
     /// context size and the names are not in that object and stay.
     pub fn load_st_settings(&mut self, path: &Path) -> Result<StSettingsView, AppError> {
         let bytes = crate::error::read_book_file(path)?;
-        let text = String::from_utf8_lossy(&bytes);
+        self.load_st_settings_bytes(&bytes, &path.display().to_string())
+    }
+
+    /// [`Workspace::load_st_settings`] of bytes already read (a file, or a
+    /// SillyTavern server's settings), `label` naming where they came from.
+    pub fn load_st_settings_bytes(
+        &mut self,
+        bytes: &[u8],
+        label: &str,
+    ) -> Result<StSettingsView, AppError> {
+        let text = String::from_utf8_lossy(bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         // Numbers a hand-edited file has out of range are clamped to what
         // the panel accepts, so the loaded settings can be edited further.
@@ -255,9 +265,9 @@ impl Workspace {
             .map_err(|detail| {
                 AppError::coded(
                     ErrorKind::Format,
-                    format!("{}: {detail}", path.display()),
+                    format!("{label}: {detail}"),
                     ErrorCode::NotStSettings {
-                        file: path.display().to_string(),
+                        file: label.to_string(),
                         detail,
                     },
                 )

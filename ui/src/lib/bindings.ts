@@ -4,7 +4,7 @@
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
-export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "cancelled" | "menu" | "internal";
+export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "changed_on_server" | "server" | "cancelled" | "menu" | "internal";
 
 export type AppError = { kind: ErrorKind, 
 /**
@@ -289,7 +289,12 @@ source: string | null,
  * The format it is written back in over that file (SillyTavern world
  * info for a SillyTavern book): Save As offers it first.
  */
-save_back: ExportFormat | null, };
+save_back: ExportFormat | null, 
+/**
+ * The SillyTavern server it was opened from, which Save sends it back
+ * to.
+ */
+server: ServerBookRef | null, };
 
 export type DiskChange = { doc: number, 
 /**
@@ -1119,11 +1124,61 @@ export type Branch = "then" | "else" | "nothing";
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, } | { "code": "server", problem: ServerProblem, address: string, detail: string, } | { "code": "changed_on_server", book: string, how: ServerChange, } | { "code": "not_connected", address: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
 export type NoteNumber = "character_note_depth" | "authors_note_depth" | "authors_note_interval";
+
+export type ServerView = { 
+/**
+ * The address, normalised (`http://127.0.0.1:8000`).
+ */
+address: string, 
+/**
+ * The user logged in as, when the server asked for one.
+ */
+user: string | null, 
+/**
+ * What the server asked for.
+ */
+login: ServerLogin, };
+
+export type ServerLogin = "open" | "basic" | "account" | "basic_and_account";
+
+export type ServerBookView = { 
+/**
+ * Its name on the server (the file name without `.json`).
+ */
+file_id: string, 
+/**
+ * The name inside the file, when it has one.
+ */
+name: string, 
+/**
+ * The open tab of it, if any.
+ */
+open: number | null, };
+
+export type ServerCharacterView = { name: string, 
+/**
+ * Its card's file name: what the server names it by.
+ */
+avatar: string, 
+/**
+ * The book linked to it in SillyTavern, if any.
+ */
+world: string | null, 
+/**
+ * Its chat files (names without `.jsonl`).
+ */
+chats: Array<string>, };
+
+export type ServerBookRef = { address: string, user: string | null, file_id: string, };
+
+export type ServerProblem = "bad_address" | "unreachable" | "timed_out" | "not_sillytavern" | "redirected" | "needs_login" | "wrong_password" | "too_many_attempts" | "forbidden" | "refused" | "too_large" | "malformed" | "no_such_book" | "no_such_chat" | "bad_name" | "record";
+
+export type ServerChange = "edited" | "deleted" | "never_pulled";
 
 export type SavedSetting = "model" | "tokenizer_file";
 
@@ -1326,6 +1381,15 @@ export type Command =
   | 'export_dialog'
   | 'save'
   | 'save_as'
+  | 'st_connect'
+  | 'st_disconnect'
+  | 'st_connection'
+  | 'st_books'
+  | 'st_open_book'
+  | 'st_characters'
+  | 'st_use_chat'
+  | 'st_use_settings'
+  | 'st_use_character'
   | 'check_disk_changes'
   | 'reload_doc'
   | 'close_doc'
@@ -1410,6 +1474,7 @@ export const ACTIONS = [
   {"id":"save_as","group":"file","label":"Save As…","accelerator":"CmdOrCtrl+Shift+S"},
   {"id":"open_folder","group":"file","label":"Open Folder…","accelerator":""},
   {"id":"save_as_folder","group":"file","label":"Save As Folder…","accelerator":""},
+  {"id":"connect_sillytavern","group":"file","label":"SillyTavern Server…","accelerator":""},
   {"id":"import","group":"file","label":"Import…","accelerator":"CmdOrCtrl+I"},
   {"id":"merge","group":"file","label":"Merge a Book Into This One…","accelerator":""},
   {"id":"export","group":"file","label":"Export As…","accelerator":"CmdOrCtrl+Shift+E"},

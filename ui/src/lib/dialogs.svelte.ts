@@ -32,6 +32,8 @@ export interface DiskQuestion {
   doc: number;
   /** Rust's sentence naming the file and what happened to it. */
   message: string;
+  /** The book lives on a SillyTavern server, whose copy changed. */
+  server?: boolean;
 }
 
 export class Dialogs {

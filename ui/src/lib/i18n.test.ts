@@ -28,7 +28,7 @@ describe('message catalog', () => {
 
   it('labels every native menu item in both languages', () => {
     // The ids of src-tauri/src/menu.rs.
-    const ids = ['menu_file', 'menu_edit', 'menu_preview', 'menu_help', 'about', 'new_book', 'open', 'save', 'save_as', 'open_folder', 'save_as_folder', 'import', 'merge', 'export',
+    const ids = ['menu_file', 'menu_edit', 'menu_preview', 'menu_help', 'about', 'new_book', 'open', 'save', 'save_as', 'open_folder', 'save_as_folder', 'connect_sillytavern', 'import', 'merge', 'export',
       'open_chat', 'close_book', 'quit', 'undo', 'redo', 'find', 'new_entry', 'duplicate_entry', 'next_entry',
       'previous_entry', 'reroll', 'toggle_theme', 'user_guide', 'shortcuts', 'cut', 'copy', 'paste', 'select_all'];
     expect(Object.keys(menuLabels('en')).sort()).toEqual([...ids].sort());

@@ -4,6 +4,9 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
   ListPatch,
+  ServerBookView,
+  ServerCharacterView,
+  ServerView,
   DiskChange,
   AppError,
   Command,
@@ -112,6 +115,19 @@ export const api = {
    *  opened; without it that is a `changed_on_disk` error. */
   save: (doc: number, overwrite = false) => call<SaveResult>('save', { doc, overwrite }),
   saveAs: (doc: number) => call<SaveResult>('save_as', { doc }),
+  /** Connects to a running SillyTavern (Rust talks to it; the password is
+   *  used for the login the server asks for and kept in memory only). */
+  stConnect: (address: string, user: string | null, password: string) =>
+    call<ServerView>('st_connect', { address, user, password }),
+  stDisconnect: () => call<void>('st_disconnect'),
+  stConnection: () => call<ServerView | null>('st_connection'),
+  stBooks: () => call<ServerBookView[]>('st_books'),
+  /** Opens a server's book as a tab whose Save sends it back there. */
+  stOpenBook: (fileId: string) => call<OpenResult>('st_open_book', { fileId }),
+  stCharacters: () => call<ServerCharacterView[]>('st_characters'),
+  stUseChat: (avatar: string, chat: string) => call<AppStateView>('st_use_chat', { avatar, chat }),
+  stUseSettings: () => call<RulesView>('st_use_settings'),
+  stUseCharacter: (avatar: string) => call<RulesView>('st_use_character', { avatar }),
   openFolderDialog: () => call<ImportOutcome>('open_folder_dialog'),
   mergeDialog: (doc: number) => call<MergeView>('merge_dialog', { doc }),
   applyMerge: (doc: number, choices: MergeChoices) => call<MergeSummary>('apply_merge', { doc, choices }),

@@ -157,6 +157,9 @@ const errorCodes = {
   st_preview_not_built: 0,
   menu_failed: 0,
   prefs_not_saved: 0,
+  server: 0,
+  changed_on_server: 0,
+  not_connected: 0,
 } satisfies Record<ErrorCode['code'], 0>;
 
 // Why a book could not be exported or imported (`ExportReason` and
@@ -262,6 +265,10 @@ export function errorText(t: Translate, e: { message: string; code: ErrorCode | 
       return t('appError.too_large', { file: fileName(c.file), mb: Math.round(c.limit / (1024 * 1024)) });
     case 'changed_on_disk':
       return t(c.gone ? 'appError.changed_on_disk_gone' : 'appError.changed_on_disk', { file: fileName(c.file) });
+    case 'server':
+      return t(`serverProblem.${c.problem}`, { address: c.address || t('server.theServer'), detail: c.detail });
+    case 'not_connected':
+      return t('appError.not_connected', { address: c.address || t('server.theServer') });
     // Ids are shown verbatim, without digit grouping.
     case 'entry_not_found':
     case 'book_not_open':

@@ -423,6 +423,24 @@ export class Preview {
     this.schedule();
   }
 
+  /** A character's chat from the connected SillyTavern server as the
+   *  preview's chat. */
+  async useServerChat(avatar: string, chat: string) {
+    this.docs.app = await api.stUseChat(avatar, chat);
+    await this.loadChat();
+    this.request = null;
+    this.schedule();
+  }
+
+  /** SillyTavern's settings or inputs changed in Rust (taken from a
+   *  server): shown as they now are. */
+  async takeRules(rules: RulesView) {
+    this.rules = rules;
+    this.stInputs = rules.inputs;
+    this.hooks.changed();
+    await this.refresh();
+  }
+
   async openChat() {
     this.docs.app = await api.openChatDialog();
     await this.loadChat();

@@ -18,7 +18,7 @@ const { Studio } = await import('./studio.svelte');
 
 function state(dirty: boolean): AppStateView {
   return {
-    docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false, sillytavern: false, risu: false, source: null, save_back: null }],
+    docs: [{ id: 1, name: 'B', path: null, dirty, attached: true, entries: 1, can_undo: false, can_redo: false, sillytavern: false, risu: false, source: null, save_back: null, server: null }],
     chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false,
   };
 }

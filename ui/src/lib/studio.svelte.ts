@@ -417,11 +417,19 @@ export class Studio {
       return;
     }
     try {
+      const server = as ? null : this.docs.app?.docs.find((d) => d.id === doc)?.server;
       const { path, notes } = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
-      this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
+      const said = server ? this.t('server.saved', { book: server.file_id, address: server.address }) : this.t('notice.saved', { path });
+      this.feedback.notify(said, ...notes.map((n) => noteText(this.t, n)));
     } catch (e) {
       const err = toIpcError(e);
       if (err.kind === 'needs_path') return this.saveDoc(doc, true, false);
+      if (err.code?.code === 'changed_on_server') {
+        // The server's copy changed: the same question as for a file.
+        const message = this.t(`server.changed_${err.code.how}`, { book: err.code.book });
+        this.dialogs.askDisk({ kind: 'save', doc, message, server: true });
+        return;
+      }
       if (err.kind === 'changed_on_disk') {
         // Worded here, in the UI language; the error's English message
         // (with the full path) is what the CLI and logs show.

@@ -204,6 +204,22 @@ describe('studio', () => {
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
   });
 
+  it('asks before saving over a server\'s copy changed there, in the UI language', async () => {
+    const s = new Studio();
+    s.docs.doc = 1;
+    responses.save = (a) =>
+      a.overwrite
+        ? { path: 'Harbor (http://127.0.0.1:8000)', notes: [] }
+        : Promise.reject({ kind: 'changed_on_server', message: 'changed', code: { code: 'changed_on_server', book: 'Harbor', how: 'edited' } });
+    s.locale = 'pt-BR';
+    await s.run(() => s.save());
+    expect(s.feedback.errors).toEqual([]);
+    expect(s.dialogs.disk).toMatchObject([{ kind: 'save', doc: 1, server: true }]);
+    expect(s.dialogs.disk[0].message).toBe('"Harbor" foi alterado no servidor desde que foi aberto ou salvo.');
+    await s.resolveDisk(1, 'overwrite');
+    expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
+  });
+
   it('says where a book folder\'s save put an entry beside a file that is not the book\'s', async () => {
     const s = new Studio();
     s.docs.doc = 1;

@@ -1,0 +1,170 @@
+//! Commands of the connection to a running SillyTavern (`crate::server`):
+//! connect, list its books and characters, open a book as a tab that saves
+//! back there, and take its settings, a character and a chat into the
+//! preview. The network is reached outside the workspace's lock: a slow
+//! server never freezes the editor.
+
+use lorebook_connect::Server;
+
+use super::*;
+use crate::server::{book_ref, error};
+
+/// Connects (replacing any connection). `user` and `password` are used
+/// only where the server asks for a login, and kept in memory only.
+#[tauri::command(async)]
+pub fn st_connect(
+    s: State<'_, AppState>,
+    address: String,
+    user: Option<String>,
+    password: String,
+) -> R<ServerView> {
+    caught("st_connect", || s.server.connect(&address, user, password))
+}
+
+#[tauri::command(async)]
+pub fn st_disconnect(s: State<'_, AppState>) -> R<()> {
+    caught("st_disconnect", || {
+        s.server.disconnect();
+        Ok(())
+    })
+}
+
+/// The connection in force, if any.
+#[tauri::command(async)]
+pub fn st_connection(s: State<'_, AppState>) -> R<Option<ServerView>> {
+    caught("st_connection", || Ok(s.server.view()))
+}
+
+/// The server's books, each with its open tab.
+#[tauri::command(async)]
+pub fn st_books(s: State<'_, AppState>) -> R<Vec<ServerBookView>> {
+    caught("st_books", || {
+        let server = s.server.server()?;
+        let listed = server.books().map_err(error)?;
+        let ws = lock(&s);
+        Ok(listed
+            .into_iter()
+            .map(|b| ServerBookView {
+                open: ws.server_doc(&book_ref(&server, &b.file_id)),
+                file_id: b.file_id,
+                name: b.name,
+            })
+            .collect())
+    })
+}
+
+/// Opens a server's book as a tab (recorded as pulled: a later save checks
+/// the server's copy is still this one).
+#[tauri::command(async)]
+pub fn st_open_book(s: State<'_, AppState>, file_id: String) -> R<OpenResult> {
+    let server = caught("st_open_book", || s.server.server())?;
+    let value = caught("st_open_book", || {
+        let mut ledger = crate::server::ledger()?;
+        lorebook_connect::pull(&server, &mut ledger, &file_id).map_err(error)
+    })?;
+    guarded(&s, "st_open_book", |ws| {
+        ws.open_server_book(value, book_ref(&server, &file_id))
+    })
+}
+
+/// The server's characters, with their linked books and chats.
+#[tauri::command(async)]
+pub fn st_characters(s: State<'_, AppState>) -> R<Vec<ServerCharacterView>> {
+    caught("st_characters", || {
+        crate::server::characters(&*s.server.server()?)
+    })
+}
+
+/// A character's chat from the server as the preview's chat.
+#[tauri::command(async)]
+pub fn st_use_chat(s: State<'_, AppState>, avatar: String, chat: String) -> R<AppStateView> {
+    let text = caught("st_use_chat", || {
+        let server = s.server.server()?;
+        let character = server.character(&avatar).map_err(error)?;
+        server.chat(&character, &chat).map_err(error)
+    })?;
+    guarded(&s, "st_use_chat", |ws| {
+        ws.set_chat(text);
+        Ok(ws.state())
+    })
+}
+
+/// The server's settings.json as SillyTavern's settings for the preview
+/// (world-info settings, macro engine, global variables).
+#[tauri::command(async)]
+pub fn st_use_settings(app: AppHandle, s: State<'_, AppState>) -> R<RulesView> {
+    let (value, address) = caught("st_use_settings", || {
+        let server = s.server.server()?;
+        Ok((
+            server.settings().map_err(error)?,
+            server.address().to_string(),
+        ))
+    })?;
+    let bytes = serde_json::to_vec(&value).expect("a JSON value serialises");
+    guarded(&s, "st_use_settings", |ws| {
+        ws.load_st_settings_bytes(&bytes, &format!("settings.json of {address}"))?;
+        super::sillytavern::store_st_settings(&app, ws);
+        Ok(ws.rules_view())
+    })
+}
+
+/// A server's character as the preview's character (its name for
+/// `{{char}}` and its fields for the entries' match flags).
+#[tauri::command(async)]
+pub fn st_use_character(app: AppHandle, s: State<'_, AppState>, avatar: String) -> R<RulesView> {
+    let character = caught("st_use_character", || {
+        let server = s.server.server()?;
+        server.character(&avatar).map_err(error)
+    })?;
+    guarded(&s, "st_use_character", |ws| {
+        ws.use_st_character(&character.name, &character.value)?;
+        super::sillytavern::store_st_settings(&app, ws);
+        Ok(ws.rules_view())
+    })
+}
+
+/// Saves a server's book back to its server: refused with a
+/// `changed_on_server` error when the server's copy changed since it was
+/// opened or saved, unless `overwrite`. The book is sent as it was when
+/// Save was asked, outside the workspace's lock; it is marked saved only
+/// if it was not edited meanwhile. A failed save changes nothing here.
+pub(crate) fn save_to_server(s: &AppState, doc: u32, overwrite: bool) -> R<SaveResult> {
+    let Some(job) = guarded(s, "save", |ws| ws.server_save(doc))? else {
+        return Err(AppError::needs_path());
+    };
+    caught("save", || {
+        let server: std::sync::Arc<Server> = s.server.server_for(&job.at)?;
+        let mut ledger = crate::server::ledger()?;
+        lorebook_connect::push(&server, &mut ledger, &job.at.file_id, &job.data, overwrite)
+            .map_err(error)?;
+        Ok(())
+    })?;
+    guarded(s, "save", |ws| ws.server_saved(doc, job.revision))?;
+    Ok(SaveResult {
+        path: format!("{} ({})", job.at.file_id, job.at.address),
+        notes: Vec::new(),
+    })
+}
+
+/// Reads a server's book again from its server, dropping its edits (the
+/// answer to a changed server copy: Reload). `Ok(false)`: not a server book.
+pub(crate) fn reload_from_server(s: &AppState, doc: u32) -> R<bool> {
+    let at = {
+        let ws = lock_state(s);
+        match ws.doc(doc)?.server() {
+            Some(at) => at.clone(),
+            None => return Ok(false),
+        }
+    };
+    let value = caught("reload_doc", || {
+        let server = s.server.server_for(&at)?;
+        let mut ledger = crate::server::ledger()?;
+        lorebook_connect::pull(&server, &mut ledger, &at.file_id).map_err(error)
+    })?;
+    guarded(s, "reload_doc", |ws| ws.reload_server_book(doc, value))?;
+    Ok(true)
+}
+
+fn lock_state(s: &AppState) -> std::sync::MutexGuard<'_, Workspace> {
+    s.ws.lock().unwrap_or_else(|p| p.into_inner())
+}

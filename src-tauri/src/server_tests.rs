@@ -1,0 +1,225 @@
+//! The app's side of a SillyTavern server, against a real SillyTavern
+//! 1.19.0 (`lorebook_test_support::sillytavern`): a server's book opened as
+//! a tab, edited and saved back; a change on the server asked about; a
+//! wrong password said; nothing saved while the server is down.
+
+use lorebook_test_support::sillytavern::{StAuth, StServer, ST_PASSWORD, ST_USER};
+use serde_json::Value;
+
+use crate::commands::{reload_from_server, save_to_server, AppState};
+use crate::error::{ErrorCode, ErrorKind};
+use crate::views::{ServerChange, ServerProblem};
+
+fn state_dir() {
+    // One record per test process, out of the user's own.
+    let dir = std::env::temp_dir().join(format!("lorebook-app-state-{}", std::process::id()));
+    std::env::set_var(lorebook_connect::STATE_DIR_ENV, dir);
+}
+
+fn open(state: &AppState, name: &str) -> u32 {
+    let server = state.server.server().unwrap();
+    let mut ledger = crate::server::ledger().unwrap();
+    let value = lorebook_connect::pull(&server, &mut ledger, name).unwrap();
+    let mut ws = state.ws.lock().unwrap();
+    ws.open_server_book(value, crate::server::book_ref(&server, name))
+        .unwrap()
+        .doc
+}
+
+fn server_value(st: &StServer, name: &str) -> Value {
+    serde_json::from_str(&st.book_file(name).expect("the server has the book")).unwrap()
+}
+
+#[test]
+fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() {
+    state_dir();
+    let st = StServer::start(StAuth::Account);
+    let state = AppState::default();
+    // A wrong password is said as such.
+    let e = state
+        .server
+        .connect(&st.url(), Some(ST_USER.into()), "nope".into())
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.code,
+            ErrorCode::Server {
+                problem: ServerProblem::WrongPassword,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(!e.message.contains("nope"));
+    let view = state
+        .server
+        .connect(&st.url(), Some(ST_USER.into()), ST_PASSWORD.into())
+        .unwrap();
+    assert_eq!(view.user.as_deref(), Some(ST_USER));
+    st.write_book_file("Harbor", r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"Ships moor here.","comment":"Harbor","somethingNew":[1,2]}}}"#);
+    let doc = open(&state, "Harbor");
+    {
+        let ws = state.ws.lock().unwrap();
+        assert!(ws
+            .state()
+            .docs
+            .iter()
+            .any(|d| d.id == doc && d.server.as_ref().is_some_and(|s| s.file_id == "Harbor")));
+    }
+    // Edit, save: the server has the edit, and every field it had.
+    {
+        let mut ws = state.ws.lock().unwrap();
+        ws.add_entry(doc).unwrap();
+        assert!(ws.doc(doc).unwrap().dirty());
+    }
+    save_to_server(&state, doc, false).unwrap();
+    let v = server_value(&st, "Harbor");
+    assert_eq!(v["entries"].as_object().unwrap().len(), 2);
+    assert_eq!(v["entries"]["0"]["somethingNew"], serde_json::json!([1, 2]));
+    assert!(!state.ws.lock().unwrap().doc(doc).unwrap().dirty());
+    // Someone edits it on the server; our next save asks.
+    st.write_book_file(
+        "Harbor",
+        r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"theirs"}}}"#,
+    );
+    state.ws.lock().unwrap().add_entry(doc).unwrap();
+    let e = save_to_server(&state, doc, false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ChangedOnServer);
+    assert!(matches!(
+        e.code,
+        ErrorCode::ChangedOnServer {
+            how: ServerChange::Edited,
+            ..
+        }
+    ));
+    assert!(
+        st.book_file("Harbor").unwrap().contains("theirs"),
+        "nothing written"
+    );
+    assert!(
+        state.ws.lock().unwrap().doc(doc).unwrap().dirty(),
+        "still unsaved"
+    );
+    // Reload takes theirs; Overwrite would have taken ours.
+    assert!(reload_from_server(&state, doc).unwrap());
+    {
+        let ws = state.ws.lock().unwrap();
+        let d = ws.doc(doc).unwrap();
+        assert!(!d.dirty());
+        assert_eq!(d.book.entries[0].content, "theirs");
+    }
+    state.ws.lock().unwrap().add_entry(doc).unwrap();
+    save_to_server(&state, doc, false).unwrap();
+    st.write_book_file("Harbor", r#"{"entries":{}}"#);
+    save_to_server(&state, doc, true).unwrap();
+    assert_eq!(
+        server_value(&st, "Harbor")["entries"]
+            .as_object()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
+    state_dir();
+    let mut st = StServer::start(StAuth::Open);
+    let state = AppState::default();
+    state
+        .server
+        .connect(&st.url(), None, String::new())
+        .unwrap();
+    st.write_book_file(
+        "Kept",
+        r#"{"entries":{"0":{"uid":0,"key":["k"],"content":"one"}}}"#,
+    );
+    let doc = open(&state, "Kept");
+    state.ws.lock().unwrap().add_entry(doc).unwrap();
+    st.stop();
+    let e = save_to_server(&state, doc, false).unwrap_err();
+    assert!(
+        matches!(
+            e.code,
+            ErrorCode::Server {
+                problem: ServerProblem::Unreachable,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(state.ws.lock().unwrap().doc(doc).unwrap().dirty());
+    assert_eq!(
+        server_value(&st, "Kept")["entries"]
+            .as_object()
+            .unwrap()
+            .len(),
+        1
+    );
+    // Disconnected: said, and the book stays unsaved.
+    state.server.disconnect();
+    let e = save_to_server(&state, doc, false).unwrap_err();
+    assert!(matches!(e.code, ErrorCode::NotConnected { .. }), "{e:?}");
+    st.restart();
+    state
+        .server
+        .connect(&st.url(), None, String::new())
+        .unwrap();
+    save_to_server(&state, doc, false).unwrap();
+    assert_eq!(
+        server_value(&st, "Kept")["entries"]
+            .as_object()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn settings_character_and_chat_come_from_the_server() {
+    state_dir();
+    let st = StServer::start(StAuth::Open);
+    let state = AppState::default();
+    state
+        .server
+        .connect(&st.url(), None, String::new())
+        .unwrap();
+    let server = state.server.server().unwrap();
+    let characters = crate::server::characters(&server).unwrap();
+    let sera = characters
+        .iter()
+        .find(|c| c.name == "Seraphina")
+        .expect("the default character");
+    let character = server.character(&sera.avatar).unwrap();
+    {
+        let mut ws = state.ws.lock().unwrap();
+        assert!(ws
+            .use_st_character(&character.name, &character.value)
+            .unwrap());
+        assert_eq!(ws.st_settings.char_name, "Seraphina");
+        assert!(ws
+            .st_inputs
+            .description
+            .as_deref()
+            .is_some_and(|d| d.contains("Seraphina")));
+        let settings = serde_json::to_vec(&server.settings().unwrap()).unwrap();
+        ws.load_st_settings_bytes(&settings, "settings.json")
+            .unwrap();
+    }
+    let chats = std::path::Path::new(&st.worlds())
+        .parent()
+        .unwrap()
+        .join("chats")
+        .join(sera.avatar.trim_end_matches(".png"));
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::write(chats.join("Talk.jsonl"), "{\"user_name\":\"You\",\"character_name\":\"Seraphina\"}\n{\"name\":\"You\",\"is_user\":true,\"mes\":\"Hello there\"}\n").unwrap();
+    let listed = crate::server::characters(&server).unwrap();
+    assert_eq!(
+        listed.iter().find(|c| c.name == "Seraphina").unwrap().chats,
+        vec!["Talk".to_string()]
+    );
+    let text = server.chat(&character, "Talk").unwrap();
+    let mut ws = state.ws.lock().unwrap();
+    ws.set_chat(text);
+    assert!(ws.chat_text.contains("Hello there"));
+}

@@ -192,6 +192,7 @@ pub fn render() -> String {
         crate::error::BookSetting,
         crate::error::NoteNumber,
         ServerView,
+        LastServer,
         ServerLogin,
         ServerBookView,
         ServerCharacterView,

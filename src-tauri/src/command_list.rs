@@ -28,6 +28,8 @@ macro_rules! with_command_names {
             save_as,
             st_connect,
             st_disconnect,
+            st_last_server,
+            st_forget_password,
             st_connection,
             st_books,
             st_open_book,

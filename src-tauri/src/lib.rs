@@ -12,6 +12,7 @@ pub mod fault;
 pub mod menu;
 pub mod prefs;
 pub mod preview_settings;
+pub mod secrets;
 pub mod server;
 pub mod trace;
 pub mod views;

@@ -13,34 +13,111 @@ use std::sync::{Arc, Mutex};
 use lorebook_connect::{Address, AuthMode, Changed, Error, Ledger, Login, Secret, Server};
 
 use crate::error::{AppError, ErrorCode, ErrorKind};
+use crate::secrets::{self, SecretStore, SystemStore};
 use crate::views::{
-    ServerBookRef, ServerChange, ServerCharacterView, ServerLogin, ServerProblem, ServerView,
+    LastServer, ServerBookRef, ServerChange, ServerCharacterView, ServerLogin, ServerProblem,
+    ServerView,
 };
 
-/// The connection in force, if any.
-#[derive(Default)]
+/// The connection in force, if any, and where remembered passwords go.
 pub struct Link {
     current: Mutex<Option<Arc<Server>>>,
+    store: Box<dyn SecretStore>,
 }
 
+impl Default for Link {
+    fn default() -> Self {
+        Link::with_store(Box::new(SystemStore))
+    }
+}
+
+/// The file of the last server connected to, in the app's data folder.
+pub const LAST_FILE: &str = "sillytavern-server.json";
+
 impl Link {
+    pub fn with_store(store: Box<dyn SecretStore>) -> Link {
+        Link {
+            current: Mutex::new(None),
+            store,
+        }
+    }
+
     /// Connects to `address` (replacing any connection), logging in as
-    /// `user` where the server asks for a login.
+    /// `user` where the server asks for a login. Without `password`, the
+    /// one remembered for this server and user is used. With `remember`,
+    /// the password goes to the system's secret store once the server took
+    /// it (a store that does not run is said in the answer, and the
+    /// connection stands).
     pub fn connect(
         &self,
         address: &str,
         user: Option<String>,
-        password: String,
+        password: Option<String>,
+        remember: bool,
     ) -> Result<ServerView, AppError> {
         let address = Address::parse(address).map_err(error)?;
-        let login = user.filter(|u| !u.trim().is_empty()).map(|user| Login {
-            user: user.trim().to_string(),
-            password: Secret::new(password),
+        let user = user.map(|u| u.trim().to_string()).filter(|u| !u.is_empty());
+        let key = user.as_deref().map(|u| secrets::key(address.as_str(), u));
+        let password = match (password, &key) {
+            (Some(p), _) => p,
+            (None, Some(k)) => self.store.get(k).ok().flatten().unwrap_or_default(),
+            (None, None) => String::new(),
+        };
+        let login = user.map(|user| Login {
+            user,
+            password: Secret::new(password.clone()),
         });
         let server = Server::connect(&address, login).map_err(error)?;
-        let view = view_of(&server);
+        let mut not_remembered = None;
+        let mut password_saved = false;
+        if let Some(k) = &key {
+            if remember {
+                match self.store.set(k, &password) {
+                    Ok(()) => password_saved = true,
+                    Err(e) => not_remembered = Some(e),
+                }
+            } else {
+                password_saved = self.store.get(k).ok().flatten().is_some();
+            }
+        }
+        let mut view = view_of(&server);
+        view.password_saved = password_saved;
+        view.not_remembered = not_remembered;
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(server));
         Ok(view)
+    }
+
+    /// Removes the password remembered for this server and user.
+    pub fn forget_password(&self, address: &str, user: &str) -> Result<(), AppError> {
+        let address = Address::parse(address).map_err(error)?;
+        self.store
+            .delete(&secrets::key(address.as_str(), user))
+            .map_err(|detail| {
+                AppError::coded(
+                    ErrorKind::Server,
+                    format!("the password could not be removed from the secret store: {detail}"),
+                    ErrorCode::Server {
+                        problem: ServerProblem::SecretStore,
+                        address: address.to_string(),
+                        detail,
+                    },
+                )
+            })
+    }
+
+    /// The last server connected to (from `file`), with whether its
+    /// password is remembered.
+    pub fn last(&self, file: &std::path::Path) -> Option<LastServer> {
+        let bytes = crate::error::read_book_file(file).ok()?;
+        let mut last: LastServer = serde_json::from_slice(&bytes).ok()?;
+        last.password_saved = last.user.as_deref().is_some_and(|u| {
+            self.store
+                .get(&secrets::key(&last.address, u))
+                .ok()
+                .flatten()
+                .is_some()
+        });
+        Some(last)
     }
 
     pub fn disconnect(&self) {
@@ -52,7 +129,14 @@ impl Link {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_deref()
-            .map(view_of)
+            .map(|server| {
+                let mut v = view_of(server);
+                v.password_saved = server.user().is_some_and(|u| {
+                    let k = secrets::key(server.address().as_str(), u);
+                    self.store.get(&k).ok().flatten().is_some()
+                });
+                v
+            })
     }
 
     /// The connection in force.
@@ -84,7 +168,23 @@ fn view_of(server: &Server) -> ServerView {
             AuthMode::Account => ServerLogin::Account,
             AuthMode::BasicAndAccount => ServerLogin::BasicAndAccount,
         },
+        password_saved: false,
+        not_remembered: None,
     }
+}
+
+/// Writes the last server connected to (address and user only).
+pub fn write_last(file: &std::path::Path, view: &ServerView) {
+    let last = LastServer {
+        address: view.address.clone(),
+        user: view.user.clone(),
+        password_saved: false,
+    };
+    if let Some(dir) = file.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let bytes = serde_json::to_vec_pretty(&last).expect("JSON");
+    let _ = lorebook_engine::formats::write_atomic(file, &bytes);
 }
 
 /// Where a book of `server` lives, as its tab remembers it.

@@ -38,7 +38,7 @@ fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() 
     // A wrong password is said as such.
     let e = state
         .server
-        .connect(&st.url(), Some(ST_USER.into()), "nope".into())
+        .connect(&st.url(), Some(ST_USER.into()), Some("nope".into()), false)
         .unwrap_err();
     assert!(
         matches!(
@@ -53,7 +53,12 @@ fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() 
     assert!(!e.message.contains("nope"));
     let view = state
         .server
-        .connect(&st.url(), Some(ST_USER.into()), ST_PASSWORD.into())
+        .connect(
+            &st.url(),
+            Some(ST_USER.into()),
+            Some(ST_PASSWORD.into()),
+            false,
+        )
         .unwrap();
     assert_eq!(view.user.as_deref(), Some(ST_USER));
     st.write_book_file("Harbor", r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"Ships moor here.","comment":"Harbor","somethingNew":[1,2]}}}"#);
@@ -126,10 +131,7 @@ fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
     state_dir();
     let mut st = StServer::start(StAuth::Open);
     let state = AppState::default();
-    state
-        .server
-        .connect(&st.url(), None, String::new())
-        .unwrap();
+    state.server.connect(&st.url(), None, None, false).unwrap();
     st.write_book_file(
         "Kept",
         r#"{"entries":{"0":{"uid":0,"key":["k"],"content":"one"}}}"#,
@@ -161,10 +163,7 @@ fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
     let e = save_to_server(&state, doc, false).unwrap_err();
     assert!(matches!(e.code, ErrorCode::NotConnected { .. }), "{e:?}");
     st.restart();
-    state
-        .server
-        .connect(&st.url(), None, String::new())
-        .unwrap();
+    state.server.connect(&st.url(), None, None, false).unwrap();
     save_to_server(&state, doc, false).unwrap();
     assert_eq!(
         server_value(&st, "Kept")["entries"]
@@ -180,10 +179,7 @@ fn settings_character_and_chat_come_from_the_server() {
     state_dir();
     let st = StServer::start(StAuth::Open);
     let state = AppState::default();
-    state
-        .server
-        .connect(&st.url(), None, String::new())
-        .unwrap();
+    state.server.connect(&st.url(), None, None, false).unwrap();
     let server = state.server.server().unwrap();
     let characters = crate::server::characters(&server).unwrap();
     let sera = characters
@@ -222,4 +218,77 @@ fn settings_character_and_chat_come_from_the_server() {
     let mut ws = state.ws.lock().unwrap();
     ws.set_chat(text);
     assert!(ws.chat_text.contains("Hello there"));
+}
+
+#[test]
+fn a_password_is_remembered_only_when_asked_and_used_next_time() {
+    state_dir();
+    let st = StServer::start(StAuth::Basic);
+    let link = crate::server::Link::with_store(Box::new(crate::secrets::MemoryStore::default()));
+    // Not asked: not kept; a connection without it is refused.
+    let v = link
+        .connect(
+            &st.url(),
+            Some(ST_USER.into()),
+            Some(ST_PASSWORD.into()),
+            false,
+        )
+        .unwrap();
+    assert!(!v.password_saved);
+    let e = link
+        .connect(&st.url(), Some(ST_USER.into()), None, false)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.code,
+            ErrorCode::Server {
+                problem: ServerProblem::WrongPassword,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // Asked: kept, and used when none is typed.
+    let v = link
+        .connect(
+            &st.url(),
+            Some(ST_USER.into()),
+            Some(ST_PASSWORD.into()),
+            true,
+        )
+        .unwrap();
+    assert!(v.password_saved && v.not_remembered.is_none());
+    assert!(
+        link.connect(&st.url(), Some(ST_USER.into()), None, false)
+            .unwrap()
+            .password_saved
+    );
+    // The last server offered next time: address and user, never the password.
+    let file = std::env::temp_dir().join(format!("lorebook-last-{}.json", std::process::id()));
+    crate::server::write_last(&file, &link.view().unwrap());
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains(ST_PASSWORD), "{text}");
+    let last = link.last(&file).unwrap();
+    assert_eq!(
+        (last.user.as_deref(), last.password_saved),
+        (Some(ST_USER), true)
+    );
+    // Forgotten: gone.
+    link.forget_password(&st.url(), ST_USER).unwrap();
+    assert!(!link.last(&file).unwrap().password_saved);
+    let _ = std::fs::remove_file(&file);
+    // A store that does not run: the connection stands, and says why the
+    // password was not remembered.
+    let broken = crate::secrets::MemoryStore::broken("no secret store answers");
+    let link = crate::server::Link::with_store(Box::new(broken));
+    let v = link
+        .connect(
+            &st.url(),
+            Some(ST_USER.into()),
+            Some(ST_PASSWORD.into()),
+            true,
+        )
+        .unwrap();
+    assert!(!v.password_saved);
+    assert_eq!(v.not_remembered.as_deref(), Some("no secret store answers"));
 }

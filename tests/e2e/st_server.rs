@@ -28,8 +28,26 @@ fn a_server_book_is_opened_edited_saved_back_and_a_change_there_asked_about() {
     assert!(said.contains("refused that user and password"), "{said}");
     assert!(!said.contains("not the password"));
     app.type_into(&tid("server-password"), ST_PASSWORD);
+    // Asked to remember it where no secret store runs (this test's
+    // session): connected, and told the password was not remembered.
+    app.click(&tid("server-remember"));
     app.click(&tid("server-connect"));
     app.wait_for(&tid("server-connected"));
+    wait_until("the not-remembered notice", TIMEOUT, || {
+        let notices: Vec<String> = app
+            .find_all(&tid("notices"))?
+            .iter()
+            .map(|e| app.text(e).unwrap_or_default())
+            .collect();
+        if notices
+            .iter()
+            .any(|n| n.contains("the password was not remembered"))
+        {
+            Ok(())
+        } else {
+            Err(format!("notices {notices:?}"))
+        }
+    });
     app.wait_for(&tid("server-book"));
     assert_accessible(&app, "the SillyTavern server dialog");
     app.snapshot("connected");

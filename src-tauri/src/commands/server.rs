@@ -9,16 +9,43 @@ use lorebook_connect::Server;
 use super::*;
 use crate::server::{book_ref, error};
 
+fn last_file(app: &AppHandle) -> PathBuf {
+    crate::data_dir(app).join(crate::server::LAST_FILE)
+}
+
 /// Connects (replacing any connection). `user` and `password` are used
-/// only where the server asks for a login, and kept in memory only.
+/// only where the server asks for a login, and kept in memory only; no
+/// `password` takes the one remembered for this server and user; with
+/// `remember` the password goes to the system's secret store. The address
+/// and user (never the password) are kept to offer next time.
 #[tauri::command(async)]
 pub fn st_connect(
+    app: AppHandle,
     s: State<'_, AppState>,
     address: String,
     user: Option<String>,
-    password: String,
+    password: Option<String>,
+    remember: bool,
 ) -> R<ServerView> {
-    caught("st_connect", || s.server.connect(&address, user, password))
+    caught("st_connect", || {
+        let view = s.server.connect(&address, user, password, remember)?;
+        crate::server::write_last(&last_file(&app), &view);
+        Ok(view)
+    })
+}
+
+/// The last server connected to, to offer in the dialog.
+#[tauri::command(async)]
+pub fn st_last_server(app: AppHandle, s: State<'_, AppState>) -> R<Option<LastServer>> {
+    caught("st_last_server", || Ok(s.server.last(&last_file(&app))))
+}
+
+/// Removes the password remembered for a server and user.
+#[tauri::command(async)]
+pub fn st_forget_password(s: State<'_, AppState>, address: String, user: String) -> R<()> {
+    caught("st_forget_password", || {
+        s.server.forget_password(&address, &user)
+    })
 }
 
 #[tauri::command(async)]

@@ -12,6 +12,22 @@ pub struct ServerView {
     pub user: Option<String>,
     /// What the server asked for.
     pub login: ServerLogin,
+    /// The password is in the system's secret store for this server and
+    /// user.
+    pub password_saved: bool,
+    /// Why the password could not be remembered, when that was asked.
+    pub not_remembered: Option<String>,
+}
+
+/// The last server connected to (address and user, never a password), to
+/// offer next time; kept in the app's data folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct LastServer {
+    pub address: String,
+    pub user: Option<String>,
+    /// A password for them is in the system's secret store.
+    #[serde(default)]
+    pub password_saved: bool,
 }
 
 /// What a server asked for (`lorebook_connect::AuthMode`).
@@ -76,6 +92,8 @@ pub enum ServerProblem {
     NoSuchChat,
     BadName,
     Record,
+    /// The system's secret store refused (`crate::secrets`).
+    SecretStore,
 }
 
 /// How a server's copy of a book changed (`ErrorCode::ChangedOnServer`).

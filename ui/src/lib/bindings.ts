@@ -1142,7 +1142,22 @@ user: string | null,
 /**
  * What the server asked for.
  */
-login: ServerLogin, };
+login: ServerLogin, 
+/**
+ * The password is in the system's secret store for this server and
+ * user.
+ */
+password_saved: boolean, 
+/**
+ * Why the password could not be remembered, when that was asked.
+ */
+not_remembered: string | null, };
+
+export type LastServer = { address: string, user: string | null, 
+/**
+ * A password for them is in the system's secret store.
+ */
+password_saved: boolean, };
 
 export type ServerLogin = "open" | "basic" | "account" | "basic_and_account";
 
@@ -1176,7 +1191,7 @@ chats: Array<string>, };
 
 export type ServerBookRef = { address: string, user: string | null, file_id: string, };
 
-export type ServerProblem = "bad_address" | "unreachable" | "timed_out" | "not_sillytavern" | "redirected" | "needs_login" | "wrong_password" | "too_many_attempts" | "forbidden" | "refused" | "too_large" | "malformed" | "no_such_book" | "no_such_chat" | "bad_name" | "record";
+export type ServerProblem = "bad_address" | "unreachable" | "timed_out" | "not_sillytavern" | "redirected" | "needs_login" | "wrong_password" | "too_many_attempts" | "forbidden" | "refused" | "too_large" | "malformed" | "no_such_book" | "no_such_chat" | "bad_name" | "record" | "secret_store";
 
 export type ServerChange = "edited" | "deleted" | "never_pulled";
 
@@ -1383,6 +1398,8 @@ export type Command =
   | 'save_as'
   | 'st_connect'
   | 'st_disconnect'
+  | 'st_last_server'
+  | 'st_forget_password'
   | 'st_connection'
   | 'st_books'
   | 'st_open_book'

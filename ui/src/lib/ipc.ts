@@ -4,6 +4,7 @@ import { invoke } from '@tauri-apps/api/core';
 import { listen, type UnlistenFn } from '@tauri-apps/api/event';
 import type {
   ListPatch,
+  LastServer,
   ServerBookView,
   ServerCharacterView,
   ServerView,
@@ -117,8 +118,11 @@ export const api = {
   saveAs: (doc: number) => call<SaveResult>('save_as', { doc }),
   /** Connects to a running SillyTavern (Rust talks to it; the password is
    *  used for the login the server asks for and kept in memory only). */
-  stConnect: (address: string, user: string | null, password: string) =>
-    call<ServerView>('st_connect', { address, user, password }),
+  stConnect: (address: string, user: string | null, password: string | null, remember: boolean) =>
+    call<ServerView>('st_connect', { address, user, password, remember }),
+  /** The last server connected to (address and user; never a password). */
+  stLastServer: () => call<LastServer | null>('st_last_server'),
+  stForgetPassword: (address: string, user: string) => call<void>('st_forget_password', { address, user }),
   stDisconnect: () => call<void>('st_disconnect'),
   stConnection: () => call<ServerView | null>('st_connection'),
   stBooks: () => call<ServerBookView[]>('st_books'),

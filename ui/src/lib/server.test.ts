@@ -25,7 +25,7 @@ describe('ServerLink', () => {
     responses.st_characters = () => [{ name: 'Seraphina', avatar: 'default_Seraphina.png', world: 'Eldoria', chats: ['Talk'] }];
     const link = new ServerLink();
     await link.connect('127.0.0.1:8000', ' alice ', 'hunter2');
-    expect(calls[0]).toEqual({ cmd: 'st_connect', args: { address: '127.0.0.1:8000', user: 'alice', password: 'hunter2' } });
+    expect(calls[0]).toEqual({ cmd: 'st_connect', args: { address: '127.0.0.1:8000', user: 'alice', password: 'hunter2', remember: false } });
     expect(link.books.map((b) => b.file_id)).toEqual(['Eldoria']);
     expect(link.characters[0].chats).toEqual(['Talk']);
     expect(JSON.stringify(link)).not.toContain('hunter2');
@@ -42,6 +42,28 @@ describe('ServerLink', () => {
     await link.disconnect();
     expect(link.connection).toBeNull();
     expect(calls.map((c) => c.cmd)).toContain('st_disconnect');
+  });
+
+  it('uses the remembered password only for the server and user it was remembered for', async () => {
+    responses.st_connection = () => null;
+    responses.st_last_server = () => ({ address: 'http://h', user: 'alice', password_saved: true });
+    responses.st_connect = () => ({ address: 'http://h', user: 'alice', login: 'basic', password_saved: true, not_remembered: null });
+    responses.st_books = () => [];
+    responses.st_characters = () => [];
+    const link = new ServerLink();
+    await link.load();
+    await link.connect('http://h', 'alice', '');
+    await link.connect('http://h', 'bob', '');
+    await link.connect('http://h', 'alice', 'typed', true);
+    const sent = calls.filter((c) => c.cmd === 'st_connect').map((c) => c.args);
+    expect(sent).toEqual([
+      { address: 'http://h', user: 'alice', password: null, remember: false },
+      { address: 'http://h', user: 'bob', password: '', remember: false },
+      { address: 'http://h', user: 'alice', password: 'typed', remember: true },
+    ]);
+    await link.forgetPassword();
+    expect(calls.at(-1)).toEqual({ cmd: 'st_forget_password', args: { address: 'http://h', user: 'alice' } });
+    expect(link.last?.password_saved).toBe(false);
   });
 
   it('is not busy after a refused connection', async () => {

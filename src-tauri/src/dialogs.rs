@@ -63,7 +63,7 @@ const ALL_FILES: Filter = Filter {
 pub(crate) const BOOKS_AND_CARDS: Filter = Filter {
     key: "dialog.filter.booksAndCards",
     english: "Lorebooks and cards",
-    extensions: &["json", "png", "charx", "lorebook", "story"],
+    extensions: &["json", "png", "charx", "byaf", "lorebook", "story"],
 };
 const NATIVE_BOOK: Filter = Filter {
     key: "dialog.filter.book",
@@ -72,8 +72,8 @@ const NATIVE_BOOK: Filter = Filter {
 };
 const CARD_PNG: Filter = Filter {
     key: "dialog.filter.cardPng",
-    english: "Character card (PNG)",
-    extensions: &["png"],
+    english: "Character card (PNG or CHARX)",
+    extensions: &["png", "charx"],
 };
 const CHATS: Filter = Filter {
     key: "dialog.filter.chats",

@@ -869,3 +869,184 @@ fn export_format_names_parse() {
     assert_eq!(Format::NovelAi.id(), "novelai");
     assert_eq!(Format::SillyTavern.id(), "sillytavern");
 }
+
+// --- Backyard AI (.byaf) ----------------------------------------------------
+
+/// A Backyard AI archive as the format lays it out: the manifest, the
+/// character with its lore items, an image and a scenario (stored, as
+/// Backyard AI's writer stores them).
+fn byaf(character: Value, manifest_characters: &[&str]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored);
+    let manifest = json!({"schemaVersion": 1, "createdAt": "2026-01-01T00:00:00Z",
+        "characters": manifest_characters, "scenarios": ["scenarios/scenario1.json"]});
+    w.start_file("manifest.json", stored).unwrap();
+    w.write_all(manifest.to_string().as_bytes()).unwrap();
+    w.start_file("characters/c1/character.json", stored).unwrap();
+    w.write_all(character.to_string().as_bytes()).unwrap();
+    w.start_file("characters/c1/images/avatar.png", stored).unwrap();
+    w.write_all(b"not an image").unwrap();
+    w.start_file("scenarios/scenario1.json", stored).unwrap();
+    w.write_all(br#"{"narrative": "A harbor town."}"#).unwrap();
+    w.finish().unwrap().into_inner()
+}
+
+fn harbor_character() -> Value {
+    json!({
+        "schemaVersion": 1, "id": "c1", "name": "Mira", "displayName": "Mira of the Harbor",
+        "isNSFW": false, "persona": "A harbor pilot.", "createdAt": "2026-01-01T00:00:00Z",
+        "updatedAt": "2026-01-01T00:00:00Z",
+        "loreItems": [
+            {"key": "harbor, dock,, pier ", "value": "#{character}: the harbor is {user}'s home."},
+            null,
+            {"key": "Gull", "value": "Gulls circle {{char}}'s boat.", "note": "an unknown field"}
+        ],
+        "images": [{"path": "images/avatar.png", "label": "avatar"}]
+    })
+}
+
+#[test]
+fn byaf_lore_items_become_entries_with_keys_split_and_placeholders_as_macros() {
+    let bytes = byaf(harbor_character(), &["characters/c1/character.json"]);
+    assert_eq!(detect(&bytes).unwrap(), Format::Byaf);
+    let imported = import(&bytes).unwrap();
+    assert_eq!(imported.format, Format::Byaf);
+    let book = imported.book;
+    assert_eq!(book.name, "Mira");
+    assert_eq!(book.entries.len(), 2, "the null item skipped");
+    let harbor = &book.entries[0];
+    assert_eq!(harbor.keys, ["harbor", "dock", "pier"]);
+    assert_eq!(harbor.content, "{{char}}: the harbor is {{user}}'s home.");
+    assert_eq!((harbor.order, harbor.enabled), (0, true));
+    let gull = &book.entries[1];
+    assert_eq!(gull.keys, ["Gull"]);
+    assert_eq!(gull.content, "Gulls circle {{char}}'s boat.", "SillyTavern's macros stay as they are");
+    assert_eq!(gull.order, 2, "the position in the file, nulls counted");
+    assert_eq!(gull.extra["note"], "an unknown field");
+    // The character's other fields are kept with the book, and through the
+    // app's own format.
+    let kept = &book.wrapper_extra["byaf_character"];
+    assert_eq!(kept["persona"], "A harbor pilot.");
+    assert!(kept.get("loreItems").is_none());
+    through_native(&book);
+    let said = imported.report.to_string();
+    assert!(said.contains("2 Backyard AI placeholder(s)"), "{said}");
+}
+
+#[test]
+fn byaf_sample_made_by_backyard_ais_own_writer_reads() {
+    let bytes = fixture("backyard_sample.byaf");
+    let imported = import(&bytes).unwrap();
+    assert_eq!(imported.format, Format::Byaf);
+    assert_eq!(imported.book.name, "TestBot");
+    assert_eq!(imported.book.entries.len(), 1);
+    assert_eq!(imported.book.entries[0].keys, ["test"]);
+    assert_eq!(imported.book.entries[0].content, "value");
+}
+
+#[test]
+fn byaf_hostile_layouts_are_refused_with_a_reason() {
+    let mut no_lore = harbor_character();
+    no_lore["loreItems"] = json!([]);
+    assert!(matches!(
+        import(&byaf(no_lore, &["characters/c1/character.json"])),
+        Err(ImportError::CardWithoutBook { .. })
+    ));
+    for path in ["characters/../character.json", "x/characters/c1/character.json", "/characters/c1/character.json"] {
+        let e = import(&byaf(harbor_character(), &[path])).unwrap_err().to_string();
+        assert!(e.contains("not characters/<folder>/character.json"), "{path}: {e}");
+    }
+    let e = import(&byaf(harbor_character(), &["characters/c2/character.json"])).unwrap_err().to_string();
+    assert!(e.contains("it has no characters/c2/character.json"), "{e}");
+    let mut bad_item = harbor_character();
+    bad_item["loreItems"] = json!([{"key": ["not", "text"], "value": "x"}]);
+    let e = import(&byaf(bad_item, &["characters/c1/character.json"])).unwrap_err().to_string();
+    assert!(e.contains("lore item 0's key is an array, not text"), "{e}");
+    // Two characters listed: the first read, and said.
+    let two = import(&byaf(harbor_character(), &["characters/c1/character.json", "characters/c2/character.json"])).unwrap();
+    assert!(two.report.to_string().contains("lists 2 characters"));
+}
+
+// --- CHARX export -----------------------------------------------------------
+
+#[test]
+fn charx_export_writes_a_card_that_reads_back_and_into_a_charx_keeps_its_assets() {
+    let book = import(&fixture("card_v3_all_fields.json")).unwrap().book;
+    let (fresh, _) = export(&book, ExportFormat::Charx).unwrap();
+    let back = import(&fresh).unwrap();
+    assert_eq!(back.format, Format::Charx);
+    assert_eq!(back.book.entries.len(), book.entries.len());
+    for (a, b) in back.book.entries.iter().zip(&book.entries) {
+        assert_eq!((&a.keys, &a.content), (&b.keys, &b.content));
+    }
+    // Into an existing CHARX: its other files as stored, byte for byte.
+    use std::io::{Read, Write};
+    let mut archive = zip::ZipWriter::new_append(std::io::Cursor::new(fresh)).unwrap();
+    archive
+        .start_file("assets/other/x.bin", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    archive.write_all(&[0, 1, 2, 255]).unwrap();
+    let with_asset = archive.finish().unwrap().into_inner();
+    let (into, _) = export_into_card(&book, &with_asset, ExportFormat::CardV3).unwrap();
+    let mut a = zip::ZipArchive::new(std::io::Cursor::new(&into[..])).unwrap();
+    let mut asset = Vec::new();
+    a.by_name("assets/other/x.bin").unwrap().read_to_end(&mut asset).unwrap();
+    assert_eq!(asset, [0, 1, 2, 255]);
+    assert!(matches!(
+        export_into_card(&book, &with_asset, ExportFormat::CardV2),
+        Err(ExportError::NotACardFormat(ExportFormat::CardV2))
+    ));
+}
+
+// --- Marinara-Engine --------------------------------------------------------
+
+#[test]
+fn marinara_fixture_maps_every_field_and_keeps_the_rest() {
+    let book = round_trip("marinara_all_fields.json", Format::Marinara, ExportFormat::Marinara);
+    assert_eq!(book.name, "Saltmere");
+    assert_eq!((book.scan_depth, book.token_budget, book.recursive_scanning), (3, 2048, true));
+    let harbor = entry(&book, 0);
+    assert_eq!(harbor.comment, "Harbor");
+    assert_eq!(harbor.keys, ["harbor", "dock"]);
+    assert_eq!(harbor.secondary_keys, ["ship"]);
+    assert_eq!(harbor.secondary_logic, SecondaryLogic::AndAll);
+    assert!(harbor.selective && harbor.whole_words && !harbor.case_sensitive);
+    assert_eq!(decorators::parse(&harbor.content).decorators.probability, Some(50));
+    assert_eq!(harbor.extensions["marinara"]["locked"], true);
+    assert_eq!(harbor.extensions["marinara"]["activationConditions"][0]["operator"], "equals");
+    let gull = entry(&book, 1);
+    assert_eq!(gull.secondary_logic, SecondaryLogic::NotAny);
+    assert!(gull.constant && !gull.enabled && gull.case_sensitive && gull.use_regex);
+    assert_eq!(gull.role, Role::Assistant);
+    assert_eq!(gull.parent, None);
+    let orla = entry(&book, 2);
+    assert_eq!(orla.secondary_logic, SecondaryLogic::AndAny);
+    assert_eq!(orla.role, Role::User);
+    // Folders: Places at the top, People inside it (a nested folder kept).
+    let places = book.entries.iter().find(|e| e.folder && e.comment == "Places").unwrap();
+    let people = book.entries.iter().find(|e| e.folder && e.comment == "People").unwrap();
+    assert_eq!(harbor.parent, Some(places.id));
+    assert_eq!(orla.parent, Some(people.id));
+    assert_eq!(people.parent, Some(places.id));
+    assert!(!people.enabled);
+}
+
+#[test]
+fn marinara_export_of_another_book_reads_back_with_its_folders() {
+    let book = import(&fixture("risu_all_fields.json")).unwrap().book;
+    let (bytes, report) = export(&book, ExportFormat::Marinara).unwrap();
+    let v = json(&bytes);
+    assert_eq!(v["type"], "marinara_lorebook");
+    assert_eq!(v["version"], 1);
+    let back = import(&bytes).unwrap();
+    assert_eq!(back.format, Format::Marinara);
+    let plain = |b: &Book| b.entries.iter().filter(|e| !e.folder).map(|e| (e.keys.clone(), e.comment.clone())).collect::<Vec<_>>();
+    assert_eq!(plain(&back.book), plain(&book));
+    assert_eq!(
+        back.book.entries.iter().filter(|e| e.folder).count(),
+        book.entries.iter().filter(|e| e.folder).count()
+    );
+    let _ = report.to_string();
+}

@@ -37,9 +37,11 @@ pub const TARGETS: &[(&str, Body)] = &[
     }),
     ("import_png_card", |d| import(Format::PngCard, d)),
     ("import_charx", |d| import(Format::Charx, d)),
+    ("import_byaf", |d| import(Format::Byaf, d)),
     ("import_risu", |d| import(Format::Risu, d)),
     ("import_novelai", |d| import(Format::NovelAi, d)),
     ("import_agnai", |d| import(Format::Agnai, d)),
+    ("import_marinara", |d| import(Format::Marinara, d)),
     ("round_trip", round_trip),
     ("chat", chat),
     ("decorators", decorators),
@@ -105,7 +107,7 @@ pub fn round_trip(data: &[u8]) {
     // Writing into the card it came from may be refused (a second card
     // chunk the import did not need can be broken); what it writes must
     // read back.
-    if imported.format == Format::PngCard {
+    if matches!(imported.format, Format::PngCard | Format::Charx) {
         for to in [ExportFormat::CardV2, ExportFormat::CardV3] {
             let Ok((png, _)) = formats::export_into_card(&book, data, to) else {
                 continue;

@@ -60,7 +60,10 @@ pub fn catalog() -> R<Catalog> {
                         .and_then(|v| v.as_str().map(str::to_string))
                         .unwrap_or_default(),
                     name: f.name().into(),
-                    card: matches!(f, ExportFormat::CardV2 | ExportFormat::CardV3),
+                    card: matches!(
+                        f,
+                        ExportFormat::CardV2 | ExportFormat::CardV3 | ExportFormat::Charx
+                    ),
                 })
                 .collect(),
             approximate_models: SUGGESTED_MODELS

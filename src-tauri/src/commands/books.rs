@@ -96,8 +96,15 @@ pub async fn export_dialog(
         let state = app.state::<AppState>();
         guarded(&state, "export_dialog", |ws| {
             let d = ws.doc(doc)?;
-            let (name, dir) = match card {
-                Some(_) => (format!("{}.png", safe_stem(&d.book.name)), None),
+            let (name, dir) = match &card {
+                Some(c) => {
+                    // Written as the kind of card it was written into.
+                    let ext = match c.extension().and_then(|e| e.to_str()) {
+                        Some(e) if e.eq_ignore_ascii_case("charx") => "charx",
+                        _ => "png",
+                    };
+                    (format!("{}.{ext}", safe_stem(&d.book.name)), None)
+                }
                 None => proposed_name(&d.book.name, d.source(), Some(format), d.save_back()),
             };
             Ok((name, dir.unwrap_or_else(|| start_dir(d))))
@@ -203,7 +210,8 @@ pub fn open_recent(app: AppHandle, s: State<'_, AppState>, path: String) -> R<Im
 #[tauri::command(async)]
 pub fn save(app: AppHandle, s: State<'_, AppState>, doc: u32, overwrite: bool) -> R<SaveResult> {
     // A book opened from a SillyTavern server is saved back there.
-    let remote = guarded(&s, "save", |ws| Ok(ws.doc(doc)?.server().is_some()))?;
+    // Its own name: the fault hook's `save` is the save itself.
+    let remote = guarded(&s, "save_target", |ws| Ok(ws.doc(doc)?.server().is_some()))?;
     if remote {
         return super::server::save_to_server(&s, doc, overwrite);
     }
@@ -384,7 +392,7 @@ pub fn check_disk_changes(s: State<'_, AppState>) -> R<Vec<DiskChange>> {
 #[tauri::command(async)]
 pub fn reload_doc(s: State<'_, AppState>, doc: u32, unless_edited: bool) -> R<bool> {
     // A book opened from a SillyTavern server is read again from there.
-    let remote = guarded(&s, "reload_doc", |ws| {
+    let remote = guarded(&s, "reload_target", |ws| {
         let d = ws.doc(doc)?;
         Ok(d.server().is_some().then(|| d.dirty()))
     })?;

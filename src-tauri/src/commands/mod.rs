@@ -134,6 +134,7 @@ impl Default for AppState {
 /// list's token counts are not among them, so they never starve the log.
 const URGENT: &[&str] = &[
     "save",
+    "save_target",
     "save_as",
     "close_doc",
     "preview",
@@ -150,7 +151,7 @@ const URGENT: &[&str] = &[
 
 /// Among [`URGENT`], the commands that keep the user's work: a build of
 /// the preview gives way to them too (see `workspace::interrupt`).
-const KEEPS_WORK: &[&str] = &["save", "save_as", "close_doc"];
+const KEEPS_WORK: &[&str] = &["save", "save_target", "save_as", "close_doc"];
 
 type R<T> = Result<T, AppError>;
 

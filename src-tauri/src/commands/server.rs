@@ -156,10 +156,12 @@ pub fn st_use_character(app: AppHandle, s: State<'_, AppState>, avatar: String) 
 /// Save was asked, outside the workspace's lock; it is marked saved only
 /// if it was not edited meanwhile. A failed save changes nothing here.
 pub(crate) fn save_to_server(s: &AppState, doc: u32, overwrite: bool) -> R<SaveResult> {
-    let Some(job) = guarded(s, "save", |ws| ws.server_save(doc))? else {
+    // The steps have their own names; `save` (the fault hook's, the
+    // trace's) is the last, which marks the book saved.
+    let Some(job) = guarded(s, "save_target", |ws| ws.server_save(doc))? else {
         return Err(AppError::needs_path());
     };
-    caught("save", || {
+    caught("save_push", || {
         let server: std::sync::Arc<Server> = s.server.server_for(&job.at)?;
         let mut ledger = crate::server::ledger()?;
         lorebook_connect::push(&server, &mut ledger, &job.at.file_id, &job.data, overwrite)
@@ -183,7 +185,7 @@ pub(crate) fn reload_from_server(s: &AppState, doc: u32) -> R<bool> {
             None => return Ok(false),
         }
     };
-    let value = caught("reload_doc", || {
+    let value = caught("reload_pull", || {
         let server = s.server.server_for(&at)?;
         let mut ledger = crate::server::ledger()?;
         lorebook_connect::pull(&server, &mut ledger, &at.file_id).map_err(error)

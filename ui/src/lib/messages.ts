@@ -196,9 +196,11 @@ const formatIds = {
   character_book: 0,
   png_card: 0,
   charx: 0,
+  byaf: 0,
   risu: 0,
   novelai: 0,
   agnai: 0,
+  marinara: 0,
 } satisfies Record<Format, 0>;
 
 /** A format's name in the UI language. */

@@ -3,6 +3,13 @@
 //! for a JSON card ([`super::card`]); the assets are not part of a book and
 //! are not read (the report says so).
 //!
+//! Export writes a book into an existing CHARX ([`export_into`]): the card
+//! in `card.json` gets the book (its other fields as they were), and every
+//! other file of the archive is copied as it is stored, compressed bytes,
+//! names and order unchanged, so a card's assets and a RisuAI module's own
+//! `module.risum` (RisuAI's `.module.charx`, June 2026) are kept byte for
+//! byte. [`export_new`] writes a CHARX holding only `card.json`.
+//!
 //! The archive is read with the `zip` crate (stored and deflate entries).
 //! Only `card.json` is inflated, and never past `MAX_CARD_BYTES`: the cap
 //! counts the bytes actually inflated, not the size the archive declares,
@@ -15,7 +22,7 @@ use serde_json::Value;
 use zip::{CompressionMethod, ZipArchive};
 
 use super::card;
-use super::error::ImportError;
+use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::json::parse_json;
 use super::report::{Note, Report};
@@ -57,7 +64,7 @@ fn bad(m: impl Into<String>) -> ImportError {
 
 /// Reads one file of the archive by name, inflating at most
 /// [`MAX_CARD_BYTES`].
-fn read_file(zip: &[u8], wanted: &str) -> Result<Option<Vec<u8>>, ImportError> {
+pub(crate) fn read_file(zip: &[u8], wanted: &str) -> Result<Option<Vec<u8>>, ImportError> {
     if central_records(zip, MAX_CHARX_ENTRIES) > MAX_CHARX_ENTRIES {
         return Err(bad(format!(
             "the archive lists more than {MAX_CHARX_ENTRIES} files; such archives are refused"
@@ -103,6 +110,19 @@ fn read_file(zip: &[u8], wanted: &str) -> Result<Option<Vec<u8>>, ImportError> {
     Ok(Some(out))
 }
 
+/// The names of the files an archive lists (at most
+/// [`MAX_CHARX_ENTRIES`]).
+pub(crate) fn names(zip: &[u8]) -> Result<Vec<String>, ImportError> {
+    if central_records(zip, MAX_CHARX_ENTRIES) > MAX_CHARX_ENTRIES {
+        return Err(bad(format!(
+            "the archive lists more than {MAX_CHARX_ENTRIES} files; such archives are refused"
+        )));
+    }
+    let archive = ZipArchive::new(Cursor::new(zip))
+        .map_err(|e| bad(format!("not a readable ZIP archive: {e}")))?;
+    Ok(archive.file_names().map(str::to_string).collect())
+}
+
 /// Reads the book out of a CHARX archive.
 pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
     let json = read_file(zip, "card.json")?.ok_or_else(|| bad("the archive has no card.json"))?;
@@ -121,6 +141,77 @@ pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
     };
     report.notes.push(Note::CharxAssets);
     card::book_of_card(card_obj, report)
+}
+
+fn bad_archive(message: impl Into<String>) -> ExportError {
+    ExportError::BadCardChunk {
+        chunk: "card.json".into(),
+        message: message.into(),
+    }
+}
+
+/// The card JSON as SillyTavern and RisuAI write it (two spaces).
+fn card_bytes(card: &serde_json::Map<String, Value>) -> Vec<u8> {
+    serde_json::to_vec_pretty(card).expect("a JSON object serialises")
+}
+
+/// Writes `book` into the CHARX archive `zip` (always a v3 card, as CHARX
+/// holds): `card.json` replaced in its place, every other file copied as
+/// stored.
+pub fn export_into(book: &Book, zip: &[u8], report: &mut Report) -> Result<Vec<u8>, ExportError> {
+    let json = read_file(zip, "card.json")
+        .map_err(|e| bad_archive(e.to_string()))?
+        .ok_or_else(|| bad_archive("the archive has no card.json"))?;
+    let card_obj = match parse_json(&json) {
+        Ok(Value::Object(o)) => o,
+        Ok(_) => return Err(bad_archive("card.json is not a JSON object")),
+        Err(e) => return Err(bad_archive(format!("card.json is malformed JSON: {e}"))),
+    };
+    let card_out = card::card_with_book(card_obj, book, card::Version::V3, report);
+    let new_card = card_bytes(&card_out);
+    let mut archive = ZipArchive::new(Cursor::new(zip))
+        .map_err(|e| bad_archive(format!("not a readable ZIP archive: {e}")))?;
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(zip.len() + new_card.len())));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Deflated);
+    for i in 0..archive.len() {
+        let file = archive
+            .by_index_raw(i)
+            .map_err(|e| bad_archive(format!("damaged entry {i}: {e}")))?;
+        if file.name() == "card.json" {
+            drop(file);
+            out.start_file("card.json", options)
+                .map_err(|e| bad_archive(e.to_string()))?;
+            std::io::Write::write_all(&mut out, &new_card).map_err(|e| bad_archive(e.to_string()))?;
+        } else {
+            out.raw_copy_file(file)
+                .map_err(|e| bad_archive(format!("cannot copy an entry: {e}")))?;
+        }
+    }
+    let bytes = out
+        .finish()
+        .map_err(|e| bad_archive(e.to_string()))?
+        .into_inner();
+    Ok(bytes)
+}
+
+/// A CHARX archive holding only `card.json`: the book's card (a minimal
+/// one when the book came from no card).
+pub fn export_new(book: &Book, report: &mut Report) -> Result<Vec<u8>, ExportError> {
+    let card_out = match card::export_card(book, card::Version::V3, report) {
+        Value::Object(o) => o,
+        _ => return Err(bad_archive("the card is not a JSON object")),
+    };
+    let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(CompressionMethod::Deflated);
+    out.start_file("card.json", options)
+        .map_err(|e| bad_archive(e.to_string()))?;
+    std::io::Write::write_all(&mut out, &card_bytes(&card_out)).map_err(|e| bad_archive(e.to_string()))?;
+    Ok(out
+        .finish()
+        .map_err(|e| bad_archive(e.to_string()))?
+        .into_inner())
 }
 
 #[cfg(test)]
@@ -180,5 +271,98 @@ mod tests {
         let mut bzip2 = zip;
         bzip2[cd + 10..cd + 12].copy_from_slice(&12u16.to_le_bytes());
         assert!(message(&bzip2).contains("compression method 12"));
+    }
+
+    /// A CHARX as RisuAI writes a module (`.module.charx`): the card, an
+    /// asset stored, the module's own data deflated, and a folder entry.
+    fn module_charx() -> Vec<u8> {
+        let card = serde_json::json!({
+            "spec": "chara_card_v3", "spec_version": "3.0",
+            "data": {
+                "name": "Harbor module", "description": "", "personality": "", "scenario": "",
+                "first_mes": "", "mes_example": "", "creator_notes": "A module.", "system_prompt": "",
+                "post_history_instructions": "", "alternate_greetings": [], "tags": [], "creator": "",
+                "character_version": "", "extensions": {"risuai": {"moduleNoneImage": true}, "kept": [1, 2]},
+                "character_book": {"name": "Harbor", "extensions": {}, "entries": [
+                    {"keys": ["harbor"], "content": "Ships moor here.", "extensions": {}, "enabled": true,
+                     "insertion_order": 100, "use_regex": false, "id": 0, "comment": "Harbor"}
+                ]}
+            }
+        });
+        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        let stored = SimpleFileOptions::default().compression_method(CompressionMethod::Stored);
+        let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
+        w.add_directory("assets/", stored).unwrap();
+        w.start_file("assets/icon/image.png", stored).unwrap();
+        w.write_all(b"\x89PNG\r\n\x1a\n not really an image").unwrap();
+        w.start_file("card.json", deflated).unwrap();
+        w.write_all(serde_json::to_string(&card).unwrap().as_bytes()).unwrap();
+        w.start_file("module.risum", deflated).unwrap();
+        w.write_all(&[111, 0, 3, 0, 0, 0, 9, 8, 7, 1, 0]).unwrap();
+        w.finish().unwrap().into_inner()
+    }
+
+    /// Every entry but `card.json`: name and raw (stored) bytes, in order.
+    fn raw_entries(zip: &[u8]) -> Vec<(String, Vec<u8>, u32)> {
+        let mut a = ZipArchive::new(Cursor::new(zip)).unwrap();
+        (0..a.len())
+            .map(|i| {
+                let mut f = a.by_index_raw(i).unwrap();
+                let name = f.name().to_string();
+                let crc = f.crc32();
+                let mut raw = Vec::new();
+                f.read_to_end(&mut raw).unwrap();
+                (name, raw, crc)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn export_into_keeps_every_other_file_byte_for_byte_and_the_cards_other_fields() {
+        let original = module_charx();
+        let mut report = Report::new(crate::formats::report::Direction::Import, "CHARX");
+        let mut book = import(&original, &mut report).unwrap();
+        book.entries[0].content = "Ships moor here. Gulls cry.".into();
+        let mut out_report = Report::new(crate::formats::report::Direction::Export, "CHARX");
+        let written = export_into(&book, &original, &mut out_report).unwrap();
+        let before = raw_entries(&original);
+        let after = raw_entries(&written);
+        assert_eq!(
+            before.iter().map(|e| &e.0).collect::<Vec<_>>(),
+            after.iter().map(|e| &e.0).collect::<Vec<_>>(),
+            "same files, same order"
+        );
+        for (b, a) in before.iter().zip(&after) {
+            if b.0 != "card.json" {
+                assert_eq!(b, a, "{} kept as stored", b.0);
+            }
+        }
+        let card: Value = serde_json::from_slice(&read_file(&written, "card.json").unwrap().unwrap()).unwrap();
+        assert_eq!(card["data"]["extensions"]["kept"], serde_json::json!([1, 2]));
+        assert_eq!(card["data"]["creator_notes"], "A module.");
+        let mut again = Report::new(crate::formats::report::Direction::Import, "CHARX");
+        let back = import(&written, &mut again).unwrap();
+        assert_eq!(back.entries[0].content, "Ships moor here. Gulls cry.");
+        assert_eq!(back.entries.len(), book.entries.len());
+    }
+
+    #[test]
+    fn export_into_refuses_an_archive_without_a_card_and_export_new_reads_back() {
+        let mut w = ZipWriter::new(Cursor::new(Vec::new()));
+        w.start_file("other.txt", SimpleFileOptions::default()).unwrap();
+        w.write_all(b"x").unwrap();
+        let no_card = w.finish().unwrap().into_inner();
+        let mut report = Report::new(crate::formats::report::Direction::Export, "CHARX");
+        let e = export_into(&Book::default(), &no_card, &mut report).unwrap_err();
+        assert!(e.to_string().contains("no card.json"), "{e}");
+        let mut report = Report::new(crate::formats::report::Direction::Import, "CHARX");
+        let book = import(&module_charx(), &mut report).unwrap();
+        let mut out = Report::new(crate::formats::report::Direction::Export, "CHARX");
+        let fresh = export_new(&book, &mut out).unwrap();
+        assert_eq!(raw_entries(&fresh).iter().map(|e| e.0.as_str()).collect::<Vec<_>>(), ["card.json"]);
+        let mut again = Report::new(crate::formats::report::Direction::Import, "CHARX");
+        let back = import(&fresh, &mut again).unwrap();
+        assert_eq!(back.entries[0].content, book.entries[0].content);
+        assert_eq!(back.entries[0].keys, book.entries[0].keys);
     }
 }

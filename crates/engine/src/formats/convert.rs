@@ -33,7 +33,7 @@ use super::error::{ExportError, ImportError};
 use super::format::{Detect, ExportFormat, Format};
 use super::json::{parse_json, to_pretty, type_name};
 use super::report::{Direction, Note, Report};
-use super::{agnai, card, charx, native, novelai, png, risu, sillytavern};
+use super::{agnai, byaf, card, charx, marinara, native, novelai, png, risu, sillytavern};
 use crate::model::{Book, Object};
 
 /// How a format is recognised and read.
@@ -42,6 +42,10 @@ pub(crate) enum Reader {
     /// that has the signature but cannot be this format's.
     Binary {
         signature: &'static [u8],
+        /// Whether a file with the signature is this format's (two ZIP
+        /// formats share one signature); the first row that claims it
+        /// reads it.
+        claims: fn(&[u8]) -> bool,
         check: fn(&[u8]) -> Result<(), ImportError>,
         read: fn(&[u8], &mut Report) -> Result<Book, ImportError>,
     },
@@ -67,8 +71,19 @@ pub(crate) const CODECS: &[Codec] = &[
         format: Format::PngCard,
         reader: Reader::Binary {
             signature: png::SIGNATURE,
+            claims: |_| true,
             check: png::find_card,
             read: png::import,
+        },
+        write: None,
+    },
+    Codec {
+        format: Format::Byaf,
+        reader: Reader::Binary {
+            signature: charx::SIGNATURE,
+            claims: byaf::claims,
+            check: |_| Ok(()),
+            read: byaf::import,
         },
         write: None,
     },
@@ -76,6 +91,7 @@ pub(crate) const CODECS: &[Codec] = &[
         format: Format::Charx,
         reader: Reader::Binary {
             signature: charx::SIGNATURE,
+            claims: |_| true,
             check: |_| Ok(()),
             read: charx::import,
         },
@@ -122,6 +138,14 @@ pub(crate) const CODECS: &[Codec] = &[
         write: Some(novelai::export_value),
     },
     Codec {
+        format: Format::Marinara,
+        reader: Reader::Json {
+            detect: marinara::detect,
+            read: marinara::import_value,
+        },
+        write: Some(marinara::export_value),
+    },
+    Codec {
         format: Format::Agnai,
         reader: Reader::Json {
             detect: agnai::detect,
@@ -154,7 +178,9 @@ fn codec(format: Format) -> Option<&'static Codec> {
 /// The binary codec whose signature starts `bytes`.
 fn binary(bytes: &[u8]) -> Option<(&'static Codec, &'static Reader)> {
     CODECS.iter().find_map(|c| match &c.reader {
-        r @ Reader::Binary { signature, .. } if bytes.starts_with(signature) => Some((c, r)),
+        r @ Reader::Binary {
+            signature, claims, ..
+        } if bytes.starts_with(signature) && claims(bytes) => Some((c, r)),
         _ => None,
     })
 }
@@ -355,6 +381,13 @@ fn for_target<'a>(
 
 /// Writes a book in a format, with the report of what could not be carried.
 pub fn export(book: &Book, to: ExportFormat) -> Result<(Vec<u8>, Report), ExportError> {
+    if to == ExportFormat::Charx {
+        // A ZIP archive, not a JSON document: the card in `card.json`.
+        let mut report = Report::new(Direction::Export, to.name());
+        let book = for_target(book, to, &mut report);
+        let bytes = charx::export_new(&book, &mut report)?;
+        return Ok((bytes, report));
+    }
     let write = codec(to.as_format())
         .and_then(|c| c.write)
         .ok_or(ExportError::NoWriter(to))?;
@@ -374,6 +407,17 @@ pub fn export_into_card(
     card_png: &[u8],
     to: ExportFormat,
 ) -> Result<(Vec<u8>, Report), ExportError> {
+    // A CHARX archive (a ZIP) takes the book in its v3 `card.json`, its
+    // other files kept as stored.
+    if card_png.starts_with(charx::SIGNATURE) {
+        if !matches!(to, ExportFormat::CardV3 | ExportFormat::Charx) {
+            return Err(ExportError::NotACardFormat(to));
+        }
+        let mut report = Report::new(Direction::Export, Format::Charx.name());
+        let book = for_target(book, to, &mut report);
+        let bytes = charx::export_into(&book, card_png, &mut report)?;
+        return Ok((bytes, report));
+    }
     let version = match to {
         ExportFormat::CardV2 => card::Version::V2,
         ExportFormat::CardV3 => card::Version::V3,
@@ -413,6 +457,11 @@ mod tests {
             assert_eq!(rows, 1, "{:?}", c.format);
         }
         for to in ExportFormat::ALL {
+            // A binary format is written by its own module (`export`).
+            if to.binary() {
+                assert!(export(&Book::default(), to).is_ok(), "{to}");
+                continue;
+            }
             assert!(
                 codec(to.as_format()).is_some_and(|c| c.write.is_some()),
                 "{to}"

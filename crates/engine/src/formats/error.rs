@@ -142,7 +142,7 @@ impl fmt::Display for ImportError {
                 f,
                 "this character card ({spec}) has no lorebook (data.character_book is missing)"
             ),
-            ImportError::BadCharx(m) => write!(f, "cannot read the CHARX file: {m}"),
+            ImportError::BadCharx(m) => write!(f, "cannot read the archive: {m}"),
             ImportError::Shape {
                 format: Some(format),
                 message,

@@ -30,6 +30,8 @@ pub enum Format {
     PngCard,
     /// A CHARX zip with `card.json`.
     Charx,
+    /// A Backyard AI character archive (`.byaf`): its `loreItems`.
+    Byaf,
     /// RisuAI lorebook export (`{"type": "risu", …}`).
     Risu,
     /// NovelAI `.lorebook` (or a `.story` holding one).
@@ -37,11 +39,13 @@ pub enum Format {
     NovelAi,
     /// Agnai memory book (`kind: "memory"`).
     Agnai,
+    /// Marinara-Engine lorebook (`type: "marinara_lorebook"`).
+    Marinara,
 }
 
 impl Format {
     /// Every format an import can come from.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 12] = [
         Format::Native,
         Format::SillyTavern,
         Format::CardV2,
@@ -49,9 +53,11 @@ impl Format {
         Format::CharacterBook,
         Format::PngCard,
         Format::Charx,
+        Format::Byaf,
         Format::Risu,
         Format::NovelAi,
         Format::Agnai,
+        Format::Marinara,
     ];
 
     /// Human name, for messages and reports.
@@ -64,9 +70,11 @@ impl Format {
             Format::CharacterBook => "character book (v2/v3 character_book)",
             Format::PngCard => "PNG character card",
             Format::Charx => "CHARX character card",
+            Format::Byaf => "Backyard AI character (.byaf)",
             Format::Risu => "RisuAI lorebook",
             Format::NovelAi => "NovelAI lorebook",
             Format::Agnai => "Agnai memory book",
+            Format::Marinara => "Marinara-Engine lorebook",
         }
     }
 
@@ -82,9 +90,11 @@ impl Format {
             Format::CharacterBook => "character_book",
             Format::PngCard => "png_card",
             Format::Charx => "charx",
+            Format::Byaf => "byaf",
             Format::Risu => "risu",
             Format::NovelAi => "novelai",
             Format::Agnai => "agnai",
+            Format::Marinara => "marinara",
         }
     }
 }
@@ -111,11 +121,15 @@ pub enum ExportFormat {
     #[serde(rename = "novelai")]
     NovelAi,
     Agnai,
+    Marinara,
+    /// A CHARX archive (`card.json` with the book; written into an
+    /// existing CHARX, its assets are kept: `export_into_card`).
+    Charx,
 }
 
 impl ExportFormat {
     /// Every export format, in the order the CLI lists them.
-    pub const ALL: [ExportFormat; 8] = [
+    pub const ALL: [ExportFormat; 10] = [
         ExportFormat::Native,
         ExportFormat::SillyTavern,
         ExportFormat::CardV2,
@@ -124,10 +138,12 @@ impl ExportFormat {
         ExportFormat::Risu,
         ExportFormat::NovelAi,
         ExportFormat::Agnai,
+        ExportFormat::Marinara,
+        ExportFormat::Charx,
     ];
 
     /// The CLI name (`native`, `sillytavern`, `ccv2`, `ccv3`, `book`,
-    /// `risu`, `novelai`, `agnai`).
+    /// `risu`, `novelai`, `agnai`, `charx`).
     pub fn cli_name(self) -> &'static str {
         match self {
             ExportFormat::Native => "native",
@@ -138,6 +154,8 @@ impl ExportFormat {
             ExportFormat::Risu => "risu",
             ExportFormat::NovelAi => "novelai",
             ExportFormat::Agnai => "agnai",
+            ExportFormat::Marinara => "marinara",
+            ExportFormat::Charx => "charx",
         }
     }
 
@@ -157,6 +175,8 @@ impl ExportFormat {
             ExportFormat::Risu => Format::Risu,
             ExportFormat::NovelAi => Format::NovelAi,
             ExportFormat::Agnai => Format::Agnai,
+            ExportFormat::Marinara => Format::Marinara,
+            ExportFormat::Charx => Format::Charx,
         }
     }
 
@@ -174,14 +194,21 @@ impl ExportFormat {
             Format::Risu => ExportFormat::Risu,
             Format::NovelAi => ExportFormat::NovelAi,
             Format::Agnai => ExportFormat::Agnai,
-            Format::Native | Format::PngCard | Format::Charx => return None,
+            Format::Marinara => ExportFormat::Marinara,
+            Format::Native | Format::PngCard | Format::Charx | Format::Byaf => return None,
         })
+    }
+
+    /// Whether the format is binary (a file to write, not text to print).
+    pub fn binary(self) -> bool {
+        matches!(self, ExportFormat::Charx)
     }
 
     /// The usual file extension.
     pub fn extension(self) -> &'static str {
         match self {
             ExportFormat::NovelAi => "lorebook",
+            ExportFormat::Charx => "charx",
             _ => "json",
         }
     }
@@ -225,6 +252,8 @@ impl FromStr for ExportFormat {
             "risu" | "risuai" => ExportFormat::Risu,
             "novelai" | "nai" | "lorebook" => ExportFormat::NovelAi,
             "agnai" | "agnaistic" | "memory" => ExportFormat::Agnai,
+            "charx" => ExportFormat::Charx,
+            "marinara" | "marinara_engine" => ExportFormat::Marinara,
             _ => return Err(UnknownExportFormat(s.to_string())),
         })
     }

@@ -36,12 +36,14 @@ pub use crate::io::{write_atomic, write_with_backup};
 
 pub mod agnai;
 pub mod card;
+pub mod byaf;
 pub mod charx;
 pub(crate) mod common;
 pub mod convert;
 pub mod error;
 pub mod format;
 pub mod json;
+pub mod marinara;
 pub mod markdown;
 pub mod native;
 mod native_stream;

@@ -175,6 +175,11 @@ pub enum Note {
     AlreadyOpen { file: String },
     /// A CHARX archive: its `card.json` read, the assets not.
     CharxAssets,
+    /// A Backyard AI archive listing several characters: the first read.
+    OnlyFirstCharacter { count: usize },
+    /// Backyard AI's placeholders (`{user}`, `#{character}:`) written as
+    /// SillyTavern's macros.
+    PlaceholdersConverted { count: usize },
     /// A NovelAI story: the lorebook read, the story kept.
     NovelAiStoryRead,
     /// A NovelAI story written back with the book.
@@ -315,6 +320,8 @@ impl Note {
             Note::StaleFileKept { file: s() },
             Note::AlreadyOpen { file: s() },
             Note::CharxAssets,
+            Note::OnlyFirstCharacter { count: 2 },
+            Note::PlaceholdersConverted { count: 1 },
             Note::NovelAiStoryRead,
             Note::NovelAiStoryWritten,
             Note::CardFromImport,
@@ -532,6 +539,14 @@ impl fmt::Display for Note {
             ),
             Note::CharxAssets => f.write_str(
                 "book read from card.json; the archive's assets are not part of a book and were not read",
+            ),
+            Note::OnlyFirstCharacter { count } => write!(
+                f,
+                "the archive lists {count} characters; the book of the first was read"
+            ),
+            Note::PlaceholdersConverted { count } => write!(
+                f,
+                "{count} Backyard AI placeholder(s) ({{user}}, {{character}}, #{{user}}:) written as SillyTavern's {{{{user}}}} and {{{{char}}}}"
             ),
             Note::NovelAiStoryRead => f.write_str(
                 "a NovelAI story: its lorebook was read; the story is kept for export",

@@ -1,0 +1,3 @@
+#![no_main]
+// The body is lorebook_fuzz_targets::import_marinara (see crates/fuzz-targets).
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lorebook_fuzz_targets::run("import_marinara", data));

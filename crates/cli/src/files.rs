@@ -39,7 +39,9 @@ pub fn convert(
     match output {
         Some(out) => formats::write_atomic(out, &bytes)
             .map_err(|e| format!("cannot write {}: {e}", out.display())),
-        None if into_card.is_some() => Err("a card is binary: give -o OUT.png (or OUT.charx)".into()),
+        None if into_card.is_some() => {
+            Err("a card is binary: give -o OUT.png (or OUT.charx)".into())
+        }
         None if to.binary() => Err("a CHARX archive is binary: give -o OUT.charx".into()),
         None => {
             use std::io::Write;

@@ -72,7 +72,10 @@ fn the_native_file_keeps_folders_exactly() {
 fn every_format_without_folders_keeps_the_tree_through_paths() {
     let book = places();
     for to in ExportFormat::ALL {
-        if matches!(to, ExportFormat::Native | ExportFormat::Risu) {
+        if matches!(
+            to,
+            ExportFormat::Native | ExportFormat::Risu | ExportFormat::Marinara
+        ) {
             continue;
         }
         let (bytes, report) = export(&book, to).unwrap();
@@ -94,6 +97,35 @@ fn every_format_without_folders_keeps_the_tree_through_paths() {
             .all(|e| !e.extensions.contains_key(PATH)));
         assert!(back.report.to_string().contains("made again"), "{to}");
     }
+}
+
+/// Marinara-Engine's folders are records (`data.folders`), an entry names
+/// its folder (`folderId`) and a folder its parent (`parentFolderId`):
+/// the tree comes back whole, the empty folder too.
+#[test]
+fn marinara_keeps_folders_as_folders() {
+    let book = places();
+    let (bytes, report) = export(&book, ExportFormat::Marinara).unwrap();
+    assert!(!report.to_string().contains("folder path"), "{report}");
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(
+        v["data"]["folders"].as_array().unwrap().len(),
+        book.entries.iter().filter(|e| e.folder).count()
+    );
+    let back = import(&bytes).unwrap().book;
+    assert_eq!(paths(&back), paths(&book));
+    let folders = |b: &Book| {
+        let tree = Tree::of(b);
+        let mut f: Vec<_> = b
+            .entries
+            .iter()
+            .filter(|e| e.folder)
+            .map(|e| tree.path(e.id))
+            .collect();
+        f.sort();
+        f
+    };
+    assert_eq!(folders(&back), folders(&book));
 }
 
 /// SillyTavern keeps an entry's `extensions` object through its editor's

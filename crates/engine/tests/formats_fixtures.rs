@@ -878,15 +878,17 @@ fn export_format_names_parse() {
 fn byaf(character: Value, manifest_characters: &[&str]) -> Vec<u8> {
     use std::io::Write;
     let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let stored = zip::write::SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Stored);
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
     let manifest = json!({"schemaVersion": 1, "createdAt": "2026-01-01T00:00:00Z",
         "characters": manifest_characters, "scenarios": ["scenarios/scenario1.json"]});
     w.start_file("manifest.json", stored).unwrap();
     w.write_all(manifest.to_string().as_bytes()).unwrap();
-    w.start_file("characters/c1/character.json", stored).unwrap();
+    w.start_file("characters/c1/character.json", stored)
+        .unwrap();
     w.write_all(character.to_string().as_bytes()).unwrap();
-    w.start_file("characters/c1/images/avatar.png", stored).unwrap();
+    w.start_file("characters/c1/images/avatar.png", stored)
+        .unwrap();
     w.write_all(b"not an image").unwrap();
     w.start_file("scenarios/scenario1.json", stored).unwrap();
     w.write_all(br#"{"narrative": "A harbor town."}"#).unwrap();
@@ -922,7 +924,10 @@ fn byaf_lore_items_become_entries_with_keys_split_and_placeholders_as_macros() {
     assert_eq!((harbor.order, harbor.enabled), (0, true));
     let gull = &book.entries[1];
     assert_eq!(gull.keys, ["Gull"]);
-    assert_eq!(gull.content, "Gulls circle {{char}}'s boat.", "SillyTavern's macros stay as they are");
+    assert_eq!(
+        gull.content, "Gulls circle {{char}}'s boat.",
+        "SillyTavern's macros stay as they are"
+    );
     assert_eq!(gull.order, 2, "the position in the file, nulls counted");
     assert_eq!(gull.extra["note"], "an unknown field");
     // The character's other fields are kept with the book, and through the
@@ -932,7 +937,7 @@ fn byaf_lore_items_become_entries_with_keys_split_and_placeholders_as_macros() {
     assert!(kept.get("loreItems").is_none());
     through_native(&book);
     let said = imported.report.to_string();
-    assert!(said.contains("2 Backyard AI placeholder(s)"), "{said}");
+    assert!(said.contains("{{char}}: 2"), "{said}");
 }
 
 #[test]
@@ -954,18 +959,38 @@ fn byaf_hostile_layouts_are_refused_with_a_reason() {
         import(&byaf(no_lore, &["characters/c1/character.json"])),
         Err(ImportError::CardWithoutBook { .. })
     ));
-    for path in ["characters/../character.json", "x/characters/c1/character.json", "/characters/c1/character.json"] {
-        let e = import(&byaf(harbor_character(), &[path])).unwrap_err().to_string();
-        assert!(e.contains("not characters/<folder>/character.json"), "{path}: {e}");
+    for path in [
+        "characters/../character.json",
+        "x/characters/c1/character.json",
+        "/characters/c1/character.json",
+    ] {
+        let e = import(&byaf(harbor_character(), &[path]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not characters/<folder>/character.json"),
+            "{path}: {e}"
+        );
     }
-    let e = import(&byaf(harbor_character(), &["characters/c2/character.json"])).unwrap_err().to_string();
+    let e = import(&byaf(harbor_character(), &["characters/c2/character.json"]))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("it has no characters/c2/character.json"), "{e}");
     let mut bad_item = harbor_character();
     bad_item["loreItems"] = json!([{"key": ["not", "text"], "value": "x"}]);
-    let e = import(&byaf(bad_item, &["characters/c1/character.json"])).unwrap_err().to_string();
+    let e = import(&byaf(bad_item, &["characters/c1/character.json"]))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("lore item 0's key is an array, not text"), "{e}");
     // Two characters listed: the first read, and said.
-    let two = import(&byaf(harbor_character(), &["characters/c1/character.json", "characters/c2/character.json"])).unwrap();
+    let two = import(&byaf(
+        harbor_character(),
+        &[
+            "characters/c1/character.json",
+            "characters/c2/character.json",
+        ],
+    ))
+    .unwrap();
     assert!(two.report.to_string().contains("lists 2 characters"));
 }
 
@@ -985,14 +1010,20 @@ fn charx_export_writes_a_card_that_reads_back_and_into_a_charx_keeps_its_assets(
     use std::io::{Read, Write};
     let mut archive = zip::ZipWriter::new_append(std::io::Cursor::new(fresh)).unwrap();
     archive
-        .start_file("assets/other/x.bin", zip::write::SimpleFileOptions::default())
+        .start_file(
+            "assets/other/x.bin",
+            zip::write::SimpleFileOptions::default(),
+        )
         .unwrap();
     archive.write_all(&[0, 1, 2, 255]).unwrap();
     let with_asset = archive.finish().unwrap().into_inner();
     let (into, _) = export_into_card(&book, &with_asset, ExportFormat::CardV3).unwrap();
     let mut a = zip::ZipArchive::new(std::io::Cursor::new(&into[..])).unwrap();
     let mut asset = Vec::new();
-    a.by_name("assets/other/x.bin").unwrap().read_to_end(&mut asset).unwrap();
+    a.by_name("assets/other/x.bin")
+        .unwrap()
+        .read_to_end(&mut asset)
+        .unwrap();
     assert_eq!(asset, [0, 1, 2, 255]);
     assert!(matches!(
         export_into_card(&book, &with_asset, ExportFormat::CardV2),
@@ -1004,18 +1035,31 @@ fn charx_export_writes_a_card_that_reads_back_and_into_a_charx_keeps_its_assets(
 
 #[test]
 fn marinara_fixture_maps_every_field_and_keeps_the_rest() {
-    let book = round_trip("marinara_all_fields.json", Format::Marinara, ExportFormat::Marinara);
+    let book = round_trip(
+        "marinara_all_fields.json",
+        Format::Marinara,
+        ExportFormat::Marinara,
+    );
     assert_eq!(book.name, "Saltmere");
-    assert_eq!((book.scan_depth, book.token_budget, book.recursive_scanning), (3, 2048, true));
+    assert_eq!(
+        (book.scan_depth, book.token_budget, book.recursive_scanning),
+        (3, 2048, true)
+    );
     let harbor = entry(&book, 0);
     assert_eq!(harbor.comment, "Harbor");
     assert_eq!(harbor.keys, ["harbor", "dock"]);
     assert_eq!(harbor.secondary_keys, ["ship"]);
     assert_eq!(harbor.secondary_logic, SecondaryLogic::AndAll);
     assert!(harbor.selective && harbor.whole_words && !harbor.case_sensitive);
-    assert_eq!(decorators::parse(&harbor.content).decorators.probability, Some(50));
+    assert_eq!(
+        decorators::parse(&harbor.content).decorators.probability,
+        Some(50)
+    );
     assert_eq!(harbor.extensions["marinara"]["locked"], true);
-    assert_eq!(harbor.extensions["marinara"]["activationConditions"][0]["operator"], "equals");
+    assert_eq!(
+        harbor.extensions["marinara"]["activationConditions"][0]["operator"],
+        "equals"
+    );
     let gull = entry(&book, 1);
     assert_eq!(gull.secondary_logic, SecondaryLogic::NotAny);
     assert!(gull.constant && !gull.enabled && gull.case_sensitive && gull.use_regex);
@@ -1025,8 +1069,16 @@ fn marinara_fixture_maps_every_field_and_keeps_the_rest() {
     assert_eq!(orla.secondary_logic, SecondaryLogic::AndAny);
     assert_eq!(orla.role, Role::User);
     // Folders: Places at the top, People inside it (a nested folder kept).
-    let places = book.entries.iter().find(|e| e.folder && e.comment == "Places").unwrap();
-    let people = book.entries.iter().find(|e| e.folder && e.comment == "People").unwrap();
+    let places = book
+        .entries
+        .iter()
+        .find(|e| e.folder && e.comment == "Places")
+        .unwrap();
+    let people = book
+        .entries
+        .iter()
+        .find(|e| e.folder && e.comment == "People")
+        .unwrap();
     assert_eq!(harbor.parent, Some(places.id));
     assert_eq!(orla.parent, Some(people.id));
     assert_eq!(people.parent, Some(places.id));
@@ -1042,7 +1094,13 @@ fn marinara_export_of_another_book_reads_back_with_its_folders() {
     assert_eq!(v["version"], 1);
     let back = import(&bytes).unwrap();
     assert_eq!(back.format, Format::Marinara);
-    let plain = |b: &Book| b.entries.iter().filter(|e| !e.folder).map(|e| (e.keys.clone(), e.comment.clone())).collect::<Vec<_>>();
+    let plain = |b: &Book| {
+        b.entries
+            .iter()
+            .filter(|e| !e.folder)
+            .map(|e| (e.keys.clone(), e.comment.clone()))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(plain(&back.book), plain(&book));
     assert_eq!(
         back.book.entries.iter().filter(|e| e.folder).count(),

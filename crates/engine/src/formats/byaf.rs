@@ -69,10 +69,7 @@ fn character_path(path: &str) -> bool {
     let Some(folder) = rest.strip_suffix("/character.json") else {
         return false;
     };
-    !folder.is_empty()
-        && !folder.contains(['/', '\\'])
-        && folder != "."
-        && folder != ".."
+    !folder.is_empty() && !folder.contains(['/', '\\']) && folder != "." && folder != ".."
 }
 
 /// Backyard AI's placeholders as SillyTavern's macros; the count of
@@ -88,9 +85,13 @@ fn macros(text: &str, count: &mut usize) -> String {
             (8, "{{user}}:")
         } else if lower.starts_with("#{character}:") {
             (13, "{{char}}:")
-        } else if lower.starts_with("{user}") && !tail[6..].starts_with('}') && !out.ends_with('{') {
+        } else if lower.starts_with("{user}") && !tail[6..].starts_with('}') && !out.ends_with('{')
+        {
             (6, "{{user}}")
-        } else if lower.starts_with("{character}") && !tail[11..].starts_with('}') && !out.ends_with('{') {
+        } else if lower.starts_with("{character}")
+            && !tail[11..].starts_with('}')
+            && !out.ends_with('{')
+        {
             (11, "{{char}}")
         } else {
             let c = tail.chars().next().unwrap_or('#');
@@ -138,7 +139,12 @@ pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
     };
     let name = ["name", "displayName"]
         .iter()
-        .find_map(|k| character.get(*k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()))
+        .find_map(|k| {
+            character
+                .get(*k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.trim().is_empty())
+        })
         .unwrap_or("Backyard AI character")
         .to_string();
     let mut converted = 0;
@@ -188,7 +194,9 @@ pub fn import(zip: &[u8], report: &mut Report) -> Result<Book, ImportError> {
         book.entries.push(entry);
     }
     if converted > 0 {
-        report.notes.push(Note::PlaceholdersConverted { count: converted });
+        report
+            .notes
+            .push(Note::PlaceholdersConverted { count: converted });
     }
     book.wrapper_extra
         .insert(CHARACTER_KEY.into(), Value::Object(character));
@@ -202,17 +210,29 @@ mod tests {
     #[test]
     fn macros_convert_backyard_placeholders_only() {
         let mut n = 0;
-        assert_eq!(macros("#{User}: hi {character}, {user}}", &mut n), "{{user}}: hi {{char}}, {user}}");
+        assert_eq!(
+            macros("#{User}: hi {character}, {user}}", &mut n),
+            "{{user}}: hi {{char}}, {user}}"
+        );
         assert_eq!(n, 2);
         let mut n = 0;
-        assert_eq!(macros("{{char}} and #{character}: ünï", &mut n), "{{char}} and {{char}}: ünï");
+        assert_eq!(
+            macros("{{char}} and #{character}: ünï", &mut n),
+            "{{char}} and {{char}}: ünï"
+        );
         assert_eq!(n, 1);
     }
 
     #[test]
     fn character_path_takes_only_the_layout() {
         assert!(character_path("characters/abc/character.json"));
-        for bad in ["characters//character.json", "characters/../character.json", "x/characters/a/character.json", "characters/a/b/character.json", "characters/a\\b/character.json"] {
+        for bad in [
+            "characters//character.json",
+            "characters/../character.json",
+            "x/characters/a/character.json",
+            "characters/a/b/character.json",
+            "characters/a\\b/character.json",
+        ] {
             assert!(!character_path(bad), "{bad}");
         }
     }

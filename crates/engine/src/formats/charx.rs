@@ -172,8 +172,8 @@ pub fn export_into(book: &Book, zip: &[u8], report: &mut Report) -> Result<Vec<u
     let mut archive = ZipArchive::new(Cursor::new(zip))
         .map_err(|e| bad_archive(format!("not a readable ZIP archive: {e}")))?;
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::with_capacity(zip.len() + new_card.len())));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(CompressionMethod::Deflated);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     for i in 0..archive.len() {
         let file = archive
             .by_index_raw(i)
@@ -182,7 +182,8 @@ pub fn export_into(book: &Book, zip: &[u8], report: &mut Report) -> Result<Vec<u
             drop(file);
             out.start_file("card.json", options)
                 .map_err(|e| bad_archive(e.to_string()))?;
-            std::io::Write::write_all(&mut out, &new_card).map_err(|e| bad_archive(e.to_string()))?;
+            std::io::Write::write_all(&mut out, &new_card)
+                .map_err(|e| bad_archive(e.to_string()))?;
         } else {
             out.raw_copy_file(file)
                 .map_err(|e| bad_archive(format!("cannot copy an entry: {e}")))?;
@@ -203,11 +204,12 @@ pub fn export_new(book: &Book, report: &mut Report) -> Result<Vec<u8>, ExportErr
         _ => return Err(bad_archive("the card is not a JSON object")),
     };
     let mut out = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default()
-        .compression_method(CompressionMethod::Deflated);
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
     out.start_file("card.json", options)
         .map_err(|e| bad_archive(e.to_string()))?;
-    std::io::Write::write_all(&mut out, &card_bytes(&card_out)).map_err(|e| bad_archive(e.to_string()))?;
+    std::io::Write::write_all(&mut out, &card_bytes(&card_out))
+        .map_err(|e| bad_archive(e.to_string()))?;
     Ok(out
         .finish()
         .map_err(|e| bad_archive(e.to_string()))?
@@ -294,9 +296,11 @@ mod tests {
         let deflated = SimpleFileOptions::default().compression_method(CompressionMethod::Deflated);
         w.add_directory("assets/", stored).unwrap();
         w.start_file("assets/icon/image.png", stored).unwrap();
-        w.write_all(b"\x89PNG\r\n\x1a\n not really an image").unwrap();
+        w.write_all(b"\x89PNG\r\n\x1a\n not really an image")
+            .unwrap();
         w.start_file("card.json", deflated).unwrap();
-        w.write_all(serde_json::to_string(&card).unwrap().as_bytes()).unwrap();
+        w.write_all(serde_json::to_string(&card).unwrap().as_bytes())
+            .unwrap();
         w.start_file("module.risum", deflated).unwrap();
         w.write_all(&[111, 0, 3, 0, 0, 0, 9, 8, 7, 1, 0]).unwrap();
         w.finish().unwrap().into_inner()
@@ -337,8 +341,12 @@ mod tests {
                 assert_eq!(b, a, "{} kept as stored", b.0);
             }
         }
-        let card: Value = serde_json::from_slice(&read_file(&written, "card.json").unwrap().unwrap()).unwrap();
-        assert_eq!(card["data"]["extensions"]["kept"], serde_json::json!([1, 2]));
+        let card: Value =
+            serde_json::from_slice(&read_file(&written, "card.json").unwrap().unwrap()).unwrap();
+        assert_eq!(
+            card["data"]["extensions"]["kept"],
+            serde_json::json!([1, 2])
+        );
         assert_eq!(card["data"]["creator_notes"], "A module.");
         let mut again = Report::new(crate::formats::report::Direction::Import, "CHARX");
         let back = import(&written, &mut again).unwrap();
@@ -349,7 +357,8 @@ mod tests {
     #[test]
     fn export_into_refuses_an_archive_without_a_card_and_export_new_reads_back() {
         let mut w = ZipWriter::new(Cursor::new(Vec::new()));
-        w.start_file("other.txt", SimpleFileOptions::default()).unwrap();
+        w.start_file("other.txt", SimpleFileOptions::default())
+            .unwrap();
         w.write_all(b"x").unwrap();
         let no_card = w.finish().unwrap().into_inner();
         let mut report = Report::new(crate::formats::report::Direction::Export, "CHARX");
@@ -359,7 +368,13 @@ mod tests {
         let book = import(&module_charx(), &mut report).unwrap();
         let mut out = Report::new(crate::formats::report::Direction::Export, "CHARX");
         let fresh = export_new(&book, &mut out).unwrap();
-        assert_eq!(raw_entries(&fresh).iter().map(|e| e.0.as_str()).collect::<Vec<_>>(), ["card.json"]);
+        assert_eq!(
+            raw_entries(&fresh)
+                .iter()
+                .map(|e| e.0.as_str())
+                .collect::<Vec<_>>(),
+            ["card.json"]
+        );
         let mut again = Report::new(crate::formats::report::Direction::Import, "CHARX");
         let back = import(&fresh, &mut again).unwrap();
         assert_eq!(back.entries[0].content, book.entries[0].content);

@@ -355,7 +355,10 @@ fn for_target<'a>(
     to: ExportFormat,
     report: &mut Report,
 ) -> std::borrow::Cow<'a, Book> {
-    if matches!(to, ExportFormat::Native | ExportFormat::Risu) {
+    if matches!(
+        to,
+        ExportFormat::Native | ExportFormat::Risu | ExportFormat::Marinara
+    ) {
         return std::borrow::Cow::Borrowed(book);
     }
     // NovelAI and Agnai write back only their own namespace's fields.

@@ -32,8 +32,8 @@ use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::json::{percent, take_bool, take_i64, take_keys, take_string};
 use super::report::{Note, Report, Section};
-use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
 use crate::decorators;
+use crate::model::{Book, Entry, Object, Role, SecondaryLogic};
 
 pub const NS: &str = "marinara";
 const SOURCE: &str = "marinara";
@@ -70,7 +70,10 @@ fn role_of(s: &str) -> Option<Role> {
 /// Reads a Marinara lorebook.
 pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportError> {
     let Value::Object(mut top) = value else {
-        return Err(ImportError::shape(Format::Marinara, "expected a JSON object"));
+        return Err(ImportError::shape(
+            Format::Marinara,
+            "expected a JSON object",
+        ));
     };
     let Some(Value::Object(mut data)) = top.remove("data") else {
         return Err(ImportError::field("data", "must be an object"));
@@ -84,7 +87,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         match data.remove(key) {
             None | Some(Value::Null) => Ok(Vec::new()),
             Some(Value::Array(a)) => Ok(a),
-            Some(_) => Err(ImportError::field(format!("data.{key}"), "must be an array")),
+            Some(_) => Err(ImportError::field(
+                format!("data.{key}"),
+                "must be an array",
+            )),
         }
     };
     let entries = list(&mut data, "entries")?;
@@ -96,10 +102,7 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
     };
     report.book.carry("name");
     report.book.carry("description");
-    for (field, set) in [
-        ("scanDepth", 0usize),
-        ("tokenBudget", 1),
-    ] {
+    for (field, set) in [("scanDepth", 0usize), ("tokenBudget", 1)] {
         if let Some(n) = take_i64(&mut lore, field, "data.lorebook")? {
             let (lo, hi) = if set == 0 {
                 crate::model::SCAN_DEPTH_RANGE
@@ -231,8 +234,17 @@ fn entry_from(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, Imp
     e.order = take_i64(&mut o, "order", path)?.unwrap_or(100);
     e.priority = e.order;
     for f in [
-        "name", "content", "keys", "secondaryKeys", "selective", "constant", "enabled",
-        "matchWholeWords", "caseSensitive", "useRegex", "order (as order and priority)",
+        "name",
+        "content",
+        "keys",
+        "secondaryKeys",
+        "selective",
+        "constant",
+        "enabled",
+        "matchWholeWords",
+        "caseSensitive",
+        "useRegex",
+        "order (as order and priority)",
     ] {
         sec.carry(f);
     }
@@ -243,7 +255,12 @@ fn entry_from(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, Imp
         }
         None | Some(Value::Null) => e.secondary_logic = SecondaryLogic::AndAll,
         Some(other) => {
-            sec.approx("selectiveLogic", Note::LogicUnknown { value: other.to_string() });
+            sec.approx(
+                "selectiveLogic",
+                Note::LogicUnknown {
+                    value: other.to_string(),
+                },
+            );
             e.secondary_logic = SecondaryLogic::AndAll;
         }
     }
@@ -253,13 +270,23 @@ fn entry_from(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, Imp
             sec.carry("role");
         }
         None | Some(Value::Null) => {}
-        Some(other) => sec.approx("role", Note::RoleUnknown { value: other.to_string() }),
+        Some(other) => sec.approx(
+            "role",
+            Note::RoleUnknown {
+                value: other.to_string(),
+            },
+        ),
     }
     match o.remove("probability") {
         None | Some(Value::Null) => {}
         Some(pv) => match percent(&pv) {
             Some(read) => probability_from(&mut e.content, sec, "probability", &pv, read),
-            None => sec.approx("probability", Note::NotNumberIgnored { value: pv.to_string() }),
+            None => sec.approx(
+                "probability",
+                Note::NotNumberIgnored {
+                    value: pv.to_string(),
+                },
+            ),
         },
     }
     o.remove("folderId");
@@ -330,8 +357,21 @@ fn entry_to(e: &Entry, book: &Book, sec: &mut Section) -> Object {
     for k in ns.keys() {
         o.entry(k.clone()).or_insert_with(|| ns[k].clone());
     }
-    for f in ["comment", "content", "keys", "secondary_keys", "selective", "constant", "enabled",
-        "whole_words", "case_sensitive", "use_regex", "order", "role", "folder"] {
+    for f in [
+        "comment",
+        "content",
+        "keys",
+        "secondary_keys",
+        "selective",
+        "constant",
+        "enabled",
+        "whole_words",
+        "case_sensitive",
+        "use_regex",
+        "order",
+        "role",
+        "folder",
+    ] {
         sec.carry(f);
     }
     if e.priority != e.order {
@@ -358,7 +398,10 @@ fn folder_to(f: &Entry, book: &Book) -> Object {
         .parent
         .and_then(|p| book.entries.iter().find(|g| g.id == p && g.folder))
         .map(folder_key);
-    o.insert("parentFolderId".into(), parent.map_or(Value::Null, Value::String));
+    o.insert(
+        "parentFolderId".into(),
+        parent.map_or(Value::Null, Value::String),
+    );
     for (k, v) in ns {
         o.entry(k).or_insert(v);
     }
@@ -377,7 +420,13 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     lore.insert("scanDepth".into(), json!(book.scan_depth));
     lore.insert("tokenBudget".into(), json!(book.token_budget));
     lore.insert("recursiveScanning".into(), json!(book.recursive_scanning));
-    for f in ["name", "description", "scan_depth", "token_budget", "recursive_scanning"] {
+    for f in [
+        "name",
+        "description",
+        "scan_depth",
+        "token_budget",
+        "recursive_scanning",
+    ] {
         report.book.carry(f);
     }
     let mut entries = Vec::new();

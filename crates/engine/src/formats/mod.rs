@@ -35,8 +35,8 @@ pub fn read_limited(path: &std::path::Path) -> Result<Vec<u8>, String> {
 pub use crate::io::{write_atomic, write_with_backup};
 
 pub mod agnai;
-pub mod card;
 pub mod byaf;
+pub mod card;
 pub mod charx;
 pub(crate) mod common;
 pub mod convert;

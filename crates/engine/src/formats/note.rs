@@ -546,7 +546,7 @@ impl fmt::Display for Note {
             ),
             Note::PlaceholdersConverted { count } => write!(
                 f,
-                "{count} Backyard AI placeholder(s) ({{user}}, {{character}}, #{{user}}:) written as SillyTavern's {{{{user}}}} and {{{{char}}}}"
+                "Backyard AI placeholders ({{user}}, {{character}}, #{{user}}:) written as SillyTavern's {{{{user}}}} and {{{{char}}}}: {count}"
             ),
             Note::NovelAiStoryRead => f.write_str(
                 "a NovelAI story: its lorebook was read; the story is kept for export",

@@ -728,7 +728,7 @@ export const en = {
   'note.chunk_added': 'the PNG had no "{chunk}" chunk; one was added from the "{from}" card',
   'note.charx_assets': "book read from card.json; the archive's assets are not part of a book and were not read",
   'note.only_first_character': 'the archive lists {count} characters; the book of the first was read',
-  'note.placeholders_converted': '{count} Backyard AI placeholder(s) ({user}, {character}, #{user}:) written as SillyTavern’s {{user}} and {{char}}',
+  'note.placeholders_converted': 'Backyard AI placeholders ({user}, {character}, #{user}:) written as SillyTavern’s {{user}} and {{char}}: {count}',
   'formatName.byaf': 'Backyard AI character (.byaf)',
   'formatName.marinara': 'Marinara-Engine lorebook',
   'note.novel_ai_story_read': 'a NovelAI story: its lorebook was read; the story is kept for export',

@@ -730,7 +730,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.chunk_added': 'o PNG não tinha bloco "{chunk}"; um foi acrescentado a partir do cartão "{from}"',
   'note.charx_assets': 'livro lido de card.json; os recursos do arquivo não fazem parte de um livro e não foram lidos',
   'note.only_first_character': 'o arquivo lista {count} personagens; foi lido o livro do primeiro',
-  'note.placeholders_converted': '{count} marcador(es) do Backyard AI ({user}, {character}, #{user}:) escritos como {{user}} e {{char}} do SillyTavern',
+  'note.placeholders_converted': 'marcadores do Backyard AI ({user}, {character}, #{user}:) escritos como {{user}} e {{char}} do SillyTavern: {count}',
   'formatName.byaf': 'Personagem do Backyard AI (.byaf)',
   'formatName.marinara': 'Lorebook do Marinara-Engine',
   'note.novel_ai_story_read': 'uma história do NovelAI: o lorebook foi lido; a história é mantida para exportar',

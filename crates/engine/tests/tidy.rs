@@ -325,8 +325,33 @@ fn a_missing_source_path_is_caught() {
     assert_eq!(missing, ["tokenizer.rs"]);
 }
 
-/// The Rust modules over `limit` lines (tests excluded) that do not say
-/// why in their header or are not named in the "Module size" section.
+/// A module's header comment: a Rust module's `//!` lines, a TypeScript
+/// module's leading `//` lines, a Svelte component's leading `<!-- -->`
+/// comment and the `//` lines opening its script.
+fn header_of(path: &str, text: &str) -> String {
+    let mut in_comment = false;
+    text.lines()
+        .take_while(|l| {
+            let t = l.trim_start();
+            if path.ends_with(".rs") {
+                return t.starts_with("//!");
+            }
+            if in_comment {
+                in_comment = !t.contains("-->");
+                return true;
+            }
+            if t.starts_with("<!--") {
+                in_comment = !t.contains("-->");
+                return true;
+            }
+            t.starts_with("//") || (path.ends_with(".svelte") && t.starts_with("<script"))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The modules over `limit` lines (tests excluded) that do not say why in
+/// their header or are not named in the "Module size" section.
 fn oversized(files: &[(String, String)], architecture: &str, limit: usize) -> Vec<String> {
     let section = architecture
         .split("## Module size")
@@ -338,11 +363,7 @@ fn oversized(files: &[(String, String)], architecture: &str, limit: usize) -> Ve
         if text.lines().count() <= limit {
             continue;
         }
-        let header: String = text
-            .lines()
-            .take_while(|l| l.starts_with("//!"))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let header = header_of(path, text);
         if !header.contains("600 lines") {
             out.push(format!(
                 "{path}: over {limit} lines without saying why in its header"
@@ -377,6 +398,32 @@ fn every_long_module_says_why() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The same rule for the UI's TypeScript modules and Svelte components;
+/// the generated bindings, the locale catalogs and the tests aside.
+#[test]
+fn every_long_ui_module_says_why() {
+    let mut files = Vec::new();
+    for path in tree() {
+        let ui = path.starts_with("ui/src/")
+            && (path.ends_with(".ts") || path.ends_with(".svelte"))
+            && !path.ends_with(".test.ts")
+            && !path.ends_with("/bindings.ts")
+            && !path.contains("/locales/");
+        if ui {
+            let text = std::fs::read_to_string(root().join(&path)).unwrap();
+            files.push((path, text));
+        }
+    }
+    assert!(
+        files.len() > 20,
+        "the UI's modules are found: {}",
+        files.len()
+    );
+    let architecture = std::fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let problems = oversized(&files, &architecture, 600);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 #[test]
 fn a_long_module_without_a_reason_is_caught() {
     let long = |header: &str| format!("{header}\n{}", "fn f() {}\n".repeat(601));
@@ -390,13 +437,21 @@ fn a_long_module_without_a_reason_is_caught() {
             "crates/engine/src/small.rs".to_string(),
             "fn f() {}\n".into(),
         ),
+        (
+            "ui/src/lib/Fine.svelte".to_string(),
+            long("<!-- A panel.\n     Above 600 lines: one form. -->\n<script lang=\"ts\">"),
+        ),
+        ("ui/src/lib/big.ts".to_string(), long("// Big.")),
     ];
-    let architecture = "## Module size\n\n`fine.rs` (one table).\n\n## Next\n`big.rs`";
+    let architecture =
+        "## Module size\n\n`fine.rs` (one table), `lib/Fine.svelte`.\n\n## Next\n`big.rs`";
     assert_eq!(
         oversized(&files, architecture, 600),
         [
             "crates/engine/src/big.rs: over 600 lines without saying why in its header",
             "crates/engine/src/big.rs: over 600 lines, not named in ARCHITECTURE.md's Module size",
+            "ui/src/lib/big.ts: over 600 lines without saying why in its header",
+            "ui/src/lib/big.ts: over 600 lines, not named in ARCHITECTURE.md's Module size",
         ]
     );
 }

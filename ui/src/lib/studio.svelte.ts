@@ -7,6 +7,10 @@
 //
 // Components start every action through `run`, which reports a failure in
 // the error banner; the actions here throw, so a failed step stops the rest.
+//
+// Over 600 lines: the actions that span stores (save, open, import, export,
+// merge, close, quit) are here with the rest until they get a module of
+// their own (the next step of the house's renovation, issue 38).
 import { api, toIpcError } from './ipc';
 import { format, formatNumber, pickLocale, type Locale, type MessageKey, type PluralKey } from './i18n';
 import { Documents, type SelectMode } from './documents.svelte';

@@ -141,12 +141,12 @@ describe('recovery and quitting', () => {
     const s = await studioWithEntry();
     const sent = delayedEdit(50);
     s.entry.edit({ content: 'typed just before the reload' });
-    await s.reload(1);
+    await s.files.reload(1);
     expect(sent()).toBe(true);
     expect(s.dialogs.confirm?.text).toContain('B');
     expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(false);
     // Chosen after a refused save, the reload drops the edits knowingly.
-    await s.reload(1, true);
+    await s.files.reload(1, true);
     expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(true);
   });
 

@@ -7,10 +7,8 @@
 //
 // Components start every action through `run`, which reports a failure in
 // the error banner; the actions here throw, so a failed step stops the rest.
-//
-// Over 600 lines: the actions that span stores (save, open, import, export,
-// merge, close, quit) are here with the rest until they get a module of
-// their own (the next step of the house's renovation, issue 38).
+// The actions on books as files (save, open, import, merge, export) are
+// `files` (files.svelte.ts).
 import { api, toIpcError } from './ipc';
 import { format, formatNumber, pickLocale, type Locale, type MessageKey, type PluralKey } from './i18n';
 import { Documents, type SelectMode } from './documents.svelte';
@@ -23,6 +21,7 @@ import { Problems } from './problems.svelte';
 import { Scenarios } from './scenarios.svelte';
 import { Impact } from './impact.svelte';
 import { Figures } from './figures.svelte';
+import { FileActions } from './files.svelte';
 import type { AppError, Catalog, ExportFormat, MergeChoices, MergeView, Note, Problem, Span, StEdit } from './bindings';
 import { errorText, noteText } from './messages';
 import { restorePanes, DEFAULT_PANES, type Panes } from './layout';
@@ -87,6 +86,8 @@ export class Studio {
   merge = $state<MergeView | null>(null);
   readonly dialogs = new Dialogs();
   readonly recovery = new Recovery();
+  /** Saving, opening, importing, merging and exporting books. */
+  readonly files = new FileActions(this);
   readonly entry = new EntryDraft({
     doc: () => this.docs.doc,
     run: this.run,
@@ -171,7 +172,7 @@ export class Studio {
   async restoreRecovered(id: string) {
     await this.entry.flush();
     const doc = await this.recovery.restore(id);
-    await this.afterOpen([doc], []);
+    await this.files.afterOpen([doc], []);
   }
 
   /** Everything after a document edit: state, list, preview. */
@@ -403,266 +404,9 @@ export class Studio {
     await this.reselect();
   }
 
-  async save(as = false): Promise<void> {
-    const doc = this.docs.doc;
-    if (doc === null) return;
-    await this.entry.flush();
-    await this.saveDoc(doc, as, false);
-  }
-
-  /** Saves `doc`; a file changed on disk since it was opened is not
-   *  overwritten unless `overwrite`: the user is asked instead. */
-  async saveDoc(doc: number, as: boolean, overwrite: boolean): Promise<void> {
-    // A book imported from another tool's file: Save As offers that
-    // tool's format first (and says what the app's own keeps besides).
-    const back = this.docs.app?.docs.find((d) => d.id === doc)?.save_back;
-    if (as && back) {
-      await this.dialogs.startSaveAs(doc, back);
-      return;
-    }
-    try {
-      const server = as ? null : this.docs.app?.docs.find((d) => d.id === doc)?.server;
-      const { path, notes } = as ? await api.saveAs(doc) : await api.save(doc, overwrite);
-      const said = server ? this.t('server.saved', { book: server.file_id, address: server.address }) : this.t('notice.saved', { path });
-      this.feedback.notify(said, ...notes.map((n) => noteText(this.t, n)));
-    } catch (e) {
-      const err = toIpcError(e);
-      if (err.kind === 'needs_path') return this.saveDoc(doc, true, false);
-      if (err.code?.code === 'changed_on_server') {
-        // The server's copy changed: the same question as for a file.
-        const message = this.t(`server.changed_${err.code.how}`, { book: err.code.book });
-        this.dialogs.askDisk({ kind: 'save', doc, message, server: true });
-        return;
-      }
-      if (err.kind === 'changed_on_disk') {
-        // Worded here, in the UI language; the error's English message
-        // (with the full path) is what the CLI and logs show.
-        const name = this.docs.app?.docs.find((d) => d.id === doc)?.name ?? '';
-        this.dialogs.askDisk({ kind: 'save', doc, message: this.t('disk.changedText', { name }) });
-        return;
-      }
-      throw err;
-    }
-    await this.docs.refresh();
-  }
-
-  /** The answer to a question about a file changed on disk. */
-  async resolveDisk(doc: number, answer: 'overwrite' | 'save_as' | 'reload' | 'keep') {
-    // Asked because the book has edits, the user knows that reloading
-    // drops them.
-    this.dialogs.doneDisk(doc);
-    if (answer === 'overwrite') await this.saveDoc(doc, false, true);
-    if (answer === 'save_as') await this.saveDoc(doc, true, false);
-    if (answer === 'reload') await this.reload(doc, true);
-  }
-
-  /** When the open books' files changed (Rust follows them and says
-   *  `disk-changed`) and on window focus: a book changed on disk that has
-   *  no unsaved changes is read again, the entry shown staying shown; one
-   *  with unsaved changes asks which version to keep, unless a question
-   *  about it is already open. */
-  async checkDisk() {
-    for (const { doc, dirty } of await api.checkDiskChanges()) {
-      const name = this.docs.app?.docs.find((d) => d.id === doc)?.name ?? '';
-      if (dirty) {
-        if (!this.dialogs.disk.some((d) => d.doc === doc)) {
-          this.dialogs.askDisk({ kind: 'changed', doc, message: this.t('disk.changedText', { name }) });
-        }
-        continue;
-      }
-      // One book that cannot be read again (a merge conflict in its file)
-      // is reported; the others are still reloaded.
-      await this.run(async () => {
-        if (await this.reload(doc)) this.feedback.notify(this.t('disk.reloaded', { name }));
-      });
-    }
-  }
-
-  /** Reads `doc` again from its file, dropping its edits. The edit still
-   *  held here is sent and answered first, so the decision reads the book's
-   *  real state: a book that has edits by then is reloaded only when
-   *  `discardEdits` (the user chose to drop them) or after asking. True
-   *  when it was reloaded without asking. */
-  async reload(doc: number, discardEdits = false): Promise<boolean> {
-    await this.entry.flush();
-    await this.docs.refresh();
-    const d = this.docs.app?.docs.find((x) => x.id === doc);
-    if (!d) return false;
-    // With `unlessEdited`, Rust reads nothing if the book has edits by the
-    // time the request reaches it (a keystroke sent meanwhile). The entry
-    // shown is shown again afterwards, whatever happened.
-    const go = async (unlessEdited: boolean): Promise<boolean> => {
-      const shown = doc === this.docs.doc ? this.docs.selected[0] : undefined;
-      if (doc === this.docs.doc) this.entry.clear();
-      try {
-        return await api.reloadDoc(doc, unlessEdited);
-      } finally {
-        await this.docs.refresh();
-        if (doc === this.docs.doc) {
-          await this.switchDoc(doc);
-          // The entry that was shown stays shown when the file still has it.
-          if (shown !== undefined && shown !== this.docs.selected[0] && this.docs.rows.some((r) => r.id === shown)) {
-            await this.select(shown);
-          }
-        }
-        this.reloads += 1;
-        this.preview.schedule();
-      }
-    };
-    if (d.dirty && !discardEdits) {
-      this.dialogs.ask(this.t('confirm.reloadText', { name: d.name }), this.t('disk.reload'), () => void this.run(() => go(false)));
-      return false;
-    }
-    if (await go(!discardEdits)) return true;
-    // Edited while the reload was on its way: the edits are kept, and the
-    // change on disk is asked about as for any book with edits.
-    this.dialogs.askDisk({ kind: 'changed', doc, message: this.t('disk.changedText', { name: d.name }) });
-    return false;
-  }
-
   /** Bumped after each reload: what shows a book's settings reads them
    *  again. */
   reloads = $state(0);
-
-  async newBook() {
-    await this.entry.flush();
-    const doc = await api.newBook(this.t('book.newName'));
-    await this.docs.refresh();
-    await this.switchDoc(doc);
-    this.dialogs.showSettings = true;
-    this.preview.schedule();
-  }
-
-  /** The "no book open" state's way in: the bundled sample book, and its
-   *  chat in the chat box when the box was empty. */
-  async openSample() {
-    await this.entry.flush();
-    const doc = await api.openSample();
-    await this.docs.refresh();
-    await this.preview.loadChat();
-    await this.switchDoc(doc);
-    this.preview.schedule();
-  }
-
-  /** Open… (`importing` false) or Import…: native files open at once,
-   *  others wait for confirmation with their report. */
-  async openDialog(importing = false) {
-    await this.entry.flush();
-    const outcomes = await api.openDialog(importing);
-    const opened = outcomes.flatMap((o) => (o.kind === 'opened' ? [o] : []));
-    await this.afterOpen(opened.map((o) => o.doc), opened.flatMap((o) => o.notes));
-    await this.dialogs.refreshImports();
-  }
-
-  /** Merge a Book Into This One…: asks for the other file, then shows
-   *  the three groups to decide on. */
-  async startMerge() {
-    const doc = this.docs.doc;
-    if (doc === null) return;
-    await this.entry.flush();
-    this.merge = await api.mergeDialog(doc);
-  }
-
-  /** Applies the merge choices as one undo step and says what it did. */
-  async applyMerge(choices: MergeChoices) {
-    const m = this.merge;
-    if (m === null) return;
-    const s = await api.applyMerge(m.doc, choices);
-    this.merge = null;
-    this.feedback.notify(
-      this.t('merge.done', { added: s.added, replaced: s.replaced, both: s.kept_both, deleted: s.deleted }),
-    );
-    await this.afterEdit();
-    await this.reselect();
-  }
-
-  async cancelMerge() {
-    this.merge = null;
-    await api.cancelMerge();
-  }
-
-  /** Open Folder…: a book kept as a folder of Markdown files. */
-  async openFolder() {
-    await this.entry.flush();
-    const o = await api.openFolderDialog();
-    if (o.kind === 'opened') await this.afterOpen([o.doc], o.notes);
-  }
-
-  /** Save As Folder…: the shown book written as a folder of Markdown
-   *  files, then bound to it. */
-  async saveAsFolder() {
-    const doc = this.docs.doc;
-    if (doc === null) return;
-    await this.entry.flush();
-    const { path, notes } = await api.saveAsFolder(doc);
-    this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
-    await this.docs.refresh();
-  }
-
-  async confirmImport(id: number, accept: boolean) {
-    const doc = await api.confirmImport(id, accept);
-    await this.dialogs.refreshImports();
-    if (doc !== null) await this.afterOpen([doc], []);
-  }
-
-  async startExport(format: ExportFormat = this.exportFormat) {
-    if (this.docs.doc === null) return;
-    await this.entry.flush();
-    await this.dialogs.startExport(this.docs.doc, format);
-  }
-
-  async setExportFormat(format: ExportFormat) {
-    if (this.docs.doc !== null) await this.dialogs.setExportFormat(this.docs.doc, format);
-  }
-
-  async finishExport() {
-    const doc = this.docs.doc;
-    const ex = this.dialogs.exporting;
-    if (doc === null || !ex) return;
-    if (ex.saving && ex.format === 'native') {
-      // The app's own format: the native Save As, under a name that is
-      // never the source file's.
-      this.dialogs.exporting = null;
-      const { path, notes } = await api.saveAs(doc);
-      this.feedback.notify(this.t('notice.saved', { path }), ...notes.map((n) => noteText(this.t, n)));
-      await this.docs.refresh();
-      return;
-    }
-    const path = await this.dialogs.finishExport(doc);
-    if (path === null) return;
-    this.feedback.notify(this.t(ex.saving ? 'notice.saved' : 'notice.exported', { path }));
-    if (!ex.saving && ex.format !== this.exportFormat) {
-      this.exportFormat = ex.format;
-      await this.savePrefs();
-    }
-    // Written back over its source, the book is saved.
-    await this.docs.refresh();
-  }
-
-  async openRecent(path: string) {
-    await this.entry.flush();
-    const r = await api.openRecent(path);
-    if (r.kind === 'opened') await this.afterOpen([r.doc], r.notes);
-    await this.dialogs.refreshImports();
-  }
-
-  async afterOpen(docs: number[], notes: Note[]) {
-    this.feedback.notify(...notes.map((n) => noteText(this.t, n)));
-    await this.docs.refresh();
-    if (docs.length > 0) await this.switchDoc(docs[docs.length - 1]);
-    this.preview.schedule();
-  }
-
-  /** Rust opened or imported books on its own (a second launch with files):
-   *  show the new ones, their pending imports and notices. */
-  async docsChanged() {
-    const before = new Set(this.docs.app?.docs.map((d) => d.id));
-    await this.docs.refresh();
-    const added = this.docs.app?.docs.filter((d) => !before.has(d.id)).map((d) => d.id) ?? [];
-    await this.afterOpen(added, []);
-    await this.dialogs.refreshImports();
-    this.feedback.add(await api.takeNotices());
-  }
 
   /** Closes `doc`, asking first when it has unsaved changes. The edit
    *  still held here is sent and answered before the question, so an edit

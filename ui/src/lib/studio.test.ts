@@ -121,15 +121,15 @@ describe('studio', () => {
   it('shows errors and ignores cancelled dialogs', async () => {
     const s = new Studio();
     responses.open_dialog = () => Promise.reject({ kind: 'cancelled', message: 'no file chosen' });
-    await s.run(() => s.openDialog());
+    await s.run(() => s.files.openDialog());
     expect(s.feedback.errors).toEqual([]);
     responses.open_dialog = () => Promise.reject({ kind: 'format', message: 'book.json: line 2' });
-    await s.run(() => s.openDialog());
+    await s.run(() => s.files.openDialog());
     expect(s.feedback.errors).toEqual(['book.json: line 2']);
     s.locale = 'pt-BR';
     const code = { code: 'permission_denied', file: '/home/me/book.json' };
     responses.open_dialog = () => Promise.reject({ kind: 'io', message: 'cannot read /home/me/book.json: denied', code });
-    await s.run(() => s.openDialog());
+    await s.run(() => s.files.openDialog());
     expect(s.feedback.errors[1]).toBe('book.json: permissão negada');
   });
 
@@ -158,10 +158,10 @@ describe('studio', () => {
       waiting = [];
       return 3;
     };
-    await s.openDialog(true);
+    await s.files.openDialog(true);
     expect(calls.find((c) => c.cmd === 'open_dialog')?.args).toEqual({ import: true });
     expect(s.dialogs.imports.map((i) => i.id)).toEqual([7]);
-    await s.confirmImport(7, true);
+    await s.files.confirmImport(7, true);
     expect(calls.find((c) => c.cmd === 'confirm_import')?.args).toEqual({ id: 7, accept: true });
     expect(s.dialogs.imports).toEqual([]);
   });
@@ -194,12 +194,12 @@ describe('studio', () => {
     s.docs.doc = 1;
     responses.save = (a) => (a.overwrite ? { path: '/books/b.json', notes: [] } : Promise.reject({ kind: 'changed_on_disk', message: '/books/b.json was changed by another program' }));
     s.locale = 'pt-BR';
-    await s.run(() => s.save());
+    await s.run(() => s.files.save());
     expect(s.feedback.errors).toEqual([]);
     // Worded in the UI language, not the error's English.
     expect(s.dialogs.disk).toMatchObject([{ kind: 'save', doc: 1 }]);
     expect(s.dialogs.disk[0].message).toMatch(/^O arquivo de .* por outro programa/);
-    await s.resolveDisk(1, 'overwrite');
+    await s.files.resolveDisk(1, 'overwrite');
     expect(s.dialogs.disk).toEqual([]);
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
   });
@@ -212,11 +212,11 @@ describe('studio', () => {
         ? { path: 'Harbor (http://127.0.0.1:8000)', notes: [] }
         : Promise.reject({ kind: 'changed_on_server', message: 'changed', code: { code: 'changed_on_server', book: 'Harbor', how: 'edited' } });
     s.locale = 'pt-BR';
-    await s.run(() => s.save());
+    await s.run(() => s.files.save());
     expect(s.feedback.errors).toEqual([]);
     expect(s.dialogs.disk).toMatchObject([{ kind: 'save', doc: 1, server: true }]);
     expect(s.dialogs.disk[0].message).toBe('"Harbor" foi alterado no servidor desde que foi aberto ou salvo.');
-    await s.resolveDisk(1, 'overwrite');
+    await s.files.resolveDisk(1, 'overwrite');
     expect(calls.filter((c) => c.cmd === 'save').map((c) => c.args)).toEqual([{ doc: 1, overwrite: false }, { doc: 1, overwrite: true }]);
   });
 
@@ -224,7 +224,7 @@ describe('studio', () => {
     const s = new Studio();
     s.docs.doc = 1;
     responses.save = () => ({ path: '/books/Saltmere', notes: [{ code: 'saved_under_name', wanted: 'Harbor.md', written: 'Harbor (2).md' }] });
-    await s.run(() => s.save());
+    await s.run(() => s.files.save());
     expect(s.feedback.errors).toEqual([]);
     expect(JSON.stringify(s.feedback.notices)).toContain('Harbor (2).md');
   });
@@ -235,7 +235,7 @@ describe('studio', () => {
     s.docs.doc = 1;
     responses.check_disk_changes = () => [{ doc: 1, dirty: false }];
     responses.reload_doc = () => true;
-    await s.checkDisk();
+    await s.files.checkDisk();
     expect(s.dialogs.disk).toEqual([]);
     expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1, unlessEdited: true }]);
     expect(s.feedback.notices).toEqual([{ kind: 'message', text: '"B" was changed on disk by another program and has been reloaded.' }]);
@@ -249,7 +249,7 @@ describe('studio', () => {
     responses.check_disk_changes = () => [{ doc: 1, dirty: false }];
     // Rust found edits by then: it kept them and read nothing.
     responses.reload_doc = () => false;
-    await s.checkDisk();
+    await s.files.checkDisk();
     expect(s.feedback.notices).toEqual([]);
     expect(s.dialogs.disk).toMatchObject([{ kind: 'changed', doc: 1 }]);
   });
@@ -261,7 +261,7 @@ describe('studio', () => {
     s.docs.doc = 1;
     responses.check_disk_changes = () => [{ doc: 1, dirty: false }, { doc: 2, dirty: false }];
     responses.reload_doc = (a) => (a.doc === 1 ? Promise.reject({ kind: 'not_a_book', message: 'b1.json: not a book' }) : true);
-    await s.checkDisk();
+    await s.files.checkDisk();
     expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => (c.args as { doc: number }).doc)).toEqual([1, 2]);
     expect(s.feedback.errors).toContain('b1.json: not a book');
     expect(s.feedback.notices).toEqual([{ kind: 'message', text: '"B2" was changed on disk by another program and has been reloaded.' }]);
@@ -272,16 +272,16 @@ describe('studio', () => {
     await s.docs.refresh();
     s.docs.doc = 1;
     responses.check_disk_changes = () => [{ doc: 1, dirty: true }];
-    await s.checkDisk();
+    await s.files.checkDisk();
     expect(calls.some((c) => c.cmd === 'reload_doc')).toBe(false);
     expect(s.dialogs.disk).toMatchObject([{ kind: 'changed', doc: 1 }]);
     expect(s.dialogs.disk[0].message).toContain('"B"');
     // A question already open is not replaced by the same one.
     const first = s.dialogs.disk[0];
-    await s.checkDisk();
+    await s.files.checkDisk();
     expect(s.dialogs.disk).toEqual([first]);
     responses.reload_doc = () => true;
-    await s.resolveDisk(1, 'reload');
+    await s.files.resolveDisk(1, 'reload');
     expect(calls.filter((c) => c.cmd === 'reload_doc').map((c) => c.args)).toEqual([{ doc: 1, unlessEdited: false }]);
     expect(s.dialogs.disk).toEqual([]);
   });
@@ -290,13 +290,13 @@ describe('studio', () => {
     const s = new Studio();
     s.locale = 'pt-BR';
     responses.new_book = () => 2;
-    await s.newBook();
+    await s.files.newBook();
     expect(calls.find((c) => c.cmd === 'new_book')?.args).toEqual({ name: 'Livro sem título' });
     calls.length = 0;
     responses.app_state = () => ({ docs: [{ id: 1, name: 'B', path: null, dirty: false, attached: false, entries: 1, can_undo: false, can_redo: false }, { id: 3, name: 'Saltmere', path: null, dirty: false, attached: true, entries: 10, can_undo: false, can_redo: false }], chat_error: null, chat_warnings: [], settings: { seed: 0, model: 'gpt-4o', template: { blocks: [] } }, recent: [], tokenizer_file: null, approximate: false });
     responses.open_sample = () => 3;
     responses.chat_text = () => 'Narrator: the fog';
-    await s.openSample();
+    await s.files.openSample();
     const order = calls.map((c) => c.cmd);
     expect(order).toContain('open_sample');
     expect(order.indexOf('chat_text')).toBeGreaterThan(order.indexOf('open_sample'));
@@ -331,18 +331,18 @@ describe('studio', () => {
     responses.save_as = () => ({ path: '/books/Harbor (Lorebook Studio).json', notes: [] });
     await s.docs.refresh();
     s.docs.doc = 1;
-    await s.save(true);
+    await s.files.save(true);
     expect(calls.some((c) => c.cmd === 'save_as')).toBe(false);
     expect(s.dialogs.exporting?.saving?.back).toBe('sillytavern');
     expect(s.dialogs.exporting?.format).toBe('sillytavern');
-    await s.finishExport();
+    await s.files.finishExport();
     expect(calls.find((c) => c.cmd === 'export_dialog')?.args).toEqual({ doc: 1, format: 'sillytavern', intoCard: false });
     // Saving back is no export: the format Export as… remembers stays.
     expect(calls.some((c) => c.cmd === 'save_prefs')).toBe(false);
     // The app's own format: the native Save As.
-    await s.save(true);
-    await s.setExportFormat('native');
-    await s.finishExport();
+    await s.files.save(true);
+    await s.files.setExportFormat('native');
+    await s.files.finishExport();
     expect(calls.filter((c) => c.cmd === 'save_as').length).toBe(1);
     expect(s.dialogs.exporting).toBeNull();
   });
@@ -353,12 +353,12 @@ describe('studio', () => {
     s.docs.doc = 1;
     responses.export_report = () => ({ entries: 1, notes: [] });
     responses.export_dialog = () => '/out/B.json';
-    await s.startExport();
+    await s.files.startExport();
     expect(s.dialogs.exporting?.format).toBe('sillytavern');
-    await s.setExportFormat('risu');
-    await s.finishExport();
+    await s.files.setExportFormat('risu');
+    await s.files.finishExport();
     expect(calls.find((c) => c.cmd === 'save_prefs')?.args).toMatchObject({ prefs: { export_format: 'risu' } });
-    await s.startExport();
+    await s.files.startExport();
     expect(s.dialogs.exporting?.format).toBe('risu');
     // The next run reads it back.
     responses.load_prefs = () => ({ theme: 'dark', panes: [], export_format: 'agnai' });

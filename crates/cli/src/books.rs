@@ -10,7 +10,29 @@ use lorebook_engine::formats::{self, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::profile::{Outcome, Profile, ProfileName};
 
+use std::path::PathBuf;
+
 use crate::PreviewArgs;
+
+/// The rules' settings of every command that runs a preview (`preview`,
+/// `lint`, `diff`, `scenario record`): one group, flattened into each, so
+/// an option is written and documented once.
+#[derive(clap::Args, Clone, Default)]
+pub struct RuleSettings {
+    /// SillyTavern's settings.json, or its world_info_settings object
+    /// (--rules sillytavern).
+    #[arg(long)]
+    pub st_settings: Option<PathBuf>,
+    /// SillyTavern's context size (max context minus response length), of
+    /// which the budget is a share (--rules sillytavern).
+    #[arg(long)]
+    pub max_context: Option<u32>,
+    /// RisuAI's settings by its own names: loreBookDepth, loreBookToken,
+    /// the character's loreSettings {tokenBudget, scanDepth,
+    /// recursiveScanning, fullWordMatching}, fmIndex (--rules risu).
+    #[arg(long)]
+    pub risu_settings: Option<PathBuf>,
+}
 
 /// Imports a book from bytes.
 pub fn from_bytes(bytes: &[u8]) -> Result<Imported, String> {

@@ -33,15 +33,8 @@ pub struct DiffArgs {
     model: Option<String>,
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// SillyTavern settings.json, or its world_info_settings object.
-    #[arg(long)]
-    st_settings: Option<PathBuf>,
-    /// SillyTavern's context size, of which the budget is a share.
-    #[arg(long)]
-    max_context: Option<u32>,
-    /// RisuAI settings (loreBookDepth, loreBookToken, loreSettings, fmIndex).
-    #[arg(long)]
-    risu_settings: Option<PathBuf>,
+    #[command(flatten)]
+    settings: books::RuleSettings,
     /// One JSON object per request that changed.
     #[arg(long)]
     json: bool,
@@ -72,12 +65,14 @@ fn changes(args: &DiffArgs) -> Result<bool, String> {
         model: args.model.clone(),
         seed: args.seed,
         sillytavern: args
+            .settings
             .st_settings
             .as_deref()
             .map(crate::scenario::json_file)
             .transpose()?,
-        max_context: args.max_context,
+        max_context: args.settings.max_context,
         risu: args
+            .settings
             .risu_settings
             .as_deref()
             .map(crate::scenario::json_file)

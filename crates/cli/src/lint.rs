@@ -46,16 +46,8 @@ pub struct LintArgs {
     /// Seed of the probability rolls of the request log.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// SillyTavern settings.json, or its world_info_settings object (--rules sillytavern).
-    #[arg(long)]
-    st_settings: Option<PathBuf>,
-    /// SillyTavern's context size, of which the budget is a share (--rules sillytavern).
-    #[arg(long)]
-    max_context: Option<u32>,
-    /// RisuAI's settings by its own names: loreBookDepth, loreBookToken and
-    /// the character's loreSettings (--rules risu; without it RisuAI's defaults).
-    #[arg(long)]
-    risu_settings: Option<PathBuf>,
+    #[command(flatten)]
+    settings: books::RuleSettings,
 }
 
 /// Usage errors and unreadable input: exit status 2.
@@ -109,7 +101,7 @@ pub fn run(args: &LintArgs) -> ExitCode {
         None => None,
     };
     let rules = if args.rules == "sillytavern" {
-        let settings = match &args.st_settings {
+        let settings = match &args.settings.st_settings {
             Some(path) => match crate::read_text(path).and_then(|t| {
                 let v: Value = serde_json::from_str(t.strip_prefix('\u{feff}').unwrap_or(&t))
                     .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -124,17 +116,18 @@ pub fn run(args: &LintArgs) -> ExitCode {
         };
         LintRules::SillyTavern {
             settings,
-            max_context: match crate::sillytavern::max_context_of(args.max_context) {
+            max_context: match crate::sillytavern::max_context_of(args.settings.max_context) {
                 Ok(n) => n,
                 Err(e) => return usage(e),
             },
-            macros: match crate::sillytavern::macro_engine_of(args.st_settings.as_deref()) {
+            macros: match crate::sillytavern::macro_engine_of(args.settings.st_settings.as_deref())
+            {
                 Ok(m) => m,
                 Err(e) => return usage(e),
             },
         }
     } else if args.rules == "risu" {
-        let settings = match &args.risu_settings {
+        let settings = match &args.settings.risu_settings {
             Some(path) => match crate::read_text(path).and_then(|t| {
                 RisuSettings::from_json(&t).map_err(|e| format!("{}: {e}", path.display()))
             }) {
@@ -152,8 +145,10 @@ pub fn run(args: &LintArgs) -> ExitCode {
     // checks say so and warn at most.
     cx.budget_assumed = match &rules {
         LintRules::Studio => false,
-        LintRules::SillyTavern { .. } => args.st_settings.is_none() && args.max_context.is_none(),
-        LintRules::Risu { .. } => args.risu_settings.is_none(),
+        LintRules::SillyTavern { .. } => {
+            args.settings.st_settings.is_none() && args.settings.max_context.is_none()
+        }
+        LintRules::Risu { .. } => args.settings.risu_settings.is_none(),
     };
     let settings = Settings {
         seed: args.seed,

@@ -187,17 +187,8 @@ struct PreviewArgs {
     /// Whose rules: studio (the guide's), sillytavern or risu.
     #[arg(long, default_value = "studio", value_parser = books::parse_profile)]
     rules: ProfileName,
-    /// RisuAI settings: loreBookDepth, loreBookToken, loreSettings
-    /// {tokenBudget, scanDepth, recursiveScanning, fullWordMatching},
-    /// fmIndex (RisuAI rules).
-    #[arg(long)]
-    risu_settings: Option<PathBuf>,
-    /// SillyTavern settings.json, or its world_info_settings object.
-    #[arg(long)]
-    st_settings: Option<PathBuf>,
-    /// SillyTavern's context size (max context minus response length).
-    #[arg(long)]
-    max_context: Option<u32>,
+    #[command(flatten)]
+    settings: books::RuleSettings,
     /// SillyTavern's macro engine for keys and content: new (1.17+,
     /// "Macros 2.0") or legacy (default: what --st-settings chooses,
     /// else new, as in a new install).

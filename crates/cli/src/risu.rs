@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 use super::{emit, load_chat, read_text, PreviewArgs};
 
 fn settings_of(args: &PreviewArgs) -> Result<RisuSettings, String> {
-    let Some(path) = args.risu_settings.as_deref() else {
+    let Some(path) = args.settings.risu_settings.as_deref() else {
         return Ok(RisuSettings::default());
     };
     let text = read_text(path)?;

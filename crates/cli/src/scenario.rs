@@ -51,15 +51,8 @@ pub struct RecordArgs {
     /// Token budget in place of the book's (or RisuAI's settings').
     #[arg(long)]
     budget: Option<u32>,
-    /// SillyTavern settings.json, or its world_info_settings object.
-    #[arg(long)]
-    st_settings: Option<PathBuf>,
-    /// SillyTavern's context size, of which the budget is a share.
-    #[arg(long)]
-    max_context: Option<u32>,
-    /// RisuAI settings (loreBookDepth, loreBookToken, loreSettings, fmIndex).
-    #[arg(long)]
-    risu_settings: Option<PathBuf>,
+    #[command(flatten)]
+    settings: books::RuleSettings,
     /// Where to write the book with the scenario (native format).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -118,9 +111,19 @@ fn record(args: &RecordArgs) -> Result<(), String> {
         seed: args.seed,
         scan_depth: args.scan_depth,
         token_budget: args.budget,
-        sillytavern: args.st_settings.as_deref().map(json_file).transpose()?,
-        max_context: args.max_context,
-        risu: args.risu_settings.as_deref().map(json_file).transpose()?,
+        sillytavern: args
+            .settings
+            .st_settings
+            .as_deref()
+            .map(json_file)
+            .transpose()?,
+        max_context: args.settings.max_context,
+        risu: args
+            .settings
+            .risu_settings
+            .as_deref()
+            .map(json_file)
+            .transpose()?,
         ..Settings::default()
     };
     let mut list = scenario::of(&book).map_err(|e| format!("{}: {e}", args.book.display()))?;

@@ -50,7 +50,7 @@ fn macro_setup(
     args: &PreviewArgs,
     header: Option<&Value>,
 ) -> Result<(MacroEngine, Variables), String> {
-    let settings = match args.st_settings.as_deref() {
+    let settings = match args.settings.st_settings.as_deref() {
         Some(path) => Some(
             lorebook_engine::formats::parse_json(read_text(path)?.as_bytes())
                 .map_err(|e| format!("{}: {e}", path.display()))?,
@@ -246,7 +246,7 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
     // rules: OpenAI's built in, the others read from their files.
     let (tokenizer, counted_with) =
         crate::tokens::preview_tokenizer(args.tokenizer.as_deref(), &args.model)?;
-    let settings = settings_of(args.st_settings.as_deref())?;
+    let settings = settings_of(args.settings.st_settings.as_deref())?;
     let mut books = Vec::new();
     for path in &args.books {
         let bytes = formats::read_limited(path)?;
@@ -304,7 +304,7 @@ pub fn preview(args: &PreviewArgs) -> Result<(), String> {
             .as_ref()
             .and_then(|h| h.pointer("/chat_metadata/timedWorldInfo")),
     );
-    let max_context = max_context_of(args.max_context)?;
+    let max_context = max_context_of(args.settings.max_context)?;
     let mut p = profile::build(
         &refs,
         Setup::Sillytavern {

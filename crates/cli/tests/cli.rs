@@ -575,3 +575,51 @@ fn a_budget_cut_after_the_first_names_the_entry_the_budget_stopped_at() {
     let big = text.lines().find(|l| l.contains("[0:1] Big")).expect(&text);
     assert!(big.contains("budget: needs"), "{big}");
 }
+
+/// The rules' settings are one option group (`books::RuleSettings`),
+/// flattened into every command that runs a preview: each command's help
+/// says the same of each option, so a wording written twice would differ.
+#[test]
+fn the_rules_settings_are_one_group_in_every_command_that_previews() {
+    let help = |args: &[&str]| {
+        let out = common::lorebook(args);
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let option_text = |help: &str, option: &str| -> String {
+        let lines: Vec<&str> = help.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with(option))
+            .unwrap_or_else(|| panic!("{option} in {help}"));
+        // Clap puts a short description beside the option, a long one
+        // below it: both read the same once joined.
+        let beside = lines[at].split_once('>').map_or("", |(_, r)| r.trim());
+        std::iter::once(beside)
+            .chain(
+                lines[at + 1..]
+                    .iter()
+                    .take_while(|l| !l.trim_start().starts_with('-') && !l.trim().is_empty())
+                    .map(|l| l.trim()),
+            )
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let helps = [
+        help(&["preview", "--help"]),
+        help(&["lint", "--help"]),
+        help(&["diff", "--help"]),
+        help(&["scenario", "record", "--help"]),
+    ];
+    for option in ["--st-settings", "--max-context", "--risu-settings"] {
+        let first = option_text(&helps[0], option);
+        assert!(!first.is_empty(), "{option} is documented");
+        for h in &helps[1..] {
+            assert_eq!(option_text(h, option), first, "{option}");
+        }
+    }
+}

@@ -156,32 +156,12 @@ pub(crate) fn budget_of(settings: &RisuSettings) -> u32 {
     }
 }
 
-/// How RisuAI 460ecae reads a regex key (docs/risu-rules.md §1.4).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum RegexRead {
-    /// No leading slash: the whole search stops at it.
-    NoSlash,
-    /// Nothing after the last slash: never tested.
-    NoFlags,
-    /// The pattern RisuAI compiles (the first "slash and flags" cut out,
-    /// the opening slash kept) and its flags.
-    Pattern { pattern: String, flags: String },
-}
+pub(crate) use crate::risu::matching::RegexRead;
 
+/// A key as RisuAI's search reads it (`matching::read_regex_key`), once
+/// its blanks are trimmed as the lint reads every key.
 pub(crate) fn read_regex(key: &str) -> RegexRead {
-    let key = js_trim(key);
-    if !key.starts_with('/') {
-        return RegexRead::NoSlash;
-    }
-    let last = key.rfind('/').unwrap_or(0);
-    let flags = &key[last + 1..];
-    if flags.is_empty() {
-        return RegexRead::NoFlags;
-    }
-    RegexRead::Pattern {
-        pattern: key.replacen(&format!("/{flags}"), "", 1),
-        flags: flags.to_string(),
-    }
+    crate::risu::matching::read_regex_key(js_trim(key))
 }
 
 /// How `key` matches under RisuAI's rules with the entry's `flags`.
@@ -440,4 +420,35 @@ pub(crate) fn counts_in<'t>(
         counts.into_iter().map(|((i, k), n)| (i, k, n)).collect();
     out.sort_unstable();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One reading of a regex key for the search and the lint: a key the
+    /// lint says stops the search (no slash) or is never tested (no flags)
+    /// does just that in the search, and one it reads as a pattern is
+    /// tested. A second reading written apart would drift from this one.
+    #[test]
+    fn the_search_and_the_lint_read_a_regex_key_alike() {
+        use crate::risu::matching::{regex_search, RegexEnd};
+        for key in [
+            "/sun/i",
+            "sun",
+            "/sun/",
+            "/a/b/gi",
+            "/(x/i",
+            "  /sun/i ",
+            "/",
+            "/sun/iq",
+        ] {
+            let search = regex_search(&[key.trim().to_string()], ["a sun"]);
+            match read_regex(key) {
+                RegexRead::NoSlash => assert_eq!(search, RegexEnd::NoSlash, "{key}"),
+                RegexRead::NoFlags => assert_eq!(search, RegexEnd::NoMatch, "{key}"),
+                RegexRead::Pattern { .. } => assert_ne!(search, RegexEnd::NoSlash, "{key}"),
+            }
+        }
+    }
 }

@@ -212,6 +212,36 @@ pub enum RegexEnd {
     Invalid,
 }
 
+/// How RisuAI 460ecae reads one regex key (docs/risu-rules.md §1.4): the
+/// one reading of it, which the search below and the lint
+/// (`lint::risu`) both use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RegexRead {
+    /// No leading slash: the whole search stops at it.
+    NoSlash,
+    /// Nothing after the last slash: never tested.
+    NoFlags,
+    /// The pattern RisuAI compiles (the first "slash and flags" cut out,
+    /// the opening slash kept) and its flags.
+    Pattern { pattern: String, flags: String },
+}
+
+/// Reads `key` as RisuAI's search does, as it is (no trimming).
+pub(crate) fn read_regex_key(key: &str) -> RegexRead {
+    if !key.starts_with('/') {
+        return RegexRead::NoSlash;
+    }
+    let last = key.rfind('/').unwrap_or(0);
+    let flags = &key[last + 1..];
+    if flags.is_empty() {
+        return RegexRead::NoFlags;
+    }
+    RegexRead::Pattern {
+        pattern: key.replacen(&format!("/{flags}"), "", 1),
+        flags: flags.to_string(),
+    }
+}
+
 /// RisuAI 460ecae's regex-key search, quirks included: for each text in
 /// turn, each key in turn is read as it is now; a key without a leading
 /// `/` ends the search with no match; a key whose part after its last `/`
@@ -225,17 +255,12 @@ pub fn regex_search<'t>(keys: &[String], texts: impl IntoIterator<Item = &'t str
     for (t, text) in texts.into_iter().enumerate() {
         let mut units: Option<Vec<u16>> = None;
         for j in 0..list.len() {
-            let key = list[j].clone();
-            if !key.starts_with('/') {
-                return RegexEnd::NoSlash;
-            }
-            let last = key.rfind('/').unwrap_or(0);
-            let flags = &key[last + 1..];
-            if flags.is_empty() {
-                continue;
-            }
-            let pattern = key.replacen(&format!("/{flags}"), "", 1);
-            let Some(regex) = RegexKey::from_js(&pattern, flags) else {
+            let (pattern, flags) = match read_regex_key(&list[j]) {
+                RegexRead::NoSlash => return RegexEnd::NoSlash,
+                RegexRead::NoFlags => continue,
+                RegexRead::Pattern { pattern, flags } => (pattern, flags),
+            };
+            let Some(regex) = RegexKey::from_js(&pattern, &flags) else {
                 list[0] = pattern;
                 return RegexEnd::Invalid;
             };

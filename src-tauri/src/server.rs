@@ -23,11 +23,14 @@ use crate::views::{
 pub struct Link {
     current: Mutex<Option<Arc<Server>>>,
     store: Box<dyn SecretStore>,
+    /// The record of the books pulled and pushed on this machine (shared
+    /// with the CLI's `lorebook sillytavern`).
+    ledger_path: std::path::PathBuf,
 }
 
 impl Default for Link {
     fn default() -> Self {
-        Link::with_store(Box::new(SystemStore))
+        Link::with(Box::new(SystemStore), Ledger::default_path())
     }
 }
 
@@ -35,11 +38,17 @@ impl Default for Link {
 pub const LAST_FILE: &str = "sillytavern-server.json";
 
 impl Link {
-    pub fn with_store(store: Box<dyn SecretStore>) -> Link {
+    pub fn with(store: Box<dyn SecretStore>, ledger_path: std::path::PathBuf) -> Link {
         Link {
             current: Mutex::new(None),
             store,
+            ledger_path,
         }
+    }
+
+    /// The record of the books pulled and pushed on this machine.
+    pub fn ledger(&self) -> Result<Ledger, AppError> {
+        Ledger::open(&self.ledger_path).map_err(error)
     }
 
     /// Connects to `address` (replacing any connection), logging in as
@@ -54,10 +63,15 @@ impl Link {
         user: Option<String>,
         password: Option<String>,
         remember: bool,
+        saved_before: bool,
     ) -> Result<ServerView, AppError> {
         let address = Address::parse(address).map_err(error)?;
         let user = user.map(|u| u.trim().to_string()).filter(|u| !u.is_empty());
         let key = user.as_deref().map(|u| secrets::key(address.as_str(), u));
+        // The secret store is read only when no password was typed, and
+        // written only when asked: an author who never ticks Remember is
+        // never asked to unlock a keyring.
+        let typed = password.is_some();
         let password = match (password, &key) {
             (Some(p), _) => p,
             (None, Some(k)) => self.store.get(k).ok().flatten().unwrap_or_default(),
@@ -77,7 +91,7 @@ impl Link {
                     Err(e) => not_remembered = Some(e),
                 }
             } else {
-                password_saved = self.store.get(k).ok().flatten().is_some();
+                password_saved = saved_before || !typed;
             }
         }
         let mut view = view_of(&server);
@@ -106,18 +120,11 @@ impl Link {
     }
 
     /// The last server connected to (from `file`), with whether its
-    /// password is remembered.
+    /// password was remembered (as recorded there: the keyring is not
+    /// asked).
     pub fn last(&self, file: &std::path::Path) -> Option<LastServer> {
         let bytes = crate::error::read_book_file(file).ok()?;
-        let mut last: LastServer = serde_json::from_slice(&bytes).ok()?;
-        last.password_saved = last.user.as_deref().is_some_and(|u| {
-            self.store
-                .get(&secrets::key(&last.address, u))
-                .ok()
-                .flatten()
-                .is_some()
-        });
-        Some(last)
+        serde_json::from_slice(&bytes).ok()
     }
 
     pub fn disconnect(&self) {
@@ -129,14 +136,7 @@ impl Link {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_deref()
-            .map(|server| {
-                let mut v = view_of(server);
-                v.password_saved = server.user().is_some_and(|u| {
-                    let k = secrets::key(server.address().as_str(), u);
-                    self.store.get(&k).ok().flatten().is_some()
-                });
-                v
-            })
+            .map(view_of)
     }
 
     /// The connection in force.
@@ -173,17 +173,25 @@ fn view_of(server: &Server) -> ServerView {
     }
 }
 
-/// Writes the last server connected to (address and user only).
+/// Writes the last server connected to: address, user and whether its
+/// password is in the secret store (never the password).
 pub fn write_last(file: &std::path::Path, view: &ServerView) {
-    let last = LastServer {
-        address: view.address.clone(),
-        user: view.user.clone(),
-        password_saved: false,
-    };
+    write_last_server(
+        file,
+        &LastServer {
+            address: view.address.clone(),
+            user: view.user.clone(),
+            password_saved: view.password_saved,
+        },
+    );
+}
+
+/// Writes `last` to `file` (best effort: it only fills the dialog).
+pub fn write_last_server(file: &std::path::Path, last: &LastServer) {
     if let Some(dir) = file.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let bytes = serde_json::to_vec_pretty(&last).expect("JSON");
+    let bytes = serde_json::to_vec_pretty(last).expect("JSON");
     let _ = lorebook_engine::formats::write_atomic(file, &bytes);
 }
 
@@ -194,12 +202,6 @@ pub fn book_ref(server: &Server, file_id: &str) -> ServerBookRef {
         user: server.user().map(str::to_string),
         file_id: file_id.to_string(),
     }
-}
-
-/// The record of the books pulled and pushed on this machine (shared with
-/// the CLI's `lorebook sillytavern`).
-pub fn ledger() -> Result<Ledger, AppError> {
-    Ledger::open(&Ledger::default_path()).map_err(error)
 }
 
 fn not_connected(address: &str) -> AppError {

@@ -10,18 +10,30 @@ use crate::commands::{reload_from_server, save_to_server, AppState};
 use crate::error::{ErrorCode, ErrorKind};
 use crate::views::{ServerChange, ServerProblem};
 
-fn state_dir() {
-    // One record per test process, out of the user's own.
-    let dir = std::env::temp_dir().join(format!("lorebook-app-state-{}", std::process::id()));
-    std::env::set_var(lorebook_connect::STATE_DIR_ENV, dir);
+/// An app whose record of pulled books is its own (not the user's, not
+/// another test's) and whose secret store is in memory.
+fn app_state() -> AppState {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let ledger = std::env::temp_dir().join(format!(
+        "lorebook-app-ledger-{}-{n}.json",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&ledger);
+    let mut state = AppState::default();
+    state.server =
+        crate::server::Link::with(Box::new(crate::secrets::MemoryStore::default()), ledger);
+    state
 }
 
+/// What `st_open_book` does: fetch, open, record.
 fn open(state: &AppState, name: &str) -> u32 {
     let server = state.server.server().unwrap();
-    let mut ledger = crate::server::ledger().unwrap();
-    let value = lorebook_connect::pull(&server, &mut ledger, name).unwrap();
+    let (value, seen) = lorebook_connect::fetch(&server, name).unwrap();
+    let mut ledger = state.server.ledger().unwrap();
+    ledger.record(&server, name, &value).unwrap();
     let mut ws = state.ws.lock().unwrap();
-    ws.open_server_book(value, crate::server::book_ref(&server, name))
+    ws.open_server_book(value, crate::server::book_ref(&server, name), seen)
         .unwrap()
         .doc
 }
@@ -32,13 +44,18 @@ fn server_value(st: &StServer, name: &str) -> Value {
 
 #[test]
 fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() {
-    state_dir();
     let st = StServer::start(StAuth::Account);
-    let state = AppState::default();
+    let state = app_state();
     // A wrong password is said as such.
     let e = state
         .server
-        .connect(&st.url(), Some(ST_USER.into()), Some("nope".into()), false)
+        .connect(
+            &st.url(),
+            Some(ST_USER.into()),
+            Some("nope".into()),
+            false,
+            false,
+        )
         .unwrap_err();
     assert!(
         matches!(
@@ -57,6 +74,7 @@ fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() 
             &st.url(),
             Some(ST_USER.into()),
             Some(ST_PASSWORD.into()),
+            false,
             false,
         )
         .unwrap();
@@ -82,6 +100,23 @@ fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() 
     assert_eq!(v["entries"].as_object().unwrap().len(), 2);
     assert_eq!(v["entries"]["0"]["somethingNew"], serde_json::json!([1, 2]));
     assert!(!state.ws.lock().unwrap().doc(doc).unwrap().dirty());
+    // Someone edits it on the server, and this machine pulls it again
+    // elsewhere (the CLI, recording it as seen): the open tab still saves
+    // against the copy it came from, so it asks.
+    st.write_book_file(
+        "Harbor",
+        r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"pulled elsewhere"}}}"#,
+    );
+    {
+        let server = state.server.server().unwrap();
+        let mut ledger = state.server.ledger().unwrap();
+        lorebook_connect::pull(&server, &mut ledger, "Harbor").unwrap();
+    }
+    state.ws.lock().unwrap().add_entry(doc).unwrap();
+    let e = save_to_server(&state, doc, false).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::ChangedOnServer, "{e:?}");
+    assert!(st.book_file("Harbor").unwrap().contains("pulled elsewhere"));
+    save_to_server(&state, doc, true).unwrap();
     // Someone edits it on the server; our next save asks.
     st.write_book_file(
         "Harbor",
@@ -128,10 +163,12 @@ fn a_server_book_opens_edits_and_saves_back_and_a_change_there_is_asked_about() 
 
 #[test]
 fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
-    state_dir();
     let mut st = StServer::start(StAuth::Open);
-    let state = AppState::default();
-    state.server.connect(&st.url(), None, None, false).unwrap();
+    let state = app_state();
+    state
+        .server
+        .connect(&st.url(), None, None, false, false)
+        .unwrap();
     st.write_book_file(
         "Kept",
         r#"{"entries":{"0":{"uid":0,"key":["k"],"content":"one"}}}"#,
@@ -163,7 +200,10 @@ fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
     let e = save_to_server(&state, doc, false).unwrap_err();
     assert!(matches!(e.code, ErrorCode::NotConnected { .. }), "{e:?}");
     st.restart();
-    state.server.connect(&st.url(), None, None, false).unwrap();
+    state
+        .server
+        .connect(&st.url(), None, None, false, false)
+        .unwrap();
     save_to_server(&state, doc, false).unwrap();
     assert_eq!(
         server_value(&st, "Kept")["entries"]
@@ -176,10 +216,12 @@ fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
 
 #[test]
 fn settings_character_and_chat_come_from_the_server() {
-    state_dir();
     let st = StServer::start(StAuth::Open);
-    let state = AppState::default();
-    state.server.connect(&st.url(), None, None, false).unwrap();
+    let state = app_state();
+    state
+        .server
+        .connect(&st.url(), None, None, false, false)
+        .unwrap();
     let server = state.server.server().unwrap();
     let characters = crate::server::characters(&server).unwrap();
     let sera = characters
@@ -222,9 +264,14 @@ fn settings_character_and_chat_come_from_the_server() {
 
 #[test]
 fn a_password_is_remembered_only_when_asked_and_used_next_time() {
-    state_dir();
     let st = StServer::start(StAuth::Basic);
-    let link = crate::server::Link::with_store(Box::new(crate::secrets::MemoryStore::default()));
+    let link = crate::server::Link::with(
+        Box::new(crate::secrets::MemoryStore::default()),
+        std::env::temp_dir().join(format!(
+            "lorebook-app-ledger-keys-{}.json",
+            std::process::id()
+        )),
+    );
     // Not asked: not kept; a connection without it is refused.
     let v = link
         .connect(
@@ -232,11 +279,12 @@ fn a_password_is_remembered_only_when_asked_and_used_next_time() {
             Some(ST_USER.into()),
             Some(ST_PASSWORD.into()),
             false,
+            false,
         )
         .unwrap();
     assert!(!v.password_saved);
     let e = link
-        .connect(&st.url(), Some(ST_USER.into()), None, false)
+        .connect(&st.url(), Some(ST_USER.into()), None, false, false)
         .unwrap_err();
     assert!(
         matches!(
@@ -255,17 +303,18 @@ fn a_password_is_remembered_only_when_asked_and_used_next_time() {
             Some(ST_USER.into()),
             Some(ST_PASSWORD.into()),
             true,
+            false,
         )
         .unwrap();
     assert!(v.password_saved && v.not_remembered.is_none());
-    assert!(
-        link.connect(&st.url(), Some(ST_USER.into()), None, false)
-            .unwrap()
-            .password_saved
-    );
-    // The last server offered next time: address and user, never the password.
+    let again = link
+        .connect(&st.url(), Some(ST_USER.into()), None, false, false)
+        .unwrap();
+    assert!(again.password_saved, "used from the store");
+    // The last server offered next time: address, user and whether the
+    // password is remembered, never the password.
     let file = std::env::temp_dir().join(format!("lorebook-last-{}.json", std::process::id()));
-    crate::server::write_last(&file, &link.view().unwrap());
+    crate::server::write_last(&file, &v);
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(!text.contains(ST_PASSWORD), "{text}");
     let last = link.last(&file).unwrap();
@@ -273,20 +322,29 @@ fn a_password_is_remembered_only_when_asked_and_used_next_time() {
         (last.user.as_deref(), last.password_saved),
         (Some(ST_USER), true)
     );
-    // Forgotten: gone.
-    link.forget_password(&st.url(), ST_USER).unwrap();
-    assert!(!link.last(&file).unwrap().password_saved);
     let _ = std::fs::remove_file(&file);
+    // Forgotten: gone from the store, so a connection without it fails.
+    link.forget_password(&st.url(), ST_USER).unwrap();
+    assert!(link
+        .connect(&st.url(), Some(ST_USER.into()), None, false, false)
+        .is_err());
     // A store that does not run: the connection stands, and says why the
     // password was not remembered.
     let broken = crate::secrets::MemoryStore::broken("no secret store answers");
-    let link = crate::server::Link::with_store(Box::new(broken));
+    let link = crate::server::Link::with(
+        Box::new(broken),
+        std::env::temp_dir().join(format!(
+            "lorebook-app-ledger-broken-{}.json",
+            std::process::id()
+        )),
+    );
     let v = link
         .connect(
             &st.url(),
             Some(ST_USER.into()),
             Some(ST_PASSWORD.into()),
             true,
+            false,
         )
         .unwrap();
     assert!(!v.password_saved);

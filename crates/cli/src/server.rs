@@ -232,15 +232,17 @@ fn pull(
     let name = book.expect("clap requires BOOK without --settings or --chat");
     let ledger_path = Ledger::default_path();
     let mut ledger = Ledger::open(&ledger_path)?;
-    let value = lorebook_connect::pull(&server, &mut ledger, name)?;
+    // Recorded as pulled only once the file is written: a failed write
+    // leaves the record (and so the next push's check) as it was.
+    let (value, _) = lorebook_connect::fetch(&server, name)?;
     let bytes = match to {
         None => st_json(&value),
         Some(to) => {
             let to: ExportFormat = to
                 .parse()
                 .map_err(|e: formats::UnknownExportFormat| e.to_string())?;
-            let imported =
-                formats::import_value(value).map_err(|e| format!("the server's {name:?}: {e}"))?;
+            let imported = formats::import_value(value.clone())
+                .map_err(|e| format!("the server's {name:?}: {e}"))?;
             eprint!("{}", imported.report);
             let (bytes, report) = formats::export(&imported.book, to).map_err(|e| e.to_string())?;
             eprint!("{report}");
@@ -248,6 +250,7 @@ fn pull(
         }
     };
     write(out, &bytes)?;
+    ledger.record(&server, name, &value)?;
     eprintln!(
         "pulled {name:?} from {} to {}",
         server.address(),
@@ -296,6 +299,9 @@ fn push(c: &Connection, file: &Path, name: Option<&str>, force: bool) -> Result<
     let server = connect(c)?;
     let mut ledger = Ledger::open(&Ledger::default_path())?;
     let pushed = lorebook_connect::push(&server, &mut ledger, &name, &data, force)?;
+    if let Some(e) = &pushed.record_error {
+        eprintln!("warning: the book is on the server, but {e}");
+    }
     eprintln!(
         "{} {name:?} on {} ({} entries)",
         if pushed.created {

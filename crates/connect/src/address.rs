@@ -69,8 +69,10 @@ pub struct Address(String);
 impl Address {
     /// Reads what an author types: `host:port` is taken as `http://host:port`.
     pub fn parse(text: &str) -> Result<Address, Error> {
+        // An error names the address without a password typed into it.
+        let shown = without_userinfo(text);
         let bad = |detail: &str| Error::BadAddress {
-            address: text.to_string(),
+            address: shown.clone(),
             detail: detail.to_string(),
         };
         let t = text.trim();
@@ -115,6 +117,19 @@ impl Address {
     }
 }
 
+/// `text` with a `user:password@` before the host replaced by `***@`.
+fn without_userinfo(text: &str) -> String {
+    let (scheme, rest) = match text.split_once("://") {
+        Some((s, r)) => (format!("{s}://"), r),
+        None => (String::new(), text),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}***{}", &rest[at..]),
+        None => text.to_string(),
+    }
+}
+
 impl std::fmt::Display for Address {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -151,6 +166,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("--user"), "{e}");
+        assert!(!e.contains("hunter2") && e.contains("http://***@h"), "{e}");
     }
 
     #[test]

@@ -86,6 +86,9 @@ impl Server {
             .http_status_as_error(false)
             .max_redirects(0)
             .max_redirects_will_error(false)
+            // Never through a proxy named in the environment: the login
+            // would cross it, in the clear for http://.
+            .proxy(None)
             .timeout_connect(Some(timeouts.connect))
             .timeout_global(Some(timeouts.request))
             .user_agent(concat!("lorebook-studio/", env!("CARGO_PKG_VERSION")))

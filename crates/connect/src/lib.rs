@@ -19,5 +19,6 @@ pub use api::{check_book_name, BookListing, Character, ChatListing};
 pub use client::{Server, DEFAULT_ADDRESS, MAX_ANSWER_BYTES};
 pub use error::{Changed, Error, LoginKind};
 pub use sync::{
-    check, fingerprint, pull, push, same_json, Ledger, Pushed, LEDGER_FILE, STATE_DIR_ENV,
+    check, check_seen, fetch, fingerprint, pull, push, push_seen, same_json, Ledger, Pushed,
+    LEDGER_FILE, STATE_DIR_ENV,
 };

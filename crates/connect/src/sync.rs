@@ -89,13 +89,15 @@ impl Ledger {
         })
     }
 
+    /// One record per server, user and book: a JSON array of the three,
+    /// so no spelling of one can pass for another.
     fn key(server: &Server, file_id: &str) -> String {
-        format!(
-            "{} {} {}",
-            server.address(),
+        serde_json::to_string(&[
+            server.address().as_str(),
             server.user().unwrap_or(""),
-            file_id
-        )
+            file_id,
+        ])
+        .expect("strings serialise")
     }
 
     /// The fingerprint last seen of the book on this server (as this user).
@@ -105,10 +107,19 @@ impl Ledger {
             .map(String::as_str)
     }
 
-    /// Records the server's copy as seen, and writes the record.
+    /// Records the server's copy as seen, and writes the record: read
+    /// again first and this one key merged in, under a lock for this
+    /// process, so that two saves (or the app and the CLI) do not drop each
+    /// other's records.
     pub fn record(&mut self, server: &Server, file_id: &str, value: &Value) -> Result<(), Error> {
-        self.seen
-            .insert(Ledger::key(server, file_id), fingerprint(value));
+        static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = WRITING.lock().unwrap_or_else(|p| p.into_inner());
+        let key = Ledger::key(server, file_id);
+        let print = fingerprint(value);
+        if let Ok(now) = Ledger::open(&self.path) {
+            self.seen = now.seen;
+        }
+        self.seen.insert(key, print);
         self.save()
     }
 
@@ -132,7 +143,9 @@ impl Ledger {
             "note": "What Lorebook Studio last pulled or pushed of each SillyTavern book (server, user, book: SHA-256 of its JSON).",
             "books": self.seen,
         });
-        let tmp = dir.join(format!(".{LEDGER_FILE}.{}.tmp", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{LEDGER_FILE}.{}.{n}.tmp", std::process::id()));
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
@@ -158,37 +171,72 @@ impl Ledger {
 pub struct Pushed {
     /// The server had no book of that name.
     pub created: bool,
+    /// The fingerprint of the server's copy now (what was sent, read back).
+    pub fingerprint: String,
+    /// The book is on the server, but the record of it could not be
+    /// written (the next push will ask): said, not an error.
+    pub record_error: Option<String>,
+}
+
+/// The book from the server and its fingerprint, not yet recorded: record
+/// it ([`Ledger::record`]) once it is safely where it goes (a file
+/// written, a tab open), so a failure there leaves the record as it was.
+pub fn fetch(server: &Server, file_id: &str) -> Result<(Value, String), Error> {
+    let value = server.book(file_id)?;
+    let seen = fingerprint(&value);
+    Ok((value, seen))
 }
 
 /// The book from the server, recorded as seen.
 pub fn pull(server: &Server, ledger: &mut Ledger, file_id: &str) -> Result<Value, Error> {
-    let value = server.book(file_id)?;
+    let (value, _) = fetch(server, file_id)?;
     ledger.record(server, file_id, &value)?;
     Ok(value)
+}
+
+/// The server's spelling of a book named `file_id`, matched ignoring case
+/// (a server on a case-insensitive disk keeps `Harbor.json` and
+/// `harbor.json` as one file).
+fn existing(server: &Server, file_id: &str) -> Result<Option<String>, Error> {
+    let lower = file_id.to_lowercase();
+    let books = server.books()?;
+    Ok(books
+        .iter()
+        .find(|b| b.file_id == file_id)
+        .or_else(|| books.iter().find(|b| b.file_id.to_lowercase() == lower))
+        .map(|b| b.file_id.clone()))
 }
 
 /// Whether the server's copy of `file_id` is still the one last seen here:
 /// `Ok(None)` when it is (or there is none and none was seen), else how it
 /// changed. `Ok(Some(..))` is not an error: the app asks the author.
 pub fn check(server: &Server, ledger: &Ledger, file_id: &str) -> Result<Option<Changed>, Error> {
-    let exists = server.books()?.iter().any(|b| b.file_id == file_id);
-    let seen = ledger.seen(server, file_id);
+    check_seen(server, file_id, ledger.seen(server, file_id))
+}
+
+/// [`check`] against a fingerprint the caller keeps (an open tab's: the
+/// copy it was opened or last saved from).
+pub fn check_seen(
+    server: &Server,
+    file_id: &str,
+    seen: Option<&str>,
+) -> Result<Option<Changed>, Error> {
     let name = file_id.to_string();
-    Ok(match (exists, seen) {
-        (false, None) => None,
-        (false, Some(_)) => Some(Changed::Deleted { name }),
-        (true, None) => Some(Changed::NeverPulled { name }),
-        (true, Some(seen)) => {
-            let now = fingerprint(&server.book_unchecked(file_id)?);
+    Ok(match (existing(server, file_id)?, seen) {
+        (None, None) => None,
+        (None, Some(_)) => Some(Changed::Deleted { name }),
+        (Some(_), None) => Some(Changed::NeverPulled { name }),
+        (Some(there), Some(seen)) => {
+            let now = fingerprint(&server.book_unchecked(&there)?);
             (now != seen).then_some(Changed::Edited { name })
         }
     })
 }
 
 /// Sends `data` as the book `file_id`: refused with [`Error::Changed`] when
-/// the server's copy is not the one last seen here, unless `force`. After the
-/// write the server's copy is read back, compared with what was sent, and
-/// recorded as seen.
+/// the server's copy is not the one last seen on this machine, unless
+/// `force`. After the write the server's copy is read back, compared with
+/// what was sent, and recorded as seen.
 pub fn push(
     server: &Server,
     ledger: &mut Ledger,
@@ -196,23 +244,46 @@ pub fn push(
     data: &Value,
     force: bool,
 ) -> Result<Pushed, Error> {
+    let seen = ledger.seen(server, file_id).map(str::to_string);
+    push_seen(server, ledger, file_id, data, seen.as_deref(), force)
+}
+
+/// [`push`] checked against `seen` (an open tab's fingerprint) rather
+/// than the machine's record.
+pub fn push_seen(
+    server: &Server,
+    ledger: &mut Ledger,
+    file_id: &str,
+    data: &Value,
+    seen: Option<&str>,
+    force: bool,
+) -> Result<Pushed, Error> {
     crate::api::check_book_name(file_id)?;
-    let existed = server.books()?.iter().any(|b| b.file_id == file_id);
+    let existed = existing(server, file_id)?.is_some();
     if !force {
-        if let Some(changed) = check(server, ledger, file_id)? {
+        if let Some(changed) = check_seen(server, file_id, seen)? {
             return Err(Error::Changed(changed));
         }
     }
     server.put_book(file_id, data)?;
     let stored = server.book_unchecked(file_id)?;
+    // What the server holds now is what this machine last saw of it, even
+    // when it is not what was sent (said below).
+    let record_error = ledger
+        .record(server, file_id, &stored)
+        .err()
+        .map(|e| e.to_string());
     if !same_json(&stored, data) {
         return Err(Error::Malformed {
             what: format!("saving the book {file_id:?}"),
             detail: "the server's copy read back is not what was sent".into(),
         });
     }
-    ledger.record(server, file_id, &stored)?;
-    Ok(Pushed { created: !existed })
+    Ok(Pushed {
+        created: !existed,
+        fingerprint: fingerprint(&stored),
+        record_error,
+    })
 }
 
 /// JSON equality as JavaScript sees it: numbers by value (`1` and `1.0`

@@ -81,6 +81,16 @@ fn push_checks_the_servers_copy_and_reads_it_back() {
     );
     lorebook_connect::push(&server, &mut ledger, "New", &book, true).unwrap();
     assert!(st.book_file("New").unwrap().contains("\"one\""));
+    // A name that differs only in case is the same book on a
+    // case-insensitive disk: treated as the server's, never pulled here.
+    let e = lorebook_connect::push(&server, &mut ledger, "new", &book, false).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Changed(lorebook_connect::Changed::NeverPulled { .. })
+        ),
+        "{e}"
+    );
     // A book the server has that this machine never pulled.
     st.write_book_file("Theirs", r#"{"entries":{}}"#);
     let e = lorebook_connect::push(&server, &mut ledger, "Theirs", &book, false).unwrap_err();

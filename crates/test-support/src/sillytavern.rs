@@ -134,12 +134,11 @@ impl StServer {
     /// Installs (once) and starts a server run as `auth`.
     pub fn start(auth: StAuth) -> StServer {
         let install = sillytavern_install();
-        let dir = std::env::temp_dir().join(format!(
-            "lorebook-st-{}-{}-{:?}",
-            std::process::id(),
-            free_port(),
-            auth
-        ));
+        // Named by a counter: two servers of one process never share it.
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("lorebook-st-{}-{n}-{:?}", std::process::id(), auth));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("data")).expect("a temporary folder");
         let mut server = StServer {

@@ -28,8 +28,18 @@ pub fn st_connect(
     remember: bool,
 ) -> R<ServerView> {
     caught("st_connect", || {
-        let view = s.server.connect(&address, user, password, remember)?;
-        crate::server::write_last(&last_file(&app), &view);
+        // Whether a password for this server and user was remembered, as
+        // the last connection recorded it (the keyring is not asked).
+        let file = last_file(&app);
+        let wanted = crate::secrets::key(address.trim(), user.as_deref().unwrap_or("").trim());
+        let saved_before = s.server.last(&file).is_some_and(|l| {
+            l.password_saved
+                && crate::secrets::key(&l.address, l.user.as_deref().unwrap_or("")) == wanted
+        });
+        let view = s
+            .server
+            .connect(&address, user, password, remember, saved_before)?;
+        crate::server::write_last(&file, &view);
         Ok(view)
     })
 }
@@ -42,9 +52,20 @@ pub fn st_last_server(app: AppHandle, s: State<'_, AppState>) -> R<Option<LastSe
 
 /// Removes the password remembered for a server and user.
 #[tauri::command(async)]
-pub fn st_forget_password(s: State<'_, AppState>, address: String, user: String) -> R<()> {
+pub fn st_forget_password(
+    app: AppHandle,
+    s: State<'_, AppState>,
+    address: String,
+    user: String,
+) -> R<()> {
     caught("st_forget_password", || {
-        s.server.forget_password(&address, &user)
+        s.server.forget_password(&address, &user)?;
+        let file = last_file(&app);
+        if let Some(mut last) = s.server.last(&file) {
+            last.password_saved = false;
+            crate::server::write_last_server(&file, &last);
+        }
+        Ok(())
     })
 }
 
@@ -85,13 +106,31 @@ pub fn st_books(s: State<'_, AppState>) -> R<Vec<ServerBookView>> {
 #[tauri::command(async)]
 pub fn st_open_book(s: State<'_, AppState>, file_id: String) -> R<OpenResult> {
     let server = caught("st_open_book", || s.server.server())?;
-    let value = caught("st_open_book", || {
-        let mut ledger = crate::server::ledger()?;
-        lorebook_connect::pull(&server, &mut ledger, &file_id).map_err(error)
+    let at = book_ref(&server, &file_id);
+    // An open tab is shown, not fetched again: the copy it came from stays
+    // the one its Save checks.
+    let open = guarded(&s, "st_open_book", |ws| Ok(ws.server_doc(&at)))?;
+    if let Some(doc) = open {
+        return Ok(OpenResult {
+            doc,
+            notes: vec![lorebook_engine::formats::note::Note::AlreadyOpen {
+                file: format!("{} ({})", at.file_id, at.address),
+            }],
+        });
+    }
+    let (value, seen) = caught("st_open_book", || {
+        lorebook_connect::fetch(&server, &file_id).map_err(error)
     })?;
-    guarded(&s, "st_open_book", |ws| {
-        ws.open_server_book(value, book_ref(&server, &file_id))
-    })
+    let recorded = value.clone();
+    let opened = guarded(&s, "st_open_book", |ws| {
+        ws.open_server_book(value, at, seen)
+    })?;
+    // Recorded as pulled on this machine once the tab is open (the CLI's
+    // check reads the record; the tab keeps its own fingerprint).
+    if let Ok(mut ledger) = s.server.ledger() {
+        let _ = ledger.record(&server, &file_id, &recorded);
+    }
+    Ok(opened)
 }
 
 /// The server's characters, with their linked books and chats.
@@ -161,14 +200,22 @@ pub(crate) fn save_to_server(s: &AppState, doc: u32, overwrite: bool) -> R<SaveR
     let Some(job) = guarded(s, "save_target", |ws| ws.server_save(doc))? else {
         return Err(AppError::needs_path());
     };
-    caught("save_push", || {
+    let pushed = caught("save_push", || {
         let server: std::sync::Arc<Server> = s.server.server_for(&job.at)?;
-        let mut ledger = crate::server::ledger()?;
-        lorebook_connect::push(&server, &mut ledger, &job.at.file_id, &job.data, overwrite)
-            .map_err(error)?;
-        Ok(())
+        let mut ledger = s.server.ledger()?;
+        lorebook_connect::push_seen(
+            &server,
+            &mut ledger,
+            &job.at.file_id,
+            &job.data,
+            job.seen.as_deref(),
+            overwrite,
+        )
+        .map_err(error)
     })?;
-    guarded(s, "save", |ws| ws.server_saved(doc, job.revision))?;
+    guarded(s, "save", |ws| {
+        ws.server_saved(doc, job.revision, pushed.fingerprint.clone())
+    })?;
     Ok(SaveResult {
         path: format!("{} ({})", job.at.file_id, job.at.address),
         notes: Vec::new(),
@@ -176,22 +223,30 @@ pub(crate) fn save_to_server(s: &AppState, doc: u32, overwrite: bool) -> R<SaveR
 }
 
 /// Reads a server's book again from its server, dropping its edits (the
-/// answer to a changed server copy: Reload). `Ok(false)`: not a server book.
+/// answer to a changed server copy: Reload). `Ok(false)`: not a server
+/// book, or edited while the copy was fetched (the edit is kept).
 pub(crate) fn reload_from_server(s: &AppState, doc: u32) -> R<bool> {
-    let at = {
+    let (at, revision) = {
         let ws = lock_state(s);
         match ws.doc(doc)?.server() {
-            Some(at) => at.clone(),
+            Some(at) => (at.clone(), ws.revision_of(doc)?),
             None => return Ok(false),
         }
     };
-    let value = caught("reload_pull", || {
+    let (value, seen) = caught("reload_pull", || {
         let server = s.server.server_for(&at)?;
-        let mut ledger = crate::server::ledger()?;
-        lorebook_connect::pull(&server, &mut ledger, &at.file_id).map_err(error)
+        lorebook_connect::fetch(&server, &at.file_id).map_err(error)
     })?;
-    guarded(s, "reload_doc", |ws| ws.reload_server_book(doc, value))?;
-    Ok(true)
+    let recorded = value.clone();
+    let reloaded = guarded(s, "reload_doc", |ws| {
+        ws.reload_server_book(doc, value, seen, revision)
+    })?;
+    if reloaded {
+        if let (Ok(server), Ok(mut ledger)) = (s.server.server_for(&at), s.server.ledger()) {
+            let _ = ledger.record(&server, &at.file_id, &recorded);
+        }
+    }
+    Ok(reloaded)
 }
 
 fn lock_state(s: &AppState) -> std::sync::MutexGuard<'_, Workspace> {

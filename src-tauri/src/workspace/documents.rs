@@ -41,6 +41,9 @@ pub struct Doc {
     /// The SillyTavern server it was opened from: Save sends it back there
     /// (`crate::server`), never to a file.
     pub(super) server: Option<crate::views::ServerBookRef>,
+    /// The fingerprint of the server's copy this tab was opened or last
+    /// saved from: a save checks the server still has it.
+    pub(super) server_seen: Option<String>,
 }
 
 impl Doc {
@@ -106,6 +109,7 @@ impl Workspace {
             disk: None,
             disk_reported: None,
             server: None,
+            server_seen: None,
             origin: None,
             source: None,
         });
@@ -293,6 +297,7 @@ impl Workspace {
         // Saved as a file, a book opened from a SillyTavern server is the
         // file's from now on (Save writes there, not to the server).
         d.server = None;
+        d.server_seen = None;
         self.remember(canonical.clone());
         Ok(SaveResult {
             path: canonical.display().to_string(),

@@ -14,6 +14,7 @@ fn doc(book: Book) -> Doc {
         disk: None,
         disk_reported: None,
         server: None,
+        server_seen: None,
         source: None,
         origin: None,
         chat: None,

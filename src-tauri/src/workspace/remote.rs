@@ -18,6 +18,8 @@ pub struct ServerSave {
     pub at: ServerBookRef,
     pub data: Value,
     pub revision: u64,
+    /// The server's copy the tab was opened or last saved from.
+    pub seen: Option<String>,
 }
 
 impl Workspace {
@@ -35,6 +37,7 @@ impl Workspace {
         &mut self,
         value: Value,
         at: ServerBookRef,
+        seen: String,
     ) -> Result<OpenResult, AppError> {
         if let Some(doc) = self.server_doc(&at) {
             return Ok(OpenResult {
@@ -54,6 +57,7 @@ impl Workspace {
         let d = self.doc_mut(doc)?;
         d.origin = Some(Format::SillyTavern);
         d.server = Some(at);
+        d.server_seen = Some(seen);
         self.books_changed();
         Ok(OpenResult {
             doc,
@@ -73,21 +77,39 @@ impl Workspace {
             at,
             data,
             revision: d.history.revision(),
+            seen: d.server_seen.clone(),
         }))
     }
 
     /// The server took the book as it was at `revision`: it is saved,
     /// unless it was edited while it was being sent.
-    pub fn server_saved(&mut self, doc: u32, revision: u64) -> Result<(), AppError> {
+    pub fn server_saved(&mut self, doc: u32, revision: u64, seen: String) -> Result<(), AppError> {
         let d = self.doc_mut(doc)?;
+        d.server_seen = Some(seen);
         if d.history.revision() == revision {
             d.history.mark_saved();
         }
         Ok(())
     }
 
-    /// Replaces a server book with the server's copy, dropping its edits.
-    pub fn reload_server_book(&mut self, doc: u32, value: Value) -> Result<(), AppError> {
+    /// The book's revision now (a reload asks for it before fetching).
+    pub fn revision_of(&self, doc: u32) -> Result<u64, AppError> {
+        Ok(self.doc(doc)?.history.revision())
+    }
+
+    /// Replaces a server book with the server's copy, dropping its edits;
+    /// `Ok(false)`, nothing replaced, when the book changed since
+    /// `revision` (an edit typed while the copy was fetched is kept).
+    pub fn reload_server_book(
+        &mut self,
+        doc: u32,
+        value: Value,
+        seen: String,
+        revision: u64,
+    ) -> Result<bool, AppError> {
+        if self.doc(doc)?.history.revision() != revision {
+            return Ok(false);
+        }
         let name = self
             .doc(doc)?
             .server
@@ -103,8 +125,9 @@ impl Workspace {
         let d = self.doc_mut(doc)?;
         d.book = book;
         d.history = History::saved();
+        d.server_seen = Some(seen);
         self.books_changed();
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -80,18 +80,18 @@ fn macros(text: &str, count: &mut usize) -> String {
     while let Some(i) = rest.find(['#', '{']) {
         out.push_str(&rest[..i]);
         let tail = &rest[i..];
-        let lower = tail.get(..13).unwrap_or(tail).to_ascii_lowercase();
-        let (len, with) = if lower.starts_with("#{user}:") {
+        // Compared as bytes, ignoring ASCII case: nothing of the rest of
+        // the text is copied (a long text stays linear).
+        let starts = |p: &str| {
+            tail.len() >= p.len() && tail.as_bytes()[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+        };
+        let (len, with) = if starts("#{user}:") {
             (8, "{{user}}:")
-        } else if lower.starts_with("#{character}:") {
+        } else if starts("#{character}:") {
             (13, "{{char}}:")
-        } else if lower.starts_with("{user}") && !tail[6..].starts_with('}') && !out.ends_with('{')
-        {
+        } else if starts("{user}") && !tail[6..].starts_with('}') && !out.ends_with('{') {
             (6, "{{user}}")
-        } else if lower.starts_with("{character}")
-            && !tail[11..].starts_with('}')
-            && !out.ends_with('{')
-        {
+        } else if starts("{character}") && !tail[11..].starts_with('}') && !out.ends_with('{') {
             (11, "{{char}}")
         } else {
             let c = tail.chars().next().unwrap_or('#');

@@ -178,6 +178,9 @@ pub fn export_into(book: &Book, zip: &[u8], report: &mut Report) -> Result<Vec<u
         let file = archive
             .by_index_raw(i)
             .map_err(|e| bad_archive(format!("damaged entry {i}: {e}")))?;
+        if file.name() == "module.risum" {
+            report.book.lose("module.risum", Note::RisuModuleKept);
+        }
         if file.name() == "card.json" {
             drop(file);
             out.start_file("card.json", options)
@@ -329,6 +332,12 @@ mod tests {
         book.entries[0].content = "Ships moor here. Gulls cry.".into();
         let mut out_report = Report::new(crate::formats::report::Direction::Export, "CHARX");
         let written = export_into(&book, &original, &mut out_report).unwrap();
+        assert!(
+            out_report
+                .to_string()
+                .contains("RisuAI reads the lorebook from it"),
+            "the module's own lorebook is said: {out_report}"
+        );
         let before = raw_entries(&original);
         let after = raw_entries(&written);
         assert_eq!(

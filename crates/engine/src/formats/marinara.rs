@@ -149,7 +149,7 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
 
     // Folders first (their ids after the entries'), then the entries.
     let base = entries.len() as u64;
-    let mut folder_ids: Vec<(String, u64)> = Vec::new();
+    let mut folder_ids: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
     let mut parents: Vec<(u64, Option<String>)> = Vec::new();
     for (i, raw) in folders.into_iter().enumerate() {
         let path = format!("data.folders[{i}]");
@@ -158,7 +158,7 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         };
         let id = base + i as u64;
         if let Some(Value::String(s)) = o.get("id") {
-            folder_ids.push((s.clone(), id));
+            folder_ids.entry(s.clone()).or_insert(id);
         }
         let parent = match o.remove("parentFolderId") {
             Some(Value::String(s)) => Some(s),
@@ -176,7 +176,7 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         put_ns(&mut e.extensions, NS, o);
         book.entries.push(e);
     }
-    let folder_of = |id: &str| folder_ids.iter().find(|(s, _)| s == id).map(|(_, n)| *n);
+    let folder_of = |id: &str| folder_ids.get(id).copied();
     for (id, parent) in parents {
         let p = parent.as_deref().and_then(folder_of);
         if let Some(e) = book.entries.iter_mut().find(|e| e.id == id) {
@@ -207,9 +207,10 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         read.push((raw, e, sec));
     }
     // An entry's emitted form names its folder: the folders are in first.
+    let keys = FolderKeys::of(&book);
     let mut done = Vec::with_capacity(read.len());
     for (raw, mut e, sec) in read {
-        let emitted = entry_to(&e, &book, &mut Section::default());
+        let emitted = entry_to(&e, &keys, &mut Section::default());
         file_imported(report, SOURCE, &raw, &emitted, &mut e, sec);
         done.push(e);
     }
@@ -297,6 +298,28 @@ fn entry_from(mut o: Object, path: &str, sec: &mut Section) -> Result<Entry, Imp
     Ok(e)
 }
 
+/// Each folder entry's Marinara id, by its entry id: found once per book,
+/// not once per entry.
+struct FolderKeys(std::collections::HashMap<u64, String>);
+
+impl FolderKeys {
+    fn of(book: &Book) -> FolderKeys {
+        FolderKeys(
+            book.entries
+                .iter()
+                .filter(|e| e.folder)
+                .map(|f| (f.id, folder_key(f)))
+                .collect(),
+        )
+    }
+
+    fn of_parent(&self, parent: Option<u64>) -> Value {
+        parent
+            .and_then(|p| self.0.get(&p))
+            .map_or(Value::Null, |k| Value::String(k.clone()))
+    }
+}
+
 /// The Marinara id a folder entry is written with: the one it was read
 /// with, else one made from its id.
 fn folder_key(f: &Entry) -> String {
@@ -307,7 +330,7 @@ fn folder_key(f: &Entry) -> String {
         .map_or_else(|| format!("folder-{}", f.id), str::to_string)
 }
 
-fn entry_to(e: &Entry, book: &Book, sec: &mut Section) -> Object {
+fn entry_to(e: &Entry, keys: &FolderKeys, sec: &mut Section) -> Object {
     let (ext, ns) = split_extensions(&e.extensions, SOURCE, NS);
     let mut content = e.content.clone();
     let parsed = decorators::parse(&content).decorators;
@@ -349,11 +372,7 @@ fn entry_to(e: &Entry, book: &Book, sec: &mut Section) -> Object {
     o.insert("order".into(), json!(e.order));
     o.insert("role".into(), json!(e.role.as_str()));
     o.insert("probability".into(), probability);
-    let folder = e
-        .parent
-        .and_then(|p| book.entries.iter().find(|f| f.id == p && f.folder))
-        .map(folder_key);
-    o.insert("folderId".into(), folder.map_or(Value::Null, Value::String));
+    o.insert("folderId".into(), keys.of_parent(e.parent));
     for k in ns.keys() {
         o.entry(k.clone()).or_insert_with(|| ns[k].clone());
     }
@@ -388,20 +407,13 @@ fn entry_to(e: &Entry, book: &Book, sec: &mut Section) -> Object {
     o
 }
 
-fn folder_to(f: &Entry, book: &Book) -> Object {
+fn folder_to(f: &Entry, keys: &FolderKeys) -> Object {
     let (_, ns) = split_extensions(&f.extensions, SOURCE, NS);
     let mut o = Object::new();
     o.insert("id".into(), json!(folder_key(f)));
     o.insert("name".into(), json!(f.comment));
     o.insert("enabled".into(), json!(f.enabled));
-    let parent = f
-        .parent
-        .and_then(|p| book.entries.iter().find(|g| g.id == p && g.folder))
-        .map(folder_key);
-    o.insert(
-        "parentFolderId".into(),
-        parent.map_or(Value::Null, Value::String),
-    );
+    o.insert("parentFolderId".into(), keys.of_parent(f.parent));
     for (k, v) in ns {
         o.entry(k).or_insert(v);
     }
@@ -429,14 +441,15 @@ pub fn export_value(book: &Book, report: &mut Report) -> Value {
     ] {
         report.book.carry(f);
     }
+    let keys = FolderKeys::of(book);
     let mut entries = Vec::new();
     let mut folders = Vec::new();
     for e in &book.entries {
         if e.folder {
-            folders.push(Value::Object(folder_to(e, book)));
+            folders.push(Value::Object(folder_to(e, &keys)));
             continue;
         }
-        let o = super::common::export_entry(report, e, SOURCE, |e, sec| entry_to(e, book, sec));
+        let o = super::common::export_entry(report, e, SOURCE, |e, sec| entry_to(e, &keys, sec));
         entries.push(Value::Object(o));
     }
     let mut data = Object::new();

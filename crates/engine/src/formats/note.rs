@@ -175,6 +175,9 @@ pub enum Note {
     AlreadyOpen { file: String },
     /// A CHARX archive: its `card.json` read, the assets not.
     CharxAssets,
+    /// Written into a CHARX holding a RisuAI module (`module.risum`), whose
+    /// lorebook RisuAI reads in place of the card's: kept as it was.
+    RisuModuleKept,
     /// A Backyard AI archive listing several characters: the first read.
     OnlyFirstCharacter { count: usize },
     /// Backyard AI's placeholders (`{user}`, `#{character}:`) written as
@@ -320,6 +323,7 @@ impl Note {
             Note::StaleFileKept { file: s() },
             Note::AlreadyOpen { file: s() },
             Note::CharxAssets,
+            Note::RisuModuleKept,
             Note::OnlyFirstCharacter { count: 2 },
             Note::PlaceholdersConverted { count: 1 },
             Note::NovelAiStoryRead,
@@ -539,6 +543,9 @@ impl fmt::Display for Note {
             ),
             Note::CharxAssets => f.write_str(
                 "book read from card.json; the archive's assets are not part of a book and were not read",
+            ),
+            Note::RisuModuleKept => f.write_str(
+                "the archive holds a RisuAI module (module.risum), kept byte for byte; RisuAI reads the lorebook from it rather than from card.json, so RisuAI keeps showing the module's own lorebook until it is edited there",
             ),
             Note::OnlyFirstCharacter { count } => write!(
                 f,

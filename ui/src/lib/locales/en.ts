@@ -727,6 +727,7 @@ export const en = {
   'note.already_open': '{file} is open already: its tab is shown',
   'note.chunk_added': 'the PNG had no "{chunk}" chunk; one was added from the "{from}" card',
   'note.charx_assets': "book read from card.json; the archive's assets are not part of a book and were not read",
+  'note.risu_module_kept': 'the archive holds a RisuAI module (module.risum), kept byte for byte; RisuAI reads the lorebook from it rather than from card.json, so RisuAI keeps showing the module’s own lorebook until it is edited there',
   'note.only_first_character': 'the archive lists {count} characters; the book of the first was read',
   'note.placeholders_converted': 'Backyard AI placeholders ({user}, {character}, #{user}:) written as SillyTavern’s {{user}} and {{char}}: {count}',
   'formatName.byaf': 'Backyard AI character (.byaf)',

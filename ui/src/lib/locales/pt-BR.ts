@@ -729,6 +729,7 @@ export const ptBR: Record<MessageKey, string> = {
   'note.already_open': '{file} já está aberto: a aba dele é mostrada',
   'note.chunk_added': 'o PNG não tinha bloco "{chunk}"; um foi acrescentado a partir do cartão "{from}"',
   'note.charx_assets': 'livro lido de card.json; os recursos do arquivo não fazem parte de um livro e não foram lidos',
+  'note.risu_module_kept': 'o arquivo contém um módulo do RisuAI (module.risum), mantido byte a byte; o RisuAI lê o lorebook dele e não do card.json, então continua mostrando o lorebook do próprio módulo até que ele seja editado lá',
   'note.only_first_character': 'o arquivo lista {count} personagens; foi lido o livro do primeiro',
   'note.placeholders_converted': 'marcadores do Backyard AI ({user}, {character}, #{user}:) escritos como {{user}} e {{char}} do SillyTavern: {count}',
   'formatName.byaf': 'Personagem do Backyard AI (.byaf)',

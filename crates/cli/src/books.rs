@@ -2,15 +2,13 @@
 //! in any importable format, detected from the content, the rules, and the
 //! request, asked of any profile one way (`drive`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lorebook_engine::chat::Message;
 use lorebook_engine::formats::markdown::Manifest;
 use lorebook_engine::formats::{self, Imported};
 use lorebook_engine::model::Book;
 use lorebook_engine::profile::{Outcome, Profile, ProfileName};
-
-use std::path::PathBuf;
 
 use crate::PreviewArgs;
 
@@ -32,6 +30,20 @@ pub struct RuleSettings {
     /// recursiveScanning, fullWordMatching}, fmIndex (--rules risu).
     #[arg(long)]
     pub risu_settings: Option<PathBuf>,
+}
+
+impl RuleSettings {
+    /// The group as a scenario keeps it (`diff`, `scenario record`): the
+    /// settings files read as JSON, the rest of the settings their defaults.
+    pub fn scenario(&self) -> Result<lorebook_engine::scenario::Settings, String> {
+        let json = |p: &Option<PathBuf>| p.as_deref().map(crate::scenario::json_file).transpose();
+        Ok(lorebook_engine::scenario::Settings {
+            sillytavern: json(&self.st_settings)?,
+            max_context: self.max_context,
+            risu: json(&self.risu_settings)?,
+            ..Default::default()
+        })
+    }
 }
 
 /// Imports a book from bytes.

@@ -64,20 +64,7 @@ fn changes(args: &DiffArgs) -> Result<bool, String> {
     let settings = Settings {
         model: args.model.clone(),
         seed: args.seed,
-        sillytavern: args
-            .settings
-            .st_settings
-            .as_deref()
-            .map(crate::scenario::json_file)
-            .transpose()?,
-        max_context: args.settings.max_context,
-        risu: args
-            .settings
-            .risu_settings
-            .as_deref()
-            .map(crate::scenario::json_file)
-            .transpose()?,
-        ..Settings::default()
+        ..args.settings.scenario()?
     };
     let chat = read_text(&args.chat)?;
     // Both books read and built side by side.

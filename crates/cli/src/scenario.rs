@@ -111,20 +111,7 @@ fn record(args: &RecordArgs) -> Result<(), String> {
         seed: args.seed,
         scan_depth: args.scan_depth,
         token_budget: args.budget,
-        sillytavern: args
-            .settings
-            .st_settings
-            .as_deref()
-            .map(json_file)
-            .transpose()?,
-        max_context: args.settings.max_context,
-        risu: args
-            .settings
-            .risu_settings
-            .as_deref()
-            .map(json_file)
-            .transpose()?,
-        ..Settings::default()
+        ..args.settings.scenario()?
     };
     let mut list = scenario::of(&book).map_err(|e| format!("{}: {e}", args.book.display()))?;
     let s = scenario::record(&book, &args.name, &chat, args.rules, settings)?;

@@ -28,9 +28,6 @@ use serde_json::Value;
 use crate::address::{Address, AuthMode, Login, Timeouts};
 use crate::error::{Error, LoginKind};
 
-/// The address SillyTavern listens on by default.
-pub const DEFAULT_ADDRESS: &str = "http://127.0.0.1:8000";
-
 /// The most a book or chat answer may hold (decompressed): as a book file.
 pub const MAX_ANSWER_BYTES: u64 = 256 * 1024 * 1024;
 

@@ -16,7 +16,7 @@ mod sync;
 
 pub use address::{Address, AuthMode, Login, Secret, Timeouts};
 pub use api::{check_book_name, BookListing, Character, ChatListing};
-pub use client::{Server, DEFAULT_ADDRESS, MAX_ANSWER_BYTES};
+pub use client::{Server, MAX_ANSWER_BYTES};
 pub use error::{Changed, Error, LoginKind};
 pub use sync::{
     check, check_seen, fetch, fingerprint, pull, push, push_seen, same_json, Ledger, Pushed,

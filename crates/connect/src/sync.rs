@@ -221,13 +221,25 @@ pub fn check_seen(
     file_id: &str,
     seen: Option<&str>,
 ) -> Result<Option<Changed>, Error> {
+    let there = existing(server, file_id)?;
+    changed(server, file_id, there.as_deref(), seen)
+}
+
+/// How the server's copy (`there`: its spelling of the name, if it has
+/// the book) differs from `seen`.
+fn changed(
+    server: &Server,
+    file_id: &str,
+    there: Option<&str>,
+    seen: Option<&str>,
+) -> Result<Option<Changed>, Error> {
     let name = file_id.to_string();
-    Ok(match (existing(server, file_id)?, seen) {
+    Ok(match (there, seen) {
         (None, None) => None,
         (None, Some(_)) => Some(Changed::Deleted { name }),
         (Some(_), None) => Some(Changed::NeverPulled { name }),
         (Some(there), Some(seen)) => {
-            let now = fingerprint(&server.book_unchecked(&there)?);
+            let now = fingerprint(&server.book_unchecked(there)?);
             (now != seen).then_some(Changed::Edited { name })
         }
     })
@@ -259,10 +271,11 @@ pub fn push_seen(
     force: bool,
 ) -> Result<Pushed, Error> {
     crate::api::check_book_name(file_id)?;
-    let existed = existing(server, file_id)?.is_some();
+    // One listing of the server's books answers both questions.
+    let there = existing(server, file_id)?;
     if !force {
-        if let Some(changed) = check_seen(server, file_id, seen)? {
-            return Err(Error::Changed(changed));
+        if let Some(how) = changed(server, file_id, there.as_deref(), seen)? {
+            return Err(Error::Changed(how));
         }
     }
     server.put_book(file_id, data)?;
@@ -280,7 +293,7 @@ pub fn push_seen(
         });
     }
     Ok(Pushed {
-        created: !existed,
+        created: there.is_none(),
         fingerprint: fingerprint(&stored),
         record_error,
     })

@@ -10,7 +10,7 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -351,10 +351,6 @@ impl StServer {
     /// The server's file of a book, if any.
     pub fn book_file(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.worlds().join(format!("{name}.json"))).ok()
-    }
-
-    pub fn install_dir(&self) -> &Path {
-        &self.install
     }
 }
 

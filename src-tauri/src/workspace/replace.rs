@@ -293,8 +293,38 @@ mod tests {
     /// million matches) keeps only what it lists, and counts the rest:
     /// before, every match was copied out with its context first, which
     /// took gigabytes (issue 37).
+    ///
+    /// The peak is the whole process's, so the measure runs alone, in a
+    /// child process of this test binary: beside other tests running at the
+    /// same time it measured their memory too.
     #[test]
     fn find_everything_in_a_large_book_keeps_only_what_it_lists() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "workspace::replace::tests::find_everything_alone",
+                "--ignored",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("LOREBOOK_FIND_ALONE", "1")
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && said.contains("1 passed"),
+            "{said}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// The measure itself; run by the test above, alone in its process.
+    #[test]
+    #[ignore = "run alone in a child process by find_everything_in_a_large_book_keeps_only_what_it_lists"]
+    fn find_everything_alone() {
+        if std::env::var_os("LOREBOOK_FIND_ALONE").is_none() {
+            return;
+        }
         let mut ws = Workspace::default();
         let mut book = lorebook_engine::model::Book::default();
         for i in 0..10_000 {

@@ -20,6 +20,9 @@ packages=(libwebkit2gtk-4.1-dev librsvg2-dev libayatana-appindicator3-dev libxdo
           libssl-dev build-essential file pkg-config)
 if $e2e; then
   packages+=(webkit2gtk-driver xvfb xdotool)
+  # The model server of the `lorebook ai` tests is installed from PyPI into
+  # a virtual environment (crates/test-support/src/model_server.rs).
+  python3 -c 'import venv, ensurepip' 2>/dev/null || packages+=(python3-venv python3-pip)
 fi
 missing=()
 for p in "${packages[@]}"; do

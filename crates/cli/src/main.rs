@@ -15,6 +15,8 @@
 //! - `lorebook compare A B [--json]` (exit status 0 the same entries, 1 a difference, 2 usage or unreadable input)
 //! - `lorebook replace BOOK --find PAT --with TEXT [--regex] [--in names,keys,secondary,content] [--dry-run] [-o OUT]`
 //! - `lorebook test BOOK... [--json]` (exit status 0 every scenario passes, 1 one fails, 2 usage or unreadable input)
+//! - `lorebook ai draft|keys|shorten|review BOOK … --endpoint URL --model NAME [--json] [--apply -o OUT]`
+//!   (the API key from `LOREBOOK_AI_KEY`; exit status 2 when the endpoint fails), `lorebook ai prompt ACTION`
 //! - `lorebook sillytavern books|pull|push URL …` (a running SillyTavern; push exits with 3 when the server's copy
 //!   changed since it was last pulled or pushed here)
 //!
@@ -36,6 +38,7 @@ use lorebook_engine::prompt::Block;
 use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
 
+mod ai;
 mod books;
 mod compare;
 mod diff;
@@ -141,6 +144,10 @@ enum Command {
     /// Books, settings and chats of a running SillyTavern: list, pull, push.
     #[command(subcommand)]
     Sillytavern(server::StCommand),
+    /// Your own language model drafts entries, keys, shorter entries and
+    /// reviews; the preview checks each suggestion.
+    #[command(subcommand)]
+    Ai(ai::AiCommand),
 }
 
 #[derive(clap::Args)]
@@ -273,6 +280,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => return compare::run(&args),
         Command::Replace(args) => return replace::run(&args),
         Command::Sillytavern(command) => return server::run(&command),
+        Command::Ai(command) => return ai::run_command(&command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,5 +1,7 @@
-//! `lorebook sillytavern books|pull|push` against a real SillyTavern 1.19.0
-//! (installed from npm once, started here on 127.0.0.1, CSRF on).
+//! The commands that talk to servers: `lorebook sillytavern books|pull|push`
+//! against a real SillyTavern 1.19.0 (installed from npm once, started
+//! here on 127.0.0.1, CSRF on), and `lorebook ai` against a scripted
+//! endpoint and a real llama.cpp server (`ai` below).
 
 mod common;
 
@@ -420,4 +422,275 @@ fn a_password_is_never_an_option_nor_in_the_address() {
         ],
     );
     assert_eq!(out.status.code(), Some(2), "no --password option");
+}
+
+/// `lorebook ai`: a scripted endpoint for the shapes and faults, the real
+/// llama.cpp server (llama-cpp-python from PyPI, SmolLM2-135M) for the path.
+mod ai {
+    use super::*;
+    use lorebook_test_support::model_server::{ModelServer, MODEL_CONTEXT, MODEL_KEY, MODEL_NAME};
+    use lorebook_test_support::scripted::{answer, stream_text, Scripted};
+    use std::io::Write;
+
+    const BOOK: &str = r#"{"name": "Harbor", "entries": [
+      {"id": 0, "comment": "Vell Harbour", "keys": ["Vell Harbour"], "content": "A harbour town."},
+      {"id": 1, "comment": "Maro", "keys": ["Maro"], "content": "The keeper.",
+       "extensions": {"lorebook_studio": {"locked": true}}}
+    ]}"#;
+    const SOURCE: &str = "Maro lit the lamp over Vell Harbour while the Grey Fleet sailed in.";
+    const ANSWER: &str = r#"{"entries": [
+      {"name": "Grey Fleet", "keys": ["Grey Fleet"], "secondary_keys": [], "content": "A fleet of grey ships."},
+      {"name": "Lamp", "keys": ["the great lamp"], "secondary_keys": [], "content": "The lighthouse lamp."},
+      {"name": "Maro", "keys": ["Maro"], "secondary_keys": [], "content": "Maro keeps the light and hates the sea."}
+    ]}"#;
+
+    fn files(name: &str) -> (PathBuf, PathBuf) {
+        let dir = tmp(&format!("ai-{name}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let book = dir.join("book.json");
+        std::fs::write(&book, BOOK).unwrap();
+        let src = dir.join("source.txt");
+        std::fs::write(&src, SOURCE).unwrap();
+        (book, src)
+    }
+
+    fn ai(key: Option<&str>, args: &[&str]) -> Output {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_lorebook"));
+        c.arg("ai").args(args).current_dir(common::root());
+        c.env_remove("LOREBOOK_AI_KEY")
+            .env_remove("LOREBOOK_AI_ENDPOINT")
+            .env_remove("LOREBOOK_AI_MODEL");
+        if let Some(k) = key {
+            c.env("LOREBOOK_AI_KEY", k);
+        }
+        c.output().expect("run lorebook")
+    }
+
+    #[test]
+    fn draft_prints_each_suggestion_with_its_check_and_applies_only_what_passed() {
+        let server = Scripted::start(|_, _, s| stream_text(s, ANSWER));
+        let (book, src) = files("draft");
+        let url = server.url();
+        let transcript = book.with_file_name("transcript.json");
+        let out = ai(
+            Some("sk-cli-secret"),
+            &[
+                "draft",
+                book.to_str().unwrap(),
+                "--from",
+                src.to_str().unwrap(),
+                "--endpoint",
+                &url,
+                "--model",
+                "m",
+                "--json",
+                "--transcript",
+                transcript.to_str().unwrap(),
+            ],
+        );
+        let text = ok(&out);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let s = v["suggestions"].as_array().unwrap();
+        assert_eq!(s.len(), 3);
+        let fleet = &s[0];
+        assert_eq!(fleet["entry"]["name"], "Grey Fleet");
+        assert_eq!(fleet["entry"]["keys"], serde_json::json!(["Grey Fleet"]));
+        let check = &fleet["check"];
+        for field in [
+            "fires_on_source",
+            "requests",
+            "tokens",
+            "kept_by_budget",
+            "problems",
+        ] {
+            assert!(check.get(field).is_some(), "{field} in {check}");
+        }
+        assert_eq!(check["fires_on_source"], true);
+        assert_eq!(check["passed"], true);
+        assert_eq!(s[1]["check"]["fires_on_source"], false);
+        assert_eq!(s[2]["merge"], "changed");
+        assert_eq!(s[2]["locked"], true);
+        // The key went in the header, and nowhere else.
+        let seen = server.seen.lock().unwrap().join("\n");
+        assert!(seen
+            .to_ascii_lowercase()
+            .contains("authorization: bearer sk-cli-secret"));
+        let t = std::fs::read_to_string(&transcript).unwrap();
+        assert!(
+            t.contains("Grey Fleet") && !t.contains("sk-cli-secret"),
+            "{t}"
+        );
+        assert!(!text.contains("sk-cli-secret"));
+
+        // Nothing written without --apply; with it, only what passed, never the locked entry.
+        let before = std::fs::read(&book).unwrap();
+        let applied = book.with_file_name("applied.json");
+        let out = ai(
+            None,
+            &[
+                "draft",
+                book.to_str().unwrap(),
+                "--from",
+                src.to_str().unwrap(),
+                "--endpoint",
+                &url,
+                "--model",
+                "m",
+                "--apply",
+                "-o",
+                applied.to_str().unwrap(),
+            ],
+        );
+        let text = ok(&out);
+        assert!(text.contains("not passed: its keys do not fire"), "{text}");
+        assert_eq!(
+            std::fs::read(&book).unwrap(),
+            before,
+            "the book itself is untouched"
+        );
+        let written: Value =
+            serde_json::from_str(&std::fs::read_to_string(&applied).unwrap()).unwrap();
+        let names: Vec<&str> = written["data"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["comment"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["Vell Harbour", "Maro", "Grey Fleet"]);
+        let maro = &written["data"]["entries"][1];
+        assert_eq!(
+            maro["content"], "The keeper.",
+            "a locked entry is never changed"
+        );
+    }
+
+    #[test]
+    fn an_endpoint_that_fails_exits_2_with_what_went_wrong() {
+        let (book, src) = files("faults");
+        let server = Scripted::start(|_, _, s| {
+            let _ = s.write_all(&answer(
+                "401 Unauthorized",
+                r#"{"error":{"message":"bad key"}}"#,
+            ));
+        });
+        let url = server.url();
+        let args = [
+            "draft",
+            book.to_str().unwrap(),
+            "--from",
+            src.to_str().unwrap(),
+            "--endpoint",
+            &url,
+            "--model",
+            "m",
+        ];
+        let out = ai(Some("sk-wrong"), &args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("refused the API key (HTTP 401): bad key"),
+            "{err}"
+        );
+        assert!(!err.contains("sk-wrong"));
+        let server = Scripted::start(|_, _, s| stream_text(s, "no json here"));
+        let url = server.url();
+        let args = [
+            "keys",
+            book.to_str().unwrap(),
+            "--entry",
+            "0",
+            "--endpoint",
+            &url,
+            "--model",
+            "m",
+        ];
+        let out = ai(None, &args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not the shape asked for"));
+        // No endpoint at all: said, nothing sent.
+        let out = ai(None, &["review", book.to_str().unwrap(), "--model", "m"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("LOREBOOK_AI_ENDPOINT"));
+        // A locked entry: refused before sending.
+        let before = server.count.load(std::sync::atomic::Ordering::SeqCst);
+        let out = ai(
+            None,
+            &[
+                "shorten",
+                book.to_str().unwrap(),
+                "--entry",
+                "1",
+                "--tokens",
+                "5",
+                "--endpoint",
+                &url,
+                "--model",
+                "m",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("locked"));
+        assert_eq!(
+            server.count.load(std::sync::atomic::Ordering::SeqCst),
+            before
+        );
+        // The prompts are readable.
+        let out = ai(None, &["prompt", "review", "--lang", "pt-BR"]);
+        assert!(ok(&out).contains("Responda só com JSON"));
+    }
+
+    /// The path against a real model: the draft comes back in the schema's
+    /// shape, each suggestion checked; --apply writes a book that reads.
+    #[test]
+    fn draft_against_a_real_model_server() {
+        let server = ModelServer::start();
+        let (book, src) = files("real");
+        let url = server.url();
+        let ctx = MODEL_CONTEXT.to_string();
+        let applied = book.with_file_name("applied.json");
+        let out = ai(
+            Some(MODEL_KEY),
+            &[
+                "draft",
+                book.to_str().unwrap(),
+                "--from",
+                src.to_str().unwrap(),
+                "--endpoint",
+                &url,
+                "--model",
+                MODEL_NAME,
+                "--context",
+                &ctx,
+                "--answer-tokens",
+                "700",
+                "--max-entries",
+                "3",
+                "--seed",
+                "7",
+                "--json",
+                "--apply",
+                "--include-failed",
+                "-o",
+                applied.to_str().unwrap(),
+            ],
+        );
+        let text = ok(&out);
+        let v: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{e}: {text}\n{}", server.log_tail()));
+        let s = v["suggestions"].as_array().unwrap();
+        assert!(!s.is_empty() && s.len() <= 3, "{text}");
+        for x in s {
+            assert!(
+                x["entry"]["name"].is_string() && x["check"]["tokens"].is_u64(),
+                "{x}"
+            );
+        }
+        let written = std::fs::read_to_string(&applied).unwrap();
+        let read: Value = serde_json::from_str(&written).unwrap();
+        assert_eq!(
+            read["data"]["entries"][1]["content"], "The keeper.",
+            "the locked entry is untouched"
+        );
+    }
 }

@@ -303,6 +303,37 @@ impl Default for Entry {
 }
 
 impl Entry {
+    /// Locked by its author: no AI action changes it (`lorebook ai`,
+    /// docs/ai.md). Kept in the entry's extensions, under
+    /// `lorebook_studio.locked`, so it travels with the book.
+    pub fn locked(&self) -> bool {
+        self.extensions
+            .get(crate::formats::shadow::KEY)
+            .and_then(|v| v.get("locked"))
+            .and_then(Value::as_bool)
+            == Some(true)
+    }
+
+    /// Locks or unlocks the entry (see [`Entry::locked`]).
+    pub fn set_locked(&mut self, on: bool) {
+        let ns = self
+            .extensions
+            .entry(crate::formats::shadow::KEY)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if !ns.is_object() {
+            *ns = Value::Object(Map::new());
+        }
+        let o = ns.as_object_mut().expect("an object");
+        if on {
+            o.insert("locked".into(), Value::Bool(true));
+        } else {
+            o.remove("locked");
+            if o.is_empty() {
+                self.extensions.remove(crate::formats::shadow::KEY);
+            }
+        }
+    }
+
     /// The name shown in lists: the comment, falling back to the first key.
     pub fn display_name(&self) -> &str {
         if !self.comment.trim().is_empty() {

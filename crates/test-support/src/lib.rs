@@ -12,7 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod cache;
 mod corpus_rule;
+pub mod model_server;
+pub mod scripted;
 pub mod sillytavern;
 
 pub use corpus_rule::{corpus_dir_beside, CORPUS_ENV_VAR};

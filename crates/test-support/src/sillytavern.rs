@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 /// The version every server test runs.
 pub const SILLYTAVERN_VERSION: &str = "1.19.0";
 
-/// The environment variable naming the cache folder.
-pub const TEST_CACHE_ENV_VAR: &str = "LOREBOOK_TEST_CACHE";
+pub use crate::cache::TEST_CACHE_ENV_VAR;
 
 /// The user and password of the servers that ask for one.
 pub const ST_USER: &str = "author";
@@ -35,54 +34,12 @@ pub enum StAuth {
     Account,
 }
 
-fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os(TEST_CACHE_ENV_VAR).filter(|d| !d.is_empty()) {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
-        return PathBuf::from(d).join("lorebook-studio-tests");
-    }
-    let home = std::env::var_os("HOME").map_or_else(std::env::temp_dir, PathBuf::from);
-    home.join(".cache/lorebook-studio-tests")
-}
-
 /// The installed server's folder (with `server.js`), installing it first
 /// when missing. One process installs; the others wait for it.
 pub fn sillytavern_install() -> PathBuf {
-    let root = cache_dir().join(format!("sillytavern-{SILLYTAVERN_VERSION}"));
+    let root = crate::cache::dir().join(format!("sillytavern-{SILLYTAVERN_VERSION}"));
     let server = root.join("node_modules/sillytavern");
-    let done = root.join("installed.ok");
-    if done.is_file() {
-        return server;
-    }
-    std::fs::create_dir_all(&root).expect("the test cache folder can be made");
-    let lock = root.join("install.lock");
-    let start = Instant::now();
-    loop {
-        if done.is_file() {
-            return server;
-        }
-        match std::fs::create_dir(&lock) {
-            Ok(()) => break,
-            Err(_) => {
-                // A lock left by an install that died long ago is taken over.
-                let stale = std::fs::metadata(&lock)
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(1200));
-                if stale {
-                    let _ = std::fs::remove_dir(&lock);
-                    continue;
-                }
-                assert!(
-                    start.elapsed() < Duration::from_secs(1500),
-                    "another test has been installing SillyTavern for 25 minutes; see {}",
-                    root.display()
-                );
-                std::thread::sleep(Duration::from_millis(500));
-            }
-        }
-    }
-    let result = (|| -> Result<(), String> {
+    crate::cache::install_once(&root, "SillyTavern", || {
         std::fs::write(
             root.join("package.json"),
             "{\"name\": \"lorebook-studio-test-servers\", \"private\": true}\n",
@@ -106,16 +63,12 @@ pub fn sillytavern_install() -> PathBuf {
                 "npm install sillytavern@{SILLYTAVERN_VERSION} failed ({status})"
             ));
         }
-        std::fs::write(&done, "").map_err(|e| e.to_string())
-    })();
-    let _ = std::fs::remove_dir(&lock);
-    if let Err(e) = result {
-        panic!("{e}");
-    }
+        Ok(())
+    });
     server
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let l = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
     l.local_addr().expect("a bound address").port()
 }

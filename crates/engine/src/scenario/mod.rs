@@ -15,7 +15,7 @@
 
 mod run;
 
-pub use run::{prepare, record, run, Failure, Verdict};
+pub use run::{lint_rules, prepare, record, run, Failure, Verdict};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -253,6 +253,33 @@ fn build(
     profile::build(&[(book.name.clone(), &book)], setup)
 }
 
+/// The lint's reading of the rules a scenario runs under (`rules` with
+/// `settings`): what `lorebook ai` checks a suggestion's problems with.
+pub fn lint_rules(rules: ProfileName, s: &Settings) -> Result<crate::lint::LintRules, String> {
+    use crate::lint::LintRules;
+    Ok(match rules {
+        ProfileName::Studio => LintRules::Studio,
+        ProfileName::Sillytavern => LintRules::SillyTavern {
+            settings: match &s.sillytavern {
+                Some(v) => StSettings::from_value(v)?.clamped(),
+                None => StSettings::default(),
+            },
+            max_context: s.max_context.unwrap_or(DEFAULT_MAX_CONTEXT),
+            macros: s
+                .sillytavern
+                .as_ref()
+                .and_then(crate::sillytavern::macros::MacroEngine::of_settings)
+                .unwrap_or_default(),
+        },
+        ProfileName::Risu => LintRules::Risu {
+            settings: match &s.risu {
+                Some(v) => RisuSettings::from_json(&v.to_string())?,
+                None => RisuSettings::default(),
+            },
+        },
+    })
+}
+
 /// An entry's name as the book holds it now.
 fn name_in(book: &Book, id: u64) -> Option<String> {
     book.entry(id).map(|e| e.display_name().to_string())

@@ -2870,5 +2870,7 @@ mod lint_badges;
 #[path = "e2e/st_macros.rs"]
 mod st_macros;
 
+#[path = "e2e/ai.rs"]
+mod ai;
 #[path = "e2e/st_server.rs"]
 mod st_server;

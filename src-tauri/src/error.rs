@@ -37,6 +37,8 @@ pub enum ErrorKind {
     ChangedOnServer,
     /// A SillyTavern server could not be reached, refused or misbehaved.
     Server,
+    /// The author's model endpoint failed, or its answer could not be used.
+    Model,
     /// The user closed a dialog without choosing.
     Cancelled,
     /// The native menu could not be rebuilt.
@@ -206,6 +208,11 @@ pub enum ErrorCode {
     /// A server book saved or reloaded while the app is not connected to
     /// its server (or is connected to another).
     NotConnected { address: String },
+    /// The model endpoint failed or its answer was unusable (`crate::ai`).
+    Model {
+        problem: crate::views::AiProblem,
+        detail: String,
+    },
 }
 
 /// A book setting with a range (`ErrorCode::BookSettingOutOfRange`).

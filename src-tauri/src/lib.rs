@@ -4,6 +4,7 @@
 
 #[macro_use]
 mod command_list;
+pub mod ai;
 pub mod bindings;
 pub mod commands;
 pub mod dialogs;
@@ -448,6 +449,8 @@ mod compositing_tests {
     }
 }
 
+#[cfg(test)]
+mod ai_tests;
 #[cfg(test)]
 mod packaging_tests;
 #[cfg(test)]

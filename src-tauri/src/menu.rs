@@ -107,6 +107,7 @@ pub const ACTIONS: &[Action] = &[
     action("next_entry", Group::Edit, "Next Entry", "Alt+Down"),
     action("previous_entry", Group::Edit, "Previous Entry", "Alt+Up"),
     action("reroll", Group::Preview, "Reroll Seed", "CmdOrCtrl+R"),
+    action("ai_assistant", Group::Preview, "AI Assistant…", ""),
     action(
         "toggle_theme",
         Group::Preview,

@@ -48,15 +48,62 @@ pub struct Check {
     pub requests: Vec<usize>,
     /// Its content's tokens in the rules' tokenizer.
     pub tokens: u32,
-    /// Never cut by the budget where it activates (on the chat and on the
-    /// source).
+    /// The budget keeps it in at least one request where it activates
+    /// (the chat's, else the source's); false when it is cut wherever it
+    /// activates: it would never reach the prompt.
     pub kept_by_budget: bool,
+    /// The chat's requests where the budget cut it.
+    pub cut_in: Vec<usize>,
     /// The lint codes it brings (warnings and errors; hints are left out).
     pub problems: Vec<String>,
     /// Every check passed: the app pre-selects it.
     pub passed: bool,
-    /// Why it did not pass, in English, one reason per failed check.
-    pub failed: Vec<String>,
+    /// Why it did not pass, one reason per failed check.
+    pub failed: Vec<Failed>,
+}
+
+/// A check a suggestion failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "code")]
+pub enum Failed {
+    /// Its target is locked by the author.
+    Locked,
+    /// Its target already says exactly this.
+    Same,
+    NoName,
+    EmptyContent,
+    /// Its keys do not activate it on the text it was drafted from.
+    NoFireOnSource,
+    /// The budget cuts it wherever it activates.
+    CutByBudget,
+    /// Larger than the size the author asked for.
+    OverSize {
+        tokens: u32,
+        max: u32,
+    },
+    /// The lint finds these problems in it.
+    Lint {
+        codes: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failed::Locked => f.write_str("its entry is locked"),
+            Failed::Same => f.write_str("the entry already says this"),
+            Failed::NoName => f.write_str("it has no name"),
+            Failed::EmptyContent => f.write_str("its content is empty"),
+            Failed::NoFireOnSource => {
+                f.write_str("its keys do not fire on the text it was drafted from")
+            }
+            Failed::CutByBudget => f.write_str("the budget cuts it wherever it fires"),
+            Failed::OverSize { tokens, max } => {
+                write!(f, "it is {tokens} tokens, over the {max} asked for")
+            }
+            Failed::Lint { codes } => write!(f, "the lint finds {}", codes.join(", ")),
+        }
+    }
 }
 
 /// Checks `s` against `book`; `max_tokens` is the size the author set (a
@@ -74,23 +121,24 @@ pub fn check(
     let Some(id) = id else {
         // Locked, or nothing to change: nothing to simulate.
         if s.locked {
-            failed.push("its entry is locked".to_string());
+            failed.push(Failed::Locked);
         }
         if s.merge == Merge::Same {
-            failed.push("the entry already says this".to_string());
+            failed.push(Failed::Same);
         }
         return Ok(Check {
             fires_on_source: None,
             requests: Vec::new(),
             tokens,
             kept_by_budget: true,
+            cut_in: Vec::new(),
             problems: Vec::new(),
             passed: false,
             failed,
         });
     };
     let mut requests = Vec::new();
-    let mut cut = false;
+    let mut cut_in = Vec::new();
     if let Some(chat) = &setup.chat {
         let (mut profile, messages) =
             scenario::prepare(&candidate, setup.rules, &setup.settings, chat)?;
@@ -100,9 +148,12 @@ pub fn check(
             if fired || was_cut {
                 requests.push(o.request);
             }
-            cut |= was_cut;
+            if was_cut {
+                cut_in.push(o.request);
+            }
         });
     }
+    let mut source_cut = false;
     let fires_on_source = match &setup.source {
         Some(text) => {
             let chat = serde_json::json!([{"role": "user", "content": text}]).to_string();
@@ -110,11 +161,17 @@ pub fn check(
                 scenario::prepare(&candidate, setup.rules, &setup.settings, &chat)?;
             let o = profile.request(&messages, messages.len());
             let fired = o.injected.iter().any(|p| p.book == 0 && p.id == id);
-            let was_cut = o.cut.contains(&(0, id));
-            cut |= was_cut;
-            Some(fired || was_cut)
+            source_cut = o.cut.contains(&(0, id));
+            Some(fired || source_cut)
         }
         None => None,
+    };
+    // Cut wherever it activates: in every request of the chat it fires
+    // in, or, firing in none, on its source.
+    let cut = if requests.is_empty() {
+        source_cut
+    } else {
+        cut_in.len() == requests.len()
     };
     let rules = scenario::lint_rules(setup.rules, &setup.settings)?;
     let books = [candidate];
@@ -129,30 +186,33 @@ pub fn check(
         .collect();
     problems.dedup();
     if s.entry.name.trim().is_empty() {
-        failed.push("it has no name".to_string());
+        failed.push(Failed::NoName);
     }
     if s.entry.content.trim().is_empty() {
-        failed.push("its content is empty".to_string());
+        failed.push(Failed::EmptyContent);
     }
     if fires_on_source == Some(false) {
-        failed.push("its keys do not fire on the text it was drafted from".to_string());
+        failed.push(Failed::NoFireOnSource);
     }
     if cut {
-        failed.push("the budget cuts it".to_string());
+        failed.push(Failed::CutByBudget);
     }
     if let Some(max) = max_tokens {
         if tokens > max {
-            failed.push(format!("it is {tokens} tokens, over the {max} asked for"));
+            failed.push(Failed::OverSize { tokens, max });
         }
     }
     if !problems.is_empty() {
-        failed.push(format!("the lint finds {}", problems.join(", ")));
+        failed.push(Failed::Lint {
+            codes: problems.clone(),
+        });
     }
     Ok(Check {
         fires_on_source,
         requests,
         tokens,
         kept_by_budget: !cut,
+        cut_in,
         passed: failed.is_empty(),
         problems,
         failed,

@@ -21,6 +21,11 @@ impl ApiKey {
     pub(crate) fn header(&self) -> String {
         format!("Bearer {}", self.0)
     }
+    /// The key's text, for the one place that keeps it on purpose: the
+    /// system's secret store, when the author asks.
+    pub fn secret(&self) -> &str {
+        &self.0
+    }
 }
 
 impl std::fmt::Debug for ApiKey {

@@ -444,7 +444,8 @@ fn suggestion_text(book: &Book, n: usize, c: &Checked, chat: Option<usize>) -> S
     if k.passed {
         out.push_str("    passed\n");
     } else {
-        out.push_str(&format!("    not passed: {}\n", k.failed.join("; ")));
+        let why: Vec<String> = k.failed.iter().map(ToString::to_string).collect();
+        out.push_str(&format!("    not passed: {}\n", why.join("; ")));
     }
     out
 }

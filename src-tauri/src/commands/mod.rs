@@ -6,6 +6,7 @@
 //! A command's name is also written once in `command_list.rs`, which the
 //! invoke handler and the build script's app manifest are built from.
 
+mod ai;
 mod app;
 mod books;
 mod entries;
@@ -15,6 +16,7 @@ mod scenarios;
 mod server;
 mod sillytavern;
 
+pub use ai::*;
 pub use app::*;
 pub use books::*;
 pub use entries::*;
@@ -65,6 +67,8 @@ pub struct AppState {
     pub watch: crate::watch::Watch,
     /// The SillyTavern server connected to, if any (`crate::server`).
     pub server: crate::server::Link,
+    /// The author's model endpoint and the last AI run (`crate::ai`).
+    pub ai: crate::ai::AiLink,
 }
 
 impl AppState {
@@ -75,6 +79,7 @@ impl AppState {
             shown: Mutex::new(ws.state()),
             watch: crate::watch::Watch::default(),
             server: crate::server::Link::default(),
+            ai: crate::ai::AiLink::default(),
             ws: Mutex::new(ws),
             notices: Mutex::new(notices),
         }

@@ -3,6 +3,7 @@
 //! `ts_rs::TS`; `ui/src/lib/bindings.ts` is generated from them (see
 //! `bindings::tests`).
 
+mod ai;
 mod book;
 mod catalog;
 mod lint;
@@ -13,6 +14,7 @@ mod server;
 mod sillytavern;
 mod transfer;
 
+pub use ai::*;
 pub use book::*;
 pub use catalog::*;
 pub use lint::*;

@@ -89,7 +89,7 @@ impl Doc {
 }
 
 impl Workspace {
-    pub(super) fn add_doc(&mut self, book: Book, path: Option<PathBuf>) -> u32 {
+    pub(crate) fn add_doc(&mut self, book: Book, path: Option<PathBuf>) -> u32 {
         let id = self.next_doc;
         self.next_doc += 1;
         // The preview follows the tab shown: a book opened beside another

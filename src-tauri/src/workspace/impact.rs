@@ -59,7 +59,7 @@ pub struct ImpactInputs {
 impl Workspace {
     /// The preview's rules and their settings as a scenario keeps them
     /// (model, seed, SillyTavern's or RisuAI's settings).
-    pub(super) fn preview_settings_now(&self) -> (Rules, Settings) {
+    pub(crate) fn preview_settings_now(&self) -> (Rules, Settings) {
         let rules = self.rules();
         let preview = self.settings();
         let mut settings = Settings {

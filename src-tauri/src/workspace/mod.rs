@@ -21,6 +21,7 @@
 //! one entry at a time, so the preview after any sequence of edits equals
 //! one built from scratch from the edited books.
 
+pub mod ai;
 mod disk;
 mod documents;
 mod edits;

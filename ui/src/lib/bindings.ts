@@ -4,7 +4,7 @@
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
-export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "changed_on_server" | "server" | "cancelled" | "menu" | "internal";
+export type ErrorKind = "not_found" | "invalid" | "io" | "format" | "needs_path" | "changed_on_disk" | "changed_on_server" | "server" | "model" | "cancelled" | "menu" | "internal";
 
 export type AppError = { kind: ErrorKind, 
 /**
@@ -1124,7 +1124,7 @@ export type Branch = "then" | "else" | "nothing";
 
 export type StRange = { setting: StRanged, min: number, max: number, };
 
-export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, } | { "code": "server", problem: ServerProblem, address: string, detail: string, } | { "code": "changed_on_server", book: string, how: ServerChange, } | { "code": "not_connected", address: string, };
+export type ErrorCode = { "code": "file_not_found", file: string, } | { "code": "permission_denied", file: string, } | { "code": "disk_full", file: string, } | { "code": "too_large", file: string, limit: number, } | { "code": "not_a_file", file: string, } | { "code": "not_text", file: string, } | { "code": "unreadable", file: string, detail: string, } | { "code": "unwritable", file: string, detail: string, } | { "code": "read_only", file: string, } | { "code": "export_over_book", file: string, } | { "code": "save_over_source", file: string, format: string, } | { "code": "fix_outdated" } | { "code": "out_of_range", setting: StRanged, min: number, max: number, } | { "code": "not_a_book", file: string, reason: ImportReason, detail: string, } | { "code": "cannot_export", file: string, reason: ExportReason, detail: string, } | { "code": "internal", command: string, detail: string, } | { "code": "nothing_chosen" } | { "code": "gave_way" } | { "code": "book_not_open", doc: number, } | { "code": "entry_not_found", id: number, } | { "code": "import_not_pending", id: number, } | { "code": "recovered_book_gone", id: string, } | { "code": "needs_path" } | { "code": "changed_on_disk", file: string, gone: boolean, } | { "code": "never_saved" } | { "code": "not_recent", file: string, } | { "code": "book_setting_out_of_range", setting: BookSetting, min: number, max: number, } | { "code": "note_number_out_of_range", setting: NoteNumber, max: number, } | { "code": "copy_name_without_name" } | { "code": "chat_out_of_step", detail: string, } | { "code": "bad_preview_settings", detail: string, } | { "code": "tokenizer_unavailable", model: string, detail: string, } | { "code": "bad_tokenizer_file", file: string, detail: string, } | { "code": "bad_st_field", field: StField, detail: string, } | { "code": "not_st_settings", file: string, detail: string, } | { "code": "risu_setting_out_of_range", setting: string, min: number, max: number, } | { "code": "st_preview_failed", detail: string, } | { "code": "scenario_name_empty" } | { "code": "bad_pattern", detail: string, } | { "code": "no_such_undo_step", back: number, } | { "code": "not_a_book_folder", file: string, detail: string, } | { "code": "folder_holds_book", folder: string, } | { "code": "no_merge_pending", doc: number, } | { "code": "not_a_folder", id: number, } | { "code": "folder_into_itself", id: number, into: number, } | { "code": "scenarios_unreadable", detail: string, } | { "code": "scenario_cannot_run", name: string, detail: string, } | { "code": "st_preview_not_built" } | { "code": "menu_failed", detail: string, } | { "code": "prefs_not_saved", detail: string, } | { "code": "server", problem: ServerProblem, address: string, detail: string, } | { "code": "changed_on_server", book: string, how: ServerChange, } | { "code": "not_connected", address: string, } | { "code": "model", problem: AiProblem, detail: string, };
 
 export type BookSetting = "scan_depth" | "token_budget";
 
@@ -1152,6 +1152,85 @@ password_saved: boolean,
  * Why the password could not be remembered, when that was asked.
  */
 not_remembered: string | null, };
+
+export type AiConfigView = { address: string, model: string, 
+/**
+ * The model's context, in tokens.
+ */
+context: number, 
+/**
+ * A key is in the system's secret store for this address.
+ */
+key_saved: boolean, 
+/**
+ * A key is held for this session (typed, or read from the store).
+ */
+key_held: boolean, 
+/**
+ * Why the key could not be remembered, when that was asked.
+ */
+not_remembered: string | null, 
+/**
+ * The folder whose `<action>.md` files replace the built-in prompts.
+ */
+prompts_folder: string, };
+
+export type AiAction = "draft" | "keys" | "shorten" | "review";
+
+export type AiAsk = { action: AiAction, 
+/**
+ * The entry (keys, shorten; review: only it).
+ */
+entry: number | null, 
+/**
+ * A draft's source text (the chat's selection, or pasted); `None`:
+ * the whole chat.
+ */
+source: string | null, 
+/**
+ * The size asked for: a draft's entries, shorten's result.
+ */
+tokens: number, max_entries: number, 
+/**
+ * The built-in prompts' language (`en`, `pt-BR`).
+ */
+lang: string, };
+
+export type AiMerge = "new" | "changed" | "same";
+
+export type AiSuggestionView = { 
+/**
+ * Its place in the run, for accepting it.
+ */
+index: number, name: string, keys: Array<string>, secondary_keys: Array<string>, content: string, merge: AiMerge, target: number | null, target_name: string | null, locked: boolean, fires_on_source: boolean | null, 
+/**
+ * The requests of the chat it activates in.
+ */
+requests: Array<number>, tokens: number, kept_by_budget: boolean, 
+/**
+ * The requests of the chat where the budget cut it.
+ */
+cut_in: Array<number>, problems: Array<string>, passed: boolean, failed: Array<AiFailed>, };
+
+export type AiFailed = { "code": "locked" } | { "code": "same" } | { "code": "no_name" } | { "code": "empty_content" } | { "code": "no_fire_on_source" } | { "code": "cut_by_budget" } | { "code": "over_size", tokens: number, max: number, } | { "code": "lint", codes: Array<string>, };
+
+export type AiFindingView = { kind: string, entries: Array<string>, ids: Array<number>, note: string, 
+/**
+ * What the preview says of it.
+ */
+preview: string | null, };
+
+export type AiRunView = { doc: number, action: AiAction, suggestions: Array<AiSuggestionView>, findings: Array<AiFindingView>, prompt_tokens: number, 
+/**
+ * The chat's requests the checks ran over.
+ */
+chat_requests: number, 
+/**
+ * Requests made to the endpoint (the transcript's length).
+ */
+exchanges: number, };
+
+export type AiProblem = "bad_address" | "unreachable" | "timed_out" | "stalled" | "cancelled" | "wrong_key" | "refused" | "model_error" | "malformed" | "truncated" | "too_large" | "prompt_too_large" | "invalid" | "not_configured" | "busy" | "no_run" | "secret_store";
 
 export type LastServer = { address: string, user: string | null, 
 /**
@@ -1396,6 +1475,14 @@ export type Command =
   | 'export_dialog'
   | 'save'
   | 'save_as'
+  | 'ai_config'
+  | 'ai_configure'
+  | 'ai_forget_key'
+  | 'ai_run'
+  | 'ai_cancel'
+  | 'ai_accept'
+  | 'ai_transcript'
+  | 'set_entry_locked'
   | 'st_connect'
   | 'st_disconnect'
   | 'st_last_server'
@@ -1506,6 +1593,7 @@ export const ACTIONS = [
   {"id":"next_entry","group":"edit","label":"Next Entry","accelerator":"Alt+Down"},
   {"id":"previous_entry","group":"edit","label":"Previous Entry","accelerator":"Alt+Up"},
   {"id":"reroll","group":"preview","label":"Reroll Seed","accelerator":"CmdOrCtrl+R"},
+  {"id":"ai_assistant","group":"preview","label":"AI Assistant…","accelerator":""},
   {"id":"toggle_theme","group":"preview","label":"Toggle Theme","accelerator":"CmdOrCtrl+Shift+L"},
   {"id":"user_guide","group":"help","label":"User Guide","accelerator":"F1"},
   {"id":"shortcuts","group":"help","label":"Keyboard Shortcuts","accelerator":""},

@@ -101,4 +101,25 @@ export class EntryDraft {
     }
     await this.hooks.saved(detail);
   }
+
+  /** Locks or unlocks the entry against AI actions (one undo step in Rust). */
+  async setLocked(locked: boolean) {
+    const doc = this.hooks.doc();
+    if (!this.draft || doc === null) return;
+    await this.flush();
+    const id = this.draft.id;
+    const detail = await api.setEntryLocked(doc, id, locked);
+    if (this.draft && this.draft.id === id) {
+      this.detail = detail;
+      this.draft = structuredClone(detail.entry);
+    }
+    await this.hooks.saved(detail);
+  }
+}
+
+/** Whether an entry is locked against AI actions (`Entry::locked`:
+ *  `extensions.lorebook_studio.locked`). */
+export function isLocked(e: { extensions: Record<string, unknown> }): boolean {
+  const ns = e.extensions['lorebook_studio'];
+  return typeof ns === 'object' && ns !== null && (ns as Record<string, unknown>)['locked'] === true;
 }

@@ -30,7 +30,7 @@ describe('message catalog', () => {
     // The ids of src-tauri/src/menu.rs.
     const ids = ['menu_file', 'menu_edit', 'menu_preview', 'menu_help', 'about', 'new_book', 'open', 'save', 'save_as', 'open_folder', 'save_as_folder', 'connect_sillytavern', 'import', 'merge', 'export',
       'open_chat', 'close_book', 'quit', 'undo', 'redo', 'find', 'new_entry', 'duplicate_entry', 'next_entry',
-      'previous_entry', 'reroll', 'toggle_theme', 'user_guide', 'shortcuts', 'cut', 'copy', 'paste', 'select_all'];
+      'previous_entry', 'reroll', 'ai_assistant', 'toggle_theme', 'user_guide', 'shortcuts', 'cut', 'copy', 'paste', 'select_all'];
     expect(Object.keys(menuLabels('en')).sort()).toEqual([...ids].sort());
     expect(menuLabels('pt-BR').save_as).toBe('Salvar como…');
     expect(menuLabels('pt-BR').select_all).toBe('Selecionar tudo');

@@ -61,6 +61,9 @@ import type {
   MergeChoices,
   MergeSummary,
   SaveResult,
+  AiAsk,
+  AiConfigView,
+  AiRunView,
 } from './bindings';
 
 /** An error from a command, as `{kind, message, code}`: `code` words it in
@@ -116,6 +119,22 @@ export const api = {
    *  opened; without it that is a `changed_on_disk` error. */
   save: (doc: number, overwrite = false) => call<SaveResult>('save', { doc, overwrite }),
   saveAs: (doc: number) => call<SaveResult>('save_as', { doc }),
+  /** The author's model endpoint in force (never its key). */
+  aiConfig: () => call<AiConfigView | null>('ai_config'),
+  /** Sets the endpoint; a key typed is held by Rust for the session and,
+   *  with `remember`, put in the system's secret store. */
+  aiConfigure: (address: string, model: string, context: number, key: string | null, remember: boolean) =>
+    call<AiConfigView>('ai_configure', { address, model, context, key, remember }),
+  aiForgetKey: () => call<AiConfigView | null>('ai_forget_key'),
+  /** Runs an AI action on a book (progress: the `ai-progress` event). */
+  aiRun: (doc: number, ask: AiAsk) => call<AiRunView>('ai_run', { doc, ask }),
+  aiCancel: () => call<null>('ai_cancel'),
+  /** Takes the last run's suggestions at `picks` as one undo step. */
+  aiAccept: (doc: number, picks: number[]) => call<number[]>('ai_accept', { doc, picks }),
+  /** The last run's requests and answers, as JSON. */
+  aiTranscript: () => call<string>('ai_transcript'),
+  setEntryLocked: (doc: number, id: number, locked: boolean) =>
+    call<EntryDetail>('set_entry_locked', { doc, id, locked }),
   /** Connects to a running SillyTavern (Rust talks to it; the password is
    *  used for the login the server asks for and kept in memory only). */
   stConnect: (address: string, user: string | null, password: string | null, remember: boolean) =>

@@ -149,6 +149,7 @@ const errorCodes = {
   server: 0,
   changed_on_server: 0,
   not_connected: 0,
+  model: 0,
 } satisfies Record<ErrorCode['code'], 0>;
 
 // Why a book could not be exported or imported (`ExportReason` and
@@ -260,6 +261,8 @@ export function errorText(t: Translate, e: { message: string; code: ErrorCode | 
       return t(`serverProblem.${c.problem}`, { address: c.address || t('server.theServer'), detail: c.detail });
     case 'not_connected':
       return t('appError.not_connected', { address: c.address || t('server.theServer') });
+    case 'model':
+      return t(`aiProblem.${c.problem}`, { detail: c.detail });
     // Ids are shown verbatim, without digit grouping.
     case 'entry_not_found':
     case 'book_not_open':

@@ -10,13 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use lorebook_ai::run::{run, Checked, Options, Outcome};
-use lorebook_ai::{AiError, ApiKey, Endpoint, Failed, Merge, Request, Setup, Suggestion};
+use lorebook_ai::{AiError, ApiKey, Endpoint, Failed, Merge, Request, Setup, Suggestion, Verdict};
 
 use crate::error::{AppError, ErrorCode, ErrorKind};
 use crate::secrets::{SecretStore, SystemStore};
 use crate::views::{
-    AiAction, AiAsk, AiConfigView, AiFailed, AiFindingView, AiMerge, AiProblem, AiRunView,
-    AiSuggestionView,
+    AiAction, AiActivations, AiAsk, AiConfigView, AiFailed, AiFindingView, AiMerge, AiProblem,
+    AiRunView, AiSuggestionView, AiVerdict,
 };
 use crate::workspace::ai::AiInputs;
 
@@ -267,7 +267,7 @@ impl AiLink {
                 tokens: ask.tokens.max(1),
             },
             AiAction::Review => Request::Review {
-                entries: ask.entry.map(|id| vec![id]),
+                entries: (!ask.entries.is_empty()).then(|| ask.entries.clone()),
                 chat: chat_lines.clone(),
                 max_findings: 12,
             },
@@ -422,7 +422,20 @@ fn view_of(
                 entries: f.entries.clone(),
                 ids: f.ids.clone(),
                 note: f.note.clone(),
-                preview: f.preview.clone(),
+                preview: f.preview.as_ref().map(|v| match v {
+                    Verdict::NamesNoEntry => AiVerdict::NamesNoEntry,
+                    Verdict::Activations { total, each } => AiVerdict::Activations {
+                        total: *total as u32,
+                        each: each
+                            .iter()
+                            .map(|(id, name, n)| AiActivations {
+                                id: *id,
+                                name: name.clone(),
+                                requests: *n as u32,
+                            })
+                            .collect(),
+                    },
+                }),
             })
             .collect(),
         prompt_tokens: o.prompt_tokens,

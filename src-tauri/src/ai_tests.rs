@@ -13,7 +13,7 @@ use lorebook_test_support::scripted::{answer, chunk, sse_head, stream_text, Scri
 use crate::ai::AiLink;
 use crate::error::{ErrorCode, ErrorKind};
 use crate::secrets::{MemoryStore, SecretStore};
-use crate::views::{AiAction, AiAsk, AiFailed, AiMerge, AiProblem};
+use crate::views::{AiAction, AiActivations, AiAsk, AiFailed, AiMerge, AiProblem, AiVerdict};
 use crate::workspace::Workspace;
 
 const DRAFT: &str = r#"{"entries": [
@@ -49,6 +49,7 @@ fn ask(action: AiAction) -> AiAsk {
     AiAsk {
         action,
         entry: None,
+        entries: Vec::new(),
         source: Some("Maro saw the Grey Fleet come in.".into()),
         tokens: 120,
         max_entries: 5,
@@ -275,4 +276,49 @@ fn faults_and_cancel_are_said_with_their_problem() {
     canceller.join().unwrap();
     assert_eq!(e.kind, ErrorKind::Cancelled);
     assert!(server.count.load(Ordering::SeqCst) >= 1);
+}
+
+#[test]
+fn a_review_reads_the_selected_entries_only_and_the_preview_weighs_its_findings() {
+    let server = Scripted::start(|_, _, s| {
+        stream_text(
+            s,
+            r#"{"findings": [{"kind": "never_fires", "entries": ["Maro"], "note": "rare name"}, {"kind": "contradiction", "entries": ["Nobody"], "note": "?"}]}"#,
+        )
+    });
+    let file = config_file("review");
+    let link = AiLink::with(Box::new(MemoryStore::default()));
+    link.configure(&file, &server.url(), "m", 4096, None, false)
+        .unwrap();
+    let (mut ws, doc) = workspace();
+    let other = ws.add_entry(doc).unwrap();
+    let mut e = ws.entry(doc, other).unwrap().entry;
+    e.comment = "Vell".into();
+    e.content = "UNSELECTED TEXT".into();
+    ws.update_entry(doc, e).unwrap();
+    let mut a = ask(AiAction::Review);
+    a.entries = vec![0];
+    let view = link
+        .run(&file, doc, ws.ai_inputs(doc).unwrap(), &a, &mut |_| {})
+        .unwrap();
+    let sent = server.seen.lock().unwrap().join("\n");
+    assert!(
+        sent.contains("The keeper.") && !sent.contains("UNSELECTED TEXT"),
+        "{sent}"
+    );
+    assert_eq!(view.findings.len(), 2);
+    assert_eq!(view.findings[0].ids, [0]);
+    assert_eq!(
+        view.findings[0].preview,
+        Some(AiVerdict::Activations {
+            total: 2,
+            each: vec![AiActivations {
+                id: 0,
+                name: "Maro".into(),
+                requests: 2
+            }]
+        })
+    );
+    assert_eq!(view.findings[1].preview, Some(AiVerdict::NamesNoEntry));
+    assert!(view.suggestions.is_empty());
 }

@@ -199,6 +199,8 @@ pub fn render() -> String {
         AiSuggestionView,
         AiFailed,
         AiFindingView,
+        AiVerdict,
+        AiActivations,
         AiRunView,
         AiProblem,
         LastServer,

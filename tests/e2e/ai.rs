@@ -19,6 +19,8 @@ const DRAFT: &str = r#"{"entries": [
   {"name": "Sea wall", "keys": ["sea wall"], "secondary_keys": [], "content": "The old sea wall."}
 ]}"#;
 
+const REVIEW: &str = r#"{"findings": [{"kind": "never_fires", "entries": ["The Long Storm"], "note": "Nobody says storm."}]}"#;
+
 const SELECTED: &str = "A ferryman named Tam is drinking alone in the corner.";
 
 #[test]
@@ -28,7 +30,11 @@ fn drafts_from_a_chat_selection_are_checked_accepted_as_one_step_and_spare_a_loc
     let seen = bodies.clone();
     let server = Scripted::start(move |_, request, s| {
         seen.lock().unwrap().push(request.to_string());
-        stream_text(s, DRAFT);
+        if request.contains("lorebook_review") {
+            stream_text(s, REVIEW);
+        } else {
+            stream_text(s, DRAFT);
+        }
     });
     let mut driver = Driver::start();
     let app = driver.launch(&[]);
@@ -157,5 +163,23 @@ fn drafts_from_a_chat_selection_are_checked_accepted_as_one_step_and_spare_a_loc
             Err(format!("{} rows", now.len()))
         }
     });
+
+    // A review: the model's finding, and what the preview says of it.
+    app.click(&tid("ai-open"));
+    app.wait_for(&tid("ai-endpoint"));
+    app.js(
+        "const s = document.querySelector('[data-testid=\"ai-action\"]');\
+         s.value = 'review'; s.dispatchEvent(new Event('change', { bubbles: true }));",
+        vec![],
+    );
+    app.click(&tid("ai-run"));
+    let verdict = app.text(&app.wait_for(&tid("ai-verdict"))).unwrap();
+    assert!(
+        verdict.contains("\"The Long Storm\" activates in")
+            && verdict.contains("of the chat’s 6 requests"),
+        "{verdict}"
+    );
+    app.snapshot("ai-review");
+    app.click(&tid("ai-close"));
     app.assert_no_errors();
 }

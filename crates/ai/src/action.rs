@@ -287,7 +287,7 @@ pub struct Finding {
     pub ids: Vec<u64>,
     pub note: String,
     /// What the preview says about the finding, where it can tell.
-    pub preview: Option<String>,
+    pub preview: Option<crate::check::Verdict>,
 }
 
 fn entry_of(book: &Book, id: u64) -> Result<&Entry, AiError> {

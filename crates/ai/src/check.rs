@@ -219,13 +219,44 @@ pub fn check(
     })
 }
 
+/// What the preview says about a review finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Verdict {
+    /// The finding names entries, none of them in the book.
+    NamesNoEntry,
+    /// Each named entry (its id and name) and how many of the chat's
+    /// `total` requests it activates in.
+    Activations {
+        total: usize,
+        each: Vec<(u64, String, usize)>,
+    },
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::NamesNoEntry => f.write_str("the finding names no entry of the book"),
+            Verdict::Activations { total, each } => {
+                let said: Vec<String> = each
+                    .iter()
+                    .map(|(_, name, n)| {
+                        format!("{name:?} activates in {n} of the chat's {total} requests")
+                    })
+                    .collect();
+                f.write_str(&said.join("; "))
+            }
+        }
+    }
+}
+
 /// What the preview says about a review finding where it can tell: for
-/// keys said never to fire or to be too broad, the requests of the chat
-/// each named entry activates in.
+/// keys said never to fire or to be too broad, how many requests of the
+/// chat each named entry activates in.
 pub fn verify(book: &Book, f: &mut Finding, setup: &Setup) -> Result<(), String> {
     if !matches!(f.kind.as_str(), "never_fires" | "too_broad") || f.ids.is_empty() {
         if f.ids.is_empty() && !f.entries.is_empty() {
-            f.preview = Some("the finding names no entry of the book".into());
+            f.preview = Some(Verdict::NamesNoEntry);
         }
         return Ok(());
     }
@@ -233,28 +264,25 @@ pub fn verify(book: &Book, f: &mut Finding, setup: &Setup) -> Result<(), String>
         return Ok(());
     };
     let (mut profile, messages) = scenario::prepare(book, setup.rules, &setup.settings, chat)?;
-    let mut fired: Vec<Vec<usize>> = vec![Vec::new(); f.ids.len()];
+    let mut fired = vec![0usize; f.ids.len()];
     let mut total = 0;
     profile.log_each(&messages, &mut |o| {
         total += 1;
         for (i, id) in f.ids.iter().enumerate() {
             if o.injected.iter().any(|p| p.book == 0 && p.id == *id) || o.cut.contains(&(0, *id)) {
-                fired[i].push(o.request);
+                fired[i] += 1;
             }
         }
     });
-    let said: Vec<String> = f
+    let each = f
         .ids
         .iter()
-        .zip(&fired)
-        .map(|(id, reqs)| {
+        .zip(fired)
+        .map(|(id, n)| {
             let name = book.entry(*id).map(|e| e.display_name()).unwrap_or("?");
-            format!(
-                "{name:?} activates in {} of the chat's {total} requests",
-                reqs.len()
-            )
+            (*id, name.to_string(), n)
         })
         .collect();
-    f.preview = Some(said.join("; "));
+    f.preview = Some(Verdict::Activations { total, each });
     Ok(())
 }

@@ -24,7 +24,7 @@ pub mod run;
 mod sse;
 
 pub use action::{Draft, Finding, Merge, Request, Suggestion};
-pub use check::{Check, Failed, Setup};
+pub use check::{Check, Failed, Setup, Verdict};
 pub use client::{Exchange, Format};
 pub use endpoint::{ApiKey, Endpoint, Limits};
 pub use error::AiError;

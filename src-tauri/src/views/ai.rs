@@ -39,8 +39,11 @@ pub enum AiAction {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct AiAsk {
     pub action: AiAction,
-    /// The entry (keys, shorten; review: only it).
+    /// The entry of keys and shorten.
     pub entry: Option<u64>,
+    /// The entries a review reads; empty: the whole book.
+    #[serde(default)]
+    pub entries: Vec<u64>,
     /// A draft's source text (the chat's selection, or pasted); `None`:
     /// the whole chat.
     pub source: Option<String>,
@@ -107,7 +110,28 @@ pub struct AiFindingView {
     pub ids: Vec<u64>,
     pub note: String,
     /// What the preview says of it.
-    pub preview: Option<String>,
+    pub preview: Option<AiVerdict>,
+}
+
+/// What the preview says of a finding (`lorebook_ai::Verdict`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum AiVerdict {
+    /// It names entries, none of them in the book.
+    NamesNoEntry,
+    /// Each named entry and how many of the chat's `total` requests it
+    /// activates in.
+    Activations {
+        total: u32,
+        each: Vec<AiActivations>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+pub struct AiActivations {
+    pub id: u64,
+    pub name: String,
+    pub requests: u32,
 }
 
 /// What an action gave.

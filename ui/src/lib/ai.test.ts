@@ -44,7 +44,7 @@ describe('the AI assistant', () => {
 
   it('picks what passed, follows the progress and accepts the picks in order', async () => {
     const ai = new AiAssistant();
-    await ai.run(1, { action: 'draft', entry: null, source: 'text', tokens: 100, max_entries: 4, lang: 'en' });
+    await ai.run(1, { action: 'draft', entry: null, entries: [], source: 'text', tokens: 100, max_entries: 4, lang: 'en' });
     expect(ai.received).toBe(12);
     expect(unlisten).toHaveBeenCalledOnce();
     expect(ai.running).toBe(false);
@@ -73,7 +73,7 @@ describe('the AI assistant', () => {
       throw { kind: 'model', message: 'down', code: { code: 'model', problem: 'unreachable', detail: 'down' } };
     };
     const ai = new AiAssistant();
-    await expect(ai.run(1, { action: 'review', entry: null, source: null, tokens: 1, max_entries: 1, lang: 'en' })).rejects.toBeTruthy();
+    await expect(ai.run(1, { action: 'review', entry: null, entries: [], source: null, tokens: 1, max_entries: 1, lang: 'en' })).rejects.toBeTruthy();
     expect(ai.running).toBe(false);
     expect(unlisten).toHaveBeenCalledOnce();
   });

@@ -1179,9 +1179,13 @@ export type AiAction = "draft" | "keys" | "shorten" | "review";
 
 export type AiAsk = { action: AiAction, 
 /**
- * The entry (keys, shorten; review: only it).
+ * The entry of keys and shorten.
  */
 entry: number | null, 
+/**
+ * The entries a review reads; empty: the whole book.
+ */
+entries: Array<number>, 
 /**
  * A draft's source text (the chat's selection, or pasted); `None`:
  * the whole chat.
@@ -1218,7 +1222,11 @@ export type AiFindingView = { kind: string, entries: Array<string>, ids: Array<n
 /**
  * What the preview says of it.
  */
-preview: string | null, };
+preview: AiVerdict | null, };
+
+export type AiVerdict = { "kind": "names_no_entry" } | { "kind": "activations", total: number, each: Array<AiActivations>, };
+
+export type AiActivations = { id: number, name: string, requests: number, };
 
 export type AiRunView = { doc: number, action: AiAction, suggestions: Array<AiSuggestionView>, findings: Array<AiFindingView>, prompt_tokens: number, 
 /**

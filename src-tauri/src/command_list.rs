@@ -163,6 +163,41 @@ mod tests {
         assert_eq!(granted, expected, "capabilities/default.json");
     }
 
+    /// The webview reaches no server and no file itself: the CSP lets it
+    /// load only the app's own code and talk only to the IPC (a server's
+    /// address or a model endpoint is reached by Rust), and the capability
+    /// grants no plugin's file system, shell, HTTP or dialog permission.
+    #[test]
+    fn the_webview_reaches_nothing_but_the_ipc() {
+        let conf: serde_json::Value = serde_json::from_str(&read("tauri.conf.json")).unwrap();
+        let csp = conf["app"]["security"]["csp"].as_str().expect("a CSP");
+        let directive = |name: &str| -> Vec<String> {
+            csp.split(';')
+                .map(str::trim)
+                .find_map(|d| d.strip_prefix(name).filter(|r| r.starts_with(' ')))
+                .map(|r| r.split_whitespace().map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(directive("default-src"), ["'self'"], "{csp}");
+        assert_eq!(directive("script-src"), ["'self'"], "{csp}");
+        assert_eq!(
+            directive("connect-src"),
+            ["ipc:", "http://ipc.localhost"],
+            "{csp}"
+        );
+        assert_eq!(directive("object-src"), ["'none'"], "{csp}");
+        assert_eq!(directive("form-action"), ["'none'"], "{csp}");
+        let file: serde_json::Value =
+            serde_json::from_str(&read("src-tauri/capabilities/default.json")).unwrap();
+        for p in file["permissions"].as_array().unwrap() {
+            let p = p.as_str().unwrap_or("");
+            assert!(
+                p.starts_with("allow-") || p.starts_with("core:"),
+                "a plugin's permission: {p}"
+            );
+        }
+    }
+
     /// The command names `ipc.ts` passes to `call`: each `call` (with or
     /// without a type argument, however nested) followed by `(` and a
     /// quoted name, comments left out.

@@ -6,7 +6,10 @@
 use lorebook_test_support::sillytavern::{StAuth, StServer, ST_PASSWORD, ST_USER};
 use serde_json::Value;
 
-use crate::commands::{reload_from_server, save_to_server, AppState};
+use crate::commands::{
+    character_from_server, chat_from_server, open_from_server, reload_from_server, save_to_server,
+    settings_from_server, AppState,
+};
 use crate::error::{ErrorCode, ErrorKind};
 use crate::views::{ServerChange, ServerProblem};
 
@@ -26,16 +29,9 @@ fn app_state() -> AppState {
     state
 }
 
-/// What `st_open_book` does: fetch, open, record.
+/// `st_open_book`'s own path.
 fn open(state: &AppState, name: &str) -> u32 {
-    let server = state.server.server().unwrap();
-    let (value, seen) = lorebook_connect::fetch(&server, name).unwrap();
-    let mut ledger = state.server.ledger().unwrap();
-    ledger.record(&server, name, &value).unwrap();
-    let mut ws = state.ws.lock().unwrap();
-    ws.open_server_book(value, crate::server::book_ref(&server, name), seen)
-        .unwrap()
-        .doc
+    crate::commands::open_from_server(state, name).unwrap().doc
 }
 
 fn server_value(st: &StServer, name: &str) -> Value {
@@ -215,7 +211,7 @@ fn a_failed_save_leaves_the_book_unsaved_and_the_server_as_it_was() {
 }
 
 #[test]
-fn settings_character_and_chat_come_from_the_server() {
+fn settings_character_linked_books_and_chat_come_from_the_server() {
     let st = StServer::start(StAuth::Open);
     let state = app_state();
     state
@@ -223,43 +219,170 @@ fn settings_character_and_chat_come_from_the_server() {
         .connect(&st.url(), None, None, false, false)
         .unwrap();
     let server = state.server.server().unwrap();
+    // The author links a book to the character in SillyTavern.
+    st.write_book_file(
+        "Harbor",
+        r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"Ships."}}}"#,
+    );
     let characters = crate::server::characters(&server).unwrap();
     let sera = characters
         .iter()
         .find(|c| c.name == "Seraphina")
-        .expect("the default character");
-    let character = server.character(&sera.avatar).unwrap();
+        .expect("the default character")
+        .clone();
+    let (status, body) = st.call(
+        "/api/characters/merge-attributes",
+        &serde_json::json!({"avatar": sera.avatar, "data": {"extensions": {"world": "Harbor"}}})
+            .to_string(),
+    );
+    assert_eq!(status, 200, "{body}");
+    let listed = crate::server::characters(&server).unwrap();
+    let linked = listed.iter().find(|c| c.name == "Seraphina").unwrap();
+    assert_eq!(linked.world.as_deref(), Some("Harbor"));
+
+    // The character: its name for {{char}}, its fields for the match flags.
+    character_from_server(&state, &sera.avatar).unwrap();
     {
-        let mut ws = state.ws.lock().unwrap();
-        assert!(ws
-            .use_st_character(&character.name, &character.value)
-            .unwrap());
+        let ws = state.ws.lock().unwrap();
         assert_eq!(ws.st_settings.char_name, "Seraphina");
         assert!(ws
             .st_inputs
             .description
             .as_deref()
             .is_some_and(|d| d.contains("Seraphina")));
-        let settings = serde_json::to_vec(&server.settings().unwrap()).unwrap();
-        ws.load_st_settings_bytes(&settings, "settings.json")
-            .unwrap();
     }
-    let chats = std::path::Path::new(&st.worlds())
+
+    // The settings: the macro engine and the global variables as the
+    // server keeps them reach the preview.
+    let settings_file = st.worlds().parent().unwrap().join("settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings_file).unwrap()).unwrap();
+    settings["power_user"]["experimental_macro_engine"] = Value::Bool(false);
+    settings["extension_settings"]["variables"]["global"] =
+        serde_json::json!({"place": "lighthouse"});
+    std::fs::write(&settings_file, settings.to_string()).unwrap();
+    let rules = settings_from_server(&state).unwrap();
+    assert_eq!(
+        rules.st.macro_engine,
+        lorebook_engine::sillytavern::macros::MacroEngine::Legacy
+    );
+    assert_eq!(
+        rules.st.global_vars.get("place").map(String::as_str),
+        Some("lighthouse")
+    );
+    let doc = open(&state, "Harbor");
+    let lamp = {
+        let mut ws = state.ws.lock().unwrap();
+        let id = ws.add_entry(doc).unwrap();
+        let mut entry = ws
+            .doc(doc)
+            .unwrap()
+            .book
+            .entries
+            .iter()
+            .find(|e| e.id == id)
+            .unwrap()
+            .clone();
+        entry.keys = vec!["{{getglobalvar::place}}".into()];
+        entry.content = "The lamp.".into();
+        ws.update_entry(doc, entry).unwrap();
+        id
+    };
+
+    // A chat of the character as the preview's chat, refreshed on demand.
+    let chats = st
+        .worlds()
         .parent()
         .unwrap()
         .join("chats")
         .join(sera.avatar.trim_end_matches(".png"));
     std::fs::create_dir_all(&chats).unwrap();
-    std::fs::write(chats.join("Talk.jsonl"), "{\"user_name\":\"You\",\"character_name\":\"Seraphina\"}\n{\"name\":\"You\",\"is_user\":true,\"mes\":\"Hello there\"}\n").unwrap();
+    let header = "{\"user_name\":\"You\",\"character_name\":\"Seraphina\"}\n";
+    std::fs::write(
+        chats.join("Talk.jsonl"),
+        format!("{header}{{\"name\":\"You\",\"is_user\":true,\"mes\":\"Hello there\"}}\n"),
+    )
+    .unwrap();
     let listed = crate::server::characters(&server).unwrap();
     assert_eq!(
         listed.iter().find(|c| c.name == "Seraphina").unwrap().chats,
         vec!["Talk".to_string()]
     );
-    let text = server.chat(&character, "Talk").unwrap();
+    chat_from_server(&state, &sera.avatar, "Talk").unwrap();
     let mut ws = state.ws.lock().unwrap();
-    ws.set_chat(text);
     assert!(ws.chat_text.contains("Hello there"));
+    ws.set_rules(crate::views::Rules::Sillytavern);
+    assert!(!ws
+        .st_preview(None)
+        .unwrap()
+        .injected
+        .iter()
+        .any(|i| i.id == lamp));
+    drop(ws);
+    std::fs::write(
+        chats.join("Talk.jsonl"),
+        format!("{header}{{\"name\":\"You\",\"is_user\":true,\"mes\":\"To the lighthouse and the harbor\"}}\n"),
+    )
+    .unwrap();
+    chat_from_server(&state, &sera.avatar, "Talk").unwrap();
+    let mut ws = state.ws.lock().unwrap();
+    assert!(ws.chat_text.contains("To the lighthouse"), "refreshed");
+    let injected = ws.st_preview(None).unwrap().injected;
+    assert!(
+        injected.iter().any(|i| i.id == lamp),
+        "the key read through the server's global variable: {injected:?}"
+    );
+}
+
+#[test]
+fn an_open_book_is_shown_not_fetched_and_late_answers_keep_edits() {
+    let st = StServer::start(StAuth::Open);
+    let state = app_state();
+    state
+        .server
+        .connect(&st.url(), None, None, false, false)
+        .unwrap();
+    st.write_book_file(
+        "Harbor",
+        r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"Ships."}}}"#,
+    );
+    let doc = open(&state, "Harbor");
+    {
+        let server = state.server.server().unwrap();
+        let ledger = state.server.ledger().unwrap();
+        assert!(
+            ledger.seen(&server, "Harbor").is_some(),
+            "recorded as pulled"
+        );
+    }
+    st.write_book_file(
+        "Harbor",
+        r#"{"entries":{"0":{"uid":0,"key":["harbor"],"content":"Theirs."}}}"#,
+    );
+    let again = open_from_server(&state, "Harbor").unwrap();
+    assert_eq!(again.doc, doc);
+    assert!(matches!(
+        again.notes.as_slice(),
+        [lorebook_engine::formats::note::Note::AlreadyOpen { .. }]
+    ));
+    assert_eq!(
+        state.ws.lock().unwrap().doc(doc).unwrap().book.entries[0].content,
+        "Ships.",
+        "not fetched again"
+    );
+    // A reload's or a save's answer that arrives after an edit typed
+    // meanwhile: the edit stays, and the book stays unsaved.
+    let mut ws = state.ws.lock().unwrap();
+    let before = ws.revision_of(doc).unwrap();
+    ws.add_entry(doc).unwrap();
+    let value: Value = serde_json::from_str(&st.book_file("Harbor").unwrap()).unwrap();
+    let seen = lorebook_connect::fingerprint(&value);
+    assert!(!ws
+        .reload_server_book(doc, value, seen.clone(), before)
+        .unwrap());
+    assert_eq!(ws.doc(doc).unwrap().book.entries.len(), 2, "the edit kept");
+    ws.server_saved(doc, before, seen).unwrap();
+    assert!(ws.doc(doc).unwrap().dirty(), "not marked saved");
 }
 
 #[test]

@@ -90,6 +90,23 @@ fn a_server_book_is_opened_edited_saved_back_and_a_change_there_asked_about() {
         "nothing written before the answer"
     );
     app.snapshot("asked");
+    // Keep mine: nothing written, the tab still unsaved; asked again on
+    // the next Save.
+    let keep = app.wait_for(&tid("disk-keep"));
+    assert_eq!(app.text(&keep).unwrap_or_default(), "Keep mine");
+    app.click(&tid("disk-keep"));
+    wait_until("the question gone, the tab unsaved", TIMEOUT, || {
+        match (
+            app.find_all(&tid("disk-dialog"))?.len(),
+            app.find_all(&tid("dirty"))?.len(),
+        ) {
+            (0, n) if n > 0 => Ok(()),
+            other => Err(format!("{other:?}")),
+        }
+    });
+    assert!(st.book_file("Harbor").unwrap().contains("Theirs."));
+    app.click(&tid("save"));
+    app.wait_for(&tid("disk-message"));
     app.click(&tid("disk-overwrite"));
     wait_until("ours on the server", TIMEOUT, || {
         let now = st.book_file("Harbor").unwrap_or_default();

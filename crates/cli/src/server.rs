@@ -147,13 +147,21 @@ impl From<String> for Failure {
     }
 }
 
-fn connect(c: &Connection) -> Result<Server, Error> {
+fn connect(c: &Connection) -> Result<Server, Failure> {
     let address = Address::parse(&c.url)?;
+    // An account may have no password: an unset variable is tried as an
+    // empty one, and named when the server refuses it.
+    let password = std::env::var(PASSWORD_ENV).ok();
     let login = c.user.as_ref().map(|user| Login {
         user: user.clone(),
-        password: Secret::new(std::env::var(PASSWORD_ENV).unwrap_or_default()),
+        password: Secret::new(password.clone().unwrap_or_default()),
     });
-    Server::connect(&address, login)
+    match Server::connect(&address, login) {
+        Err(e @ Error::WrongPassword { .. }) if password.is_none() => Err(Failure::Other(format!(
+            "{e} ({PASSWORD_ENV} is not set: the password is read from it only)"
+        ))),
+        other => Ok(other?),
+    }
 }
 
 fn list(c: &Connection, json: bool) -> Result<(), Failure> {
@@ -302,6 +310,7 @@ fn push(c: &Connection, file: &Path, name: Option<&str>, force: bool) -> Result<
     if let Some(e) = &pushed.record_error {
         eprintln!("warning: the book is on the server, but {e}");
     }
+    let name = &pushed.name;
     eprintln!(
         "{} {name:?} on {} ({} entries)",
         if pushed.created {

@@ -236,6 +236,25 @@ fn push_exits_3_when_the_servers_copy_changed_whatever_the_local_format() {
         ],
     ));
     assert!(server.book_file("Conflict").unwrap().contains("Harbor"));
+    // The name typed in another case is the server's book, replaced under
+    // its own spelling: no second book beside it on a case-sensitive disk.
+    let out = st(
+        &state,
+        None,
+        &[
+            "sillytavern",
+            "push",
+            &url,
+            native.to_str().unwrap(),
+            "--as",
+            "conflict",
+        ],
+    );
+    ok(&out);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("replaced \"Conflict\""), "{said}");
+    assert!(server.book_file("conflict").is_none(), "no second book");
+    assert!(!server.book_file("Conflict").unwrap().contains("Harbor"));
     // A name SillyTavern would change is refused before anything is sent.
     let out = st(
         &state,
@@ -276,6 +295,20 @@ fn logins_settings_and_chats() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("wrong user or password"), "{auth:?}: {err}");
         assert!(!err.contains("not it"), "{err}");
+        assert!(!err.contains("is not set"), "{err}");
+        // The variable unset: tried as no password, and named as unset.
+        let out = st(
+            &state,
+            None,
+            &["sillytavern", "books", &url, "--user", ST_USER],
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("wrong user or password")
+                && err.contains("LOREBOOK_ST_PASSWORD is not set"),
+            "{auth:?}: {err}"
+        );
         // The right one: books, settings, a chat.
         ok(&st(
             &state,

@@ -139,6 +139,15 @@ impl Server {
         s.token = Some("expired-token".into());
     }
 
+    /// Replaces the CSRF token by one the server never gave, the session
+    /// kept: the server refuses the next write as it does a token that
+    /// expired. For the tests of that path.
+    #[doc(hidden)]
+    pub fn forge_token(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.token = Some("forged-token".into());
+    }
+
     /// Token, then ping; a basic challenge or a 403 tells what to log in with.
     fn open(&mut self) -> Result<(), Error> {
         let mut answer = self.fetch_token()?;

@@ -111,7 +111,7 @@ impl fmt::Display for Error {
             ),
             Error::TimedOut { address, seconds } => write!(
                 f,
-                "{address} did not answer within {seconds} s; nothing was changed"
+                "{address} did not answer within {seconds} s; the book here is kept as it is (saving it again is safe)"
             ),
             Error::NotSillyTavern { address, detail } => write!(
                 f,

@@ -171,6 +171,9 @@ impl Ledger {
 pub struct Pushed {
     /// The server had no book of that name.
     pub created: bool,
+    /// The name written: the server's own spelling when it had the book
+    /// under a name differing only in case.
+    pub name: String,
     /// The fingerprint of the server's copy now (what was sent, read back).
     pub fingerprint: String,
     /// The book is on the server, but the record of it could not be
@@ -248,7 +251,8 @@ fn changed(
 /// Sends `data` as the book `file_id`: refused with [`Error::Changed`] when
 /// the server's copy is not the one last seen on this machine, unless
 /// `force`. After the write the server's copy is read back, compared with
-/// what was sent, and recorded as seen.
+/// what was sent, and recorded as seen. A name differing only in case from
+/// one of the server's books is that book.
 pub fn push(
     server: &Server,
     ledger: &mut Ledger,
@@ -256,8 +260,7 @@ pub fn push(
     data: &Value,
     force: bool,
 ) -> Result<Pushed, Error> {
-    let seen = ledger.seen(server, file_id).map(str::to_string);
-    push_seen(server, ledger, file_id, data, seen.as_deref(), force)
+    push_as(server, ledger, file_id, data, None, force)
 }
 
 /// [`push`] checked against `seen` (an open tab's fingerprint) rather
@@ -270,33 +273,83 @@ pub fn push_seen(
     seen: Option<&str>,
     force: bool,
 ) -> Result<Pushed, Error> {
+    push_as(server, ledger, file_id, data, Some(seen), force)
+}
+
+/// `seen`: `None` reads the machine's record (under the server's spelling
+/// of the name, else the one given).
+fn push_as(
+    server: &Server,
+    ledger: &mut Ledger,
+    file_id: &str,
+    data: &Value,
+    seen: Option<Option<&str>>,
+    force: bool,
+) -> Result<Pushed, Error> {
     crate::api::check_book_name(file_id)?;
     // One listing of the server's books answers both questions.
     let there = existing(server, file_id)?;
+    // The server's own spelling: on a case-sensitive disk a name typed in
+    // another case would otherwise make a second book beside it.
+    let name = there.as_deref().unwrap_or(file_id);
+    let seen = match seen {
+        Some(given) => given.map(str::to_string),
+        None => ledger
+            .seen(server, name)
+            .or_else(|| ledger.seen(server, file_id))
+            .map(str::to_string),
+    };
+    let seen = seen.as_deref();
     if !force {
-        if let Some(how) = changed(server, file_id, there.as_deref(), seen)? {
+        if let Some(how) = changed_unless_same(server, name, there.as_deref(), seen, data)? {
             return Err(Error::Changed(how));
         }
     }
-    server.put_book(file_id, data)?;
-    let stored = server.book_unchecked(file_id)?;
+    server.put_book(name, data)?;
+    let stored = server.book_unchecked(name)?;
     // What the server holds now is what this machine last saw of it, even
     // when it is not what was sent (said below).
     let record_error = ledger
-        .record(server, file_id, &stored)
+        .record(server, name, &stored)
         .err()
         .map(|e| e.to_string());
     if !same_json(&stored, data) {
         return Err(Error::Malformed {
-            what: format!("saving the book {file_id:?}"),
+            what: format!("saving the book {name:?}"),
             detail: "the server's copy read back is not what was sent".into(),
         });
     }
     Ok(Pushed {
         created: there.is_none(),
+        name: name.to_string(),
         fingerprint: fingerprint(&stored),
         record_error,
     })
+}
+
+/// [`changed`], except that a server copy already equal to `data` is no
+/// change to ask about: a save whose answer was lost (the server wrote,
+/// then went down before saying so) is sent again without a question, and
+/// a book the server already holds as it is here needs no pull first.
+fn changed_unless_same(
+    server: &Server,
+    name: &str,
+    there: Option<&str>,
+    seen: Option<&str>,
+    data: &Value,
+) -> Result<Option<Changed>, Error> {
+    let Some(there) = there else {
+        return changed(server, name, None, seen);
+    };
+    let now = server.book_unchecked(there)?;
+    if seen == Some(fingerprint(&now).as_str()) || same_json(&now, data) {
+        return Ok(None);
+    }
+    let name = name.to_string();
+    Ok(Some(match seen {
+        None => Changed::NeverPulled { name },
+        Some(_) => Changed::Edited { name },
+    }))
 }
 
 /// JSON equality as JavaScript sees it: numbers by value (`1` and `1.0`

@@ -81,16 +81,15 @@ fn push_checks_the_servers_copy_and_reads_it_back() {
     );
     lorebook_connect::push(&server, &mut ledger, "New", &book, true).unwrap();
     assert!(st.book_file("New").unwrap().contains("\"one\""));
-    // A name that differs only in case is the same book on a
-    // case-insensitive disk: treated as the server's, never pulled here.
-    let e = lorebook_connect::push(&server, &mut ledger, "new", &book, false).unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Changed(lorebook_connect::Changed::NeverPulled { .. })
-        ),
-        "{e}"
-    );
+    // A name that differs only in case is the server's book: checked
+    // against its record and written under its spelling, so a
+    // case-sensitive disk gets no second book beside it.
+    let other = json!({"entries": {"0": {"uid": 0, "key": ["a"], "content": "three"}}});
+    let pushed = lorebook_connect::push(&server, &mut ledger, "new", &other, false).unwrap();
+    assert_eq!(pushed.name, "New");
+    assert!(!pushed.created);
+    assert!(st.book_file("new").is_none(), "no second book");
+    assert!(st.book_file("New").unwrap().contains("three"));
     // A book the server has that this machine never pulled.
     st.write_book_file("Theirs", r#"{"entries":{}}"#);
     let e = lorebook_connect::push(&server, &mut ledger, "Theirs", &book, false).unwrap_err();
@@ -104,16 +103,45 @@ fn push_checks_the_servers_copy_and_reads_it_back() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A write without the session's CSRF token, as any page in the author's
+/// browser could send: raw HTTP, no client of ours.
+fn post_without_token(url: &str, path: &str) -> u16 {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
 #[test]
-fn an_expired_session_is_renewed_once() {
-    for auth in [StAuth::Open, StAuth::Account] {
+fn an_expired_session_or_token_is_renewed_once() {
+    for auth in [StAuth::Open, StAuth::Basic, StAuth::Account] {
         let st = StServer::start(auth);
+        // The server checks the token: a write without one is refused.
+        if auth == StAuth::Open {
+            assert_eq!(post_without_token(&st.url(), "/api/worldinfo/list"), 403);
+        }
         let creds = if auth == StAuth::Open {
             None
         } else {
             login(ST_PASSWORD)
         };
         let server = Server::connect(&Address::parse(&st.url()).unwrap(), creds).unwrap();
+        // The session kept, its token no longer the server's: refused, a
+        // fresh token fetched, the request sent again.
+        server.forge_token();
+        assert!(server.books().is_ok(), "{auth:?}: {}", st.log_tail());
+        // The session itself gone.
         server.expire_session();
         assert!(server.books().is_ok(), "{auth:?}: {}", st.log_tail());
     }
@@ -144,6 +172,100 @@ fn a_server_stopped_mid_session_loses_nothing() {
     st.restart();
     lorebook_connect::push(&server, &mut ledger, "Kept", &changed, false).unwrap();
     assert!(st.book_file("Kept").unwrap().contains("\"two\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_server_cut_off_mid_save_loses_nothing() {
+    use lorebook_test_support::relay::{Cut, Relay};
+    let st = StServer::start(StAuth::Open);
+    let relay = Relay::start(st.url().trim_start_matches("http://"));
+    let server = Server::connect(&Address::parse(&relay.url()).unwrap(), None).unwrap();
+    let dir = std::env::temp_dir().join(format!("lorebook-connect-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("ledger.json");
+    let mut ledger = Ledger::open(&path).unwrap();
+    let one = json!({"entries": {"0": {"uid": 0, "key": ["a"], "content": "one"}}});
+    lorebook_connect::push(&server, &mut ledger, "Cut", &one, false).unwrap();
+    let record = std::fs::read(&path).unwrap();
+    // The connection dies halfway through the book: the server never has
+    // the whole of it, keeps its copy, and the record stays.
+    let two = json!({"entries": {"0": {"uid": 0, "key": ["a"], "content": "two ".repeat(5000)}}});
+    relay.arm("/api/worldinfo/edit", Cut::MidRequest);
+    let e = lorebook_connect::push(&server, &mut ledger, "Cut", &two, false).unwrap_err();
+    assert_eq!(relay.faulted(), ["/api/worldinfo/edit"]);
+    assert!(matches!(e, Error::Unreachable { .. }), "{e}");
+    assert!(
+        st.book_file("Cut").unwrap().contains("\"one\""),
+        "the server's copy kept"
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        record,
+        "the record is unchanged"
+    );
+    // The server writes, then its answer is lost: an error here, nothing
+    // recorded; sending the same book again is no conflict (the server
+    // already holds it) and goes through.
+    relay.arm("/api/worldinfo/edit", Cut::Answer);
+    assert!(lorebook_connect::push(&server, &mut ledger, "Cut", &two, false).is_err());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        record,
+        "the record is unchanged"
+    );
+    assert!(st.book_file("Cut").unwrap().contains("two two"));
+    lorebook_connect::push(&server, &mut ledger, "Cut", &two, false).unwrap();
+    // A different book after that lost answer would overwrite a copy this
+    // machine never saw acknowledged: asked about.
+    relay.arm("/api/worldinfo/edit", Cut::Answer);
+    let three = json!({"entries": {"0": {"uid": 0, "key": ["a"], "content": "three"}}});
+    assert!(lorebook_connect::push(&server, &mut ledger, "Cut", &three, false).is_err());
+    let e = lorebook_connect::push(&server, &mut ledger, "Cut", &one, false).unwrap_err();
+    assert!(matches!(e, Error::Changed(_)), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_book_the_server_refuses_is_said_and_nothing_is_recorded() {
+    let url = fake::serve(|target| match target {
+        "GET /csrf-token" => Some(fake::json("200 OK", r#"{"token":"t"}"#)),
+        "POST /api/ping" => Some(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".to_vec()),
+        "POST /api/worldinfo/list" => Some(fake::json(
+            "200 OK",
+            r#"[{"file_id":"Full","name":"Full"}]"#,
+        )),
+        "POST /api/worldinfo/get" => Some(fake::json("200 OK", r#"{"entries":{}}"#)),
+        "POST /api/worldinfo/edit" => Some(fake::json(
+            "500 Internal Server Error",
+            r#"{"error":"ENOSPC: no space left on device"}"#,
+        )),
+        _ => Some(fake::json("404 Not Found", "{}")),
+    });
+    let server = Server::connect(&Address::parse(&url).unwrap(), None).unwrap();
+    let dir = std::env::temp_dir().join(format!("lorebook-connect-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let path = dir.join("ledger.json");
+    let mut ledger = Ledger::open(&path).unwrap();
+    lorebook_connect::pull(&server, &mut ledger, "Full").unwrap();
+    let record = std::fs::read(&path).unwrap();
+    let book = json!({"entries": {"0": {"uid": 0, "key": ["a"], "content": "one"}}});
+    let e = lorebook_connect::push(&server, &mut ledger, "Full", &book, false).unwrap_err();
+    match &e {
+        Error::Refused {
+            status, message, ..
+        } => {
+            assert_eq!(*status, 500);
+            assert!(message.contains("no space left"), "{e}");
+        }
+        _ => panic!("{e}"),
+    }
+    assert!(e.to_string().contains("no space left"), "{e}");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        record,
+        "the record is unchanged"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

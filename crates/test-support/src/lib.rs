@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 pub mod cache;
 mod corpus_rule;
 pub mod model_server;
+pub mod relay;
 pub mod scripted;
 pub mod sillytavern;
 

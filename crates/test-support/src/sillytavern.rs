@@ -239,6 +239,22 @@ impl StServer {
         );
     }
 
+    /// One request to the server's API as its own web page sends it
+    /// (a session and its CSRF token), for setting a test up the way an
+    /// author would in SillyTavern; open servers only.
+    pub fn call(&self, path: &str, body: &str) -> (u16, String) {
+        assert_eq!(self.auth, StAuth::Open, "call: open servers only");
+        let mut cookies = String::new();
+        let (_, answer) = self.raw("GET", "/csrf-token", "", &mut cookies, None);
+        let token = answer
+            .split("\"token\":\"")
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .expect("a CSRF token")
+            .to_string();
+        self.raw("POST", path, body, &mut cookies, Some(&token))
+    }
+
     /// One plain HTTP/1.1 request (no compression), for setting up.
     fn raw(
         &self,

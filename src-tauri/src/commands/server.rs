@@ -105,11 +105,15 @@ pub fn st_books(s: State<'_, AppState>) -> R<Vec<ServerBookView>> {
 /// the server's copy is still this one).
 #[tauri::command(async)]
 pub fn st_open_book(s: State<'_, AppState>, file_id: String) -> R<OpenResult> {
+    open_from_server(&s, &file_id)
+}
+
+/// [`st_open_book`]: an open tab is shown, not fetched again (the copy it
+/// came from stays the one its Save checks).
+pub(crate) fn open_from_server(s: &AppState, file_id: &str) -> R<OpenResult> {
     let server = caught("st_open_book", || s.server.server())?;
-    let at = book_ref(&server, &file_id);
-    // An open tab is shown, not fetched again: the copy it came from stays
-    // the one its Save checks.
-    let open = guarded(&s, "st_open_book", |ws| Ok(ws.server_doc(&at)))?;
+    let at = book_ref(&server, file_id);
+    let open = guarded(s, "st_open_book", |ws| Ok(ws.server_doc(&at)))?;
     if let Some(doc) = open {
         return Ok(OpenResult {
             doc,
@@ -119,16 +123,14 @@ pub fn st_open_book(s: State<'_, AppState>, file_id: String) -> R<OpenResult> {
         });
     }
     let (value, seen) = caught("st_open_book", || {
-        lorebook_connect::fetch(&server, &file_id).map_err(error)
+        lorebook_connect::fetch(&server, file_id).map_err(error)
     })?;
     let recorded = value.clone();
-    let opened = guarded(&s, "st_open_book", |ws| {
-        ws.open_server_book(value, at, seen)
-    })?;
+    let opened = guarded(s, "st_open_book", |ws| ws.open_server_book(value, at, seen))?;
     // Recorded as pulled on this machine once the tab is open (the CLI's
     // check reads the record; the tab keeps its own fingerprint).
     if let Ok(mut ledger) = s.server.ledger() {
-        let _ = ledger.record(&server, &file_id, &recorded);
+        let _ = ledger.record(&server, file_id, &recorded);
     }
     Ok(opened)
 }
@@ -141,24 +143,39 @@ pub fn st_characters(s: State<'_, AppState>) -> R<Vec<ServerCharacterView>> {
     })
 }
 
-/// A character's chat from the server as the preview's chat.
+/// A character's chat from the server as the preview's chat (again, to
+/// refresh it: the server's chat as it is now).
 #[tauri::command(async)]
 pub fn st_use_chat(s: State<'_, AppState>, avatar: String, chat: String) -> R<AppStateView> {
+    chat_from_server(&s, &avatar, &chat)
+}
+
+pub(crate) fn chat_from_server(s: &AppState, avatar: &str, chat: &str) -> R<AppStateView> {
     let text = caught("st_use_chat", || {
         let server = s.server.server()?;
-        let character = server.character(&avatar).map_err(error)?;
-        server.chat(&character, &chat).map_err(error)
+        let character = server.character(avatar).map_err(error)?;
+        server.chat(&character, chat).map_err(error)
     })?;
-    guarded(&s, "st_use_chat", |ws| {
+    guarded(s, "st_use_chat", |ws| {
         ws.set_chat(text);
         Ok(ws.state())
     })
 }
 
 /// The server's settings.json as SillyTavern's settings for the preview
-/// (world-info settings, macro engine, global variables).
+/// (world-info settings, macro engine, global variables), kept with the
+/// app's SillyTavern settings in its data folder.
 #[tauri::command(async)]
 pub fn st_use_settings(app: AppHandle, s: State<'_, AppState>) -> R<RulesView> {
+    let view = settings_from_server(&s)?;
+    guarded(&s, "st_use_settings", |ws| {
+        super::sillytavern::store_st_settings(&app, ws);
+        Ok(())
+    })?;
+    Ok(view)
+}
+
+pub(crate) fn settings_from_server(s: &AppState) -> R<RulesView> {
     let (value, address) = caught("st_use_settings", || {
         let server = s.server.server()?;
         Ok((
@@ -167,24 +184,32 @@ pub fn st_use_settings(app: AppHandle, s: State<'_, AppState>) -> R<RulesView> {
         ))
     })?;
     let bytes = serde_json::to_vec(&value).expect("a JSON value serialises");
-    guarded(&s, "st_use_settings", |ws| {
+    guarded(s, "st_use_settings", |ws| {
         ws.load_st_settings_bytes(&bytes, &format!("settings.json of {address}"))?;
-        super::sillytavern::store_st_settings(&app, ws);
         Ok(ws.rules_view())
     })
 }
 
 /// A server's character as the preview's character (its name for
-/// `{{char}}` and its fields for the entries' match flags).
+/// `{{char}}` and its fields for the entries' match flags), kept with the
+/// app's SillyTavern settings.
 #[tauri::command(async)]
 pub fn st_use_character(app: AppHandle, s: State<'_, AppState>, avatar: String) -> R<RulesView> {
+    let view = character_from_server(&s, &avatar)?;
+    guarded(&s, "st_use_character", |ws| {
+        super::sillytavern::store_st_settings(&app, ws);
+        Ok(())
+    })?;
+    Ok(view)
+}
+
+pub(crate) fn character_from_server(s: &AppState, avatar: &str) -> R<RulesView> {
     let character = caught("st_use_character", || {
         let server = s.server.server()?;
-        server.character(&avatar).map_err(error)
+        server.character(avatar).map_err(error)
     })?;
-    guarded(&s, "st_use_character", |ws| {
+    guarded(s, "st_use_character", |ws| {
         ws.use_st_character(&character.name, &character.value)?;
-        super::sillytavern::store_st_settings(&app, ws);
         Ok(ws.rules_view())
     })
 }

@@ -256,3 +256,85 @@ fn a_risu_export_previews_under_risu_s_rules() {
     }
     app.assert_no_errors();
 }
+
+/// Issue 45: RisuAI's 2026 mainline in the app. The RisuAI settings give
+/// CBS its user name and chat variables; the injected entry shows what
+/// RisuAI sends, and its tokens are those of the evaluated text; the
+/// version switched to 460ecae counts the body as written.
+#[test]
+fn risu_settings_give_cbs_its_inputs_and_choose_the_version() {
+    let _serial = serial();
+    let files = TempDir::new("risucbs");
+    let book = files.path().join("Storm.json");
+    std::fs::write(
+        &book,
+        r#"{"type": "risu", "ver": 1, "data": [
+ {"key": "", "secondkey": "", "comment": "Weather", "mode": "normal", "insertorder": 100, "alwaysActive": true,
+  "selective": false, "content": "{{#if {{getvar::storm}}}}A storm rolls over the harbor and its ships tonight.{{/if}}Salt for {{user}}."}
+]}"#,
+    )
+    .expect("write the book");
+    let mut driver = Driver::start();
+    let app = driver.launch(&[book.to_str().expect("utf-8 temp path")]);
+    app.wait_ready();
+    app.type_into(&tid("chat"), "User: Hello.");
+    let sent = |want: &str| {
+        wait_until(&format!("RisuAI sends {want:?}"), TIMEOUT, || {
+            app.open_details(&tid("risu-sent"));
+            let el = app.find(&format!("{} pre", tid("risu-sent")))?;
+            let text = app.text(&el)?;
+            if text == want {
+                Ok(())
+            } else {
+                Err(text)
+            }
+        })
+    };
+    let tokens = || -> u32 {
+        let el = app
+            .find(&format!("{} .meta", tid("injected-entry")))
+            .expect("the entry's figures");
+        let text = app.text(&el).unwrap_or_default();
+        text.split_whitespace()
+            .zip(text.split_whitespace().skip(1))
+            .find(|(_, next)| next.starts_with("tok"))
+            .and_then(|(n, _)| n.trim_start_matches('≈').parse().ok())
+            .unwrap_or_else(|| panic!("no token count in {text:?}"))
+    };
+    sent("Salt for User.");
+    app.open_details(&tid("risu-settings"));
+    let version = app.find(&tid("risu-version")).expect("the version choice");
+    assert_eq!(app.value(&tid("risu-version")).unwrap_or_default(), "2026");
+    drop(version);
+    let leave = |css: &str| {
+        let el = app.find(css).expect("the field");
+        app.run(el.send_keys(&char::from(Key::Tab).to_string()))
+            .expect("leave the field");
+    };
+    app.type_into(&tid("risu-username"), "Kim");
+    leave(&tid("risu-username"));
+    sent("Salt for Kim.");
+    let quiet = tokens();
+    app.type_into(&tid("risu-chat_variables"), "storm=1");
+    leave(&tid("risu-chat_variables"));
+    sent("A storm rolls over the harbor and its ships tonight.Salt for Kim.");
+    let stormy = tokens();
+    assert!(
+        stormy > quiet,
+        "the evaluated text counted: {stormy} > {quiet}"
+    );
+    app.snapshot("risu-cbs");
+    app.click(&format!(
+        "{} option[value=\"460ecae\"]",
+        tid("risu-version")
+    ));
+    wait_until("460ecae counting the body as written", TIMEOUT, || {
+        let now = tokens();
+        if now > stormy {
+            Ok(())
+        } else {
+            Err(format!("{now} tokens"))
+        }
+    });
+    app.assert_no_errors();
+}

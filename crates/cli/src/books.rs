@@ -30,9 +30,29 @@ pub struct RuleSettings {
     /// recursiveScanning, fullWordMatching}, fmIndex (--rules risu).
     #[arg(long)]
     pub risu_settings: Option<PathBuf>,
+    /// The RisuAI whose rules apply where its versions differ: 2026 (the
+    /// 2026 mainline, the default: the budget counts bodies with their CBS
+    /// evaluated, {{position::name}} filled in) or 460ecae (--rules risu).
+    #[arg(long, value_name = "2026|460ecae")]
+    pub risu_version: Option<String>,
 }
 
 impl RuleSettings {
+    /// RisuAI's settings: `--risu-settings` (RisuAI's names), else its
+    /// defaults, with `--risu-version` over the file's `risuVersion`.
+    pub fn risu(&self) -> Result<lorebook_engine::risu::RisuSettings, String> {
+        use lorebook_engine::risu::{RisuSettings, RisuVersion};
+        let mut s = match self.risu_settings.as_deref() {
+            Some(path) => RisuSettings::from_json(&crate::read_text(path)?)
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+            None => RisuSettings::default(),
+        };
+        if let Some(v) = &self.risu_version {
+            s.version = RisuVersion::parse(v)?;
+        }
+        Ok(s)
+    }
+
     /// The group as a scenario keeps it (`diff`, `scenario record`): the
     /// settings files read as JSON, the rest of the settings their defaults.
     pub fn scenario(&self) -> Result<lorebook_engine::scenario::Settings, String> {
@@ -40,7 +60,17 @@ impl RuleSettings {
         Ok(lorebook_engine::scenario::Settings {
             sillytavern: json(&self.st_settings)?,
             max_context: self.max_context,
-            risu: json(&self.risu_settings)?,
+            risu: match (json(&self.risu_settings)?, &self.risu_version) {
+                (risu, None) => risu,
+                (risu, Some(v)) => {
+                    let mut value = risu.unwrap_or_else(|| serde_json::json!({}));
+                    lorebook_engine::risu::RisuVersion::parse(v)?;
+                    if let Some(o) = value.as_object_mut() {
+                        o.insert("risuVersion".into(), v.trim().into());
+                    }
+                    Some(value)
+                }
+            },
             ..Default::default()
         })
     }

@@ -12,7 +12,7 @@ use lorebook_engine::formats::Format;
 use lorebook_engine::lint::{self, Advice, Coverage, EntryRef, LintContext, LintRules, Problem};
 use lorebook_engine::model::Book;
 use lorebook_engine::preview::{Preview, Settings};
-use lorebook_engine::risu::{RisuOptions, RisuPreview, RisuSettings};
+use lorebook_engine::risu::{RisuOptions, RisuPreview};
 use lorebook_engine::sillytavern::{StOptions, StPreview, StSettings};
 use lorebook_engine::tokenizer::{tokenizer_for_model, DEFAULT_MODEL};
 use serde::Serialize;
@@ -127,14 +127,9 @@ pub fn run(args: &LintArgs) -> ExitCode {
             },
         }
     } else if args.rules == "risu" {
-        let settings = match &args.settings.risu_settings {
-            Some(path) => match crate::read_text(path).and_then(|t| {
-                RisuSettings::from_json(&t).map_err(|e| format!("{}: {e}", path.display()))
-            }) {
-                Ok(s) => s,
-                Err(e) => return usage(e),
-            },
-            None => RisuSettings::default(),
+        let settings = match args.settings.risu() {
+            Ok(s) => s,
+            Err(e) => return usage(e),
         };
         LintRules::Risu { settings }
     } else {

@@ -17,16 +17,13 @@ use lorebook_engine::risu::prompt::{RisuPrompt, RisuPromptInputs, RisuSource};
 use lorebook_engine::risu::{
     Position, RisuDrop, RisuFailure, RisuOptions, RisuResult, RisuSettings, RisuWhy,
 };
+
 use serde::{Serialize, Serializer};
 
 use super::{emit, load_chat, read_text, PreviewArgs};
 
 fn settings_of(args: &PreviewArgs) -> Result<RisuSettings, String> {
-    let Some(path) = args.settings.risu_settings.as_deref() else {
-        return Ok(RisuSettings::default());
-    };
-    let text = read_text(path)?;
-    RisuSettings::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    args.settings.risu()
 }
 
 /// A number as JSON: integers without a fraction, NaN as null.
@@ -224,6 +221,10 @@ struct InjectedJson<'a> {
     pass: u32,
     reason: Shown<'a, RisuWhy>,
     why: &'a RisuWhy,
+    /// What RisuAI sends when it is not the body as written (CBS
+    /// evaluated, `{{position::name}}` filled in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sent: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -277,6 +278,7 @@ fn to_json(r: &RisuResult, list_unmatched: bool, prompt: Option<&RisuPrompt>) ->
             pass: i.pass,
             reason: Shown(&i.reason),
             why: &i.reason,
+            sent: i.sent.as_deref(),
         })
         .collect();
     let mut unmatched = 0usize;
@@ -355,6 +357,16 @@ fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) ->
             i.tokens
         );
         let _ = writeln!(out, "      {}", i.reason);
+        if let Some(sent) = &i.sent {
+            let one_line = sent.replace('\n', " ⏎ ");
+            let short: String = one_line.chars().take(100).collect();
+            let more = if short.len() < one_line.len() {
+                "…"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "      sends: {short}{more}");
+        }
     }
     let (listed, unmatched): (Vec<_>, Vec<_>) = r
         .dropped

@@ -225,3 +225,93 @@ fn send_chat_prompt_through_the_cli() {
     assert_eq!(text.lines().count(), 2);
     assert!(!text.contains("\"prompt\""), "{text}");
 }
+
+// loadLoreBookV3Prompt at the 2026 mainline (PR #1490): the budget counts
+// each body as CBS evaluates it, with what `--risu-settings` gives CBS in
+// RisuAI's names; `sent` is what RisuAI sends; `--risu-version 460ecae`
+// counts the body as written.
+#[test]
+fn load_lore_book_v3_prompt_counts_cbs_by_version() {
+    let book = tmp("risu-cbs.json");
+    std::fs::write(
+        &book,
+        r#"{"type": "risu", "ver": 1, "data": [
+ {"key": "", "secondkey": "", "comment": "Gate", "mode": "normal", "insertorder": 100, "alwaysActive": true,
+  "selective": false, "content": "{{#if {{getvar::storm}}}}A long storm story over the harbor of many ships.{{/if}}{{char}} waits for {{user}}."}
+]}"#,
+    )
+    .unwrap();
+    let chat = tmp("risu-cbs.txt");
+    std::fs::write(&chat, CHAT).unwrap();
+    let settings = tmp("risu-cbs-settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"username": "Kim", "character": {"name": "Alexandria", "nickname": "Alex"}, "scriptstate": {"$storm": 0}}"#,
+    )
+    .unwrap();
+    let (book, chat, settings) = (
+        book.display().to_string(),
+        chat.display().to_string(),
+        settings.display().to_string(),
+    );
+    let run = |version: &[&str]| {
+        let mut args = vec![
+            "preview",
+            &book,
+            "--chat",
+            &chat,
+            "--rules",
+            "risu",
+            "--json",
+            "--risu-settings",
+            &settings,
+        ];
+        args.extend_from_slice(version);
+        let r = preview(&args);
+        r["injected"][0].clone()
+    };
+    let mainline = run(&[]);
+    assert_eq!(mainline["sent"], "Alex waits for Kim.");
+    let old = run(&["--risu-version", "460ecae"]);
+    assert_eq!(
+        old["sent"], "Alex waits for Kim.",
+        "RisuAI sends it evaluated at both"
+    );
+    let (new_tokens, old_tokens) = (
+        mainline["tokens"].as_u64().unwrap(),
+        old["tokens"].as_u64().unwrap(),
+    );
+    assert!(
+        new_tokens < old_tokens / 2,
+        "2026 counts the evaluated text ({new_tokens}), 460ecae the body ({old_tokens})"
+    );
+    fails(
+        &[
+            "preview",
+            &book,
+            "--chat",
+            &chat,
+            "--rules",
+            "risu",
+            "--risu-version",
+            "2027",
+        ],
+        "unknown RisuAI version",
+    );
+    // The text output says what RisuAI sends.
+    let out = lorebook(&[
+        "preview",
+        &book,
+        "--chat",
+        &chat,
+        "--rules",
+        "risu",
+        "--risu-settings",
+        &settings,
+    ]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("sends: Alex waits for Kim."),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -85,6 +85,8 @@ fn render(r: &RisuResult, show: &str) -> String {
                 i.role
             ),
             "body" => format!("{}={}", i.comment, i.content),
+            "sent" => format!("{}={}", i.comment, i.sent.as_deref().unwrap_or(&i.content)),
+            "tokens" => format!("{}:{}", i.comment, i.tokens),
             _ => i.comment.clone(),
         })
         .collect::<Vec<_>>()
@@ -594,10 +596,115 @@ fn load_lore_book_v3_prompt_tie_order() {
 
 #[test]
 fn load_lore_book_v3_prompt_counts_the_raw_body() {
-    // "{{char}}" is 3 tokens (cl100k); the budget of 3 holds it unexpanded.
+    // At 460ecae "{{char}}" is 3 tokens (cl100k) whatever the name: the
+    // budget of 3 holds it unexpanded.
     check(
-        json!({"entries": [always("A", "@@depth 1\n{{char}}")], "msgs": [], "settings": {"loreBookToken": 3}}),
+        json!({"entries": [always("A", "@@depth 1\n{{char}}")], "msgs": [],
+            "settings": {"loreBookToken": 3, "risuVersion": "460ecae",
+                "character": {"name": "x x x x x x x x x x"}}}),
         "A",
+    );
+}
+
+// The 2026 mainline (004367c6): docs/risu-rules.md §10.
+
+/// PR #1490: the budget counts the body as CBS evaluates it, with the
+/// character's name, the chat's variables and `{{#if}}`.
+#[test]
+fn load_lore_book_v3_prompt_counts_the_cbs_evaluated_body_since_2026() {
+    let long_name = json!({"loreBookToken": 3, "character": {"name": "x x x x x x x x x x"}});
+    let case = |settings: &Value| json!({"entries": [always("A", "@@depth 1\n{{char}}")], "msgs": [], "settings": settings});
+    check(case(&long_name), "-");
+    let mut old = long_name.clone();
+    old["risuVersion"] = json!("460ecae");
+    check(case(&old), "A");
+    // A false {{#if}} costs nothing; a true one its body.
+    let gated = |settings: Value| {
+        json!({"entries": [always("A", "{{#if {{getvar::flag}}}}x x x x x x x x x x{{/if}}ok")],
+            "msgs": [], "settings": settings, "show": "tokens"})
+    };
+    check(gated(json!({"loreBookToken": 5})), "A:1");
+    check(
+        gated(json!({"loreBookToken": 5, "scriptstate": {"$flag": "1"}})),
+        "-",
+    );
+    check(
+        gated(json!({"loreBookToken": 5, "character": {"defaultVariables": "flag=true"}})),
+        "-",
+    );
+    check(
+        gated(json!({"loreBookToken": 50, "risuVersion": "460ecae"})),
+        &format!(
+            "A:{}",
+            cl100k("{{#if {{getvar::flag}}}}x x x x x x x x x x{{/if}}ok")
+        ),
+    );
+}
+
+fn cl100k(text: &str) -> u32 {
+    lorebook_engine::tokenizer::Tokenizer::Bundled(lorebook_engine::tokenizer::Encoding::Cl100kBase)
+        .count(text)
+}
+
+/// PR #1490 changes only the number: the budget walk keeps what fits in
+/// priority order, and the text and recursion stay as written.
+#[test]
+fn load_lore_book_v3_prompt_walks_the_budget_on_evaluated_counts() {
+    let entries = json!([
+        always(
+            "E0",
+            "@@priority 100\n{{#if 0}}x x x x x x x x x x x x x x x x x x x x{{/if}}"
+        ),
+        always("E1", "@@priority 50\nx x x x x x x x x"),
+        always("E2", "@@priority 10\nx x"),
+    ]);
+    check(
+        json!({"entries": entries, "msgs": [], "settings": {"loreBookToken": 10}}),
+        "E1, E0",
+    );
+    check(
+        json!({"entries": entries, "msgs": [], "settings": {"loreBookToken": 10, "risuVersion": "460ecae"}}),
+        "E1",
+    );
+    // The false block still brings "dragon" to recursion: its body as
+    // written is what recursion reads.
+    check(
+        json!({"entries": [always("A", "{{#if 0}}dragon{{/if}}"), e("B", "dragon", "b")],
+            "msgs": ["hi"], "show": "sent"}),
+        "B=b, A=",
+    );
+}
+
+/// PR #1383 (`sendChat`'s `resolvePosition`): a marker brings the placed
+/// `pt_` entries' bodies, at most five levels deep; at 460ecae it stays.
+#[test]
+fn send_chat_resolves_positions_inside_lorebook_texts_since_2026() {
+    let entries = json!([
+        always("N", "@@priority 10\nIntro: {{position::x}}"),
+        always("X1", "@@priority 1\n@@position pt_x\none"),
+        always("X2", "@@priority 2\n@@position pt_x\n{{user}}"),
+    ]);
+    let sent = |settings: Value| {
+        let r = run(&json!({"entries": entries, "msgs": [], "settings": settings, "show": "sent"}));
+        r.split(", ")
+            .find(|s| s.starts_with("N="))
+            .unwrap_or("")
+            .to_string()
+    };
+    let mut placed = run(&json!({"entries": entries, "msgs": []}))
+        .split(", ")
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    placed.sort();
+    assert_eq!(placed, ["N", "X1", "X2"], "all budgeted and placed");
+    let n = sent(json!({"username": "Kim"}));
+    assert!(
+        n == "N=Intro: one\nKim" || n == "N=Intro: Kim\none",
+        "the slot's bodies, one per line, then CBS: {n}"
+    );
+    assert_eq!(
+        sent(json!({"username": "Kim", "risuVersion": "460ecae"})),
+        "N=Intro: {{position::x}}"
     );
 }
 

@@ -19,6 +19,43 @@ pub struct RisuSettingsView {
     /// The greeting in use for `@@is_greeting`: −1 the first message, k
     /// the alternate greeting k (RisuAI's `fmIndex`).
     pub fm_index: i64,
+    /// The RisuAI whose rules apply where versions differ: `2026` (the
+    /// 2026 mainline: the budget counts CBS-evaluated bodies) or
+    /// `460ecae`.
+    #[serde(default = "default_version")]
+    pub version: String,
+    /// What CBS reads, by RisuAI's names: `username`, the character's
+    /// `name`, `nickname` and `defaultVariables`, the chat's variables
+    /// (`scriptstate`, shown without RisuAI's `$`), the global ones and
+    /// `templateDefaultVariables`.
+    #[serde(default = "default_user")]
+    pub username: String,
+    #[serde(default = "default_char")]
+    pub char_name: String,
+    #[serde(default)]
+    pub char_nickname: String,
+    #[serde(default)]
+    pub default_variables: String,
+    #[serde(default)]
+    pub template_default_variables: String,
+    #[serde(default)]
+    pub chat_variables: std::collections::BTreeMap<String, String>,
+    #[serde(default)]
+    pub global_variables: std::collections::BTreeMap<String, String>,
+}
+
+fn default_version() -> String {
+    lorebook_engine::risu::RisuVersion::default()
+        .as_str()
+        .to_string()
+}
+
+fn default_user() -> String {
+    lorebook_engine::risu::cbs::CbsInputs::default().username
+}
+
+fn default_char() -> String {
+    lorebook_engine::risu::cbs::CbsInputs::default().char_name
 }
 
 /// One entry injected under RisuAI's rules, in RisuAI's final order.
@@ -41,6 +78,9 @@ pub struct RisuInjectedView {
     /// The pass it activated in (1: the chat).
     pub pass: u32,
     pub why: RisuWhy,
+    /// What RisuAI sends for it when that is not its body as written (CBS
+    /// evaluated, `{{position::name}}` filled in).
+    pub sent: Option<String>,
 }
 
 /// One entry left out under RisuAI's rules, with the rule that left it out.

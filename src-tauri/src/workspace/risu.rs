@@ -10,7 +10,8 @@
 
 use lorebook_engine::model::Book;
 use lorebook_engine::profile::{self, Detail, Outcome, Profile, Setup};
-use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuResult, RisuSettings};
+use lorebook_engine::risu::cbs::CbsInputs;
+use lorebook_engine::risu::{RisuDrop, RisuOptions, RisuResult, RisuSettings, RisuVersion};
 use lorebook_engine::tokenizer::tokenizer_for_model;
 
 use super::history::Change;
@@ -29,22 +30,51 @@ pub fn default_settings() -> RisuSettingsView {
 }
 
 fn view_of(s: &RisuSettings) -> RisuSettingsView {
+    let c = &s.cbs;
     RisuSettingsView {
         scan_depth: s.scan_depth,
         token_budget: s.token_budget,
         recursive: s.recursive_scanning,
         full_word: s.full_word_matching,
         fm_index: s.fm_index,
+        version: s.version.as_str().to_string(),
+        username: c.username.clone(),
+        char_name: c.char_name.clone(),
+        char_nickname: c.char_nickname.clone(),
+        default_variables: c.default_variables.clone(),
+        template_default_variables: c.template_default_variables.clone(),
+        chat_variables: c
+            .scriptstate
+            .iter()
+            .map(|(k, v)| (k.strip_prefix('$').unwrap_or(k).to_string(), v.clone()))
+            .collect(),
+        global_variables: c.global_chat_variables.clone(),
     }
 }
 
 pub(super) fn engine_settings(v: &RisuSettingsView) -> RisuSettings {
+    let cbs = CbsInputs {
+        username: v.username.clone(),
+        char_name: v.char_name.clone(),
+        char_nickname: v.char_nickname.clone(),
+        default_variables: v.default_variables.clone(),
+        template_default_variables: v.template_default_variables.clone(),
+        scriptstate: v
+            .chat_variables
+            .iter()
+            .map(|(k, v)| (format!("${k}"), v.clone()))
+            .collect(),
+        global_chat_variables: v.global_variables.clone(),
+        ..CbsInputs::default()
+    };
     RisuSettings {
         scan_depth: v.scan_depth,
         token_budget: v.token_budget,
         recursive_scanning: v.recursive,
         full_word_matching: v.full_word,
         fm_index: v.fm_index,
+        version: RisuVersion::parse(&v.version).unwrap_or_default(),
+        cbs: Box::new(cbs),
     }
 }
 
@@ -273,6 +303,7 @@ impl Workspace {
                     tokens: i.tokens,
                     pass: i.pass,
                     why: i.reason,
+                    sent: i.sent,
                 })
                 .collect(),
             dropped,
@@ -305,6 +336,13 @@ impl Workspace {
                     },
                 ));
             }
+        }
+        if let Err(detail) = RisuVersion::parse(&v.version) {
+            return Err(AppError::coded(
+                ErrorKind::Invalid,
+                detail.clone(),
+                ErrorCode::BadPreviewSettings { detail },
+            ));
         }
         self.risu_settings = v;
         Ok(())

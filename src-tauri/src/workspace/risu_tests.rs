@@ -91,6 +91,49 @@ fn risu_settings_are_checked_and_change_the_preview() {
     );
 }
 
+// loadLoreBookV3Prompt (2026 mainline): the budget counts an entry as CBS
+// evaluates it with the names and variables the app's settings give; the
+// preview shows what RisuAI sends; 460ecae counts the body as written.
+#[test]
+fn risu_version_and_cbs_inputs_come_from_the_app_settings() {
+    let (mut ws, doc) = imported();
+    let mut e = ws.entry(doc, 2).unwrap().entry;
+    e.content =
+        "{{#if {{getvar::storm}}}}A storm over {{char}}'s harbor, {{user}}.{{/if}}Salt.".into();
+    ws.update_entry(doc, e).unwrap();
+    let always = |ws: &mut Workspace| {
+        let p = ws.risu_preview(None, false).unwrap();
+        let i = p.injected.into_iter().find(|i| i.name == "Always").unwrap();
+        (i.tokens, i.sent)
+    };
+    let (quiet, sent) = always(&mut ws);
+    assert_eq!(
+        sent.as_deref(),
+        Some("Salt."),
+        "a false {{#if}}: nothing of it sent"
+    );
+    let mut v = ws.rules_view().risu;
+    assert_eq!(v.version, "2026");
+    v.chat_variables = [("storm".to_string(), "1".to_string())].into();
+    v.username = "Kim".into();
+    v.char_name = "Alexandria".into();
+    ws.set_risu_settings(v.clone()).unwrap();
+    let (stormy, sent) = always(&mut ws);
+    assert_eq!(
+        sent.as_deref(),
+        Some("A storm over Alexandria's harbor, Kim.Salt.")
+    );
+    assert!(stormy > quiet, "{stormy} > {quiet}");
+    v.version = "460ecae".into();
+    ws.set_risu_settings(v.clone()).unwrap();
+    let (raw, _) = always(&mut ws);
+    assert!(raw > stormy, "460ecae counts the macros as written: {raw}");
+    v.version = "2027".into();
+    let err = ws.set_risu_settings(v).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Invalid);
+    assert_eq!(ws.rules_view().risu.version, "460ecae", "refused");
+}
+
 // A keystroke in an entry is one round trip under every profile.
 #[test]
 fn an_entry_edit_carries_the_risu_preview() {

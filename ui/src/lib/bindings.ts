@@ -953,7 +953,20 @@ full_word: boolean,
  * The greeting in use for `@@is_greeting`: −1 the first message, k
  * the alternate greeting k (RisuAI's `fmIndex`).
  */
-fm_index: number, };
+fm_index: number, 
+/**
+ * The RisuAI whose rules apply where versions differ: `2026` (the
+ * 2026 mainline: the budget counts CBS-evaluated bodies) or
+ * `460ecae`.
+ */
+version: string, 
+/**
+ * What CBS reads, by RisuAI's names: `username`, the character's
+ * `name`, `nickname` and `defaultVariables`, the chat's variables
+ * (`scriptstate`, shown without RisuAI's `$`), the global ones and
+ * `templateDefaultVariables`.
+ */
+username: string, char_name: string, char_nickname: string, default_variables: string, template_default_variables: string, chat_variables: { [key in string]?: string }, global_variables: { [key in string]?: string }, };
 
 export type RisuDecoratorInfo = { name: string, 
 /**
@@ -986,7 +999,12 @@ priority: number, tokens: number,
 /**
  * The pass it activated in (1: the chat).
  */
-pass: number, why: RisuWhy, };
+pass: number, why: RisuWhy, 
+/**
+ * What RisuAI sends for it when that is not its body as written (CBS
+ * evaluated, `{{position::name}}` filled in).
+ */
+sent: string | null, };
 
 export type RisuDroppedView = { book: number, id: number, name: string, why: RisuDrop, };
 

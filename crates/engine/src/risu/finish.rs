@@ -225,15 +225,30 @@ impl RisuPreview {
             return (result, texts);
         }
         let mut records = passes.records;
+        // Since RisuAI's 2026 mainline the budget counts a body as CBS
+        // evaluates it (the text itself, its keys and recursion stay as
+        // written); a body without macros is its own evaluation.
+        let mainline = self.settings.version == super::RisuVersion::Mainline2026;
+        let cbs = super::cbs::Cbs {
+            inputs: &self.settings.cbs,
+            messages: &texts.messages,
+            seed: self.seed,
+            now_ms: None,
+        };
         for r in &mut records {
+            let text = r.text(entries);
+            if mainline && super::cbs::has_macros(text) {
+                r.tokens = self.tokenizer.count(&super::cbs::eval(text, &cbs));
+                continue;
+            }
             let slot = &self.bodies[r.source].tokens;
-            r.tokens = *slot.get_or_init(|| self.tokenizer.count(r.text(entries)));
+            r.tokens = *slot.get_or_init(|| self.tokenizer.count(text));
         }
         let (placed, cut, used) = finish(records, self.settings.token_budget, entries);
         let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());
         passes.dropped.each(|i, d| dropped.push(dropped_of(i, d)));
         dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
-        let injected = placed
+        let injected: Vec<RisuInjected> = placed
             .into_iter()
             .map(|r| {
                 let p = &entries[r.entry];
@@ -251,10 +266,12 @@ impl RisuPreview {
                     tokens: r.tokens,
                     pass: r.pass,
                     content,
+                    sent: None,
                     reason: r.why.named(entries, r.source),
                 }
             })
             .collect();
+        let injected = super::sent::fill(injected, mainline, &cbs);
         let result = RisuResult {
             request: k,
             budget: self.settings.token_budget,

@@ -1,11 +1,14 @@
-//! RisuAI's lorebook rules (RisuAI 460ecae), as the `risu` rule profile.
+//! RisuAI's lorebook rules (its 2026 mainline, and 460ecae where they
+//! differ: [`RisuVersion`]), as the `risu` rule profile.
 //!
 //! [`RisuPreview`] answers "what would RisuAI put in the prompt for this
 //! chat, where, and why". Each entry is read in its RisuAI form
 //! ([`lore::Lore`], the same mapping the RisuAI export writes), its
 //! decorators as RisuAI's card library reads them ([`decorators`]), its
 //! keys as RisuAI searches ([`matching`]); the passes, the budget and the
-//! final order follow `loadLoreBookV3Prompt` ([`activation`], [`finish`]).
+//! final order follow `loadLoreBookV3Prompt` ([`activation`], [`finish`]);
+//! the 2026 budget counts bodies as CBS evaluates them ([`cbs`]), and what
+//! RisuAI sends for each placed entry is [`sent`].
 //! The rules, in our own words, are in docs/risu-rules.md; where RisuAI's
 //! behaviour looks like a bug it is reproduced and the explanation says so.
 //!
@@ -21,6 +24,7 @@
 //! ```
 
 pub mod activation;
+pub mod cbs;
 pub mod decorators;
 pub mod detail;
 pub mod finish;
@@ -32,6 +36,7 @@ pub mod matching;
 mod memo;
 pub mod names;
 pub mod prompt;
+pub mod sent;
 pub mod settings;
 mod state;
 pub mod texts;
@@ -48,7 +53,7 @@ pub use known::{
     RISU_DECORATORS,
 };
 pub use lore::Lore;
-pub use settings::RisuSettings;
+pub use settings::{RisuSettings, RisuVersion};
 pub use state::RisuState;
 
 use crate::chat::Message;
@@ -164,6 +169,11 @@ pub struct RisuInjected {
     pub reason: RisuWhy,
     /// The body (decorators left out, `@@inject_lore` texts added).
     pub content: String,
+    /// What RisuAI sends for it when that is not the body as written: the
+    /// body with `{{position::name}}` filled in (2026 mainline) and its
+    /// CBS evaluated ([`sent`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<String>,
 }
 
 /// An entry that is not in the result.
@@ -243,9 +253,28 @@ pub struct RisuPreview {
     stateful: bool,
     /// The last single request, when no entry keeps state.
     memo: Option<memo::Memo>,
+    /// Some entry's CBS reads the chat's messages (`{{lastmessage}}`): a
+    /// changed message can change its count or text whatever keys it
+    /// holds, so the memo is not used.
+    reads_chat: bool,
 }
 
 const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_all"];
+
+/// Whether an entry's CBS can read the chat's messages: a call whose
+/// name, read as RisuAI reads names, holds `lastmessage`.
+fn reads_chat(p: &Prepared) -> bool {
+    if !p.body.contains("{{") {
+        return false;
+    }
+    let folded: String = p
+        .body
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    folded.contains("lastmessage")
+}
 
 /// Whether an entry's decorators make it keep state across requests.
 fn keeps_state(p: &Prepared) -> bool {
@@ -345,6 +374,8 @@ impl RisuPreview {
         };
         let was = keeps_state(&self.entries[index]);
         let now = keeps_state(&p);
+        let read = reads_chat(&self.entries[index]);
+        let reads = reads_chat(&p);
         self.memo = None;
         self.comments[index] = Arc::from(p.name.as_str());
         self.entries[index] = p;
@@ -359,6 +390,11 @@ impl RisuPreview {
             self.stateful = true;
         } else if was {
             self.stateful = self.entries.iter().any(keeps_state);
+        }
+        if reads {
+            self.reads_chat = true;
+        } else if read {
+            self.reads_chat = self.entries.iter().any(reads_chat);
         }
         true
     }
@@ -399,6 +435,7 @@ impl RisuPreview {
         }
         keys.finish();
         let stateful = entries.iter().any(keeps_state);
+        let reads = entries.iter().any(reads_chat);
         let mut preview = RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             bodies: vec![texts::BodyCache::default(); entries.len()],
@@ -414,6 +451,7 @@ impl RisuPreview {
             every_entry: false,
             stateful,
             memo: None,
+            reads_chat: reads,
         };
         preview.derive();
         Some(preview)
@@ -510,7 +548,7 @@ impl RisuPreview {
     /// before is given again without new passes (`memo.rs`).
     pub fn request(&mut self, chat: &[Message], k: usize, state: &mut RisuState) -> RisuResult {
         let (messages, keyed) = self.messages(chat, k);
-        if self.stateful {
+        if self.stateful || self.reads_chat {
             self.memo = None;
         } else if let Some(m) = &self.memo {
             if m.answers(k, &messages, &keyed, &self.entries) {
@@ -519,7 +557,7 @@ impl RisuPreview {
         }
         let hits = keyed.iter().map(|(_, h)| h.clone()).collect();
         let (result, texts) = self.answer(Texts::new(messages, hits), k, state);
-        if !self.stateful {
+        if !self.stateful && !self.reads_chat {
             self.memo = Some(memo::Memo {
                 k,
                 messages: keyed,

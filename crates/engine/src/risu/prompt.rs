@@ -226,7 +226,7 @@ pub fn build(r: &RisuResult, chat: &[Message], inputs: &RisuPromptInputs) -> Ris
     for e in &r.injected {
         let m = message(
             e.role,
-            e.content.clone(),
+            e.sent.as_ref().unwrap_or(&e.content).clone(),
             RisuSource::Entry {
                 book: e.book,
                 id: e.id,

@@ -237,7 +237,7 @@ impl RisuPreview {
         };
         for r in &mut records {
             let text = r.text(entries);
-            if mainline && super::cbs::has_macros(text) {
+            if mainline && r.may_hold_macros(entries) {
                 r.tokens = self.tokenizer.count(&super::cbs::eval(text, &cbs));
                 continue;
             }
@@ -248,6 +248,7 @@ impl RisuPreview {
         let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());
         passes.dropped.each(|i, d| dropped.push(dropped_of(i, d)));
         dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
+        let macros: Vec<bool> = placed.iter().map(|r| r.may_hold_macros(entries)).collect();
         let injected: Vec<RisuInjected> = placed
             .into_iter()
             .map(|r| {
@@ -271,7 +272,7 @@ impl RisuPreview {
                 }
             })
             .collect();
-        let injected = super::sent::fill(injected, mainline, &cbs);
+        let injected = super::sent::fill(injected, &macros, mainline, &cbs);
         let result = RisuResult {
             request: k,
             budget: self.settings.token_budget,

@@ -146,6 +146,8 @@ pub(crate) struct Prepared {
     pub name: String,
     /// The after-match state's key: RisuAI's id, else a hash of the content.
     pub state_key: String,
+    /// Its body can hold something CBS changes ([`cbs::has_macros`]).
+    pub macros: bool,
 }
 
 /// One entry in the result, in RisuAI's final order.
@@ -264,7 +266,7 @@ const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_a
 /// Whether an entry's CBS can read the chat's messages: a call whose
 /// name, read as RisuAI reads names, holds `lastmessage`.
 fn reads_chat(p: &Prepared) -> bool {
-    if !p.body.contains("{{") {
+    if !p.macros {
         return false;
     }
     let folded: String = p
@@ -328,7 +330,9 @@ fn prepare(
         Some(id) => id.clone(),
         None => format!("#{:016x}", content_hash(&lore.content)),
     };
+    let macros = cbs::has_macros(&parsed.body);
     Some(Prepared {
+        macros,
         book: b,
         id: e.id,
         lines: parsed.lines,

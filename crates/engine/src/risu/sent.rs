@@ -19,12 +19,17 @@ const MARKER: &str = "{{position::";
 /// How many times the markers are filled in (RisuAI's `maxDepth`).
 pub const POSITION_DEPTH: usize = 5;
 
-/// Sets each entry's `sent` text where it differs from its body.
+/// Sets each entry's `sent` text where it differs from its body;
+/// `macros` says of each whether its body can hold a macro at all.
 pub(crate) fn fill(
     mut injected: Vec<RisuInjected>,
+    macros: &[bool],
     mainline: bool,
     c: &Cbs<'_>,
 ) -> Vec<RisuInjected> {
+    if !macros.contains(&true) {
+        return injected;
+    }
     let slots: Vec<(String, String)> = if mainline {
         injected
             .iter()
@@ -36,11 +41,11 @@ pub(crate) fn fill(
     } else {
         Vec::new()
     };
-    for e in &mut injected {
-        let marked = mainline && e.content.contains(MARKER);
-        if !marked && !cbs::has_macros(&e.content) {
+    for (e, &may) in injected.iter_mut().zip(macros) {
+        if !may {
             continue;
         }
+        let marked = mainline && e.content.contains(MARKER);
         let filled = if marked {
             resolve_positions(&e.content, &slots)
         } else {

@@ -62,6 +62,37 @@ fn benches(c: &mut Criterion) {
     group.bench_function("log_200_requests", |b| {
         b.iter(|| preview.log_each(&chat, |r| drop(std::hint::black_box(r))))
     });
+
+    // The same book with CBS in every body (the 2026 rules count each body
+    // as CBS evaluates it): a variable's gate, the character's name.
+    let mut cbs_book = book.clone();
+    for e in &mut cbs_book.entries {
+        e.content = format!(
+            "{{{{#if {{{{getvar::storm}}}}}}}}A storm over {{{{char}}}}.{{{{/if}}}}{}",
+            e.content
+        );
+    }
+    let mut cbs = RisuPreview::new(
+        &[&cbs_book],
+        RisuSettings::default(),
+        RisuOptions::default(),
+    );
+    cbs.request(&chat, chat.len(), &mut RisuState::default());
+    let mut m = 0u64;
+    group.bench_function("cbs_request_after_a_message_finding_new_keys", |b| {
+        b.iter(|| {
+            m += 1;
+            edited[199].text = if m % 2 == 0 {
+                format!("{} {key}", chat[199].text)
+            } else {
+                chat[199].text.clone()
+            };
+            cbs.request(&edited, edited.len(), &mut RisuState::default())
+        })
+    });
+    group.bench_function("cbs_log_200_requests", |b| {
+        b.iter(|| cbs.log_each(&chat, |r| drop(std::hint::black_box(r))))
+    });
     group.finish();
 }
 

@@ -237,12 +237,22 @@ impl RisuPreview {
         };
         for r in &mut records {
             let text = r.text(entries);
-            if mainline && r.may_hold_macros(entries) {
+            let evaluated = mainline && r.may_hold_macros(entries);
+            // A count that is the same in every request is kept with the
+            // body (under the 2026 rules, of its evaluation).
+            let kept = !evaluated || (r.body.is_none() && entries[r.source].macros_stable);
+            if !kept {
                 r.tokens = self.tokenizer.count(&super::cbs::eval(text, &cbs));
                 continue;
             }
             let slot = &self.bodies[r.source].tokens;
-            r.tokens = *slot.get_or_init(|| self.tokenizer.count(text));
+            r.tokens = *slot.get_or_init(|| {
+                if evaluated {
+                    self.tokenizer.count(&super::cbs::eval(text, &cbs))
+                } else {
+                    self.tokenizer.count(text)
+                }
+            });
         }
         let (placed, cut, used) = finish(records, self.settings.token_budget, entries);
         let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());

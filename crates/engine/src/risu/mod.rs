@@ -148,6 +148,9 @@ pub(crate) struct Prepared {
     pub state_key: String,
     /// Its body can hold something CBS changes ([`cbs::has_macros`]).
     pub macros: bool,
+    /// Its body's evaluation is the same in every request of the preview
+    /// (no [`cbs::varies`]): its count is kept.
+    pub macros_stable: bool,
 }
 
 /// One entry in the result, in RisuAI's final order.
@@ -331,8 +334,10 @@ fn prepare(
         None => format!("#{:016x}", content_hash(&lore.content)),
     };
     let macros = cbs::has_macros(&parsed.body);
+    let macros_stable = macros && !cbs::varies(&parsed.body);
     Some(Prepared {
         macros,
+        macros_stable,
         book: b,
         id: e.id,
         lines: parsed.lines,

@@ -160,6 +160,32 @@ pub fn has_macros(text: &str) -> bool {
     text.contains("{{") || text.contains('<')
 }
 
+/// Whether `text`'s evaluation can change from one request to the next
+/// with the same inputs: a call whose name (read as RisuAI reads names)
+/// holds the chat's last message, a random draw or the clock. Conservative:
+/// any such word in a text with macros counts.
+pub fn varies(text: &str) -> bool {
+    if !text.contains("{{") {
+        return false;
+    }
+    let folded: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    [
+        "lastmessage",
+        "random",
+        "roll",
+        "time",
+        "date",
+        "dice",
+        "pick",
+    ]
+    .iter()
+    .any(|w| folded.contains(w))
+}
+
 /// `text` as RisuAI's CBS evaluates it without side effects.
 pub fn eval(text: &str, cbs: &Cbs<'_>) -> String {
     if !has_macros(text) {

@@ -101,15 +101,6 @@ impl Record {
     pub fn text<'e>(&'e self, entries: &'e [Prepared]) -> &'e str {
         self.body.as_deref().unwrap_or(&entries[self.source].body)
     }
-
-    /// Whether its text can hold anything CBS changes (known of each
-    /// entry's body when the preview is built).
-    pub fn may_hold_macros(&self, entries: &[Prepared]) -> bool {
-        match &self.body {
-            Some(b) => super::cbs::has_macros(b),
-            None => entries[self.source].macros,
-        }
-    }
 }
 
 /// Why an entry activated, named for people only when the answer shows

@@ -237,7 +237,7 @@ impl RisuPreview {
         };
         for r in &mut records {
             let text = r.text(entries);
-            let evaluated = mainline && r.may_hold_macros(entries);
+            let evaluated = mainline && may_hold_macros(r, entries);
             // A count that is the same in every request is kept with the
             // body (under the 2026 rules, of its evaluation).
             let kept = !evaluated || (r.body.is_none() && entries[r.source].macros_stable);
@@ -258,7 +258,7 @@ impl RisuPreview {
         let mut dropped: Vec<RisuDropped> = Vec::with_capacity(self.entries.len());
         passes.dropped.each(|i, d| dropped.push(dropped_of(i, d)));
         dropped.extend(cut.into_iter().map(|(i, d)| dropped_of(i, d)));
-        let macros: Vec<bool> = placed.iter().map(|r| r.may_hold_macros(entries)).collect();
+        let macros: Vec<bool> = placed.iter().map(|r| may_hold_macros(r, entries)).collect();
         let injected: Vec<RisuInjected> = placed
             .into_iter()
             .map(|r| {
@@ -293,6 +293,15 @@ impl RisuPreview {
             failure: None,
         };
         (result, texts)
+    }
+}
+
+/// Whether a record's text can hold anything CBS changes (known of each
+/// entry's body when the preview is built).
+fn may_hold_macros(r: &Record, entries: &[Prepared]) -> bool {
+    match &r.body {
+        Some(b) => super::cbs::has_macros(b),
+        None => entries[r.source].macros,
     }
 }
 

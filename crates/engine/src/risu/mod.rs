@@ -266,19 +266,9 @@ pub struct RisuPreview {
 
 const KEY_LINES: [&str; 3] = ["additional_keys", "exclude_keys", "exclude_keys_all"];
 
-/// Whether an entry's CBS can read the chat's messages: a call whose
-/// name, read as RisuAI reads names, holds `lastmessage`.
+/// Whether an entry's CBS can read the chat's messages.
 fn reads_chat(p: &Prepared) -> bool {
-    if !p.macros {
-        return false;
-    }
-    let folded: String = p
-        .body
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
-    folded.contains("lastmessage")
+    p.macros && cbs::reads_chat(&p.body)
 }
 
 /// Whether an entry's decorators make it keep state across requests.
@@ -444,7 +434,19 @@ impl RisuPreview {
         }
         keys.finish();
         let stateful = entries.iter().any(keeps_state);
-        let reads = entries.iter().any(reads_chat);
+        // A character's or persona's text that `{{personality}}` and its
+        // kind bring can read the chat too.
+        let c = &settings.cbs;
+        let reads = entries.iter().any(reads_chat)
+            || [
+                &c.description,
+                &c.personality,
+                &c.scenario,
+                &c.example_message,
+                &c.persona_prompt,
+            ]
+            .iter()
+            .any(|t| cbs::varies(t));
         let mut preview = RisuPreview {
             comments: entries.iter().map(|p| Arc::from(p.name.as_str())).collect(),
             bodies: vec![texts::BodyCache::default(); entries.len()],

@@ -64,6 +64,9 @@ pub(crate) fn fill(
 pub fn resolve_positions(text: &str, slots: &[(String, String)]) -> String {
     let mut s = text.to_string();
     for _ in 0..POSITION_DEPTH {
+        if s.len() > cbs::MAX_MADE {
+            break;
+        }
         let (next, found) = replace_markers(&s, |name| {
             slots
                 .iter()

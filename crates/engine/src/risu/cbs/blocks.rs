@@ -66,7 +66,8 @@ impl Block {
     pub fn open(header: &str, run: &mut Run<'_, '_>) -> Option<Block> {
         let second_word = |h: &str| h.split(' ').nth(1).is_some_and(truthy);
         let (kind, pure) = if header.starts_with("#if_pure") {
-            (Kind::IfPure(second_word(header)), true)
+            let cond = second_word(header);
+            (Kind::IfPure(cond), !cond)
         } else if header.starts_with("#if") {
             let cond = second_word(header);
             (Kind::If(cond), !cond)
@@ -104,16 +105,16 @@ impl Block {
                 true,
             )
         } else if header == "#code" {
-            (Kind::Code, true)
+            (Kind::Code, false)
         } else if let Some((rest, keep)) = header
             .strip_prefix("#each::keep ")
             .map(|r| (r, true))
             .or_else(|| header.strip_prefix("#each ").map(|r| (r, false)))
         {
             let (array, name) = match rest.rfind(" as ") {
-                Some(at) => (&rest[..at], &rest[at + 4..]),
-                None => match rest.rfind(' ') {
-                    Some(at) => (&rest[..at], &rest[at + 1..]),
+                Some(at) => (&rest[..at], rest[at + 4..].trim()),
+                None => match rest.trim_end().rfind(' ') {
+                    Some(at) => (&rest[..at], rest[at + 1..].trim()),
                     None => (rest, ""),
                 },
             };
@@ -177,14 +178,17 @@ impl Block {
                 let slot = format!("{{{{slot::{name}}}}}");
                 let mut all = String::new();
                 for item in &items {
+                    if all.len() > super::MAX_MADE {
+                        break;
+                    }
                     all.push_str(&shaped.replace(&slot, item));
                 }
                 let all = if keep { all } else { all.trim().to_string() };
                 // The repeated text is read again: its calls run once per item.
-                run.nested(&all)?
+                run.spliced(&all)?
             }
             Kind::Func(name) => {
-                run.funcs.insert(name, body);
+                run.funcs.insert(name, body.trim().to_string());
                 String::new()
             }
         })
@@ -285,6 +289,7 @@ pub(super) fn array_items(text: &str) -> Vec<String> {
 pub(super) fn value_text(v: &serde_json::Value) -> String {
     match v {
         serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => super::js_number(n.as_f64().unwrap_or(f64::NAN)),
         other => other.to_string(),
     }
 }
@@ -342,7 +347,8 @@ fn when(ops: &str, run: &mut Run<'_, '_>) -> (bool, bool, bool) {
             "tisnot" => binary(&mut stack, &|l| {
                 inputs.global_var(&format!("toggle_{l}")) != right
             }),
-            _ => stack.push(right),
+            // An unknown word passes its operand's truth on.
+            _ => stack.push(bool_text(truthy(&right))),
         }
     }
     let cond = stack.first().is_some_and(|s| truthy(s));
@@ -362,5 +368,5 @@ pub(super) fn call(run: &mut Run<'_, '_>, args: &[&str]) -> Result<Out, String> 
     for (i, a) in args.iter().enumerate() {
         text = text.replace(&format!("{{{{arg::{i}}}}}"), a);
     }
-    Ok(Out::Text(run.nested(&text)?))
+    Ok(Out::Text(run.nested(&text)))
 }

@@ -27,18 +27,28 @@ fn precedence(op: char) -> u8 {
     }
 }
 
-/// `expr` worked out, as JavaScript prints the number.
+/// `expr` worked out, as JavaScript prints the number. Groups are read
+/// in one pass with a stack: each `)` closes the innermost open `(`, its
+/// number pasted back as text; a `)` with nothing open is kept as a
+/// character and an unclosed `(` is dropped.
 pub(super) fn calc(expr: &str, inputs: &CbsInputs) -> String {
-    let mut s = expr.to_string();
-    // Innermost groups first: the first `)` that has a `(` before it.
-    while let Some((open, close)) = s
-        .match_indices(')')
-        .find_map(|(close, _)| s[..close].rfind('(').map(|open| (open, close)))
-    {
-        let value = flat(&s[open + 1..close], inputs);
-        s = format!("{}{}{}", &s[..open], js_number(value), &s[close + 1..]);
+    let mut open: Vec<String> = vec![String::new()];
+    for c in expr.chars() {
+        match c {
+            '(' => open.push(String::new()),
+            ')' if open.len() > 1 => {
+                let inner = open.pop().expect("more than one");
+                let value = js_number(flat(&inner, inputs));
+                open.last_mut().expect("the outer text").push_str(&value);
+            }
+            c => open.last_mut().expect("the outer text").push(c),
+        }
     }
-    js_number(flat(&s, inputs))
+    let mut text = String::new();
+    for part in open {
+        text.push_str(&part);
+    }
+    js_number(flat(&text, inputs))
 }
 
 /// A variable's value as a number: JavaScript's `parseFloat`, NaN as 0.
@@ -86,14 +96,12 @@ fn flat(expr: &str, inputs: &CbsInputs) -> f64 {
 
 /// Every `null`, in any case, as `0`.
 fn replace_null(s: &str) -> String {
-    let lower = s.to_lowercase();
-    if !lower.contains("null") || lower.len() != s.len() {
-        return s.to_string();
-    }
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
     while i < s.len() {
-        if lower[i..].starts_with("null") {
+        if s.get(i..i + 4)
+            .is_some_and(|w| w.eq_ignore_ascii_case("null"))
+        {
             out.push('0');
             i += 4;
         } else {
@@ -152,6 +160,10 @@ fn tokens(s: &str) -> Vec<Token> {
         }
     }
     push_number(&mut number, &mut out);
+    // An operator at the very end has nothing to work on: left out.
+    if matches!(out.last(), Some(Token::Op(_) | Token::Not)) {
+        out.pop();
+    }
     out
 }
 

@@ -13,7 +13,7 @@ use super::calc::{calc, js_number, number};
 use super::{Out, Run};
 
 /// Private-use stand-ins of `{{bo}}`, `{{(}}` and their kind.
-const ESCAPES: [(&str, &str); 10] = [
+const ESCAPES: [(&str, &str); 9] = [
     ("bo", "\u{E9B8}\u{E9B8}"),
     ("bc", "\u{E9B9}\u{E9B9}"),
     ("decbo", "\u{E9B8}"),
@@ -22,7 +22,6 @@ const ESCAPES: [(&str, &str); 10] = [
     (")", "\u{E9BB}"),
     ("<", "\u{E9BC}"),
     (">", "\u{E9BD}"),
-    (":", "\u{E9BE}"),
     (";", "\u{E9BF}"),
 ];
 
@@ -38,12 +37,11 @@ fn flag(b: bool) -> String {
     if b { "1" } else { "0" }.to_string()
 }
 
-/// The arguments of a list function: one JSON array, else each argument.
+/// The arguments of a list function: one argument is an array (JSON, else
+/// split on `§`), several are the list.
 fn list_args(args: &[&str]) -> Vec<String> {
     if let [one] = args {
-        if let Ok(serde_json::Value::Array(items)) = serde_json::from_str(one) {
-            return items.iter().map(value_text).collect();
-        }
+        return array_items(one);
     }
     args.iter().map(|s| s.to_string()).collect()
 }
@@ -80,18 +78,36 @@ impl Run<'_, '_> {
     fn function(&mut self, name: &str, args: &[&str]) -> Result<Option<String>, String> {
         let inputs = self.cbs.inputs;
         let arg = |i: usize| args.get(i).copied();
-        let num = |i: usize| number(arg(i).unwrap_or(""));
+        // A missing argument is JavaScript's `undefined`: not a number.
+        let num = |i: usize| arg(i).map_or(f64::NAN, number);
+        // Functions that fail on a missing text (RisuAI leaves them as
+        // written).
+        let needs_text = [
+            "length",
+            "lower",
+            "upper",
+            "capitalize",
+            "reverse",
+            "tonumber",
+            "round",
+            "floor",
+            "ceil",
+            "abs",
+        ];
+        if args.is_empty() && needs_text.contains(&name) {
+            return Ok(None);
+        }
         Ok(Some(match name {
             "char" | "bot" => inputs.char().to_string(),
             "user" => inputs.username.clone(),
-            "personality" | "charpersona" => self.nested(&inputs.personality)?,
-            "description" | "chardesc" => self.nested(&inputs.description)?,
-            "scenario" => self.nested(&inputs.scenario)?,
-            "exampledialogue" | "examplemessage" => self.nested(&inputs.example_message)?,
-            "persona" | "userpersona" => self.nested(&inputs.persona_prompt)?,
+            "personality" | "charpersona" => self.nested(&inputs.personality),
+            "description" | "chardesc" => self.nested(&inputs.description),
+            "scenario" => self.nested(&inputs.scenario),
+            "exampledialogue" | "examplemessage" => self.nested(&inputs.example_message),
+            "persona" | "userpersona" => self.nested(&inputs.persona_prompt),
             "getvar" => match arg(0) {
                 Some(k) => inputs.chat_var(k),
-                None => return Ok(None),
+                None => "null".into(),
             },
             "getglobalvar" => match arg(0) {
                 Some(k) => inputs.global_var(k),
@@ -191,6 +207,8 @@ impl Run<'_, '_> {
                 (self.cbs.messages.len() as i64 - 1).to_string()
             }
             "chatindex" => "-1".into(),
+            // No role in a lorebook's evaluation: RisuAI's text `null`.
+            "role" => "null".into(),
             "isfirstmsg" => "0".into(),
             "messagetime" => "[Cannot get time]".into(),
             "makearray" | "array" | "a" => serde_json::to_string(args).expect("strings serialise"),
@@ -280,8 +298,8 @@ impl Run<'_, '_> {
             .unwrap_or_else(|| Utc::now().timestamp_millis());
         let at_ms = match args.get(1).map(|a| number(a)) {
             // RisuAI divides the given time by 1000 and reads it as
-            // milliseconds (its own slip, kept).
-            Some(n) if !n.is_nan() => (n / 1000.0) as i64,
+            // milliseconds (its own slip, kept); empty or 0 is now.
+            Some(n) if !n.is_nan() && n != 0.0 => (n / 1000.0) as i64,
             _ => now_ms,
         };
         let t: DateTime<Utc> = Utc
@@ -335,7 +353,7 @@ const DAYS: [&str; 7] = [
 /// turn (so a later token also rewrites what an earlier one wrote:
 /// `MMMM` in April is `PMpril` once `A` is filled).
 fn format_date(fmt: &str, t: &DateTime<Utc>) -> String {
-    if fmt.chars().count() >= 300 {
+    if fmt.chars().count() > 300 {
         return String::new();
     }
     let month = MONTHS[t.month0() as usize];

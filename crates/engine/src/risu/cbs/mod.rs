@@ -29,6 +29,14 @@ pub use calc::js_number;
 /// `{{call}}`, an `{{#each}}` body): past it the text is RisuAI's error.
 const MAX_DEPTH: u32 = 20;
 
+/// How many macros and blocks may be open at once; past it `{{` is
+/// text (a guard against a body built to make the reading quadratic).
+const MAX_OPEN: usize = 1000;
+
+/// The longest text a block's repetition (`{{#each}}`) or the filling of
+/// `{{position::…}}` markers may make: past it no more is added.
+pub const MAX_MADE: usize = 1 << 20;
+
 /// The error text RisuAI gives past [`MAX_DEPTH`].
 pub const STACK_LIMIT: &str = "ERROR: Call stack limit reached";
 
@@ -186,6 +194,17 @@ pub fn varies(text: &str) -> bool {
     .any(|w| folded.contains(w))
 }
 
+/// Whether `text` can read the chat's messages: a call whose name, read
+/// as RisuAI reads names, holds `lastmessage`.
+pub(crate) fn reads_chat(text: &str) -> bool {
+    let folded: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    folded.contains("lastmessage")
+}
+
 /// `text` as RisuAI's CBS evaluates it without side effects.
 pub fn eval(text: &str, cbs: &Cbs<'_>) -> String {
     if !has_macros(text) {
@@ -234,16 +253,28 @@ fn angle_names(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Run<'_, '_> {
-    /// A nested evaluation (a field's text, a function's body, an
-    /// `{{#each}}` result) sharing this one's variables.
-    fn nested(&mut self, text: &str) -> Result<String, String> {
+    /// A nested evaluation (a field's text, a function's body) sharing
+    /// this one's variables: a `{{return}}` inside ends it alone. Every
+    /// nested evaluation counts towards RisuAI's limit of calls, which
+    /// only grows: past it the text is RisuAI's error.
+    fn nested(&mut self, text: &str) -> String {
+        if self.depth >= MAX_DEPTH {
+            return STACK_LIMIT.to_string();
+        }
+        self.depth += 1;
+        match self.scan(text) {
+            Ok(s) | Err(s) => s,
+        }
+    }
+
+    /// Text spliced back into this evaluation (an `{{#each}}`'s result),
+    /// read again: a `{{return}}` there ends the whole evaluation.
+    fn spliced(&mut self, text: &str) -> Result<String, String> {
         if self.depth >= MAX_DEPTH {
             return Ok(STACK_LIMIT.to_string());
         }
         self.depth += 1;
-        let out = self.scan(text);
-        self.depth -= 1;
-        out
+        self.scan(text)
     }
 
     fn eval(&mut self, text: &str) -> String {
@@ -261,7 +292,7 @@ impl Run<'_, '_> {
         let mut i = 0;
         while i < text.len() {
             let rest = &text[i..];
-            if rest.starts_with("{{") {
+            if rest.starts_with("{{") && stack.len() < MAX_OPEN {
                 stack.push(Frame::Macro(String::new()));
                 i += 2;
                 continue;
@@ -335,7 +366,7 @@ impl Run<'_, '_> {
             self.end_block(stack, out)?;
             return Ok(None);
         }
-        let said = if inner.starts_with(':') && inner != ":" {
+        let said = if inner.starts_with(':') {
             Out::Verbatim
         } else {
             self.call(&inner)?

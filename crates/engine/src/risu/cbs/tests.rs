@@ -58,7 +58,10 @@ fn risu_chat_parser_leaves_unknown_and_failed_calls_as_written() {
         ("{{addvar::n::1}}", "{{addvar::n::1}}"),
         ("{{setdefaultvar::n::1}}", "{{setdefaultvar::n::1}}"),
         ("{{message_index}}", "{{message_index}}"),
-        ("{{role}}", "{{role}}"),
+        ("{{role}}", "null"),
+        ("{{:}}", "{{:}}"),
+        ("{{length}}", "{{length}}"),
+        ("{{getvar}}", "null"),
     ]);
 }
 
@@ -458,4 +461,53 @@ fn risu_chat_parser_stops_at_its_call_stack_limit() {
     let mut inputs = kim();
     inputs.personality = "{{personality}}".into();
     assert_eq!(ev_with("{{personality}}", &inputs, &[]), STACK_LIMIT);
+}
+
+/// What a review of this evaluator against RisuAI's code found: bodies
+/// `#if_pure` and `#code` evaluate, `#func` trims, `{{return}}` inside a
+/// call ends the call only, numbers as JavaScript prints them, names
+/// trimmed, arithmetic's loose ends.
+#[test]
+fn risu_chat_parser_corner_cases() {
+    check(&[
+        ("{{#if_pure 1}}{{user}}{{/if_pure}}", "Kim"),
+        ("{{#code}}{{user}}{{/code}}", "Kim"),
+        ("{{#func f}}\n Hi\n{{/func}}[{{call::f}}]", "[Hi]"),
+        ("a{{#func f}}{{return::x}}{{/func}}{{call::f}}b", "axb"),
+        ("{{date::YYYY::0}}", "2026"),
+        ("{{date::YYYY::}}", "2026"),
+        ("{{array_element::[1.0]::0}}", "1"),
+        ("{{#each [1,2] as n }}{{slot::n}}{{/each}}", "12"),
+        ("{{greater::1}}", "0"),
+        ("{{sum::1§2}}", "3"),
+        ("{{? 2+}}", "2"),
+        ("{{? 2*(3}}", "6"),
+        ("{{#when::x::is::foo::x}}Y{{/when}}", ""),
+    ]);
+}
+
+/// Input built to hurt: no panic on case-folding that moves character
+/// edges, no blow-up from a function calling itself three times, a deep
+/// pile of open macros, or parentheses by the ten thousand.
+#[test]
+fn hostile_cbs_ends_quickly_without_panicking() {
+    assert_eq!(ev("{{? \u{130}\u{2126}null}}"), "0");
+    let fan = ev("{{#func f}}{{call::f}}{{call::f}}{{call::f}}{{/func}}{{call::f}}");
+    assert!(fan.contains(STACK_LIMIT), "{}", &fan[..fan.len().min(200)]);
+    let deep = format!("{}x{}", "{{a".repeat(30_000), "}}".repeat(30_000));
+    let started = std::time::Instant::now();
+    let out = ev(&deep);
+    assert!(out.contains('x'));
+    let parens = format!("{{{{? {}{}}}}}", ")".repeat(40_000), "(1)".repeat(20_000));
+    assert!(!ev(&parens).is_empty());
+    let big = format!(
+        "{{{{#each [{}] as n}}}}{{{{slot::n}}}}{{{{/each}}}}",
+        vec!["\"xxxxxxxxxx\""; 50_000].join(",")
+    );
+    assert!(ev(&big).len() <= MAX_MADE + 1000);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
 }

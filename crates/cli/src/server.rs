@@ -275,8 +275,10 @@ fn default_name(file: &Path) -> Result<String, Failure> {
     } else {
         file.file_stem()
     };
+    // The app's own files are `NAME.lorebook.json`: the book is NAME.
     stem.and_then(|s| s.to_str())
-        .map(str::to_string)
+        .map(|s| s.strip_suffix(".lorebook").unwrap_or(s).to_string())
+        .filter(|s| !s.is_empty())
         .ok_or_else(|| {
             Failure::Other(format!(
                 "{}: give the book's name with --as",

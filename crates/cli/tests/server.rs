@@ -255,6 +255,15 @@ fn push_exits_3_when_the_servers_copy_changed_whatever_the_local_format() {
     assert!(said.contains("replaced \"Conflict\""), "{said}");
     assert!(server.book_file("conflict").is_none(), "no second book");
     assert!(!server.book_file("Conflict").unwrap().contains("Harbor"));
+    // The app's own file name, NAME.lorebook.json, is the book NAME.
+    let out = st(
+        &state,
+        None,
+        &["sillytavern", "push", &url, native.to_str().unwrap()],
+    );
+    ok(&out);
+    assert!(server.book_file("Conflict.lorebook").is_none());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("replaced \"Conflict\""));
     // A name SillyTavern would change is refused before anything is sent.
     let out = st(
         &state,

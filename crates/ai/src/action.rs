@@ -4,7 +4,7 @@
 //! same) or review findings. An answer that is not the shape asked for is
 //! refused with what is wrong; a plain-text answer is read leniently.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use lorebook_engine::model::{Book, Entry};
@@ -13,15 +13,8 @@ pub use crate::answer::findings;
 use crate::answer::{json_in, read_drafts, strings};
 use crate::client::Call;
 use crate::error::AiError;
-
-/// An entry as the model proposes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct Draft {
-    pub name: String,
-    pub keys: Vec<String>,
-    pub secondary_keys: Vec<String>,
-    pub content: String,
-}
+use crate::suggested::named;
+pub use crate::suggested::{Draft, Finding, FINDING_KINDS};
 
 /// What a suggestion does to the open book.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -274,37 +267,12 @@ impl Request {
     }
 }
 
-/// The kinds of review finding.
-pub const FINDING_KINDS: [&str; 4] = ["contradiction", "too_broad", "never_fires", "missing_fact"];
-
-/// One finding of a review, its entries named and found in the book.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
-    pub kind: String,
-    /// The names the model gave.
-    pub entries: Vec<String>,
-    /// The entries of the book those names are.
-    pub ids: Vec<u64>,
-    pub note: String,
-    /// What the preview says about the finding, where it can tell.
-    pub preview: Option<crate::check::Verdict>,
-}
-
 fn entry_of(book: &Book, id: u64) -> Result<&Entry, AiError> {
     book.entry(id)
         .filter(|e| !e.folder)
         .ok_or_else(|| AiError::Invalid {
             detail: format!("the book has no entry {id}"),
         })
-}
-
-/// The entry of `book` called `name` (ignoring case and blanks around).
-pub(crate) fn named<'a>(book: &'a Book, name: &str) -> Option<&'a Entry> {
-    let name = name.trim();
-    book.entries
-        .iter()
-        .filter(|e| !e.folder)
-        .find(|e| e.display_name().trim().eq_ignore_ascii_case(name))
 }
 
 /// A draft against the book: an update of the entry of its name, else new.

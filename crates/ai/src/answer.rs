@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use lorebook_engine::model::Book;
 
-use crate::action::{named, Draft, Finding, FINDING_KINDS};
 use crate::error::AiError;
+use crate::suggested::{named, Draft, Finding, FINDING_KINDS};
 
 /// The findings of a review's answer.
 pub fn findings(book: &Book, text: &str) -> Result<Vec<Finding>, AiError> {

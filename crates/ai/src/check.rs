@@ -13,6 +13,7 @@ use lorebook_engine::scenario::{self, Settings};
 use lorebook_engine::tokenizer::{tokenizer_for_model, TokenCounter, Tokenizer};
 
 use crate::action::{apply, Finding, Merge, Suggestion};
+pub use crate::suggested::Verdict;
 
 /// The rules a check runs under, and what it runs over.
 #[derive(Debug, Clone)]
@@ -217,37 +218,6 @@ pub fn check(
         problems,
         failed,
     })
-}
-
-/// What the preview says about a review finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Verdict {
-    /// The finding names entries, none of them in the book.
-    NamesNoEntry,
-    /// Each named entry (its id and name) and how many of the chat's
-    /// `total` requests it activates in.
-    Activations {
-        total: usize,
-        each: Vec<(u64, String, usize)>,
-    },
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Verdict::NamesNoEntry => f.write_str("the finding names no entry of the book"),
-            Verdict::Activations { total, each } => {
-                let said: Vec<String> = each
-                    .iter()
-                    .map(|(_, name, n)| {
-                        format!("{name:?} activates in {n} of the chat's {total} requests")
-                    })
-                    .collect();
-                f.write_str(&said.join("; "))
-            }
-        }
-    }
 }
 
 /// What the preview says about a review finding where it can tell: for

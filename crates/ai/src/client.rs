@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::endpoint::{Endpoint, Limits};
 use crate::error::AiError;
+use crate::sse::{error_text, short};
 
 /// How the answer's shape is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -459,30 +460,6 @@ fn refusal(status: u16, body: &str) -> AiError {
         AiError::WrongKey { status, detail }
     } else {
         AiError::Refused { status, detail }
-    }
-}
-
-/// The message of an `{"error": …}` or `{"detail": …}` body.
-pub(crate) fn error_text(v: &Value) -> Option<String> {
-    let e = v.get("error").or_else(|| v.get("detail"))?;
-    Some(match e {
-        Value::String(s) => short(s),
-        Value::Object(o) => short(
-            o.get("message")
-                .and_then(Value::as_str)
-                .map(String::from)
-                .unwrap_or_else(|| e.to_string())
-                .as_str(),
-        ),
-        other => short(&other.to_string()),
-    })
-}
-
-pub(crate) fn short(s: &str) -> String {
-    let s = s.trim();
-    match s.char_indices().nth(400) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
     }
 }
 

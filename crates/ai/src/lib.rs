@@ -22,6 +22,7 @@ pub mod error;
 pub mod prompt;
 pub mod run;
 mod sse;
+mod suggested;
 
 pub use action::{Draft, Finding, Merge, Request, Suggestion};
 pub use check::{Check, Failed, Setup, Verdict};

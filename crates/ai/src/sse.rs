@@ -4,7 +4,6 @@
 
 use serde_json::Value;
 
-use crate::client::error_text;
 use crate::error::AiError;
 
 /// A server-sent events answer, read line by line.
@@ -71,6 +70,30 @@ impl Stream {
             });
         }
         self.finish()
+    }
+}
+
+/// The message of an `{"error": …}` or `{"detail": …}` body.
+pub(crate) fn error_text(v: &Value) -> Option<String> {
+    let e = v.get("error").or_else(|| v.get("detail"))?;
+    Some(match e {
+        Value::String(s) => short(s),
+        Value::Object(o) => short(
+            o.get("message")
+                .and_then(Value::as_str)
+                .map(String::from)
+                .unwrap_or_else(|| e.to_string())
+                .as_str(),
+        ),
+        other => short(&other.to_string()),
+    })
+}
+
+pub(crate) fn short(s: &str) -> String {
+    let s = s.trim();
+    match s.char_indices().nth(400) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
     }
 }
 

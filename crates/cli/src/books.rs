@@ -56,7 +56,7 @@ impl RuleSettings {
     /// The group as a scenario keeps it (`diff`, `scenario record`): the
     /// settings files read as JSON, the rest of the settings their defaults.
     pub fn scenario(&self) -> Result<lorebook_engine::scenario::Settings, String> {
-        let json = |p: &Option<PathBuf>| p.as_deref().map(crate::scenario::json_file).transpose();
+        let json = |p: &Option<PathBuf>| p.as_deref().map(json_file).transpose();
         Ok(lorebook_engine::scenario::Settings {
             sillytavern: json(&self.st_settings)?,
             max_context: self.max_context,
@@ -74,6 +74,12 @@ impl RuleSettings {
             ..Default::default()
         })
     }
+}
+
+/// A JSON settings file, as its JSON value.
+pub(crate) fn json_file(path: &Path) -> Result<serde_json::Value, String> {
+    let text = crate::read_text(path)?;
+    formats::parse_json(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Imports a book from bytes.

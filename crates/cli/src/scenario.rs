@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use lorebook_engine::formats::{self, Format};
+use lorebook_engine::formats::Format;
 use lorebook_engine::profile::ProfileName;
 use lorebook_engine::scenario::{self, Scenario, Settings, Verdict};
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::{books, emit, emit_json, read_text};
 
@@ -72,12 +72,6 @@ pub struct TestArgs {
 fn usage(message: String) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(2)
-}
-
-/// A JSON settings file, as its JSON value.
-pub(crate) fn json_file(path: &Path) -> Result<Value, String> {
-    let text = read_text(path)?;
-    formats::parse_json(text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn run(command: &ScenarioCommand) -> ExitCode {

@@ -271,11 +271,34 @@ pub fn import(bytes: &[u8]) -> Result<Imported, ImportError> {
     // A JSON file is parsed once, a native file's entries streamed; what
     // that reading is not sure of is read the ordinary way (same book,
     // same errors).
-    if let Some(read) = super::native_stream::import(bytes) {
+    if let Some(read) = import_streamed(bytes) {
         return read.map(Imported::with_folders);
     }
     let value = parse(bytes)?;
     import_value(value)
+}
+
+/// A JSON file read once ([`super::native_stream::read`]): a document
+/// without `data.entries` is imported whatever its format; a native one
+/// with its entries as they were streamed; anything else (and a native
+/// document its streamed entries do not fit) is left to the ordinary
+/// reading, `None`.
+pub(crate) fn import_streamed(bytes: &[u8]) -> Option<Result<Imported, ImportError>> {
+    let (top, entries) = super::native_stream::read(bytes)?;
+    let Some(entries) = entries else {
+        // Nothing was streamed: this is the ordinary reading's document.
+        return Some(import_value(top));
+    };
+    if detect_value(&top).ok()? != Format::Native {
+        return None;
+    }
+    let mut report = Report::new(Direction::Import, Format::Native.name());
+    let book = super::native::import_value_with(top, Some(entries), &mut report).ok()?;
+    Some(Ok(Imported {
+        format: Format::Native,
+        book,
+        report,
+    }))
 }
 
 /// Reads `bytes` with one format's reader, skipping detection: what
@@ -469,6 +492,65 @@ mod tests {
                 codec(to.as_format()).is_some_and(|c| c.write.is_some()),
                 "{to}"
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod streamed_tests {
+    use super::*;
+
+    fn import(bytes: &[u8]) -> Option<Result<Imported, ImportError>> {
+        import_streamed(bytes)
+    }
+
+    /// The streamed reading answers for a native file (the sample, the
+    /// all-fields fixture), with the book and report of the ordinary one.
+    #[test]
+    fn a_native_file_is_read_streamed_and_alike() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        for rel in [
+            "../../samples/saltmere.json",
+            "tests/fixtures/formats/lorebook_v3_all_fields.json",
+        ] {
+            let bytes = std::fs::read(root.join(rel)).unwrap();
+            let streamed = import(&bytes)
+                .unwrap_or_else(|| panic!("{rel} streamed"))
+                .unwrap();
+            let value = crate::formats::json::parse_json(&bytes).unwrap();
+            let ordinary = import_value(value).unwrap();
+            assert_eq!(streamed, ordinary, "{rel}");
+        }
+    }
+
+    /// What it leaves to the ordinary reading, and a file of another
+    /// format read from the one parse, alike.
+    #[test]
+    fn what_is_left_to_the_ordinary_reading_and_other_formats_read_once() {
+        for text in [
+            r#"{"spec":"lorebook_v3","spec":"lorebook_v3","data":{"entries":[]}}"#,
+            r#"{"spec":"lorebook_v3","data":{"entries":[1]}}"#,
+            r#"{"spec":"lorebook_v3","data":{"entries":[{"keys":7}]}}"#,
+            r#"{"spec":"lorebook_v3","data":{"entries":[]}"#,
+            r#"{"spec":"chara_card_v3","data":{"entries":[{"id":1}]}}"#,
+            r#"[1, 2]"#,
+        ] {
+            assert!(import(text.as_bytes()).is_none(), "{text}");
+        }
+        for text in [
+            r#"{"entries":{"0":{"key":["a"],"content":"x"}}}"#,
+            r#"{"spec":"chara_card_v3","data":{"name":"c","character_book":{"entries":[]}}}"#,
+            r#"{"type":"risu","ver":1,"data":[{"key":"a","content":"x","mode":"normal","insertorder":100,"alwaysActive":false}]}"#,
+            r#"{"spec":"lorebook_v3","data":{"name":"no entries","n":1.5,"t":true,"z":null}}"#,
+        ] {
+            let value = crate::formats::json::parse_json(text.as_bytes()).unwrap();
+            let ordinary = import_value(value);
+            let streamed = import(text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
+            match (streamed, ordinary) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
+                (a, b) => panic!("{text}: {a:?} / {b:?}"),
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! file's size and most of a cold `lorebook preview`'s time).
 //!
 //! Everything else of the file is read as JSON values, exactly as
-//! [`super::convert::import`] reads it, with an empty array standing in for
+//! the ordinary reading reads it, with an empty array standing in for
 //! the entries; detection and [`super::native::from_value_with`] then see
 //! the same document. A document with no `data.entries` is the ordinary
 //! reading's document itself, so it is imported from here whatever its
@@ -20,17 +20,16 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::convert::{detect_value, import_value, Imported};
-use super::error::ImportError;
-use super::format::Format;
 use super::json::{count_json_values, MAX_JSON_VALUES};
-use super::native::{entry_at, import_value_with};
-use super::report::{Direction, Report};
+use super::native::entry_at;
 use crate::model::{Entry, Object};
 
-/// The book in `bytes` read with a native file's entries streamed, or
-/// `None` when the ordinary reading must answer (see the module header).
-pub(crate) fn import(bytes: &[u8]) -> Option<Result<Imported, ImportError>> {
+/// What a JSON file holds, read once: its top-level object with an empty
+/// array standing in for `data.entries`, and those entries read one at a
+/// time (`None` when the file has no `data.entries`). `None` altogether
+/// when the ordinary reading must answer (see the module header); the
+/// caller decides what the document is ([`super::convert::import`]).
+pub(crate) fn read(bytes: &[u8]) -> Option<(Value, Option<Vec<Entry>>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if count_json_values(text, MAX_JSON_VALUES) > MAX_JSON_VALUES {
@@ -39,21 +38,7 @@ pub(crate) fn import(bytes: &[u8]) -> Option<Result<Imported, ImportError>> {
     let mut de = serde_json::Deserializer::from_str(text);
     let (top, entries) = Top.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    let top = Value::Object(top);
-    let Some(entries) = entries else {
-        // Nothing was streamed: this is the ordinary reading's document.
-        return Some(import_value(top));
-    };
-    if detect_value(&top).ok()? != Format::Native {
-        return None;
-    }
-    let mut report = Report::new(Direction::Import, Format::Native.name());
-    let book = import_value_with(top, Some(entries), &mut report).ok()?;
-    Some(Ok(Imported {
-        format: Format::Native,
-        book,
-        report,
-    }))
+    Some((Value::Object(top), entries))
 }
 
 /// The top-level object: its fields as values, `data` through [`Data`].
@@ -194,60 +179,5 @@ impl<'de> Visitor<'de> for Entries {
             entries.push(entry);
         }
         Ok(entries)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The streamed reading answers for a native file (the sample, the
-    /// all-fields fixture), with the book and report of the ordinary one.
-    #[test]
-    fn a_native_file_is_read_streamed_and_alike() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        for rel in [
-            "../../samples/saltmere.json",
-            "tests/fixtures/formats/lorebook_v3_all_fields.json",
-        ] {
-            let bytes = std::fs::read(root.join(rel)).unwrap();
-            let streamed = import(&bytes)
-                .unwrap_or_else(|| panic!("{rel} streamed"))
-                .unwrap();
-            let value = crate::formats::json::parse_json(&bytes).unwrap();
-            let ordinary = crate::formats::convert::import_value(value).unwrap();
-            assert_eq!(streamed, ordinary, "{rel}");
-        }
-    }
-
-    /// What it leaves to the ordinary reading, and a file of another
-    /// format read from the one parse, alike.
-    #[test]
-    fn what_is_left_to_the_ordinary_reading_and_other_formats_read_once() {
-        for text in [
-            r#"{"spec":"lorebook_v3","spec":"lorebook_v3","data":{"entries":[]}}"#,
-            r#"{"spec":"lorebook_v3","data":{"entries":[1]}}"#,
-            r#"{"spec":"lorebook_v3","data":{"entries":[{"keys":7}]}}"#,
-            r#"{"spec":"lorebook_v3","data":{"entries":[]}"#,
-            r#"{"spec":"chara_card_v3","data":{"entries":[{"id":1}]}}"#,
-            r#"[1, 2]"#,
-        ] {
-            assert!(import(text.as_bytes()).is_none(), "{text}");
-        }
-        for text in [
-            r#"{"entries":{"0":{"key":["a"],"content":"x"}}}"#,
-            r#"{"spec":"chara_card_v3","data":{"name":"c","character_book":{"entries":[]}}}"#,
-            r#"{"type":"risu","ver":1,"data":[{"key":"a","content":"x","mode":"normal","insertorder":100,"alwaysActive":false}]}"#,
-            r#"{"spec":"lorebook_v3","data":{"name":"no entries","n":1.5,"t":true,"z":null}}"#,
-        ] {
-            let value = crate::formats::json::parse_json(text.as_bytes()).unwrap();
-            let ordinary = crate::formats::convert::import_value(value);
-            let streamed = import(text.as_bytes()).unwrap_or_else(|| panic!("{text}"));
-            match (streamed, ordinary) {
-                (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
-                (a, b) => panic!("{text}: {a:?} / {b:?}"),
-            }
-        }
     }
 }

@@ -11,6 +11,10 @@ use serde_json::{Map, Value};
 
 use crate::formats::note::Note;
 
+/// The extensions key under which this editor keeps what is its own in a
+/// book or entry (a lock, the records of the source formats).
+pub const STUDIO_KEY: &str = "lorebook_studio";
+
 /// A JSON object whose key order is preserved.
 pub type Object = Map<String, Value>;
 
@@ -308,7 +312,7 @@ impl Entry {
     /// `lorebook_studio.locked`, so it travels with the book.
     pub fn locked(&self) -> bool {
         self.extensions
-            .get(crate::formats::shadow::KEY)
+            .get(STUDIO_KEY)
             .and_then(|v| v.get("locked"))
             .and_then(Value::as_bool)
             == Some(true)
@@ -318,7 +322,7 @@ impl Entry {
     pub fn set_locked(&mut self, on: bool) {
         let ns = self
             .extensions
-            .entry(crate::formats::shadow::KEY)
+            .entry(STUDIO_KEY)
             .or_insert_with(|| Value::Object(Map::new()));
         if !ns.is_object() {
             *ns = Value::Object(Map::new());
@@ -329,7 +333,7 @@ impl Entry {
         } else {
             o.remove("locked");
             if o.is_empty() {
-                self.extensions.remove(crate::formats::shadow::KEY);
+                self.extensions.remove(STUDIO_KEY);
             }
         }
     }

@@ -52,6 +52,7 @@ pub mod novelai;
 pub mod png;
 pub mod report;
 pub mod risu;
+pub mod risu_lore;
 pub mod shadow;
 pub mod sillytavern;
 pub mod st_fields;

@@ -36,9 +36,9 @@ use super::common::{
 use super::error::ImportError;
 use super::format::{Detect, Format};
 use super::report::{Note, Report, Section};
+use super::risu_lore::Lore;
 use crate::decorators;
 use crate::model::{Book, Entry, Object};
-use crate::risu::Lore;
 
 pub const NS: &str = "risu";
 const SOURCE: &str = "risu";
@@ -54,10 +54,7 @@ const MAPPING: Mapping = Mapping {
     top: book_top,
 };
 
-/// Where an import keeps a `key` / `secondkey` field of only separators
-/// and blanks (in the entry's RisuAI fields; see [`crate::risu::Lore`]).
-pub const BLANK_KEY: &str = "blankKey";
-pub const BLANK_SECONDKEY: &str = "blankSecondkey";
+pub use super::risu_lore::{BLANK_KEY, BLANK_SECONDKEY};
 
 fn split(s: &str) -> Vec<String> {
     s.split(',')

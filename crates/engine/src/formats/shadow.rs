@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::model::Object;
 
 /// The extensions key holding the records of every source format.
-pub const KEY: &str = "lorebook_studio";
+pub const KEY: &str = crate::model::STUDIO_KEY;
 
 /// How deep [`diff`] descends into nested objects.
 const MAX_DEPTH: usize = 4;

@@ -31,7 +31,6 @@ pub mod finish;
 mod hot;
 pub mod known;
 mod log;
-pub mod lore;
 pub mod matching;
 mod memo;
 pub mod names;
@@ -47,6 +46,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 
+/// The RisuAI form of an entry (kept with the formats, which the export
+/// shares): `risu::lore` as before.
+pub use crate::formats::risu_lore as lore;
 pub use detail::{Found, RisuDrop, RisuWhy};
 pub use known::{
     risu_argument_problem, risu_decorator, risu_diagnostics, RisuArg, RisuDecorator,

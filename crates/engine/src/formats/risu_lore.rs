@@ -30,6 +30,11 @@ use crate::formats::common::{has_decorator_line, rename_decorator};
 use crate::formats::shadow;
 use crate::model::{Entry, Role, SecondaryLogic};
 
+/// Where an import keeps a `key` / `secondkey` field of only separators
+/// and blanks (in the entry's RisuAI fields; see [`Lore`]).
+pub const BLANK_KEY: &str = "blankKey";
+pub const BLANK_SECONDKEY: &str = "blankSecondkey";
+
 /// The namespace of RisuAI's own fields in an entry's `extensions`.
 pub const NS: &str = "risu";
 
@@ -172,10 +177,10 @@ impl Lore {
             _ => keys.join(", "),
         };
         let lore = Lore {
-            key: join(&e.keys, crate::formats::risu::BLANK_KEY),
+            key: join(&e.keys, BLANK_KEY),
             // Kept when the logic moved into decorators, as RisuAI's own
             // card import keeps them (unread once `selective` is off).
-            secondkey: join(&e.secondary_keys, crate::formats::risu::BLANK_SECONDKEY),
+            secondkey: join(&e.secondary_keys, BLANK_SECONDKEY),
             insertorder,
             comment: e.comment.clone(),
             content,

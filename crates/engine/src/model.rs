@@ -9,11 +9,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::formats::note::Note;
-
 /// The extensions key under which this editor keeps what is its own in a
 /// book or entry (a lock, the records of the source formats).
 pub const STUDIO_KEY: &str = "lorebook_studio";
+
+/// A book setting brought into its range ([`Book::clamp_settings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clamped {
+    pub field: String,
+    pub value: u64,
+    pub min: u64,
+    pub max: u64,
+    pub clamped: u64,
+}
 
 /// A JSON object whose key order is preserved.
 pub type Object = Map<String, Value>;
@@ -117,9 +125,9 @@ impl Book {
         self.entries.iter().find(|e| e.id == id)
     }
 
-    /// Clamps the scan settings to their SPEC ranges; returns a note per
-    /// value that was changed, for import reports.
-    pub fn clamp_settings(&mut self) -> Vec<Note> {
+    /// Clamps the scan settings to their SPEC ranges; returns each value
+    /// that was changed, for import reports.
+    pub fn clamp_settings(&mut self) -> Vec<Clamped> {
         let mut notes = Vec::new();
         for (field, value, (lo, hi)) in [
             ("scan_depth", &mut self.scan_depth, SCAN_DEPTH_RANGE),
@@ -127,7 +135,7 @@ impl Book {
         ] {
             if !(lo..=hi).contains(value) {
                 let clamped = (*value).clamp(lo, hi);
-                notes.push(Note::Clamped {
+                notes.push(Clamped {
                     field: field.into(),
                     value: u64::from(*value),
                     min: u64::from(lo),

@@ -179,7 +179,7 @@ fn book_from_parts(
         }
     }
     book.extra = data;
-    notes.extend(book.clamp_settings());
+    notes.extend(book.clamp_settings().into_iter().map(Note::from));
     notes.extend(fix_ids(&mut book));
     crate::folders::repair(&mut book);
     Ok((book, notes))

@@ -572,6 +572,18 @@ impl fmt::Display for Note {
     }
 }
 
+impl From<crate::model::Clamped> for Note {
+    fn from(c: crate::model::Clamped) -> Self {
+        Note::Clamped {
+            field: c.field,
+            value: c.value,
+            min: c.min,
+            max: c.max,
+            clamped: c.clamped,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

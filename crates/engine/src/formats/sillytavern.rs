@@ -166,12 +166,9 @@ pub fn import_value(value: Value, report: &mut Report) -> Result<Book, ImportErr
         report.book.carry("recursive_scanning");
     }
     book.extensions = take_object(&mut top, "extensions", "")?.unwrap_or_default();
-    for note in book.clamp_settings() {
-        let field = match &note {
-            Note::Clamped { field, .. } => field.clone(),
-            _ => "settings".into(),
-        };
-        report.book.approx(field, note);
+    for c in book.clamp_settings() {
+        let field = c.field.clone();
+        report.book.approx(field, Note::from(c));
     }
     if !top.is_empty() {
         report.book.carry(format!(

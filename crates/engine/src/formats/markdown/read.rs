@@ -263,7 +263,8 @@ pub fn load(dir: &Path) -> Result<FolderRead, String> {
     }
     book.extra = extra;
 
-    let notes = book.clamp_settings();
+    let notes: Vec<crate::formats::note::Note> =
+        book.clamp_settings().into_iter().map(Into::into).collect();
 
     // Every file, with the directory it is in.
     let listed = disk::list(dir)?;

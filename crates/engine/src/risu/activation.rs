@@ -255,7 +255,6 @@ impl Request<'_> {
         for h in &texts.hits[book_start..] {
             self.watchers.wake(h, &mut seen, &mut due);
         }
-        let mut later = Vec::new();
         let mut pass = 0u32;
         loop {
             pass += 1;
@@ -266,7 +265,7 @@ impl Request<'_> {
             // this pass when the pass has not gone by it yet, as a pass
             // over every entry would).
             let mut order = PassOrder::default();
-            while let Some(i) = order.next(&every, &mut due, &mut later) {
+            while let Some(i) = order.next(&every, &mut due) {
                 if active[i] {
                     continue;
                 }
@@ -317,7 +316,6 @@ impl Request<'_> {
                     }
                 }
             }
-            due.requeue(&mut later);
             if !again {
                 break;
             }

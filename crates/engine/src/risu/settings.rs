@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::cbs::{js_number, CbsInputs};
+use super::cbs::CbsInputs;
 
 /// Which RisuAI the rules follow where its versions differ.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -228,20 +228,10 @@ fn text_field(o: &Map<String, Value>, key: &str, into: &mut String) -> Result<()
     }
 }
 
-/// A variable's value as RisuAI turns it into text (`toString`).
+/// A variable's value as RisuAI turns it into text (`toString`, as
+/// JavaScript's `String` prints it); a null one is no value.
 fn variable_text(v: &Value) -> Option<String> {
-    Some(match v {
-        Value::Null => return None,
-        Value::String(s) => s.clone(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => js_number(n.as_f64().unwrap_or(f64::NAN)),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| variable_text(i).unwrap_or_default())
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".into(),
-    })
+    (!v.is_null()).then(|| crate::sillytavern::macros::js::plain_text(v))
 }
 
 fn variables(

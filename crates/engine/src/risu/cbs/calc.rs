@@ -9,8 +9,12 @@
 //! start or after an operator belongs to the number. A piece that is not a
 //! number (0 itself aside, a piece reading as zero) is dropped without a
 //! word, so `0.0+1` is left with an operator short of an operand: NaN.
+//! `Number()` and the printing of numbers are SillyTavern's macros' own
+//! JavaScript helpers (`sillytavern::macros::js`): one reading of
+//! JavaScript for both front-ends.
 
 use super::CbsInputs;
+pub(crate) use crate::sillytavern::macros::js::{number, number_text as js_number};
 
 /// Operators after the two-character ones are made single.
 const OPS: [char; 15] = [
@@ -286,65 +290,4 @@ pub(crate) fn parse_float(text: &str) -> f64 {
         }
     }
     body[..end].parse::<f64>().map_or(f64::NAN, |n| sign * n)
-}
-
-/// JavaScript's `Number(text)`: the whole text a number (white space
-/// around it allowed, empty is 0), else NaN.
-pub(crate) fn number(text: &str) -> f64 {
-    let s = text.trim();
-    if s.is_empty() {
-        return 0.0;
-    }
-    let (sign, body) = match s.as_bytes()[0] {
-        b'-' => (-1.0, &s[1..]),
-        b'+' => (1.0, &s[1..]),
-        _ => (1.0, s),
-    };
-    if body == "Infinity" {
-        return sign * f64::INFINITY;
-    }
-    if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        if sign < 0.0 || s.starts_with('+') {
-            return f64::NAN;
-        }
-        return u64::from_str_radix(hex, 16).map_or(f64::NAN, |n| n as f64);
-    }
-    let ok = !body.is_empty()
-        && body
-            .bytes()
-            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-        && body
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == b'.');
-    if !ok {
-        return f64::NAN;
-    }
-    body.parse::<f64>().map_or(f64::NAN, |n| sign * n)
-}
-
-/// A number as JavaScript prints it: `NaN`, `Infinity`, integers without
-/// a point, the shortest digits that read back, exponents past 1e21 and
-/// below 1e-6.
-pub fn js_number(n: f64) -> String {
-    if n.is_nan() {
-        return "NaN".into();
-    }
-    if n.is_infinite() {
-        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
-    }
-    if n == 0.0 {
-        return "0".into();
-    }
-    let abs = n.abs();
-    if (1e-6..1e21).contains(&abs) {
-        return format!("{n}");
-    }
-    // Rust writes `1e21`, `1.5e-7`; JavaScript puts a sign on a positive
-    // exponent.
-    let e = format!("{n:e}");
-    match e.split_once('e') {
-        Some((m, exp)) if !exp.starts_with('-') => format!("{m}e+{exp}"),
-        _ => e,
-    }
 }

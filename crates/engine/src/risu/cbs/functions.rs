@@ -11,6 +11,7 @@ use chrono::{DateTime, Datelike, TimeZone, Timelike, Utc};
 use super::blocks::{self, array_items, value_text};
 use super::calc::{calc, js_number, number};
 use super::{Out, Run};
+use crate::sillytavern::macros::clock::{MONTHS, WEEKDAYS};
 
 /// Private-use stand-ins of `{{bo}}`, `{{(}}` and their kind.
 const ESCAPES: [(&str, &str); 9] = [
@@ -24,14 +25,6 @@ const ESCAPES: [(&str, &str); 9] = [
     (">", "\u{E9BD}"),
     (";", "\u{E9BF}"),
 ];
-
-/// A call's name as RisuAI reads it.
-fn normalize(name: &str) -> String {
-    name.chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
 
 fn flag(b: bool) -> String {
     if b { "1" } else { "0" }.to_string()
@@ -57,7 +50,7 @@ impl Run<'_, '_> {
             Some(_) => inner.split(':').collect(),
             None => vec![inner],
         };
-        let name = normalize(pieces[0]);
+        let name = super::folded(pieces[0]);
         let args = &pieces[1..];
         if let Some((_, text)) = ESCAPES.iter().find(|(n, _)| *n == inner || *n == name) {
             return Ok(Out::Text(text.to_string()));
@@ -325,30 +318,6 @@ fn js_round(n: f64) -> f64 {
     (n + 0.5).floor()
 }
 
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const DAYS: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-
 /// A date format as RisuAI fills it: each token replaced everywhere in
 /// turn (so a later token also rewrites what an earlier one wrote:
 /// `MMMM` in April is `PMpril` once `A` is filled).
@@ -357,7 +326,7 @@ fn format_date(fmt: &str, t: &DateTime<Utc>) -> String {
         return String::new();
     }
     let month = MONTHS[t.month0() as usize];
-    let day = DAYS[t.weekday().num_days_from_sunday() as usize];
+    let day = WEEKDAYS[t.weekday().num_days_from_sunday() as usize];
     let hour12 = match t.hour() % 12 {
         0 => 12,
         h => h,

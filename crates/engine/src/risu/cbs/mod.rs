@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
-pub use calc::js_number;
+pub use crate::sillytavern::macros::js::number_text as js_number;
 
 /// How deep evaluations may nest (a character's field holding macros, a
 /// `{{call}}`, an `{{#each}}` body): past it the text is RisuAI's error.
@@ -168,19 +168,24 @@ pub fn has_macros(text: &str) -> bool {
     text.contains("{{") || text.contains('<')
 }
 
+/// `text` with its letters lowered and spaces, `_` and `-` dropped, as
+/// RisuAI reads a call's name: what the checks below search.
+fn folded(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Whether `text`'s evaluation can change from one request to the next
-/// with the same inputs: a call whose name (read as RisuAI reads names)
-/// holds the chat's last message, a random draw or the clock. Conservative:
-/// any such word in a text with macros counts.
+/// with the same inputs: a call whose name holds the chat's last message,
+/// a random draw or the clock. Conservative: any such word in a text with
+/// macros counts.
 pub fn varies(text: &str) -> bool {
     if !text.contains("{{") {
         return false;
     }
-    let folded: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
+    let folded = folded(text);
     [
         "lastmessage",
         "random",
@@ -194,15 +199,10 @@ pub fn varies(text: &str) -> bool {
     .any(|w| folded.contains(w))
 }
 
-/// Whether `text` can read the chat's messages: a call whose name, read
-/// as RisuAI reads names, holds `lastmessage`.
+/// Whether `text` can read the chat's messages: a call whose name holds
+/// `lastmessage`.
 pub(crate) fn reads_chat(text: &str) -> bool {
-    let folded: String = text
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
-    folded.contains("lastmessage")
+    folded(text).contains("lastmessage")
 }
 
 /// `text` as RisuAI's CBS evaluates it without side effects.

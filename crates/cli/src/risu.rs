@@ -357,7 +357,12 @@ fn render(r: &RisuResult, messages: usize, model: &str, list_unmatched: bool) ->
             i.tokens
         );
         let _ = writeln!(out, "      {}", i.reason);
-        if let Some(sent) = &i.sent {
+        if i.sent.as_ref().is_some_and(|s| s.trim().is_empty()) {
+            let _ = writeln!(
+                out,
+                "      sends nothing: its text is empty once CBS is evaluated"
+            );
+        } else if let Some(sent) = &i.sent {
             let one_line = sent.replace('\n', " ⏎ ");
             let short: String = one_line.chars().take(100).collect();
             let more = if short.len() < one_line.len() {

@@ -298,6 +298,24 @@ fn load_lore_book_v3_prompt_counts_cbs_by_version() {
         ],
         "unknown RisuAI version",
     );
+    // A body CBS empties sends nothing, and says so.
+    let empty = tmp("risu-cbs-empty.json");
+    std::fs::write(
+        &empty,
+        r#"{"type": "risu", "ver": 1, "data": [
+ {"key": "", "secondkey": "", "comment": "Gate", "mode": "normal", "insertorder": 100, "alwaysActive": true,
+  "selective": false, "content": "{{#if_pure {{getvar::never}}}}Hidden lore.{{/if}}"}
+]}"#,
+    )
+    .unwrap();
+    let empty = empty.display().to_string();
+    let out = lorebook(&["preview", &empty, "--chat", &chat, "--rules", "risu"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("sends nothing: its text is empty once CBS is evaluated"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // The text output says what RisuAI sends.
     let out = lorebook(&[
         "preview",

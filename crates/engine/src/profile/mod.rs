@@ -88,7 +88,7 @@ pub const PROFILES: [ProfileInfo; 3] = [
     ProfileInfo {
         name: ProfileName::Risu,
         id: "risu",
-        title: "RisuAI 460ecae",
+        title: "RisuAI 2026 (or 460ecae)",
         // RisuAI's reference comparison counts with GPT-4's cl100k.
         rules_doc: "docs/risu-rules.md",
         default_model: "gpt-4",
